@@ -1,0 +1,441 @@
+//! The texture-array allocator: size classes, layer admission, growth, budget. Pure logic,
+//! deterministic from its admission sequence.
+
+use std::collections::HashMap;
+
+use crate::texture::{mip_chain_bytes, Filter, Format, TextureDesc, Usage, Wrap};
+use crate::{Budget, TextureError};
+
+/// A GPU array texture. Ids are never reused: a grown array gets a new id, and the old one is
+/// destroyed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ArrayId(pub u32);
+
+/// Everything a backend needs to create an array texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayDesc {
+    /// Width of every layer.
+    pub width_px: u32,
+    /// Height of every layer.
+    pub height_px: u32,
+    /// Layers.
+    pub layers: u32,
+    /// Format of every layer.
+    pub format: Format,
+    /// Mip levels of every layer.
+    pub mip_levels: u32,
+    /// Sampler filter for the whole array.
+    pub filter: Filter,
+    /// Sampler wrap for the whole array.
+    pub wrap: Wrap,
+}
+
+impl ArrayDesc {
+    /// Bytes of one layer, all mips.
+    pub const fn layer_bytes(&self) -> u64 {
+        mip_chain_bytes(self.width_px, self.height_px, self.mip_levels)
+    }
+    /// Bytes of the whole array, all layers and mips.
+    pub const fn bytes(&self) -> u64 {
+        self.layer_bytes() * self.layers as u64
+    }
+}
+
+/// The key of an array family: textures with equal keys can share an array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClassKey {
+    /// Layer width.
+    pub width_px: u32,
+    /// Layer height.
+    pub height_px: u32,
+    /// Format.
+    pub format: Format,
+    /// Mip levels.
+    pub mip_levels: u32,
+    /// Filter.
+    pub filter: Filter,
+    /// Wrap.
+    pub wrap: Wrap,
+}
+
+/// Where a texture lives: an array, a layer, and the part of the layer its own texels cover.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Placement {
+    /// The array.
+    pub array: ArrayId,
+    /// The layer in it.
+    pub layer: u32,
+    /// The texture's texels cover `[0, uv_scale[0]] x [0, uv_scale[1]]` of the layer; below 1
+    /// when the texture was padded up to its class.
+    pub uv_scale: [f32; 2],
+    /// Whether the array holds only this texture (unbucketable textures).
+    pub dedicated: bool,
+}
+
+/// A change to GPU arrays, produced by the allocator for the backend to apply in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayOp {
+    /// Create `array` with `desc` (storage for every layer at once).
+    Create {
+        /// New array id.
+        array: ArrayId,
+        /// Its description.
+        desc: ArrayDesc,
+    },
+    /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
+    /// the GPU, then destroy `from`.
+    Grow {
+        /// The full array.
+        from: ArrayId,
+        /// The new, larger array.
+        to: ArrayId,
+        /// Description of `to`.
+        desc: ArrayDesc,
+        /// Layers to copy (all of `from`).
+        copy_layers: u32,
+    },
+    /// Destroy `array`.
+    Destroy {
+        /// The array.
+        array: ArrayId,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct ArrayState {
+    desc: ArrayDesc,
+    used: Vec<bool>,
+    used_count: u32,
+    dedicated: bool,
+}
+
+/// What one admission did, beyond the placement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Admission {
+    /// Where the texture went.
+    pub placement: Placement,
+    /// An array that grew during this admission: every placement in `.0` now lives at the same
+    /// layer of `.1`.
+    pub moved: Option<(ArrayId, ArrayId)>,
+}
+
+/// Size classes, arrays and the byte budget.
+///
+/// ```
+/// use layerbatch_core::{Allocator, Budget, Config, Limits, TextureDesc};
+/// let budget = Budget::new(&Limits::guaranteed_minimum(), &Config::default()).unwrap();
+/// let mut alloc = Allocator::new(&budget);
+/// let a = alloc.admit(&TextureDesc::new(64, 64)).unwrap();
+/// let b = alloc.admit(&TextureDesc::new(64, 64)).unwrap();
+/// assert_eq!(a.placement.array, b.placement.array);
+/// assert_eq!((a.placement.layer, b.placement.layer), (0, 1));
+/// assert_eq!(alloc.allocated_bytes(), 4 * 64 * 64 * 4); // 4 initial layers
+/// ```
+#[derive(Debug)]
+pub struct Allocator {
+    budget_bytes: u64,
+    max_layers: u32,
+    initial_layers: u32,
+    max_class_px: u32,
+    max_texture_px: u32,
+    max_waste: f32,
+    arrays_enabled: bool,
+    avoid_ambiguous: bool,
+    arrays: Vec<Option<ArrayState>>,
+    classes: HashMap<ClassKey, Vec<ArrayId>>,
+    class_count: usize,
+    allocated_bytes: u64,
+    peak_bytes: u64,
+    ops: Vec<ArrayOp>,
+    growths: u64,
+}
+
+impl Allocator {
+    /// An empty allocator working within `budget`.
+    pub fn new(budget: &Budget) -> Self {
+        Self {
+            budget_bytes: budget.budget_bytes,
+            max_layers: budget.max_layers_per_array,
+            initial_layers: budget.initial_layers,
+            max_class_px: budget.max_class_size_px,
+            max_texture_px: budget.max_texture_size_px,
+            max_waste: budget.max_padding_waste,
+            arrays_enabled: budget.arrays_enabled,
+            avoid_ambiguous: budget.avoid_ambiguous_layer_counts,
+            arrays: Vec::new(),
+            classes: HashMap::new(),
+            class_count: 0,
+            allocated_bytes: 0,
+            peak_bytes: 0,
+            ops: Vec::new(),
+            growths: 0,
+        }
+    }
+
+    /// Bytes held now.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.allocated_bytes
+    }
+    /// The most bytes ever held at once, growth copies included. Never above the budget.
+    pub fn peak_bytes(&self) -> u64 {
+        self.peak_bytes
+    }
+    /// The budget.
+    pub fn budget_bytes(&self) -> u64 {
+        self.budget_bytes
+    }
+    /// Array families (size classes) opened so far.
+    pub fn class_count(&self) -> usize {
+        self.class_count
+    }
+    /// Arrays alive now.
+    pub fn array_count(&self) -> usize {
+        self.arrays.iter().flatten().count()
+    }
+    /// Growths so far.
+    pub fn growths(&self) -> u64 {
+        self.growths
+    }
+    /// The description of a live array.
+    pub fn array(&self, id: ArrayId) -> Option<&ArrayDesc> {
+        self.arrays.get(id.0 as usize)?.as_ref().map(|a| &a.desc)
+    }
+    /// Takes the ops produced since the last call, in the order they must be applied.
+    pub fn drain_ops(&mut self) -> std::vec::Drain<'_, ArrayOp> {
+        self.ops.drain(..)
+    }
+    /// Ops produced and not yet drained.
+    pub fn pending_ops(&self) -> &[ArrayOp] {
+        &self.ops
+    }
+
+    /// The class key and whether the texture is padded, or `None` if it needs its own array.
+    pub fn class_of(&self, desc: &TextureDesc) -> Option<ClassKey> {
+        let (w, h) = (desc.width_px, desc.height_px);
+        if !self.arrays_enabled || desc.usage != Usage::Static || w > self.max_class_px || h > self.max_class_px {
+            return None;
+        }
+        let (mut cw, mut ch) = (w, h);
+        let paddable = desc.mip_levels == 1 && desc.wrap == Wrap::ClampToEdge && self.max_waste > 0.0;
+        if paddable {
+            let (pw, ph) = (w.next_power_of_two(), h.next_power_of_two());
+            let waste = 1.0 - (w as f64 * h as f64) / (pw as f64 * ph as f64);
+            if waste <= self.max_waste as f64 && pw <= self.max_texture_px && ph <= self.max_texture_px {
+                (cw, ch) = (pw, ph);
+            }
+        }
+        Some(ClassKey {
+            width_px: cw,
+            height_px: ch,
+            format: desc.format,
+            mip_levels: desc.mip_levels,
+            filter: desc.filter,
+            wrap: desc.wrap,
+        })
+    }
+
+    /// Admits a texture: a free layer of its class, else a grown array, else a new array, else
+    /// a one-texture array if it cannot be bucketed. The description must be valid (checked by
+    /// the batcher).
+    ///
+    /// # Errors
+    /// [`TextureError::BudgetExhausted`] when every option would exceed the budget; nothing is
+    /// changed then.
+    pub fn admit(&mut self, desc: &TextureDesc) -> Result<Admission, TextureError> {
+        let Some(key) = self.class_of(desc) else {
+            let layers = self.layer_count(1);
+            let adesc = ArrayDesc {
+                width_px: desc.width_px,
+                height_px: desc.height_px,
+                layers,
+                format: desc.format,
+                mip_levels: desc.mip_levels,
+                filter: desc.filter,
+                wrap: desc.wrap,
+            };
+            self.check(adesc.bytes())?;
+            let id = self.create(adesc, true);
+            let a = self.arrays[id.0 as usize].as_mut().expect("just created");
+            a.used[0] = true;
+            a.used_count = 1;
+            return Ok(Admission {
+                placement: Placement { array: id, layer: 0, uv_scale: [1.0, 1.0], dedicated: true },
+                moved: None,
+            });
+        };
+        let uv_scale = [desc.width_px as f32 / key.width_px as f32, desc.height_px as f32 / key.height_px as f32];
+        let family = self.classes.get(&key).cloned().unwrap_or_default();
+        // 1. A free layer: first array in family order, lowest layer.
+        for &id in &family {
+            let a = self.arrays[id.0 as usize].as_mut().expect("family arrays are live");
+            if a.used_count < a.desc.layers {
+                let layer = a.used.iter().position(|u| !u).expect("a free layer") as u32;
+                a.used[layer as usize] = true;
+                a.used_count += 1;
+                return Ok(Admission {
+                    placement: Placement { array: id, layer, uv_scale, dedicated: false },
+                    moved: None,
+                });
+            }
+        }
+        let adesc = ArrayDesc {
+            width_px: key.width_px,
+            height_px: key.height_px,
+            layers: 0,
+            format: key.format,
+            mip_levels: key.mip_levels,
+            filter: key.filter,
+            wrap: key.wrap,
+        };
+        // 2. Grow the first array below the cap, if old + new fit (both exist during the copy).
+        let mut cheapest = u64::MAX;
+        if let Some((pos, &old)) = family
+            .iter()
+            .enumerate()
+            .find(|(_, id)| self.arrays[id.0 as usize].as_ref().is_some_and(|a| a.desc.layers < self.max_layers))
+        {
+            let old_desc = self.arrays[old.0 as usize].as_ref().expect("live").desc;
+            let layers = self.layer_count((old_desc.layers * 2).min(self.max_layers).max(old_desc.layers + 1));
+            let new_desc = ArrayDesc { layers, ..old_desc };
+            cheapest = new_desc.bytes();
+            if self.allocated_bytes + new_desc.bytes() <= self.budget_bytes {
+                let id = self.grow(old, new_desc);
+                self.classes.get_mut(&key).expect("family")[pos] = id;
+                let layer = self.take_layer(id);
+                return Ok(Admission {
+                    placement: Placement { array: id, layer, uv_scale, dedicated: false },
+                    moved: Some((old, id)),
+                });
+            }
+        }
+        // 3. A new array in the class: the initial size, or as many layers as fit.
+        let layer_bytes = ArrayDesc { layers: 1, ..adesc }.bytes();
+        let room = (self.budget_bytes - self.allocated_bytes) / layer_bytes;
+        let mut layers = self.initial_layers.min(self.max_layers).min(room.min(u32::MAX as u64) as u32);
+        while layers > 0 && self.ambiguous(layers) {
+            layers -= 1;
+        }
+        if layers == 0 {
+            return Err(TextureError::BudgetExhausted {
+                requested_bytes: cheapest.min(layer_bytes * self.layer_count(1) as u64),
+                allocated_bytes: self.allocated_bytes,
+                budget_bytes: self.budget_bytes,
+            });
+        }
+        let id = self.create(ArrayDesc { layers, ..adesc }, false);
+        let fam = self.classes.entry(key).or_default();
+        if fam.is_empty() {
+            self.class_count += 1;
+        }
+        fam.push(id);
+        let layer = self.take_layer(id);
+        Ok(Admission { placement: Placement { array: id, layer, uv_scale, dedicated: false }, moved: None })
+    }
+
+    /// Releases a placement's layer for reuse; a one-texture array is destroyed.
+    ///
+    /// # Panics
+    /// If the placement's layer is not in use (a double free: the batcher rejects those first).
+    pub fn free(&mut self, placement: &Placement) {
+        let a = self.arrays[placement.array.0 as usize].as_mut().expect("free of a dead array");
+        assert!(a.used[placement.layer as usize], "double free of a layer");
+        a.used[placement.layer as usize] = false;
+        a.used_count -= 1;
+        if a.dedicated {
+            let bytes = a.desc.bytes();
+            self.arrays[placement.array.0 as usize] = None;
+            self.allocated_bytes -= bytes;
+            self.ops.push(ArrayOp::Destroy { array: placement.array });
+        }
+    }
+
+    /// Checks internal invariants (used by tests): byte totals, family membership.
+    pub fn check_invariants(&self) {
+        let live: u64 = self.arrays.iter().flatten().map(|a| a.desc.bytes()).sum();
+        assert_eq!(live, self.allocated_bytes, "allocated bytes drifted");
+        assert!(self.peak_bytes <= self.budget_bytes, "peak above budget");
+        for a in self.arrays.iter().flatten() {
+            assert_eq!(a.used.iter().filter(|u| **u).count() as u32, a.used_count);
+            assert!(a.desc.layers <= self.max_layers.max(2));
+            if self.avoid_ambiguous {
+                assert!(a.desc.layers != 1 && a.desc.layers % 6 != 0, "ambiguous layer count {}", a.desc.layers);
+            }
+        }
+        for fam in self.classes.values() {
+            for id in fam {
+                assert!(self.arrays[id.0 as usize].is_some(), "family holds a dead array");
+            }
+        }
+    }
+
+    fn ambiguous(&self, n: u32) -> bool {
+        self.avoid_ambiguous && (n == 1 || n % 6 == 0)
+    }
+
+    fn layer_count(&self, n: u32) -> u32 {
+        if !self.avoid_ambiguous {
+            return n;
+        }
+        if n == 1 {
+            2
+        } else if n % 6 == 0 {
+            if n < self.max_layers {
+                n + 1
+            } else {
+                n - 1
+            }
+        } else {
+            n
+        }
+    }
+
+    fn check(&self, bytes: u64) -> Result<(), TextureError> {
+        if self.allocated_bytes + bytes > self.budget_bytes {
+            return Err(TextureError::BudgetExhausted {
+                requested_bytes: bytes,
+                allocated_bytes: self.allocated_bytes,
+                budget_bytes: self.budget_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    fn new_id(&mut self) -> ArrayId {
+        self.arrays.push(None);
+        ArrayId(self.arrays.len() as u32 - 1)
+    }
+
+    fn create(&mut self, desc: ArrayDesc, dedicated: bool) -> ArrayId {
+        let id = self.new_id();
+        self.arrays[id.0 as usize] =
+            Some(ArrayState { desc, used: vec![false; desc.layers as usize], used_count: 0, dedicated });
+        self.allocated_bytes += desc.bytes();
+        self.peak_bytes = self.peak_bytes.max(self.allocated_bytes);
+        self.ops.push(ArrayOp::Create { array: id, desc });
+        id
+    }
+
+    fn grow(&mut self, old: ArrayId, desc: ArrayDesc) -> ArrayId {
+        let id = self.new_id();
+        let mut state = self.arrays[old.0 as usize].take().expect("grow a live array");
+        let old_bytes = state.desc.bytes();
+        let copy_layers = state.desc.layers;
+        // Both arrays exist while the copy runs.
+        self.peak_bytes = self.peak_bytes.max(self.allocated_bytes + desc.bytes());
+        self.allocated_bytes = self.allocated_bytes + desc.bytes() - old_bytes;
+        state.used.resize(desc.layers as usize, false);
+        state.desc = desc;
+        self.arrays[id.0 as usize] = Some(state);
+        self.ops.push(ArrayOp::Grow { from: old, to: id, desc, copy_layers });
+        self.growths += 1;
+        id
+    }
+
+    fn take_layer(&mut self, id: ArrayId) -> u32 {
+        let a = self.arrays[id.0 as usize].as_mut().expect("live");
+        let layer = a.used.iter().position(|u| !u).expect("a free layer") as u32;
+        a.used[layer as usize] = true;
+        a.used_count += 1;
+        layer
+    }
+}

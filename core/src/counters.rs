@@ -1,0 +1,131 @@
+//! Counters: the proof that batching works. A picture looks the same with 1 draw call or 400.
+
+/// What core planned. Per frame (reset at each `begin_frame`) and cumulative.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Frames finished.
+    pub frames: u64,
+    /// Quads accepted.
+    pub quads: u64,
+    /// Quads rejected (stale id, NaN/infinite coordinates).
+    pub quads_rejected: u64,
+    /// Draw calls planned: one per segment.
+    pub draw_calls: u64,
+    /// Flushes (segment ends), all causes: the sum of the four fields below.
+    pub flushes: u64,
+    /// Flushes because every slot was referenced by pending quads and another array was needed.
+    pub flushes_slots_exhausted: u64,
+    /// Flushes because the instance buffer was full.
+    pub flushes_instance_buffer_full: u64,
+    /// Flushes the caller asked for ([`crate::Batcher::flush`]).
+    pub flushes_explicit: u64,
+    /// The flush at the end of each frame with quads.
+    pub flushes_end_of_frame: u64,
+    /// Times every slot assignment was dropped at once. 0 unless
+    /// [`crate::VictimChoice::WipeAll`] is chosen for a comparison.
+    pub cache_resets: u64,
+    /// Slot binds the plan asks for: (unit, array) pairs that changed before a draw.
+    pub slot_binds: u64,
+    /// Bound arrays replaced by another to make room.
+    pub slot_evictions: u64,
+    /// Layer writes from the CPU (registrations and updates).
+    pub layer_uploads: u64,
+    /// Bytes of those writes, mips included.
+    pub bytes_uploaded: u64,
+    /// Arrays created (growth included).
+    pub arrays_created: u64,
+    /// Array growths (reallocate and copy on the GPU).
+    pub array_growths: u64,
+    /// Arrays destroyed (growth included).
+    pub arrays_destroyed: u64,
+    /// Bytes of array storage held against the budget, at the end of the frame (a level, not
+    /// a sum: equal in per-frame and cumulative counters).
+    pub bytes_allocated: u64,
+    /// The largest slot tier any segment used (a maximum, not a sum).
+    pub max_slot_tier: u64,
+}
+
+impl Counters {
+    /// Adds `frame` into `self`: sums, except `bytes_allocated` (taken) and `max_slot_tier`
+    /// (maximum).
+    pub fn accumulate(&mut self, frame: &Counters) {
+        self.frames += frame.frames;
+        self.quads += frame.quads;
+        self.quads_rejected += frame.quads_rejected;
+        self.draw_calls += frame.draw_calls;
+        self.flushes += frame.flushes;
+        self.flushes_slots_exhausted += frame.flushes_slots_exhausted;
+        self.flushes_instance_buffer_full += frame.flushes_instance_buffer_full;
+        self.flushes_explicit += frame.flushes_explicit;
+        self.flushes_end_of_frame += frame.flushes_end_of_frame;
+        self.cache_resets += frame.cache_resets;
+        self.slot_binds += frame.slot_binds;
+        self.slot_evictions += frame.slot_evictions;
+        self.layer_uploads += frame.layer_uploads;
+        self.bytes_uploaded += frame.bytes_uploaded;
+        self.arrays_created += frame.arrays_created;
+        self.array_growths += frame.array_growths;
+        self.arrays_destroyed += frame.arrays_destroyed;
+        self.bytes_allocated = frame.bytes_allocated;
+        self.max_slot_tier = self.max_slot_tier.max(frame.max_slot_tier);
+    }
+}
+
+/// What a device actually issued executing plans. The same struct for every backend and the
+/// mock device; a field a backend has no use for stays 0 (its doc says which).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceCounters {
+    /// Frames executed.
+    pub frames: u64,
+    /// Draw calls issued.
+    pub draw_calls: u64,
+    /// Texture binds issued (GL `glBindTexture` for a slot; wgpu: 0, see `bind_group_sets`).
+    pub texture_binds: u64,
+    /// Bind groups set on a pass (wgpu; GL: 0).
+    pub bind_group_sets: u64,
+    /// Bind groups created (wgpu; GL: 0). Cached across frames: a one-slot change makes one.
+    pub bind_group_creates: u64,
+    /// Programs linked (GL) or render pipelines created (wgpu). All at creation: equal to the
+    /// tier count and never growing.
+    pub pipeline_compiles: u64,
+    /// Texture bytes written from the CPU.
+    pub texture_bytes_written: u64,
+    /// Instance bytes written from the CPU.
+    pub instance_bytes_written: u64,
+    /// Layers copied on the GPU (growth).
+    pub layers_copied: u64,
+    /// Arrays created on the device (growth included).
+    pub arrays_created: u64,
+    /// Arrays destroyed on the device.
+    pub arrays_destroyed: u64,
+}
+
+impl DeviceCounters {
+    /// Adds every field of `other` into `self`.
+    pub fn accumulate(&mut self, other: &DeviceCounters) {
+        self.frames += other.frames;
+        self.draw_calls += other.draw_calls;
+        self.texture_binds += other.texture_binds;
+        self.bind_group_sets += other.bind_group_sets;
+        self.bind_group_creates += other.bind_group_creates;
+        self.pipeline_compiles += other.pipeline_compiles;
+        self.texture_bytes_written += other.texture_bytes_written;
+        self.instance_bytes_written += other.instance_bytes_written;
+        self.layers_copied += other.layers_copied;
+        self.arrays_created += other.arrays_created;
+        self.arrays_destroyed += other.arrays_destroyed;
+    }
+}
+
+/// Both sets of counters, as a backend's `stats()` returns them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Core's counters of the last frame executed.
+    pub core_frame: Counters,
+    /// Core's counters since the batcher was created.
+    pub core_total: Counters,
+    /// What the device issued for the last frame.
+    pub device_frame: DeviceCounters,
+    /// What the device issued since creation (creation-time compiles included).
+    pub device_total: DeviceCounters,
+}

@@ -1,0 +1,307 @@
+//! The bounded slot ladder and the segment planner.
+//!
+//! Slots hold arrays. When a quad needs an array no slot holds: take a free slot; else replace
+//! one slot no pending quad references (no flush); only when every slot is referenced, flush
+//! and replace one. Never wipe all slots (except in the `WipeAll` comparison mode).
+
+use crate::plan::{FlushCause, FramePlan, Segment, SlotBind};
+use crate::{ArrayId, Budget, Counters, VictimChoice};
+
+const NONE: u8 = u8::MAX;
+const NEVER: u32 = u32::MAX;
+
+/// Slot assignments that persist across segments and frames, and the planner that walks a
+/// recorded frame through them.
+#[derive(Debug)]
+pub(crate) struct SlotLadder {
+    slots: u32,
+    victim: VictimChoice,
+    /// The array each slot holds.
+    units: Vec<Option<ArrayId>>,
+    /// What the device has bound per slot, as of the last planned segment.
+    bound: Vec<Option<ArrayId>>,
+    /// LRU stamps per slot.
+    last_use: Vec<u64>,
+    /// Slot of each array id, `NONE` if unbound.
+    unit_of: Vec<u8>,
+    free_mask: u32,
+    clock: u64,
+    // Next-use scratch, built lazily the first time a victim is needed in a frame.
+    next_use: Vec<u32>,
+    cursor: Vec<u32>,
+    next_use_built: bool,
+}
+
+/// Per-frame planning state.
+struct Walk<'a> {
+    budget: &'a Budget,
+    plan: &'a mut FramePlan,
+    counters: &'a mut Counters,
+    seg_start: u32,
+    mask: u32,
+}
+
+impl SlotLadder {
+    pub(crate) fn new(budget: &Budget) -> Self {
+        let n = budget.slots as usize;
+        Self {
+            slots: budget.slots,
+            victim: budget.victim,
+            units: vec![None; n],
+            bound: vec![None; n],
+            last_use: vec![0; n],
+            unit_of: Vec::new(),
+            free_mask: if budget.slots == 32 { u32::MAX } else { (1u32 << budget.slots) - 1 },
+            clock: 0,
+            next_use: Vec::new(),
+            cursor: Vec::new(),
+            next_use_built: false,
+        }
+    }
+
+    /// The array each slot holds now.
+    pub(crate) fn units(&self) -> &[Option<ArrayId>] {
+        &self.units
+    }
+
+    /// An array was destroyed: its slot becomes free.
+    pub(crate) fn forget(&mut self, array: ArrayId) {
+        if let Some(u) = self.slot_of(array) {
+            self.units[u as usize] = None;
+            self.unit_of[array.0 as usize] = NONE;
+            self.free_mask |= 1 << u;
+        }
+    }
+
+    /// An array grew into a new one: the slot keeps it (the device rebinds it).
+    pub(crate) fn replace(&mut self, old: ArrayId, new: ArrayId) {
+        if let Some(u) = self.slot_of(old) {
+            self.unit_of[old.0 as usize] = NONE;
+            self.ensure(new.0);
+            self.unit_of[new.0 as usize] = u as u8;
+            self.units[u as usize] = Some(new);
+        }
+    }
+
+    fn slot_of(&self, array: ArrayId) -> Option<u32> {
+        match self.unit_of.get(array.0 as usize) {
+            Some(&u) if u != NONE => Some(u as u32),
+            _ => None,
+        }
+    }
+
+    fn ensure(&mut self, array: u32) {
+        if array as usize >= self.unit_of.len() {
+            self.unit_of.resize(array as usize + 1, NONE);
+        }
+    }
+
+    /// Plans a recorded frame: assigns a slot to every quad (writing it into the instance),
+    /// and cuts segments. `arrays[i]` is quad `i`'s array; `flush_marks` are quad indices the
+    /// caller asked to start a new segment at, ascending.
+    pub(crate) fn plan_frame(
+        &mut self,
+        arrays: &[u32],
+        flush_marks: &[u32],
+        budget: &Budget,
+        plan: &mut FramePlan,
+        counters: &mut Counters,
+    ) {
+        debug_assert_eq!(arrays.len(), plan.instances.len());
+        if let Some(&max) = arrays.iter().max() {
+            self.ensure(max);
+        }
+        self.next_use_built = false;
+        let capacity = budget.instance_capacity;
+        let mut walk = Walk { budget, plan, counters, seg_start: 0, mask: 0 };
+        let mut marks = flush_marks.iter().copied().peekable();
+        for i in 0..arrays.len() as u32 {
+            if i > walk.seg_start {
+                if i % capacity == 0 {
+                    self.close(&mut walk, i, FlushCause::InstanceBufferFull);
+                } else if marks.peek() == Some(&i) {
+                    self.close(&mut walk, i, FlushCause::Explicit);
+                }
+            }
+            while marks.peek().is_some_and(|&m| m <= i) {
+                marks.next();
+            }
+            let a = arrays[i as usize];
+            let mut u = self.unit_of[a as usize];
+            if u == NONE {
+                u = self.place(&mut walk, a, i, arrays);
+            }
+            walk.mask |= 1 << u;
+            self.last_use[u as usize] = self.clock;
+            self.clock += 1;
+            walk.plan.instances[i as usize].slot_flags_layer |= u as u32;
+            if self.next_use_built {
+                self.cursor[a as usize] = self.next_use[i as usize];
+            }
+        }
+        if arrays.len() as u32 > walk.seg_start {
+            self.close(&mut walk, arrays.len() as u32, FlushCause::EndOfFrame);
+        }
+    }
+
+    /// Finds a slot for array `a` needed by quad `i`, flushing if every slot is referenced.
+    fn place(&mut self, walk: &mut Walk<'_>, a: u32, i: u32, arrays: &[u32]) -> u8 {
+        let u = if self.free_mask != 0 {
+            self.free_mask.trailing_zeros()
+        } else if self.victim == VictimChoice::WipeAll {
+            self.close(walk, i, FlushCause::SlotsExhausted);
+            for (s, unit) in self.units.iter_mut().enumerate() {
+                if let Some(old) = unit.take() {
+                    self.unit_of[old.0 as usize] = NONE;
+                }
+                self.free_mask |= 1 << s;
+            }
+            walk.counters.cache_resets += 1;
+            0
+        } else {
+            let all = self.free_mask | self.occupied_mask();
+            let mut candidates = all & !walk.mask;
+            if candidates == 0 {
+                self.close(walk, i, FlushCause::SlotsExhausted);
+                candidates = all;
+            }
+            let v = self.choose_victim(candidates, i, arrays);
+            let old = self.units[v as usize].take().expect("a victim holds an array");
+            self.unit_of[old.0 as usize] = NONE;
+            walk.counters.slot_evictions += 1;
+            v
+        };
+        self.units[u as usize] = Some(ArrayId(a));
+        self.unit_of[a as usize] = u as u8;
+        self.free_mask &= !(1 << u);
+        u as u8
+    }
+
+    fn occupied_mask(&self) -> u32 {
+        let full = if self.slots == 32 { u32::MAX } else { (1u32 << self.slots) - 1 };
+        full & !self.free_mask
+    }
+
+    fn choose_victim(&mut self, candidates: u32, i: u32, arrays: &[u32]) -> u32 {
+        let mut best = u32::MAX;
+        let mut best_key = (0u32, u64::MAX);
+        let use_next = self.victim == VictimChoice::NextUse;
+        if use_next && !self.next_use_built {
+            self.build_next_use(i, arrays);
+        }
+        let mut bits = candidates;
+        while bits != 0 {
+            let s = bits.trailing_zeros();
+            bits &= bits - 1;
+            let array = self.units[s as usize].expect("candidate slots are occupied");
+            // Farthest next use first; then least recently used; then lowest slot.
+            let next = if use_next { self.cursor[array.0 as usize] } else { 0 };
+            let key = (next, self.last_use[s as usize]);
+            if best == u32::MAX || key.0 > best_key.0 || (key.0 == best_key.0 && key.1 < best_key.1) {
+                best = s;
+                best_key = key;
+            }
+        }
+        best
+    }
+
+    /// Next-use table from quad `from` on: `cursor[a]` = next quad at or after the walk's
+    /// position that uses array `a`, `next_use[j]` = the quad after `j` using the same array.
+    fn build_next_use(&mut self, from: u32, arrays: &[u32]) {
+        self.next_use.clear();
+        self.next_use.resize(arrays.len(), NEVER);
+        self.cursor.clear();
+        self.cursor.resize(self.unit_of.len(), NEVER);
+        for j in (from as usize..arrays.len()).rev() {
+            let a = arrays[j] as usize;
+            self.next_use[j] = self.cursor[a];
+            self.cursor[a] = j as u32;
+        }
+        self.next_use_built = true;
+    }
+
+    /// Ends the segment `walk.seg_start..end`: renumbers its slots compactly below its tier,
+    /// records binds and the slot table, counts.
+    fn close(&mut self, walk: &mut Walk<'_>, end: u32, cause: FlushCause) {
+        let mut mask = walk.mask;
+        let tier = walk.budget.tier_for(mask.count_ones());
+        if 32 - mask.leading_zeros() > tier {
+            // A slot at or above the tier is referenced: swap it below, so the segment can use
+            // the smaller program. Residency is unchanged; the swapped slots are rebound.
+            let mut remap = [u8::MAX; 32];
+            let mut high = mask & !low_bits(tier);
+            while high != 0 {
+                let u = high.trailing_zeros();
+                high &= high - 1;
+                let v = (!mask & low_bits(tier)).trailing_zeros();
+                self.swap(u, v);
+                mask = (mask & !(1 << u)) | (1 << v);
+                remap[u as usize] = v as u8;
+            }
+            for inst in &mut walk.plan.instances[walk.seg_start as usize..end as usize] {
+                let s = inst.slot() as usize;
+                if remap[s] != u8::MAX {
+                    inst.slot_flags_layer = (inst.slot_flags_layer & !0xff) | remap[s] as u32;
+                }
+            }
+        }
+        let plan = &mut *walk.plan;
+        let binds_start = plan.binds.len() as u32;
+        let table_start = plan.slot_tables.len() as u32;
+        for s in 0..tier {
+            if mask & (1 << s) != 0 {
+                let array = self.units[s as usize];
+                plan.slot_tables.push(array);
+                if self.bound[s as usize] != array {
+                    self.bound[s as usize] = array;
+                    plan.binds.push(SlotBind { slot: s, array: array.expect("referenced slots hold an array") });
+                }
+            } else {
+                plan.slot_tables.push(None);
+            }
+        }
+        plan.segments.push(Segment {
+            instances: walk.seg_start..end,
+            tier,
+            slots: table_start..plan.slot_tables.len() as u32,
+            binds: binds_start..plan.binds.len() as u32,
+            cause,
+        });
+        let c = &mut *walk.counters;
+        c.draw_calls += 1;
+        c.flushes += 1;
+        match cause {
+            FlushCause::SlotsExhausted => c.flushes_slots_exhausted += 1,
+            FlushCause::InstanceBufferFull => c.flushes_instance_buffer_full += 1,
+            FlushCause::Explicit => c.flushes_explicit += 1,
+            FlushCause::EndOfFrame => c.flushes_end_of_frame += 1,
+        }
+        c.slot_binds += (plan.binds.len() as u32 - binds_start) as u64;
+        c.max_slot_tier = c.max_slot_tier.max(tier as u64);
+        walk.seg_start = end;
+        walk.mask = 0;
+    }
+
+    fn swap(&mut self, u: u32, v: u32) {
+        let (u, v) = (u as usize, v as usize);
+        self.units.swap(u, v);
+        self.last_use.swap(u, v);
+        for s in [u, v] {
+            match self.units[s] {
+                Some(a) => {
+                    self.unit_of[a.0 as usize] = s as u8;
+                    self.free_mask &= !(1 << s);
+                }
+                None => self.free_mask |= 1 << s,
+            }
+        }
+    }
+}
+
+const fn low_bits(n: u32) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1 << n) - 1
+    }
+}

@@ -1,0 +1,275 @@
+//! Device limits, caller configuration, and the budget derived once from both.
+
+use crate::error::ConfigError;
+
+/// The hard ceiling on slots per draw, whatever the device reports: every slot a shader
+/// branches over costs fill rate (32 slots measured ~11x one array sampler on llvmpipe), and
+/// slot masks are 32 bits wide.
+pub const MAX_SLOTS_PER_DRAW: u32 = 32;
+
+/// What the device reports. Backends fill this once, at creation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Textures a fragment shader may sample (`MAX_TEXTURE_IMAGE_UNITS`,
+    /// `max_sampled_textures_per_shader_stage`).
+    pub max_texture_units: u32,
+    /// Samplers a fragment shader may use (`max_samplers_per_shader_stage`; on GL, equal to the
+    /// texture units).
+    pub max_samplers: u32,
+    /// Layers in one array texture (`MAX_ARRAY_TEXTURE_LAYERS`, `max_texture_array_layers`).
+    pub max_array_layers: u32,
+    /// Largest width or height of a 2D texture (`MAX_TEXTURE_SIZE`, `max_texture_dimension_2d`).
+    pub max_texture_size_px: u32,
+    /// The device guesses a texture's view type from its layer count (wgpu's GL backend: 1
+    /// layer is read as 2D, a multiple of 6 as a cube). When set, core never creates an array
+    /// with 1 layer or a multiple of 6 layers.
+    pub avoid_ambiguous_layer_counts: bool,
+}
+
+impl Limits {
+    /// The weakest device layerbatch supports: GLES 3.0 / WebGL2 / wgpu downlevel. 16 texture
+    /// units and samplers, 256 array layers, 2048 px.
+    pub const fn guaranteed_minimum() -> Self {
+        Self {
+            max_texture_units: 16,
+            max_samplers: 16,
+            max_array_layers: 256,
+            max_texture_size_px: 2048,
+            avoid_ambiguous_layer_counts: false,
+        }
+    }
+
+    /// A typical desktop GL 4.x driver: 32 units, 2048 layers, 16384 px.
+    pub const fn desktop() -> Self {
+        Self {
+            max_texture_units: 32,
+            max_samplers: 32,
+            max_array_layers: 2048,
+            max_texture_size_px: 16384,
+            avoid_ambiguous_layer_counts: false,
+        }
+    }
+}
+
+/// Which bound array the slot ladder replaces when a quad needs an array no slot holds and no
+/// slot is free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VictimChoice {
+    /// The slot whose array is next used farthest ahead in the recorded frame (Belady). About
+    /// one bind per flush on a round-robin. The default: frames are recorded before planning.
+    NextUse,
+    /// The least recently used slot. Re-binds on nearly every quad of a round-robin.
+    LeastRecentlyUsed,
+    /// Flush and drop every assignment whenever the slots are full (what melonJS did). Counted
+    /// as a cache reset. Only for comparisons: never use it in production.
+    WipeAll,
+}
+
+/// What the caller asks for. Every field is clamped by the device's [`Limits`] into a
+/// [`Budget`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    /// Most slots (bound arrays) one draw may sample. Default 16, the guaranteed minimum.
+    /// Clamped to the device's units and to [`MAX_SLOTS_PER_DRAW`].
+    pub max_slots: u32,
+    /// Share arrays between textures of one size class. Default `true`. With `false`, every
+    /// texture gets its own one-texture array: a plain slot ladder, for comparison.
+    pub arrays_enabled: bool,
+    /// Layer cap per array. Default 256. Clamped to the device's `max_array_layers`.
+    pub max_layers_per_array: u32,
+    /// Layers of a newly opened array; it then doubles up to the cap. Default 4.
+    pub initial_layers: u32,
+    /// Hard cap on bytes of GPU texture memory the allocator may hold at any moment, mips and
+    /// growth copies included. Default 256 MiB.
+    pub budget_bytes: u64,
+    /// Textures wider or taller than this get their own array. Default 1024. Clamped to the
+    /// device's `max_texture_size_px`.
+    pub max_class_size_px: u32,
+    /// A texture is padded up to the next power-of-two class when at most this fraction of the
+    /// padded layer is wasted; otherwise it gets a class of its own exact size. 0 disables
+    /// padding. Default 0.5.
+    pub max_padding_waste: f32,
+    /// Instances per instance buffer. A frame with more quads flushes (counted) at each
+    /// multiple. Default 65536 (3 MiB).
+    pub instance_capacity: u32,
+    /// Victim choice of the slot ladder. Default [`VictimChoice::NextUse`].
+    pub victim: VictimChoice,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            max_slots: 16,
+            arrays_enabled: true,
+            max_layers_per_array: 256,
+            initial_layers: 4,
+            budget_bytes: 256 << 20,
+            max_class_size_px: 1024,
+            max_padding_waste: 0.5,
+            instance_capacity: 65536,
+            victim: VictimChoice::NextUse,
+        }
+    }
+}
+
+/// What the batcher works with: [`Config`] clamped by [`Limits`], derived once at creation and
+/// never changed afterwards.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Budget {
+    /// Most slots one draw samples: the one number both backends size their shaders by.
+    pub slots: u32,
+    /// The shader slot tiers, ascending: 1, 2, 4, ... and `slots` itself. One program or
+    /// pipeline per tier is built at creation.
+    pub tiers: Vec<u32>,
+    /// Layer cap per array.
+    pub max_layers_per_array: u32,
+    /// Layers of a newly opened array.
+    pub initial_layers: u32,
+    /// Largest texture width or height accepted.
+    pub max_texture_size_px: u32,
+    /// Textures larger than this in either dimension get their own array.
+    pub max_class_size_px: u32,
+    /// Hard cap on allocated texture bytes.
+    pub budget_bytes: u64,
+    /// See [`Config::max_padding_waste`].
+    pub max_padding_waste: f32,
+    /// See [`Config::arrays_enabled`].
+    pub arrays_enabled: bool,
+    /// See [`Config::instance_capacity`].
+    pub instance_capacity: u32,
+    /// See [`Config::victim`].
+    pub victim: VictimChoice,
+    /// See [`Limits::avoid_ambiguous_layer_counts`].
+    pub avoid_ambiguous_layer_counts: bool,
+}
+
+impl Budget {
+    /// Derives the budget. Logs each value the device forces below the config once, at `warn!`.
+    ///
+    /// ```
+    /// use layerbatch_core::{Budget, Config, Limits};
+    /// let b = Budget::new(&Limits::guaranteed_minimum(), &Config::default()).unwrap();
+    /// assert_eq!(b.slots, 16);
+    /// assert_eq!(b.tiers, vec![1, 2, 4, 8, 16]);
+    /// ```
+    pub fn new(limits: &Limits, config: &Config) -> Result<Self, ConfigError> {
+        if config.max_slots == 0 {
+            return Err(ConfigError::Zero("max_slots"));
+        }
+        if config.max_layers_per_array == 0 {
+            return Err(ConfigError::Zero("max_layers_per_array"));
+        }
+        if config.initial_layers == 0 {
+            return Err(ConfigError::Zero("initial_layers"));
+        }
+        if config.instance_capacity == 0 {
+            return Err(ConfigError::Zero("instance_capacity"));
+        }
+        if config.budget_bytes == 0 {
+            return Err(ConfigError::Zero("budget_bytes"));
+        }
+        if !(0.0..1.0).contains(&config.max_padding_waste) {
+            return Err(ConfigError::PaddingWaste(config.max_padding_waste));
+        }
+        let device_slots = limits.max_texture_units.min(MAX_SLOTS_PER_DRAW);
+        if device_slots == 0 || limits.max_array_layers == 0 || limits.max_texture_size_px == 0 {
+            return Err(ConfigError::DeviceLimits(*limits));
+        }
+        let slots = cut("max_slots", config.max_slots, device_slots);
+        let max_layers =
+            cut("max_layers_per_array", config.max_layers_per_array, limits.max_array_layers.min(u16::MAX as u32 + 1));
+        let max_class = cut("max_class_size_px", config.max_class_size_px, limits.max_texture_size_px);
+        let mut tiers = Vec::new();
+        let mut t = 1;
+        while t < slots {
+            tiers.push(t);
+            t *= 2;
+        }
+        tiers.push(slots);
+        Ok(Self {
+            slots,
+            tiers,
+            max_layers_per_array: max_layers,
+            initial_layers: config.initial_layers.min(max_layers),
+            max_texture_size_px: limits.max_texture_size_px,
+            max_class_size_px: max_class,
+            budget_bytes: config.budget_bytes,
+            max_padding_waste: config.max_padding_waste,
+            arrays_enabled: config.arrays_enabled,
+            instance_capacity: config.instance_capacity,
+            victim: config.victim,
+            avoid_ambiguous_layer_counts: limits.avoid_ambiguous_layer_counts,
+        })
+    }
+
+    /// The smallest tier that covers `slots_used` slots.
+    ///
+    /// # Panics
+    /// If `slots_used` exceeds [`Budget::slots`].
+    pub fn tier_for(&self, slots_used: u32) -> u32 {
+        *self.tiers.iter().find(|&&t| t >= slots_used).expect("slots_used exceeds the slot budget")
+    }
+}
+
+fn cut(name: &str, asked: u32, device: u32) -> u32 {
+    if asked > device {
+        log::warn!("layerbatch: {name} cut from {asked} to {device} by the device");
+        device
+    } else {
+        asked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guaranteed_minimum_budget() {
+        let cfg = Config { max_slots: 32, max_layers_per_array: 2048, max_class_size_px: 4096, ..Config::default() };
+        let b = Budget::new(&Limits::guaranteed_minimum(), &cfg).unwrap();
+        assert_eq!(b.slots, 16);
+        assert_eq!(b.tiers, [1, 2, 4, 8, 16]);
+        assert_eq!(b.max_layers_per_array, 256);
+        assert_eq!(b.max_class_size_px, 2048);
+        assert_eq!(b.max_texture_size_px, 2048);
+        assert_eq!(b.budget_bytes, 256 << 20);
+    }
+
+    #[test]
+    fn desktop_budget() {
+        let cfg = Config { max_slots: 32, max_layers_per_array: 2048, max_class_size_px: 4096, ..Config::default() };
+        let b = Budget::new(&Limits::desktop(), &cfg).unwrap();
+        assert_eq!(b.slots, 32);
+        assert_eq!(b.tiers, [1, 2, 4, 8, 16, 32]);
+        assert_eq!(b.max_layers_per_array, 2048);
+        assert_eq!(b.max_class_size_px, 4096);
+        // Defaults stay within the guaranteed minimum even on a bigger device.
+        let d = Budget::new(&Limits::desktop(), &Config::default()).unwrap();
+        assert_eq!((d.slots, d.max_layers_per_array, d.max_class_size_px), (16, 256, 1024));
+        // Odd unit counts get a last tier of their own; 37 (lavapipe) is capped at 32.
+        let odd = Limits { max_texture_units: 10, ..Limits::desktop() };
+        assert_eq!(Budget::new(&odd, &cfg).unwrap().tiers, [1, 2, 4, 8, 10]);
+        let lvp = Limits { max_texture_units: 37, ..Limits::desktop() };
+        assert_eq!(Budget::new(&lvp, &cfg).unwrap().slots, 32);
+    }
+
+    #[test]
+    fn tier_for() {
+        let b = Budget::new(&Limits::guaranteed_minimum(), &Config::default()).unwrap();
+        assert_eq!([1, 2, 3, 4, 5, 9, 16].map(|k| b.tier_for(k)), [1, 2, 4, 4, 8, 16, 16]);
+        assert_eq!(b.tier_for(0), 1);
+    }
+
+    #[test]
+    fn bad_config_is_an_error() {
+        let l = Limits::guaranteed_minimum();
+        assert!(matches!(
+            Budget::new(&l, &Config { max_slots: 0, ..Config::default() }),
+            Err(ConfigError::Zero("max_slots"))
+        ));
+        assert!(Budget::new(&l, &Config { max_padding_waste: 1.5, ..Config::default() }).is_err());
+        assert!(Budget::new(&l, &Config { max_padding_waste: f32::NAN, ..Config::default() }).is_err());
+        assert!(Budget::new(&Limits { max_texture_units: 0, ..l }, &Config::default()).is_err());
+    }
+}

@@ -1,0 +1,27 @@
+//! # layerbatch
+//!
+//! A 2D sprite batcher for Rust engines that draws any number of textures in one draw call.
+//! This facade re-exports [`layerbatch_core`] (the [`Batcher`], its frame plans and counters) and,
+//! behind the `gl` and `wgpu` features, the two backends as [`gl`] and [`wgpu`].
+//!
+//! ```
+//! use layerbatch::{Batcher, Config, Limits, Quad, TextureDesc};
+//!
+//! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+//! let tex = batcher.register(&TextureDesc::new(8, 8), &[255; 8 * 8 * 4])?;
+//! batcher.begin_frame();
+//! batcher.push(&Quad::rect(tex, [0.0, 0.0], [8.0, 8.0]))?;
+//! assert_eq!(batcher.finish().segments.len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+pub use layerbatch_core::*;
+
+/// The OpenGL / GLES 3 backend (feature `gl`).
+#[cfg(feature = "gl")]
+pub use layerbatch_gl as gl;
+
+/// The wgpu backend (feature `wgpu`).
+#[cfg(feature = "wgpu")]
+pub use layerbatch_wgpu as wgpu;
