@@ -3,7 +3,7 @@
 use crate::alloc::{Admission, ArrayOp, Placement};
 use crate::ladder::SlotLadder;
 use crate::plan::{FramePlan, Instance, Quad, ResourceOp};
-use crate::texture::{max_mip_levels, push_mip_chain, Usage, Wrap};
+use crate::texture::{max_mip_levels, push_mip_chain, Filter, Usage, Wrap};
 use crate::{
     Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, QuadError, TextureDesc, TextureError, TextureId,
 };
@@ -117,8 +117,9 @@ impl Batcher {
         self.ladder.units()
     }
 
-    /// Registers a texture with its level-0 pixels (tightly packed RGBA8 rows, top row first)
-    /// and admits it into an array. A [`Usage::RenderTarget`] may pass empty `pixels`.
+    /// Registers a texture with its level-0 pixels (tightly packed RGBA8 rows, top row first,
+    /// premultiplied alpha: the backends blend `ONE, ONE_MINUS_SRC_ALPHA`) and admits it into
+    /// an array. A [`Usage::RenderTarget`] may pass empty `pixels`.
     ///
     /// # Errors
     /// [`TextureError`] for a zero or oversized texture, bad mip count, wrong pixel length, or
@@ -442,6 +443,12 @@ fn check_len(desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
 }
 
 fn flags_layer(desc: &TextureDesc, placement: &Placement) -> u32 {
-    let flags = if desc.wrap == Wrap::ClampToEdge { Instance::FLAG_CLAMP_TO_RECT } else { 0 };
+    let wrap = match desc.wrap {
+        Wrap::ClampToEdge => Instance::FLAG_CLAMP_TO_RECT,
+        Wrap::Repeat => Instance::FLAG_REPEAT,
+        Wrap::MirroredRepeat => Instance::FLAG_MIRROR,
+    };
+    let filter = if desc.filter == Filter::Linear { Instance::FLAG_LINEAR } else { 0 };
+    let flags = wrap | filter;
     (placement.layer << 16) | (flags << 8)
 }

@@ -24,8 +24,8 @@ pub struct Instance {
     pub uv_rect: [f32; 4],
     /// RGBA8 tint, premultiplied, multiplied with the texel.
     pub color: [u8; 4],
-    /// Bits 0..8: slot (index into the segment's slot table); 8..16: [`Instance`] flags
-    /// ([`Instance::FLAG_CLAMP_TO_RECT`]); 16..32: layer.
+    /// Bits 0..8: slot (index into the segment's slot table); 8..16: flags
+    /// ([`Instance::FLAG_CLAMP_TO_RECT`] and the others); 16..32: layer.
     pub slot_flags_layer: u32,
 }
 
@@ -34,6 +34,14 @@ impl Instance {
     /// filtering never reads a neighbour's or the padding's texels. Set for clamp-to-edge
     /// textures; repeat and mirror textures are never padded and tile instead.
     pub const FLAG_CLAMP_TO_RECT: u32 = 1;
+    /// The texture's filter is [`crate::Filter::Linear`] (for backends whose samplers are not
+    /// per array, e.g. wgpu; GL sets filters on the array texture itself).
+    pub const FLAG_LINEAR: u32 = 2;
+    /// The texture's wrap is [`crate::Wrap::Repeat`] (for backends that wrap in the shader).
+    pub const FLAG_REPEAT: u32 = 4;
+    /// The texture's wrap is [`crate::Wrap::MirroredRepeat`] (for backends that wrap in the
+    /// shader).
+    pub const FLAG_MIRROR: u32 = 8;
 
     /// The slot.
     pub const fn slot(&self) -> u32 {
