@@ -289,13 +289,11 @@ impl Allocator {
         };
         // 2. Grow the first array below the cap, if old + new fit (both exist during the copy).
         let mut cheapest = u64::MAX;
-        if let Some((pos, &old)) = family
-            .iter()
-            .enumerate()
-            .find(|(_, id)| self.arrays[id.0 as usize].as_ref().is_some_and(|a| a.desc.layers < self.max_layers))
-        {
+        if let Some((pos, old, layers)) = family.iter().enumerate().find_map(|(pos, id)| {
+            let layers = self.grown_layers(self.arrays[id.0 as usize].as_ref().expect("live").desc.layers)?;
+            Some((pos, *id, layers))
+        }) {
             let old_desc = self.arrays[old.0 as usize].as_ref().expect("live").desc;
-            let layers = self.layer_count((old_desc.layers * 2).min(self.max_layers).max(old_desc.layers + 1));
             let new_desc = ArrayDesc { layers, ..old_desc };
             cheapest = new_desc.bytes();
             if self.allocated_bytes + new_desc.bytes() <= self.budget_bytes {
@@ -368,6 +366,12 @@ impl Allocator {
         }
     }
 
+    /// Layers after growing an array of `old` layers: double, up to the cap; `None` at the cap.
+    fn grown_layers(&self, old: u32) -> Option<u32> {
+        let n = self.layer_count((old * 2).min(self.max_layers).max(old + 1));
+        (n > old && n <= self.max_layers.max(2)).then_some(n)
+    }
+
     fn ambiguous(&self, n: u32) -> bool {
         self.avoid_ambiguous && (n == 1 || n % 6 == 0)
     }
@@ -401,6 +405,8 @@ impl Allocator {
     }
 
     fn new_id(&mut self) -> ArrayId {
+        // The batcher tags recorded array ids with bit 31.
+        assert!(self.arrays.len() < (1 << 31), "2^31 arrays created");
         self.arrays.push(None);
         ArrayId(self.arrays.len() as u32 - 1)
     }

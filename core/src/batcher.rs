@@ -1,7 +1,7 @@
 //! The batcher: texture registry, allocator, slot ladder and frame recording in one place.
 
 use crate::alloc::{Admission, ArrayOp, Placement};
-use crate::ladder::SlotLadder;
+use crate::ladder::{SlotLadder, PREPLACED};
 use crate::plan::{FramePlan, Instance, Quad, ResourceOp};
 use crate::texture::{max_mip_levels, push_mip_chain, Filter, Usage, Wrap};
 use crate::{
@@ -32,11 +32,10 @@ struct Entry {
 /// for (i, &t) in textures.iter().enumerate() {
 ///     batcher.push(&Quad::rect(t, [i as f32 * 4.0, 0.0], [32.0, 32.0])).unwrap();
 /// }
+/// let mut device = MockDevice::new(batcher.budget());
 /// let plan = batcher.finish();
 /// assert_eq!(plan.segments.len(), 1); // 64 textures, one draw call
 /// assert_eq!(plan.segments[0].tier, 1); // sampling one array: the branch-free program
-///
-/// let mut device = MockDevice::new(batcher.budget());
 /// device.execute(plan).unwrap();
 /// assert_eq!(device.counters().draw_calls, 1);
 /// ```
@@ -262,15 +261,22 @@ impl Batcher {
             return Err(QuadError::NonFinite);
         }
         let [sx, sy] = e.placement.uv_scale;
+        let array = e.placement.array.0;
+        // Most quads use an array a slot already holds: write the slot now, so `finish` need
+        // not touch the instance again.
+        let (slot, tag) = match self.ladder.resident(array) {
+            Some(u) => (u, PREPLACED),
+            None => (0, 0),
+        };
         self.instances.push(Instance {
             origin: quad.origin,
             axis_x: quad.axis_x,
             axis_y: quad.axis_y,
             uv_rect: [quad.uv[0] * sx, quad.uv[1] * sy, quad.uv[2] * sx, quad.uv[3] * sy],
             color: quad.color,
-            slot_flags_layer: e.flags_layer,
+            slot_flags_layer: e.flags_layer | slot,
         });
-        self.quad_arrays.push(e.placement.array.0);
+        self.quad_arrays.push(array | tag);
         Ok(())
     }
 
@@ -299,8 +305,8 @@ impl Batcher {
         if !self.moved_in_frame.is_empty() {
             for a in &mut self.quad_arrays {
                 for &(old, new) in &self.moved_in_frame {
-                    if *a == old.0 {
-                        *a = new.0;
+                    if *a & !PREPLACED == old.0 {
+                        *a = new.0 | (*a & PREPLACED);
                     }
                 }
             }
@@ -343,6 +349,12 @@ impl Batcher {
         self.plan.counters = self.frame;
         self.plan.totals = self.total;
         &self.plan
+    }
+
+    /// Resource ops queued for the next plan (registrations, updates and frees since the
+    /// last [`Batcher::finish`]).
+    pub fn pending_ops(&self) -> &[ResourceOp] {
+        &self.ops
     }
 
     /// The last plan [`Batcher::finish`] returned.

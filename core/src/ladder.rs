@@ -8,6 +8,9 @@ use crate::plan::{FlushCause, FramePlan, Segment, SlotBind};
 use crate::{ArrayId, Budget, Counters, VictimChoice};
 
 const NONE: u8 = u8::MAX;
+/// Tag on a recorded quad's array id: its slot was written at push time, from a slot that held
+/// the array then. Valid until the first eviction or swap of the frame.
+pub(crate) const PREPLACED: u32 = 1 << 31;
 const NEVER: u32 = u32::MAX;
 
 /// Slot assignments that persist across segments and frames, and the planner that walks a
@@ -30,6 +33,8 @@ pub(crate) struct SlotLadder {
     next_use: Vec<u32>,
     cursor: Vec<u32>,
     next_use_built: bool,
+    /// An eviction or swap happened this frame: slots written at push time may be stale.
+    diverged: bool,
 }
 
 /// Per-frame planning state.
@@ -56,6 +61,7 @@ impl SlotLadder {
             next_use: Vec::new(),
             cursor: Vec::new(),
             next_use_built: false,
+            diverged: false,
         }
     }
 
@@ -80,6 +86,15 @@ impl SlotLadder {
             self.ensure(new.0);
             self.unit_of[new.0 as usize] = u as u8;
             self.units[u as usize] = Some(new);
+        }
+    }
+
+    /// The slot holding `array` now, or `None`: lets `push` write the slot at once.
+    #[inline]
+    pub(crate) fn resident(&self, array: u32) -> Option<u32> {
+        match self.unit_of.get(array as usize) {
+            Some(&u) if u != NONE => Some(u as u32),
+            _ => None,
         }
     }
 
@@ -108,25 +123,56 @@ impl SlotLadder {
         counters: &mut Counters,
     ) {
         debug_assert_eq!(arrays.len(), plan.instances.len());
-        if let Some(&max) = arrays.iter().max() {
+        if let Some(max) = arrays.iter().map(|a| a & !PREPLACED).max() {
             self.ensure(max);
         }
         self.next_use_built = false;
+        self.diverged = false;
         let capacity = budget.instance_capacity;
         let mut walk = Walk { budget, plan, counters, seg_start: 0, mask: 0 };
-        let mut marks = flush_marks.iter().copied().peekable();
-        for i in 0..arrays.len() as u32 {
-            if i > walk.seg_start {
-                if i % capacity == 0 {
-                    self.close(&mut walk, i, FlushCause::InstanceBufferFull);
-                } else if marks.peek() == Some(&i) {
-                    self.close(&mut walk, i, FlushCause::Explicit);
+        let mut marks = flush_marks.iter().copied();
+        let mut next_mark = marks.next().unwrap_or(u32::MAX);
+        let mut next_cap = capacity;
+        let n = arrays.len() as u32;
+        let mut i = 0u32;
+        while i < n {
+            // Fast path: quads whose slot was written at push time, up to the next boundary.
+            // Only the segment's slot mask and the LRU stamps change; kept in locals.
+            if !self.diverged {
+                let end = n.min(next_cap).min(next_mark);
+                let (mut mask, mut clock) = (walk.mask, self.clock);
+                while i < end {
+                    let raw = arrays[i as usize];
+                    if raw & PREPLACED == 0 {
+                        break;
+                    }
+                    let u = self.unit_of[(raw & !PREPLACED) as usize] as u32;
+                    mask |= 1 << u;
+                    self.last_use[u as usize] = clock;
+                    clock += 1;
+                    i += 1;
+                }
+                (walk.mask, self.clock) = (mask, clock);
+                if i == n {
+                    break;
                 }
             }
-            while marks.peek().is_some_and(|&m| m <= i) {
-                marks.next();
+            // Two compares per quad instead of a division: the next buffer boundary and the
+            // next explicit flush.
+            if i == next_cap || i == next_mark {
+                if i > walk.seg_start {
+                    let cause = if i == next_cap { FlushCause::InstanceBufferFull } else { FlushCause::Explicit };
+                    self.close(&mut walk, i, cause);
+                }
+                if i == next_cap {
+                    next_cap += capacity;
+                }
+                while next_mark <= i {
+                    next_mark = marks.next().unwrap_or(u32::MAX);
+                }
             }
-            let a = arrays[i as usize];
+            let raw = arrays[i as usize];
+            let a = raw & !PREPLACED;
             let mut u = self.unit_of[a as usize];
             if u == NONE {
                 u = self.place(&mut walk, a, i, arrays);
@@ -134,10 +180,14 @@ impl SlotLadder {
             walk.mask |= 1 << u;
             self.last_use[u as usize] = self.clock;
             self.clock += 1;
-            walk.plan.instances[i as usize].slot_flags_layer |= u as u32;
+            if self.diverged || raw & PREPLACED == 0 {
+                let inst = &mut walk.plan.instances[i as usize];
+                inst.slot_flags_layer = (inst.slot_flags_layer & !0xff) | u as u32;
+            }
             if self.next_use_built {
                 self.cursor[a as usize] = self.next_use[i as usize];
             }
+            i += 1;
         }
         if arrays.len() as u32 > walk.seg_start {
             self.close(&mut walk, arrays.len() as u32, FlushCause::EndOfFrame);
@@ -149,7 +199,9 @@ impl SlotLadder {
         let u = if self.free_mask != 0 {
             self.free_mask.trailing_zeros()
         } else if self.victim == VictimChoice::WipeAll {
-            self.close(walk, i, FlushCause::SlotsExhausted);
+            if walk.seg_start < i {
+                self.close(walk, i, FlushCause::SlotsExhausted);
+            }
             for (s, unit) in self.units.iter_mut().enumerate() {
                 if let Some(old) = unit.take() {
                     self.unit_of[old.0 as usize] = NONE;
@@ -157,6 +209,7 @@ impl SlotLadder {
                 self.free_mask |= 1 << s;
             }
             walk.counters.cache_resets += 1;
+            self.diverged = true;
             0
         } else {
             let all = self.free_mask | self.occupied_mask();
@@ -169,6 +222,7 @@ impl SlotLadder {
             let old = self.units[v as usize].take().expect("a victim holds an array");
             self.unit_of[old.0 as usize] = NONE;
             walk.counters.slot_evictions += 1;
+            self.diverged = true;
             v
         };
         self.units[u as usize] = Some(ArrayId(a));
@@ -213,7 +267,7 @@ impl SlotLadder {
         self.cursor.clear();
         self.cursor.resize(self.unit_of.len(), NEVER);
         for j in (from as usize..arrays.len()).rev() {
-            let a = arrays[j] as usize;
+            let a = (arrays[j] & !PREPLACED) as usize;
             self.next_use[j] = self.cursor[a];
             self.cursor[a] = j as u32;
         }
@@ -238,6 +292,7 @@ impl SlotLadder {
                 mask = (mask & !(1 << u)) | (1 << v);
                 remap[u as usize] = v as u8;
             }
+            self.diverged = true;
             for inst in &mut walk.plan.instances[walk.seg_start as usize..end as usize] {
                 let s = inst.slot() as usize;
                 if remap[s] != u8::MAX {

@@ -172,6 +172,10 @@ impl MockDevice {
     pub fn allocated_bytes(&self) -> u64 {
         self.arrays.values().map(|a| a.desc.bytes()).sum()
     }
+    /// Bytes of one live array.
+    pub fn array_bytes(&self, array: ArrayId) -> Option<u64> {
+        self.arrays.get(&array).map(|a| a.desc.bytes())
+    }
     /// For each instance of the last frame: the texture whose pixels its `(slot, layer)`
     /// sampled, and a hash of those level-0 pixels ([`MockDevice::hash`]).
     pub fn sampled(&self) -> &[Option<(TextureId, u64)>] {
