@@ -1,1 +1,129 @@
-//! placeholder
+//! # layerbatch-gl
+//!
+//! layerbatch's OpenGL / OpenGL ES backend, on [`glow`]. The main type is [`Renderer`]: it
+//! executes the [`layerbatch_core::FramePlan`]s a [`layerbatch_core::Batcher`] produces, in the
+//! host's GL context, into the host's framebuffer. Core decides everything (placement, slots,
+//! segments, uploads, growths); the renderer only executes and counts what it issued.
+//!
+//! It runs on desktop GL 3.3 core and on GLES 3.0 (the WebGL2 feature level) from the same
+//! code: shaders are `#version 330 core` or `#version 300 es`, chosen from the context.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use layerbatch_core::{Batcher, Config, Quad, TextureDesc};
+//! use layerbatch_gl::{Renderer, Target};
+//!
+//! # fn run(gl: Arc<glow::Context>) -> Result<(), Box<dyn std::error::Error>> {
+//! // Once, with the host's context current:
+//! let limits = Renderer::query_limits(&gl);
+//! let mut batcher = Batcher::new(limits, Config::default())?;
+//! let mut renderer = Renderer::new(gl, batcher.budget())?; // every program, now and never again
+//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//!
+//! // Each frame:
+//! batcher.begin_frame();
+//! batcher.push(&Quad::rect(red, [10.0, 10.0], [64.0, 64.0]))?;
+//! let plan = batcher.finish();
+//! renderer.paint(plan, &Target::bound([800, 600]))?; // into the bound framebuffer
+//! let stats = renderer.stats(); // core's plan and what GL was asked to do
+//! assert_eq!(stats.device_frame.draw_calls, 1);
+//!
+//! // At shutdown, with the context current:
+//! renderer.destroy();
+//! # Ok(()) }
+//! ```
+//!
+//! ## Programs
+//!
+//! One program per slot tier of the budget (1, 2, 4, ... up to `Budget::slots`), all compiled
+//! and linked in [`Renderer::new`] and never after: `DeviceCounters::pipeline_compiles` equals
+//! the tier count for the renderer's whole life. Slots are `sampler2DArray` uniforms on units
+//! `0..tier`; the slot is chosen by a branch on a flat per-instance attribute (a balanced tree
+//! of `if`s), the layer is a texture coordinate, and the tier-1 program has no branch at all.
+//! UV derivatives are taken before the branch and sampling uses `textureGrad`, so mipmaps
+//! work. A compile or link failure is an [`Error::Shader`] with the [`Stage`] and the driver's
+//! info log; nothing is drawn with a program that did not link. [`shader_sources`] returns the
+//! generated GLSL.
+//!
+//! ## Blending and colour
+//!
+//! Premultiplied alpha: blend `ONE, ONE_MINUS_SRC_ALPHA` for colour and alpha, equation
+//! `FUNC_ADD`. Texels must be premultiplied (as core documents for `Batcher::register`), tints
+//! are premultiplied, and the output is `texel * tint`. sRGB arrays (`SRGB8_ALPHA8`) are
+//! decoded by the sampler; whether the framebuffer encodes is the host's `FRAMEBUFFER_SRGB`
+//! (desktop) or framebuffer format, which the renderer leaves alone.
+//!
+//! ## Coordinates
+//!
+//! Instance positions are pixels, `(0, 0)` at the top-left corner of the viewport, y down.
+//! [`Target::viewport_px`] sets the viewport to `(0, 0, w, h)` and the projection with it.
+//!
+//! ## GL state
+//!
+//! [`Renderer::paint`] saves every piece of state below before changing it and restores it
+//! before returning (errors included). Only the groups a plan needs are saved and touched.
+//!
+//! - Texture units `0..n` (`n` = the largest tier drawn, or 1 when the plan creates, grows or
+//!   writes arrays): the `TEXTURE_2D_ARRAY` binding and the bound sampler object (set to 0 so
+//!   the arrays' own filter and wrap apply); `ACTIVE_TEXTURE`. A host binding that names an
+//!   array the paint deleted is restored as 0.
+//! - Draws: `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING` (the renderer has its own vertex array),
+//!   `ARRAY_BUFFER_BINDING`, `VIEWPORT`, `BLEND` (enabled), the blend functions and equations,
+//!   `DRAW_FRAMEBUFFER_BINDING` when [`Target::framebuffer`] names one.
+//! - Draws and blit copies: `SCISSOR_TEST`, `DEPTH_TEST`, `STENCIL_TEST`, `CULL_FACE`,
+//!   `RASTERIZER_DISCARD`, `SAMPLE_ALPHA_TO_COVERAGE`, `SAMPLE_COVERAGE` (all disabled while
+//!   painting) and `COLOR_WRITEMASK` (all channels on).
+//! - Layer writes: `PIXEL_UNPACK_BUFFER_BINDING` (0 while uploading), `UNPACK_ALIGNMENT` (4),
+//!   `UNPACK_ROW_LENGTH`, `UNPACK_IMAGE_HEIGHT`, `UNPACK_SKIP_PIXELS`, `UNPACK_SKIP_ROWS`,
+//!   `UNPACK_SKIP_IMAGES` (0).
+//! - Growth without copy-image (see [`CopyPath::Blit`]): `READ_FRAMEBUFFER_BINDING`,
+//!   `DRAW_FRAMEBUFFER_BINDING` (the renderer's two copy framebuffers), and on desktop GL for
+//!   sRGB arrays `FRAMEBUFFER_SRGB` (enabled), put back right after the copies, before any
+//!   draw.
+//!
+//! Not saved, because the renderer never changes it: everything else, e.g. `POLYGON_MODE`
+//! (desktop; a host left in wireframe sees wireframe quads), `FRAMEBUFFER_SRGB` outside sRGB
+//! blits, `DITHER`, the blend colour, the depth and stencil functions (the tests are off).
+//! Texture parameters are set on the renderer's own array textures only. Saving costs about
+//! 30 `glGet*` calls per paint.
+//!
+//! [`Renderer::new`] changes and restores `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING` and
+//! `ARRAY_BUFFER_BINDING`. [`Renderer::destroy`] deletes the renderer's objects and changes
+//! nothing else.
+//!
+//! ## Instances
+//!
+//! One instance buffer, streamed per frame: each chunk of `FramePlan::instance_capacity`
+//! instances is uploaded with `glBufferData` (which orphans the previous store) before its
+//! segments are drawn. Each segment is an instanced 4-vertex `TRIANGLE_STRIP`; GLES 3.0 has no
+//! base instance, so the attribute pointers are offset to the segment's first instance.
+//!
+//! ## Arrays
+//!
+//! `glTexStorage3D` where the context has it (GL 4.2, GLES 3.0, `GL_ARB_texture_storage`),
+//! else `glTexImage3D` per level; `glTexSubImage3D` per level for layer writes; growth copies
+//! all layers and levels on the GPU with `glCopyImageSubData` (GL 4.3, GLES 3.2,
+//! `GL_ARB_copy_image`) or a framebuffer-layer blit, then deletes the old array.
+//!
+//! ## Counters
+//!
+//! [`Renderer::stats`] returns core's counters of the last plan and the renderer's
+//! [`layerbatch_core::DeviceCounters`]: draw calls, `glBindTexture`s for slots (texture binds),
+//! programs linked, texture and instance bytes uploaded, layers copied, arrays created and
+//! destroyed. `bind_group_*` stay 0 on GL.
+#![deny(missing_docs)]
+
+mod error;
+mod program;
+mod renderer;
+mod shader;
+mod state;
+
+pub use error::{Error, Stage};
+#[doc(hidden)]
+pub use program::compile_program_for_test;
+pub use renderer::{Capabilities, CopyPath, Renderer, Target};
+pub use shader::shader_sources;
+
+/// Re-exported so hosts name the same `glow` this crate was built with.
+pub use glow;

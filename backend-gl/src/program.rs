@@ -1,0 +1,121 @@
+//! Compiling and linking the slot-tier programs.
+#![allow(unsafe_code)]
+
+use glow::HasContext;
+
+use crate::error::{Error, Stage};
+use crate::shader;
+
+/// A linked program of one slot tier.
+#[derive(Debug)]
+pub(crate) struct TierProgram {
+    pub(crate) tier: u32,
+    pub(crate) program: glow::Program,
+    pub(crate) u_viewport: Option<glow::UniformLocation>,
+    /// The viewport last written to `u_viewport`.
+    pub(crate) viewport: [f32; 2],
+}
+
+fn log_or_placeholder(log: String) -> String {
+    if log.trim().is_empty() {
+        "(the driver gave no info log)".to_owned()
+    } else {
+        log.trim_end().to_owned()
+    }
+}
+
+fn compile_shader(
+    gl: &glow::Context,
+    kind: u32,
+    source: &str,
+    stage: Stage,
+    tier: Option<u32>,
+) -> Result<glow::Shader, Error> {
+    // SAFETY: plain GL object calls on the current context; the shader handle is used only
+    // while alive and deleted on failure.
+    unsafe {
+        let shader = gl.create_shader(kind).map_err(|message| Error::CreateObject { object: "shader", message })?;
+        gl.shader_source(shader, source);
+        gl.compile_shader(shader);
+        if gl.get_shader_compile_status(shader) {
+            Ok(shader)
+        } else {
+            let info_log = log_or_placeholder(gl.get_shader_info_log(shader));
+            gl.delete_shader(shader);
+            Err(Error::Shader { stage, tier, info_log })
+        }
+    }
+}
+
+/// Compiles and links a program; every failure is an [`Error::Shader`] with the stage and
+/// the driver's info log, and leaves no GL object behind.
+pub(crate) fn compile_program(
+    gl: &glow::Context,
+    vs_src: &str,
+    fs_src: &str,
+    tier: Option<u32>,
+) -> Result<glow::Program, Error> {
+    let vs = compile_shader(gl, glow::VERTEX_SHADER, vs_src, Stage::Vertex, tier)?;
+    let fs = match compile_shader(gl, glow::FRAGMENT_SHADER, fs_src, Stage::Fragment, tier) {
+        Ok(fs) => fs,
+        Err(e) => {
+            // SAFETY: `vs` was created above and is not attached to anything.
+            unsafe { gl.delete_shader(vs) };
+            return Err(e);
+        }
+    };
+    // SAFETY: `vs` and `fs` are live compiled shaders; the program is deleted on failure and
+    // the shaders are detached and deleted in every case.
+    unsafe {
+        let program = match gl.create_program() {
+            Ok(p) => p,
+            Err(message) => {
+                gl.delete_shader(vs);
+                gl.delete_shader(fs);
+                return Err(Error::CreateObject { object: "program", message });
+            }
+        };
+        gl.attach_shader(program, vs);
+        gl.attach_shader(program, fs);
+        gl.link_program(program);
+        gl.detach_shader(program, vs);
+        gl.detach_shader(program, fs);
+        gl.delete_shader(vs);
+        gl.delete_shader(fs);
+        if gl.get_program_link_status(program) {
+            Ok(program)
+        } else {
+            let info_log = log_or_placeholder(gl.get_program_info_log(program));
+            gl.delete_program(program);
+            Err(Error::Shader { stage: Stage::Link, tier, info_log })
+        }
+    }
+}
+
+/// Test-only entry point: compiles and links `vs_src` and `fs_src` the way the renderer builds
+/// its programs, so a test can feed a deliberately broken shader and inspect the error. The
+/// caller owns (and deletes) the returned program.
+///
+/// # Errors
+/// [`Error::Shader`] with the failing [`Stage`] and the driver's info log.
+#[doc(hidden)]
+pub fn compile_program_for_test(gl: &glow::Context, vs_src: &str, fs_src: &str) -> Result<glow::Program, Error> {
+    compile_program(gl, vs_src, fs_src, None)
+}
+
+/// Builds the program of `tier` slots and points its samplers at units `0..tier`. Leaves the
+/// program current (the caller saves and restores `CURRENT_PROGRAM`).
+pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool) -> Result<TierProgram, Error> {
+    let (vs, fs) = shader::shader_sources(tier, gles);
+    let program = compile_program(gl, &vs, &fs, Some(tier))?;
+    // SAFETY: `program` linked successfully; uniform locations come from it.
+    unsafe {
+        gl.use_program(Some(program));
+        for slot in 0..tier {
+            let loc = gl.get_uniform_location(program, &shader::slot_uniform(slot));
+            gl.uniform_1_i32(loc.as_ref(), slot as i32);
+        }
+        let u_viewport = gl.get_uniform_location(program, shader::VIEWPORT_UNIFORM);
+        Ok(TierProgram { tier, program, u_viewport, viewport: [0.0, 0.0] })
+    }
+}

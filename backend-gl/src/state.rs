@@ -1,0 +1,189 @@
+//! Saving the host's GL state before a paint and restoring it after.
+#![allow(unsafe_code)]
+
+use glow::HasContext;
+
+/// Which groups of state a paint is about to change.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Needs {
+    /// Texture units `0..units` get `TEXTURE_2D_ARRAY` bindings and sampler 0.
+    pub(crate) units: u32,
+    /// Instanced draws: program, VAO, array buffer, viewport, blend, capabilities, colour mask.
+    pub(crate) draw: bool,
+    /// The draw framebuffer is rebound to the target's.
+    pub(crate) draw_framebuffer: bool,
+    /// `texSubImage3D` from client memory: pixel-unpack state.
+    pub(crate) upload: bool,
+    /// Layer copies by framebuffer blit: scissor, discard, colour mask. (The blit itself puts
+    /// back the framebuffer bindings and `FRAMEBUFFER_SRGB` it changes, before any draw.)
+    pub(crate) blit: bool,
+}
+
+/// Capabilities a paint disables (draws and blits must not be clipped, discarded or tested).
+const DISABLED_CAPS: [u32; 7] = [
+    glow::SCISSOR_TEST,
+    glow::DEPTH_TEST,
+    glow::STENCIL_TEST,
+    glow::CULL_FACE,
+    glow::RASTERIZER_DISCARD,
+    glow::SAMPLE_ALPHA_TO_COVERAGE,
+    glow::SAMPLE_COVERAGE,
+];
+
+#[derive(Debug)]
+struct Unpack {
+    buffer: Option<glow::Buffer>,
+    params: [i32; 6],
+}
+
+const UNPACK_PARAMS: [u32; 6] = [
+    glow::UNPACK_ALIGNMENT,
+    glow::UNPACK_ROW_LENGTH,
+    glow::UNPACK_IMAGE_HEIGHT,
+    glow::UNPACK_SKIP_PIXELS,
+    glow::UNPACK_SKIP_ROWS,
+    glow::UNPACK_SKIP_IMAGES,
+];
+
+/// The host's state, as found.
+#[derive(Debug)]
+pub(crate) struct Saved {
+    active_texture: u32,
+    units: Vec<(Option<glow::Texture>, Option<glow::Sampler>)>,
+    program: Option<Option<glow::Program>>,
+    vao: Option<Option<glow::VertexArray>>,
+    array_buffer: Option<Option<glow::Buffer>>,
+    draw_fb: Option<Option<glow::Framebuffer>>,
+    viewport: Option<[i32; 4]>,
+    enabled: Vec<(u32, bool)>,
+    blend: Option<[i32; 6]>,
+    color_mask: Option<[bool; 4]>,
+    unpack: Option<Unpack>,
+}
+
+impl Saved {
+    /// Reads every piece of state `needs` says will change, then sets the state every paint
+    /// step relies on: sampler objects unbound from the units, tests and discard disabled, all
+    /// colour channels written, tightly packed unpack rows from client memory.
+    pub(crate) fn capture_and_prepare(gl: &glow::Context, needs: Needs) -> Self {
+        // SAFETY: state queries and state-setting calls with valid enums on the current
+        // context; nothing is dereferenced beyond glow's own out-parameters.
+        unsafe {
+            let active_texture = gl.get_parameter_i32(glow::ACTIVE_TEXTURE) as u32;
+            let mut units = Vec::with_capacity(needs.units as usize);
+            for unit in 0..needs.units {
+                gl.active_texture(glow::TEXTURE0 + unit);
+                units.push((
+                    gl.get_parameter_texture(glow::TEXTURE_BINDING_2D_ARRAY),
+                    gl.get_parameter_sampler(glow::SAMPLER_BINDING),
+                ));
+                gl.bind_sampler(unit, None);
+            }
+            let draw = needs.draw;
+            let fixed = draw || needs.blit;
+            let mut saved = Saved {
+                active_texture,
+                units,
+                program: draw.then(|| gl.get_parameter_program(glow::CURRENT_PROGRAM)),
+                vao: draw.then(|| gl.get_parameter_vertex_array(glow::VERTEX_ARRAY_BINDING)),
+                array_buffer: draw.then(|| gl.get_parameter_buffer(glow::ARRAY_BUFFER_BINDING)),
+                draw_fb: needs.draw_framebuffer.then(|| gl.get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING)),
+                viewport: draw.then(|| {
+                    let mut v = [0i32; 4];
+                    gl.get_parameter_i32_slice(glow::VIEWPORT, &mut v);
+                    v
+                }),
+                enabled: Vec::new(),
+                blend: draw.then(|| {
+                    [
+                        glow::BLEND_SRC_RGB,
+                        glow::BLEND_DST_RGB,
+                        glow::BLEND_SRC_ALPHA,
+                        glow::BLEND_DST_ALPHA,
+                        glow::BLEND_EQUATION_RGB,
+                        glow::BLEND_EQUATION_ALPHA,
+                    ]
+                    .map(|p| gl.get_parameter_i32(p))
+                }),
+                color_mask: fixed.then(|| gl.get_parameter_bool_array::<4>(glow::COLOR_WRITEMASK)),
+                unpack: needs.upload.then(|| Unpack {
+                    buffer: gl.get_parameter_buffer(glow::PIXEL_UNPACK_BUFFER_BINDING),
+                    params: UNPACK_PARAMS.map(|p| gl.get_parameter_i32(p)),
+                }),
+            };
+            if fixed {
+                for cap in DISABLED_CAPS {
+                    saved.enabled.push((cap, gl.is_enabled(cap)));
+                    gl.disable(cap);
+                }
+                gl.color_mask(true, true, true, true);
+            }
+            if draw {
+                saved.enabled.push((glow::BLEND, gl.is_enabled(glow::BLEND)));
+            }
+            if let Some(unpack) = &saved.unpack {
+                if unpack.buffer.is_some() {
+                    gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
+                }
+                for (p, v) in UNPACK_PARAMS.into_iter().zip([4, 0, 0, 0, 0, 0]) {
+                    gl.pixel_store_i32(p, v);
+                }
+            }
+            gl.active_texture(glow::TEXTURE0);
+            saved
+        }
+    }
+
+    /// Puts back everything captured. A texture the paint deleted (`deleted`) is not rebound:
+    /// its unit gets texture 0, as GL itself does when a bound texture is deleted.
+    pub(crate) fn restore(self, gl: &glow::Context, deleted: &[glow::Texture]) {
+        // SAFETY: restores values read from this context by `capture_and_prepare`; objects
+        // the paint deleted are skipped, so no deleted name is ever bound.
+        unsafe {
+            for (unit, (texture, sampler)) in self.units.into_iter().enumerate() {
+                gl.active_texture(glow::TEXTURE0 + unit as u32);
+                let texture = texture.filter(|t| !deleted.contains(t));
+                gl.bind_texture(glow::TEXTURE_2D_ARRAY, texture);
+                gl.bind_sampler(unit as u32, sampler);
+            }
+            gl.active_texture(self.active_texture);
+            if let Some(p) = self.program {
+                gl.use_program(p);
+            }
+            if let Some(v) = self.vao {
+                gl.bind_vertex_array(v);
+            }
+            if let Some(b) = self.array_buffer {
+                gl.bind_buffer(glow::ARRAY_BUFFER, b);
+            }
+            if let Some(f) = self.draw_fb {
+                gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, f);
+            }
+            if let Some([x, y, w, h]) = self.viewport {
+                gl.viewport(x, y, w, h);
+            }
+            for (cap, on) in self.enabled {
+                if on {
+                    gl.enable(cap);
+                } else {
+                    gl.disable(cap);
+                }
+            }
+            if let Some([src_rgb, dst_rgb, src_a, dst_a, eq_rgb, eq_a]) = self.blend {
+                gl.blend_func_separate(src_rgb as u32, dst_rgb as u32, src_a as u32, dst_a as u32);
+                gl.blend_equation_separate(eq_rgb as u32, eq_a as u32);
+            }
+            if let Some([r, g, b, a]) = self.color_mask {
+                gl.color_mask(r, g, b, a);
+            }
+            if let Some(unpack) = self.unpack {
+                for (p, v) in UNPACK_PARAMS.into_iter().zip(unpack.params) {
+                    gl.pixel_store_i32(p, v);
+                }
+                if unpack.buffer.is_some() {
+                    gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, unpack.buffer);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Shared test helpers: a headless EGL context (llvmpipe through Mesa's EGL device platform),
+//! an offscreen RGBA8 framebuffer with readback, and small texture builders.
+#![allow(dead_code, unsafe_code)]
+
+use std::sync::Arc;
+
+use glow::HasContext;
+use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display::Display};
+use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::display::GlDisplay;
+
+/// Which context a scene runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// Desktop OpenGL 3.3 core profile.
+    Gl33,
+    /// OpenGL ES 3.0.
+    Gles30,
+}
+
+/// A current headless context. Field order: `gl` drops before the context and display.
+pub struct Ctx {
+    pub gl: Arc<glow::Context>,
+    pub flavor: Flavor,
+    _context: PossiblyCurrentContext,
+    _display: Display,
+}
+
+fn create(flavor: Flavor) -> Result<Ctx, String> {
+    let devices: Vec<Device> = Device::query_devices().map_err(|e| format!("EGL device query: {e}"))?.collect();
+    let device = devices
+        .iter()
+        .find(|d| d.extensions().contains("EGL_MESA_device_software"))
+        .or(devices.first())
+        .ok_or("no EGL device")?;
+    // SAFETY: the device comes from EGL's own enumeration; no native display is passed.
+    let display = unsafe { Display::with_device(device, None) }.map_err(|e| format!("EGL display: {e}"))?;
+    let api = match flavor {
+        Flavor::Gl33 => Api::OPENGL,
+        Flavor::Gles30 => Api::GLES3,
+    };
+    let template = ConfigTemplateBuilder::new().with_surface_type(ConfigSurfaceTypes::empty()).with_api(api).build();
+    // SAFETY: the display is alive for the call.
+    let config = unsafe { display.find_configs(template) }
+        .map_err(|e| format!("EGL configs: {e}"))?
+        .next()
+        .ok_or("no EGL config")?;
+    let context_api = match flavor {
+        Flavor::Gl33 => ContextApi::OpenGl(Some(Version::new(3, 3))),
+        Flavor::Gles30 => ContextApi::Gles(Some(Version::new(3, 0))),
+    };
+    let attrs = ContextAttributesBuilder::new().with_context_api(context_api).with_profile(GlProfile::Core).build(None);
+    // SAFETY: config from this display; no shared context.
+    let context = unsafe { display.create_context(&config, &attrs) }
+        .map_err(|e| format!("EGL context: {e}"))?
+        .make_current_surfaceless()
+        .map_err(|e| format!("make current: {e}"))?;
+    // SAFETY: the context is current on this thread and outlives `gl` (see `Ctx`).
+    let gl = unsafe { glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s)) };
+    let v = gl.version();
+    match flavor {
+        Flavor::Gl33 if v.is_embedded => return Err(format!("asked desktop GL, got {v:?}")),
+        Flavor::Gles30 if !v.is_embedded => return Err(format!("asked GLES, got {v:?}")),
+        _ => {}
+    }
+    Ok(Ctx { gl: Arc::new(gl), flavor, _context: context, _display: display })
+}
+
+/// A context of `flavor`, or `None` (with a `skipped:` line) when none can be made outside
+/// CI. Under `CI=true` a missing context fails the test.
+pub fn context(flavor: Flavor, test: &str) -> Option<Ctx> {
+    match create(flavor) {
+        Ok(ctx) => Some(ctx),
+        Err(reason) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true and no {flavor:?} EGL context could be created: {reason}");
+            }
+            println!("skipped: {test} on {flavor:?}: no EGL context ({reason})");
+            None
+        }
+    }
+}
+
+/// Runs `scene` on a fresh context of `flavor` (this test's own thread).
+pub fn run(flavor: Flavor, test: &str, scene: impl FnOnce(&Ctx)) {
+    if let Some(ctx) = context(flavor, test) {
+        scene(&ctx);
+    }
+}
+
+/// An offscreen RGBA8 framebuffer (renderbuffer colour attachment).
+pub struct Offscreen {
+    pub fbo: glow::Framebuffer,
+    pub rb: glow::Renderbuffer,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Offscreen {
+    /// Creates it, bound to `FRAMEBUFFER`, cleared to `clear` (floats, premultiplied).
+    pub fn new(gl: &glow::Context, width: u32, height: u32, clear: [f32; 4]) -> Self {
+        // SAFETY: object creation and state calls on the current context.
+        unsafe {
+            let fbo = gl.create_framebuffer().unwrap();
+            let rb = gl.create_renderbuffer().unwrap();
+            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, width as i32, height as i32);
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+            gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, glow::COLOR_ATTACHMENT0, glow::RENDERBUFFER, Some(rb));
+            assert_eq!(gl.check_framebuffer_status(glow::FRAMEBUFFER), glow::FRAMEBUFFER_COMPLETE);
+            let o = Self { fbo, rb, width, height };
+            o.clear(gl, clear);
+            o
+        }
+    }
+
+    pub fn clear(&self, gl: &glow::Context, c: [f32; 4]) {
+        // SAFETY: state calls on our own framebuffer.
+        unsafe {
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.fbo));
+            gl.viewport(0, 0, self.width as i32, self.height as i32);
+            gl.clear_color(c[0], c[1], c[2], c[3]);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+        }
+    }
+
+    /// Reads the framebuffer back; row 0 is the top (y down, like instance positions).
+    pub fn read(&self, gl: &glow::Context) -> Image {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let mut px = vec![0u8; w * h * 4];
+        // SAFETY: reads w*h RGBA8 pixels into a buffer of exactly that size.
+        unsafe {
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(self.fbo));
+            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
+            gl.read_pixels(
+                0,
+                0,
+                w as i32,
+                h as i32,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut px)),
+            );
+        }
+        let mut flipped = vec![0u8; px.len()];
+        for y in 0..h {
+            let src = (h - 1 - y) * w * 4;
+            flipped[y * w * 4..(y + 1) * w * 4].copy_from_slice(&px[src..src + w * 4]);
+        }
+        Image { width: self.width, height: self.height, px: flipped }
+    }
+
+    pub fn delete(self, gl: &glow::Context) {
+        // SAFETY: our own objects.
+        unsafe {
+            gl.delete_framebuffer(self.fbo);
+            gl.delete_renderbuffer(self.rb);
+        }
+    }
+}
+
+/// A readback, top row first.
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub px: Vec<u8>,
+}
+
+impl Image {
+    pub fn at(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [self.px[i], self.px[i + 1], self.px[i + 2], self.px[i + 3]]
+    }
+
+    /// Every pixel, with coordinates.
+    pub fn pixels(&self) -> impl Iterator<Item = (u32, u32, [u8; 4])> + '_ {
+        (0..self.height).flat_map(move |y| (0..self.width).map(move |x| (x, y, self.at(x, y))))
+    }
+
+    /// Asserts every pixel of the rectangle `[x0, x1) x [y0, y1)` is `want`, within `tol`.
+    pub fn assert_rect(&self, [x0, y0, x1, y1]: [u32; 4], want: [u8; 4], tol: u8, what: &str) {
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let got = self.at(x, y);
+                assert!(close(got, want, tol), "{what}: pixel ({x}, {y}) is {got:?}, want {want:?}");
+            }
+        }
+    }
+}
+
+pub fn close(a: [u8; 4], b: [u8; 4], tol: u8) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= tol)
+}
+
+/// `w x h` pixels of one colour.
+pub fn solid(w: u32, h: u32, c: [u8; 4]) -> Vec<u8> {
+    c.repeat((w * h) as usize)
+}
+
+/// `count` opaque colours, pairwise at least 48 apart in some channel: a 6x6x6 grid of
+/// levels walked with a stride so neighbours differ a lot. At most 216.
+pub fn distinct_colors(count: u32) -> Vec<[u8; 4]> {
+    const LEVELS: [u8; 6] = [16, 64, 112, 160, 208, 255];
+    assert!(count <= 216, "only 216 distinct colours");
+    (0..count)
+        .map(|i| {
+            let j = (i * 97 + 5) % 216;
+            [LEVELS[(j % 6) as usize], LEVELS[(j / 6 % 6) as usize], LEVELS[(j / 36) as usize], 255]
+        })
+        .collect()
+}
+
+/// Premultiplied "over": `src + dst * (1 - src.a)`, channels in 0..=255.
+pub fn over(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
+    let a = src[3] as f32 / 255.0;
+    let mut out = [0u8; 4];
+    for c in 0..4 {
+        out[c] = (src[c] as f32 + dst[c] as f32 * (1.0 - a)).round().clamp(0.0, 255.0) as u8;
+    }
+    out
+}
+
+/// Makes a test with one function per context flavour.
+#[macro_export]
+macro_rules! both_flavors {
+    ($scene:ident) => {
+        mod $scene {
+            #[test]
+            fn gl33() {
+                $crate::common::run($crate::common::Flavor::Gl33, stringify!($scene), super::$scene);
+            }
+            #[test]
+            fn gles30() {
+                $crate::common::run($crate::common::Flavor::Gles30, stringify!($scene), super::$scene);
+            }
+        }
+    };
+}

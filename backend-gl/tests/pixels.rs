@@ -1,0 +1,684 @@
+//! Pixel readback on a real context (llvmpipe through EGL): every scene runs on a desktop GL
+//! 3.3 core context and on a GLES 3.0 context.
+// The tests drive GL directly (host-side state, readback): every call is in `unsafe`.
+#![allow(unsafe_code)]
+
+mod common;
+
+use common::{close, distinct_colors, over, solid, Ctx, Image, Offscreen};
+use layerbatch_core::{
+    Batcher, Config, Filter, Format, FramePlan, Quad, QuadError, Stats, TextureDesc, TextureError, TextureId,
+};
+use layerbatch_gl::{Capabilities, CopyPath, Renderer, Target};
+
+const W: u32 = 256;
+const H: u32 = 256;
+const CLEAR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
+/// A batcher, a renderer and an offscreen target on one context.
+struct Rig<'a> {
+    ctx: &'a Ctx,
+    batcher: Batcher,
+    renderer: Option<Renderer>,
+    target: Offscreen,
+}
+
+impl<'a> Rig<'a> {
+    fn new(ctx: &'a Ctx, config: Config) -> Self {
+        Self::with_caps(ctx, config, None)
+    }
+
+    fn with_caps(ctx: &'a Ctx, config: Config, caps: Option<Capabilities>) -> Self {
+        let limits = Renderer::query_limits(&ctx.gl);
+        let batcher = Batcher::new(limits, config).expect("budget");
+        let renderer = match caps {
+            Some(c) => Renderer::with_capabilities(ctx.gl.clone(), batcher.budget(), c),
+            None => Renderer::new(ctx.gl.clone(), batcher.budget()),
+        }
+        .expect("renderer");
+        assert_eq!(renderer.stats().device_total.pipeline_compiles, batcher.budget().tiers.len() as u64);
+        let target = Offscreen::new(&ctx.gl, W, H, CLEAR);
+        Self { ctx, batcher, renderer: Some(renderer), target }
+    }
+
+    fn renderer(&mut self) -> &mut Renderer {
+        self.renderer.as_mut().expect("live renderer")
+    }
+
+    fn register(&mut self, desc: TextureDesc, color: [u8; 4]) -> TextureId {
+        self.batcher.register(&desc, &solid(desc.width_px, desc.height_px, color)).expect("register")
+    }
+
+    /// Records `quads`, paints the plan into the offscreen target (named by the target, or
+    /// bound by the "host" when `bound`), reads it back.
+    fn frame_with(&mut self, quads: &[Quad], bound: bool) -> Image {
+        self.target.clear(&self.ctx.gl, CLEAR);
+        self.batcher.begin_frame();
+        for q in quads {
+            self.batcher.push(q).expect("push");
+        }
+        let plan = self.batcher.finish();
+        let target = if bound {
+            // The host binds its framebuffer; the renderer draws into whatever is bound.
+            Target::bound([W, H])
+        } else {
+            // SAFETY: the test's own framebuffer; unbinding checks the renderer rebinds it.
+            unsafe { glow::HasContext::bind_framebuffer(&*self.ctx.gl, glow::FRAMEBUFFER, None) };
+            Target::framebuffer(self.target.fbo, [W, H])
+        };
+        let renderer = self.renderer.as_mut().expect("live renderer");
+        renderer.paint(plan, &target).expect("paint");
+        check_plan_executed(plan, renderer);
+        self.target.read(&self.ctx.gl)
+    }
+
+    fn frame(&mut self, quads: &[Quad]) -> Image {
+        self.frame_with(quads, false)
+    }
+
+    fn plan(&self) -> &FramePlan {
+        self.batcher.plan()
+    }
+
+    fn stats(&mut self) -> Stats {
+        self.renderer().stats()
+    }
+
+    fn finish(mut self) {
+        self.renderer.take().expect("live renderer").destroy();
+        self.target.delete(&self.ctx.gl);
+    }
+}
+
+/// What every paint must satisfy: one draw per segment, each with its segment's tier, and the
+/// counters of the plan that was painted.
+fn check_plan_executed(plan: &FramePlan, renderer: &Renderer) {
+    let stats = renderer.stats();
+    assert_eq!(stats.device_frame.draw_calls, plan.segments.len() as u64);
+    assert_eq!(stats.core_frame, plan.counters);
+    let tiers: Vec<u32> = plan.segments.iter().map(|s| s.tier).collect();
+    assert_eq!(renderer.last_drawn_tiers(), tiers.as_slice());
+    assert_eq!(stats.device_frame.instance_bytes_written, plan.instances.len() as u64 * 48);
+    assert_eq!(stats.device_frame.texture_bytes_written, plan.counters.bytes_uploaded);
+    assert_eq!(stats.device_total.pipeline_compiles, renderer.tiers().len() as u64);
+}
+
+/// Cell `i` of a grid of `cell x cell` pixel cells, 256 px wide.
+fn cell(i: u32, cell: u32) -> (u32, u32) {
+    let cols = W / cell;
+    ((i % cols) * cell, (i / cols) * cell)
+}
+
+// 1. 40 textures of one size, distinct colours, a grid of 40 quads: every rectangle shows its
+//    own colour; one draw call, no cache reset.
+fn grid_40(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config::default());
+    let colors = distinct_colors(40);
+    let ids: Vec<TextureId> = colors.iter().map(|&c| rig.register(TextureDesc::new(16, 16), c)).collect();
+    let quads: Vec<Quad> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            let (x, y) = cell(i as u32, 32);
+            Quad::rect(t, [x as f32, y as f32], [32.0, 32.0])
+        })
+        .collect();
+    let img = rig.frame_with(&quads, true);
+    for (i, &c) in colors.iter().enumerate() {
+        let (x, y) = cell(i as u32, 32);
+        // Every pixel of the cell: sampling a solid layer gives exactly its colour.
+        img.assert_rect([x, y, x + 32, y + 32], c, 0, &format!("texture {i}"));
+    }
+    img.assert_rect([0, 160, W, H], [0, 0, 0, 255], 0, "background below the grid");
+    let stats = rig.stats();
+    assert_eq!(stats.device_frame.draw_calls, 1);
+    assert_eq!(stats.core_frame.draw_calls, 1);
+    assert_eq!(stats.core_frame.cache_resets, 0);
+    assert_eq!(stats.device_frame.texture_binds, 1, "one array, bound once");
+    assert_eq!(rig.plan().segments[0].tier, 1);
+    assert_eq!(stats.device_frame.arrays_created, stats.core_frame.arrays_created);
+    rig.finish();
+}
+both_flavors!(grid_40);
+
+// 2. Padded textures whose padding holds poison: the poison never shows, nearest or linear,
+//    scaled, offset by fractions of a pixel, rotated, or showing a sub-rectangle.
+fn padding_poison(ctx: &Ctx) {
+    const POISON: [u8; 4] = [255, 0, 255, 255];
+    let mut rig = Rig::new(ctx, Config::default());
+    // Two padded sizes, 48x48 (class 64x64) and 50x30 (class 64x32), in both filters. Fill
+    // each class's layer 0 with a full-size poison texture, free it, and register the small
+    // texture into the same layer: its padding then holds poison.
+    let mut textures = Vec::new();
+    for filter in [Filter::Linear, Filter::Nearest] {
+        for ((w, h), (cw, ch)) in [((48, 48), (64, 64)), ((50, 30), (64, 32))] {
+            let poison = rig.register(TextureDesc::new(cw, ch).with_filter(filter), POISON);
+            let poison_place = rig.batcher.placement(poison).unwrap();
+            rig.batcher.free(poison).unwrap();
+            // Left half green, right half blue: no red anywhere, so any red is poison.
+            let desc = TextureDesc::new(w, h).with_filter(filter);
+            let px: Vec<u8> =
+                (0..w * h).flat_map(|i| if i % w < w / 2 { [0, 255, 0, 255] } else { [0, 0, 255, 255] }).collect();
+            let t = rig.batcher.register(&desc, &px).unwrap();
+            let place = rig.batcher.placement(t).unwrap();
+            assert_eq!((place.array, place.layer), (poison_place.array, poison_place.layer));
+            assert!(place.uv_scale[0] < 1.0 || place.uv_scale[1] < 1.0, "padded");
+            textures.push((t, filter));
+        }
+    }
+    let mut quads = Vec::new();
+    for (i, &(t, _)) in textures.iter().enumerate() {
+        let col = i as f32 * 64.0;
+        quads.push(Quad::rect(t, [col + 2.0, 2.0], [60.0, 60.0])); // scaled up, aligned
+        quads.push(Quad::rect(t, [col + 3.37, 70.61], [57.3, 55.9])); // fractional everything
+        quads.push(Quad::rotated(t, [col + 32.0, 160.0], [40.0, 40.0], 0.5)); // rotated
+        quads.push(Quad::rect(t, [col + 4.0, 194.0], [56.0, 56.0]).with_uv([0.5, 0.0, 1.0, 1.0]));
+        // right half
+    }
+    let img = rig.frame(&quads);
+    for (x, y, px) in img.pixels() {
+        assert_eq!(px[0], 0, "poison (red) at ({x}, {y}): {px:?}");
+    }
+    for i in 0..textures.len() as u32 {
+        let col = i * 64;
+        // Aligned quad: left part green, right part blue.
+        assert_eq!(img.at(col + 10, 30), [0, 255, 0, 255], "texture {i} left");
+        assert_eq!(img.at(col + 54, 30), [0, 0, 255, 255], "texture {i} right");
+        // The sub-rectangle quad shows only the blue half.
+        assert_eq!(img.at(col + 8, 220), [0, 0, 255, 255], "texture {i} uv sub-rect");
+    }
+    // Red poison anywhere else would also be caught above; green and blue must both show.
+    assert!(img.pixels().any(|(_, _, p)| p[1] > 200) && img.pixels().any(|(_, _, p)| p[2] > 200));
+    rig.finish();
+}
+both_flavors!(padding_poison);
+
+// 3. Four slots, ten textures that cannot share an array (ten sizes, no padding),
+//    interleaved: right pixels, and the draws and flushes core planned.
+fn slots_4_ten_sizes(ctx: &Ctx) {
+    let config = Config { max_slots: 4, max_padding_waste: 0.0, ..Config::default() };
+    let mut rig = Rig::new(ctx, config);
+    let colors = distinct_colors(10);
+    let ids: Vec<TextureId> = colors
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| rig.register(TextureDesc::new(8 + i as u32, 9 + i as u32), c))
+        .collect();
+    let arrays: std::collections::HashSet<_> = ids.iter().map(|&t| rig.batcher.placement(t).unwrap().array).collect();
+    assert_eq!(arrays.len(), 10, "every texture in its own array");
+    let quads: Vec<Quad> = (0..64u32)
+        .map(|i| {
+            let (x, y) = cell(i, 32);
+            Quad::rect(ids[(i % 10) as usize], [x as f32, y as f32], [32.0, 32.0])
+        })
+        .collect();
+    let img = rig.frame(&quads);
+    for i in 0..64u32 {
+        let (x, y) = cell(i, 32);
+        img.assert_rect([x, y, x + 32, y + 32], colors[(i % 10) as usize], 0, &format!("quad {i}"));
+    }
+    let stats = rig.stats();
+    let plan = rig.plan();
+    assert!(plan.segments.len() > 1);
+    assert_eq!(stats.device_frame.draw_calls, plan.segments.len() as u64);
+    assert_eq!(stats.core_frame.flushes, plan.segments.len() as u64);
+    assert_eq!(stats.core_frame.draw_calls, stats.device_frame.draw_calls);
+    assert!(stats.core_frame.flushes_slots_exhausted > 0);
+    assert_eq!(stats.core_frame.cache_resets, 0);
+    assert!(plan.segments.iter().all(|s| s.tier <= 4));
+    // Every slot bind core planned was issued (the device may add first-use rebinds).
+    assert!(stats.device_frame.texture_binds >= stats.core_frame.slot_binds);
+    rig.finish();
+}
+both_flavors!(slots_4_ten_sizes);
+
+fn srgb_to_linear(c: u8) -> u8 {
+    let c = c as f32 / 255.0;
+    let l = if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    (l * 255.0).round() as u8
+}
+
+// 4. Growth mid-session: more textures than the initial layers, across frames. Pixels stay
+//    right after the GPU copy (every mip level), growths are counted, nothing is re-uploaded.
+fn growth(ctx: &Ctx, path: CopyPath) {
+    let config = Config { initial_layers: 4, ..Config::default() };
+    let caps = Capabilities { copy_image: path == CopyPath::CopyImage, ..Capabilities::detect(&ctx.gl) };
+    let mut rig = Rig::with_caps(ctx, config, Some(caps));
+    if path == CopyPath::CopyImage && rig.renderer().copy_path() != CopyPath::CopyImage {
+        println!("skipped: growth via copy-image: the context lacks it");
+        return rig.finish();
+    }
+    assert_eq!(rig.renderer().copy_path(), path);
+    let colors = distinct_colors(24);
+    let mut ids: Vec<(TextureId, [u8; 4])> = Vec::new();
+    let mut expected_layers_copied = 0;
+    for (frame, new) in [3u32, 3, 6, 12].into_iter().enumerate() {
+        let before = ids.len();
+        for k in 0..new {
+            let i = ids.len();
+            // Mipmapped linear-RGBA and sRGB textures, mid-range values (sRGB changes them).
+            let srgb = k % 2 == 1;
+            let c = colors[i];
+            let desc = TextureDesc::new(16, 16).with_mip_levels(5).with_format(if srgb {
+                Format::Rgba8UnormSrgb
+            } else {
+                Format::Rgba8Unorm
+            });
+            let c = [c[0] / 2 + 40, c[1] / 2 + 40, c[2] / 2 + 40, 255];
+            let t = rig.register(desc, c);
+            let want = if srgb { [srgb_to_linear(c[0]), srgb_to_linear(c[1]), srgb_to_linear(c[2]), 255] } else { c };
+            ids.push((t, want));
+        }
+        // Each texture twice: 24 px (level 0) and 4 px (a quarter: level 2).
+        let mut quads = Vec::new();
+        for (i, &(t, _)) in ids.iter().enumerate() {
+            let (x, y) = cell(i as u32, 32);
+            quads.push(Quad::rect(t, [x as f32, y as f32], [24.0, 24.0]));
+            quads.push(Quad::rect(t, [x as f32 + 26.0, y as f32 + 26.0], [4.0, 4.0]));
+        }
+        // Odd frames draw into the framebuffer the host has bound: growth copies (blits)
+        // must leave it bound.
+        let img = rig.frame_with(&quads, frame % 2 == 1);
+        for (i, &(_, want)) in ids.iter().enumerate() {
+            let (x, y) = cell(i as u32, 32);
+            img.assert_rect([x, y, x + 24, y + 24], want, 1, &format!("frame {frame} texture {i} level 0"));
+            img.assert_rect([x + 26, y + 26, x + 30, y + 30], want, 1, &format!("frame {frame} texture {i} mip"));
+        }
+        let stats = rig.stats();
+        let new_bytes: u64 = (before..ids.len()).map(|_| layerbatch_core::mip_chain_bytes(16, 16, 5)).sum();
+        assert_eq!(stats.device_frame.texture_bytes_written, new_bytes, "frame {frame}: only new textures uploaded");
+        for op in &rig.plan().ops {
+            if let layerbatch_core::ResourceOp::Array(layerbatch_core::ArrayOp::Grow { copy_layers, .. }) = op {
+                expected_layers_copied += *copy_layers as u64;
+            }
+        }
+        assert_eq!(stats.device_frame.arrays_created, stats.core_frame.arrays_created);
+        assert_eq!(stats.device_frame.arrays_destroyed, stats.core_frame.arrays_destroyed);
+    }
+    let stats = rig.stats();
+    // Two classes (linear, sRGB) of 12 textures each: 4 -> 8 -> 16 layers, two growths each.
+    assert_eq!(stats.core_total.array_growths, 4);
+    assert_eq!(stats.device_total.layers_copied, expected_layers_copied);
+    assert_eq!(stats.device_total.layers_copied, 2 * (4 + 8));
+    assert_eq!(stats.device_total.texture_bytes_written, 24 * layerbatch_core::mip_chain_bytes(16, 16, 5));
+    assert_eq!(rig.renderer().array_count(), 2);
+    rig.finish();
+}
+fn growth_copy_image(ctx: &Ctx) {
+    growth(ctx, CopyPath::CopyImage);
+}
+fn growth_blit(ctx: &Ctx) {
+    growth(ctx, CopyPath::Blit);
+}
+both_flavors!(growth_copy_image);
+both_flavors!(growth_blit);
+
+// Arrays without immutable storage (glTexImage3D per level) behave the same.
+fn mutable_storage(ctx: &Ctx) {
+    let caps = Capabilities { texture_storage: false, copy_image: false, ..Capabilities::detect(&ctx.gl) };
+    let mut rig = Rig::with_caps(ctx, Config { initial_layers: 2, ..Config::default() }, Some(caps));
+    let colors = distinct_colors(5);
+    let ids: Vec<TextureId> =
+        colors.iter().map(|&c| rig.register(TextureDesc::new(8, 8).with_mip_levels(4), c)).collect();
+    let quads: Vec<Quad> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            let (x, y) = cell(i as u32, 32);
+            Quad::rect(t, [x as f32, y as f32], [32.0, 32.0])
+        })
+        .collect();
+    let img = rig.frame(&quads);
+    for (i, &c) in colors.iter().enumerate() {
+        let (x, y) = cell(i as u32, 32);
+        img.assert_rect([x, y, x + 32, y + 32], c, 0, &format!("texture {i}"));
+    }
+    assert!(rig.stats().core_total.array_growths >= 1);
+    rig.finish();
+}
+both_flavors!(mutable_storage);
+
+// 5. Free and reuse: a new texture takes the freed layer, the readback shows it, the old id is
+//    rejected everywhere.
+fn free_and_reuse(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config::default());
+    let (red, green, blue) = ([220, 20, 20, 255], [20, 220, 20, 255], [20, 20, 220, 255]);
+    let a = rig.register(TextureDesc::new(32, 32), red);
+    let b = rig.register(TextureDesc::new(32, 32), green);
+    let quads = |a: TextureId, b: TextureId| {
+        [Quad::rect(a, [0.0, 0.0], [64.0, 64.0]), Quad::rect(b, [64.0, 0.0], [64.0, 64.0])]
+    };
+    let img = rig.frame(&quads(a, b));
+    img.assert_rect([0, 0, 64, 64], red, 0, "a");
+    img.assert_rect([64, 0, 128, 64], green, 0, "b");
+    let old = rig.batcher.placement(a).unwrap();
+    rig.batcher.free(a).unwrap();
+    let c = rig.register(TextureDesc::new(32, 32), blue);
+    let new = rig.batcher.placement(c).unwrap();
+    assert_eq!((new.array, new.layer), (old.array, old.layer), "the freed layer is reused");
+    let img = rig.frame(&quads(c, b));
+    img.assert_rect([0, 0, 64, 64], blue, 0, "c in a's layer");
+    img.assert_rect([64, 0, 128, 64], green, 0, "b");
+    let stats = rig.stats();
+    assert_eq!(stats.device_frame.texture_bytes_written, 32 * 32 * 4, "only c uploaded");
+    assert_eq!(stats.device_frame.arrays_created, 0);
+    // The old id is rejected.
+    assert!(!rig.batcher.contains(a));
+    assert!(matches!(rig.batcher.placement(a), Err(TextureError::Stale(_))));
+    assert!(matches!(rig.batcher.free(a), Err(TextureError::Stale(_))));
+    rig.batcher.begin_frame();
+    assert_eq!(rig.batcher.push(&Quad::rect(a, [0.0, 0.0], [8.0, 8.0])), Err(QuadError::Stale(a)));
+    rig.batcher.push(&Quad::rect(c, [0.0, 0.0], [8.0, 8.0])).unwrap();
+    let plan = rig.batcher.finish();
+    assert_eq!(plan.instances.len(), 1);
+    let target = Target::framebuffer(rig.target.fbo, [W, H]);
+    let renderer = rig.renderer.as_mut().unwrap();
+    renderer.paint(plan, &target).unwrap();
+    // A plan painted twice is refused: its ops would be applied twice.
+    assert!(matches!(renderer.paint(plan, &target), Err(layerbatch_gl::Error::FrameOrder { .. })));
+    rig.finish();
+}
+both_flavors!(free_and_reuse);
+
+// 6. Overlapping translucent quads blend in submission order (premultiplied alpha).
+fn translucent_order(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config::default());
+    let bg_f = [0.2, 0.2, 0.2, 1.0];
+    let bg = [51, 51, 51, 255];
+    let t1c = [0, 0, 128, 128]; // 50 % blue, premultiplied
+    let t2c = [100, 50, 0, 153]; // 60 % orange, premultiplied
+    let t1 = rig.register(TextureDesc::new(8, 8), t1c);
+    let t2 = rig.register(TextureDesc::new(8, 8), t2c);
+    let opaque = rig.register(TextureDesc::new(8, 8), [240, 240, 0, 255]);
+    let tint = [64, 128, 32, 128]; // premultiplied tint
+    let scene = |first: TextureId, second: TextureId| {
+        [
+            Quad::rect(first, [20.0, 20.0], [100.0, 100.0]),
+            Quad::rect(second, [70.0, 70.0], [100.0, 100.0]),
+            Quad::rect(opaque, [180.0, 180.0], [40.0, 40.0]).with_color(tint),
+        ]
+    };
+    let mut results = Vec::new();
+    for (first, second, fc, sc) in [(t1, t2, t1c, t2c), (t2, t1, t2c, t1c)] {
+        rig.target.clear(&ctx.gl, bg_f);
+        rig.batcher.begin_frame();
+        for q in scene(first, second) {
+            rig.batcher.push(&q).unwrap();
+        }
+        let plan = rig.batcher.finish();
+        rig.renderer.as_mut().unwrap().paint(plan, &Target::framebuffer(rig.target.fbo, [W, H])).unwrap();
+        let img = rig.target.read(&ctx.gl);
+        let only_first = img.at(40, 40);
+        let only_second = img.at(150, 150);
+        let both = img.at(95, 95);
+        let tinted = img.at(200, 200);
+        assert!(close(only_first, over(fc, bg), 2), "first alone {only_first:?} vs {:?}", over(fc, bg));
+        assert!(close(only_second, over(sc, bg), 2), "second alone {only_second:?}");
+        let want = over(sc, over(fc, bg));
+        assert!(close(both, want, 2), "overlap {both:?}, want {want:?}");
+        // texel * tint, then over the background.
+        let texel_tint = [240 * 64 / 255, 240 * 128 / 255, 0, 128].map(|v: u32| v as u8);
+        assert!(close(tinted, over(texel_tint, bg), 2), "tinted {tinted:?}, want {:?}", over(texel_tint, bg));
+        assert_eq!(img.at(5, 5), bg);
+        results.push(both);
+    }
+    // The order shows: the two overlaps differ where "over" is not commutative.
+    assert!(!close(results[0], results[1], 4), "order must matter: {:?} vs {:?}", results[0], results[1]);
+    rig.finish();
+}
+both_flavors!(translucent_order);
+
+// 7. 200 textures over several frames: programs linked = tiers, never more; segments of one
+//    array are drawn with the tier-1 program.
+fn many_textures(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config::default());
+    let tiers = rig.batcher.budget().tiers.len() as u64;
+    let sizes = [(16, 16), (32, 32), (24, 24), (64, 16), (8, 8)];
+    let colors = distinct_colors(200);
+    let mut ids: Vec<TextureId> = Vec::new();
+    let mut one_array_segments = 0;
+    let mut frames = 0;
+    let mut check = |rig: &mut Rig<'_>, img: &Image, ids: &[TextureId], order: &[usize]| {
+        for &i in order {
+            let (x, y) = cell(i as u32, 16);
+            img.assert_rect([x + 1, y + 1, x + 11, y + 11], colors[i], 0, &format!("texture {i}"));
+        }
+        let plan = rig.plan();
+        for (seg, &drawn) in plan.segments.iter().zip(rig.renderer.as_ref().unwrap().last_drawn_tiers()) {
+            let arrays = plan.slots(seg).iter().flatten().count();
+            if arrays == 1 {
+                assert_eq!(seg.tier, 1);
+                assert_eq!(drawn, 1);
+                one_array_segments += 1;
+            }
+        }
+        assert!(ids.len() <= 200);
+        let stats = rig.stats();
+        assert_eq!(stats.device_total.pipeline_compiles, tiers, "no program linked after creation");
+        frames += 1;
+    };
+    for round in 0..4 {
+        for _ in 0..50 {
+            let i = ids.len();
+            let (w, h) = sizes[i % sizes.len()];
+            ids.push(rig.register(TextureDesc::new(w, h), colors[i]));
+        }
+        // All textures so far, interleaved across classes (painter's order is submission order).
+        let order: Vec<usize> = (0..ids.len()).map(|k| (k * 7 + round) % ids.len()).collect();
+        let quads: Vec<Quad> = order
+            .iter()
+            .map(|&i| {
+                let (x, y) = cell(i as u32, 16);
+                Quad::rect(ids[i], [x as f32, y as f32], [12.0, 12.0])
+            })
+            .collect();
+        let img = rig.frame(&quads);
+        check(&mut rig, &img, &ids, &order);
+    }
+    // A frame of one size class: one array, one segment, tier 1.
+    let order: Vec<usize> = (0..200).filter(|i| i % sizes.len() == 0).collect();
+    let quads: Vec<Quad> = order
+        .iter()
+        .map(|&i| {
+            let (x, y) = cell(i as u32, 16);
+            Quad::rect(ids[i], [x as f32, y as f32], [12.0, 12.0])
+        })
+        .collect();
+    let img = rig.frame(&quads);
+    check(&mut rig, &img, &ids, &order);
+    assert_eq!(rig.plan().segments.len(), 1);
+    assert!(one_array_segments >= 1);
+    assert_eq!(frames, 5);
+    let stats = rig.stats();
+    assert_eq!(stats.core_total.frames, 5);
+    assert_eq!(stats.device_total.frames, 5);
+    assert_eq!(stats.device_total.pipeline_compiles, tiers);
+    rig.finish();
+}
+both_flavors!(many_textures);
+
+// Frames longer than the instance buffer: segments per chunk, attribute pointers offset per
+// segment (no base instance on GLES 3.0).
+fn instance_chunks(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config { instance_capacity: 16, max_slots: 2, ..Config::default() });
+    let colors = distinct_colors(6);
+    // Three classes with two slots: flushes inside chunks too.
+    let ids: Vec<TextureId> = colors
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| rig.register(TextureDesc::new(8 << (i % 3), 8 << (i % 3)), c))
+        .collect();
+    let quads: Vec<Quad> = (0..64u32)
+        .map(|i| {
+            let (x, y) = cell(i, 32);
+            Quad::rect(ids[(i as usize * 5) % 6], [x as f32, y as f32], [32.0, 32.0])
+        })
+        .collect();
+    let img = rig.frame(&quads);
+    for i in 0..64u32 {
+        let (x, y) = cell(i, 32);
+        img.assert_rect([x, y, x + 32, y + 32], colors[(i as usize * 5) % 6], 0, &format!("quad {i}"));
+    }
+    let stats = rig.stats();
+    assert_eq!(stats.core_frame.flushes_instance_buffer_full, 3);
+    assert!(stats.core_frame.flushes_slots_exhausted > 0);
+    assert_eq!(stats.device_frame.instance_bytes_written, 64 * 48);
+    rig.finish();
+}
+both_flavors!(instance_chunks);
+
+// The host's GL state is restored after a paint.
+fn state_restored(ctx: &Ctx) {
+    use glow::HasContext;
+    let gl = &*ctx.gl;
+    // The blit copy path: it changes the most state (framebuffers, FRAMEBUFFER_SRGB).
+    let caps = Capabilities { copy_image: false, ..Capabilities::detect(gl) };
+    let mut rig = Rig::with_caps(ctx, Config { initial_layers: 1, ..Config::default() }, Some(caps));
+    // Red | green, 2x1, linear: in between, the pixels mix (a host sampler set to nearest
+    // would make them pure: the renderer unbinds sampler objects from its units).
+    let a = rig.batcher.register(&TextureDesc::new(2, 1), &[255, 0, 0, 255, 0, 255, 0, 255]).unwrap();
+    let srgb = TextureDesc::new(8, 8).with_format(Format::Rgba8UnormSrgb);
+    let b = rig.register(srgb, [0, 255, 0, 255]);
+    let c = rig.register(srgb, [0, 0, 255, 255]); // grows b's array
+                                                  // SAFETY: host-side state on the test's own context and objects.
+    let (host_tex, host_buf, host_pbo, host_vao, host_sampler) = unsafe {
+        let host_tex = gl.create_texture().unwrap();
+        let host_buf = gl.create_buffer().unwrap();
+        let host_pbo = gl.create_buffer().unwrap();
+        let host_vao = gl.create_vertex_array().unwrap();
+        let host_sampler = gl.create_sampler().unwrap();
+        gl.sampler_parameter_i32(host_sampler, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
+        gl.sampler_parameter_i32(host_sampler, glow::TEXTURE_MAG_FILTER, glow::NEAREST as i32);
+        gl.active_texture(glow::TEXTURE0);
+        gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(host_tex));
+        gl.bind_sampler(0, Some(host_sampler));
+        gl.active_texture(glow::TEXTURE5);
+        gl.bind_buffer(glow::ARRAY_BUFFER, Some(host_buf));
+        gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(host_pbo));
+        gl.bind_vertex_array(Some(host_vao));
+        gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
+        gl.pixel_store_i32(glow::UNPACK_ROW_LENGTH, 7);
+        gl.enable(glow::SCISSOR_TEST);
+        gl.scissor(1, 2, 3, 4);
+        gl.enable(glow::DEPTH_TEST);
+        gl.disable(glow::BLEND);
+        gl.blend_func_separate(glow::SRC_ALPHA, glow::ONE, glow::ZERO, glow::DST_ALPHA);
+        gl.color_mask(true, false, true, false);
+        gl.viewport(3, 4, 50, 60);
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(rig.target.fbo));
+        (host_tex, host_buf, host_pbo, host_vao, host_sampler)
+    };
+    rig.batcher.begin_frame();
+    rig.batcher.push(&Quad::rect(a, [0.0, 0.0], [64.0, 32.0])).unwrap();
+    rig.batcher.push(&Quad::rect(b, [64.0, 0.0], [32.0, 32.0])).unwrap();
+    rig.batcher.push(&Quad::rect(c, [96.0, 0.0], [32.0, 32.0])).unwrap();
+    let plan = rig.batcher.finish();
+    rig.renderer.as_mut().unwrap().paint(plan, &Target::framebuffer(rig.target.fbo, [W, H])).unwrap();
+    assert_eq!(rig.stats().core_frame.array_growths, 1);
+    // SAFETY: state queries.
+    unsafe {
+        assert_eq!(gl.get_parameter_i32(glow::ACTIVE_TEXTURE) as u32, glow::TEXTURE5);
+        gl.active_texture(glow::TEXTURE0);
+        assert_eq!(gl.get_parameter_texture(glow::TEXTURE_BINDING_2D_ARRAY), Some(host_tex));
+        assert_eq!(gl.get_parameter_sampler(glow::SAMPLER_BINDING), Some(host_sampler));
+        assert_eq!(gl.get_parameter_buffer(glow::ARRAY_BUFFER_BINDING), Some(host_buf));
+        assert_eq!(gl.get_parameter_buffer(glow::PIXEL_UNPACK_BUFFER_BINDING), Some(host_pbo));
+        assert_eq!(gl.get_parameter_vertex_array(glow::VERTEX_ARRAY_BINDING), Some(host_vao));
+        assert_eq!(gl.get_parameter_program(glow::CURRENT_PROGRAM), None);
+        assert_eq!(gl.get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING), None);
+        assert_eq!(gl.get_parameter_framebuffer(glow::READ_FRAMEBUFFER_BINDING), Some(rig.target.fbo));
+        if ctx.flavor == common::Flavor::Gl33 {
+            assert!(!gl.is_enabled(glow::FRAMEBUFFER_SRGB));
+        }
+        assert_eq!(gl.get_parameter_i32(glow::UNPACK_ALIGNMENT), 1);
+        assert_eq!(gl.get_parameter_i32(glow::UNPACK_ROW_LENGTH), 7);
+        assert!(gl.is_enabled(glow::SCISSOR_TEST));
+        assert!(gl.is_enabled(glow::DEPTH_TEST));
+        assert!(!gl.is_enabled(glow::BLEND));
+        assert_eq!(gl.get_parameter_i32(glow::BLEND_SRC_RGB) as u32, glow::SRC_ALPHA);
+        assert_eq!(gl.get_parameter_i32(glow::BLEND_DST_ALPHA) as u32, glow::DST_ALPHA);
+        assert_eq!(gl.get_parameter_bool_array::<4>(glow::COLOR_WRITEMASK), [true, false, true, false]);
+        let mut v = [0; 4];
+        gl.get_parameter_i32_slice(glow::VIEWPORT, &mut v);
+        assert_eq!(v, [3, 4, 50, 60]);
+        assert_eq!(gl.get_error(), glow::NO_ERROR);
+        // Restore defaults for the readback, then check the draw happened despite the host's
+        // scissor, depth test and colour mask.
+        gl.disable(glow::SCISSOR_TEST);
+        gl.disable(glow::DEPTH_TEST);
+        gl.color_mask(true, true, true, true);
+        gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
+    }
+    let img = rig.target.read(gl);
+    img.assert_rect([0, 0, 8, 32], [255, 0, 0, 255], 0, "a, left");
+    img.assert_rect([56, 0, 64, 32], [0, 255, 0, 255], 0, "a, right");
+    for x in [24, 40] {
+        let p = img.at(x, 16);
+        assert!(p[0] > 30 && p[0] < 225 && p[1] > 30 && p[1] < 225, "a filtered linearly at x {x}: {p:?}");
+    }
+    img.assert_rect([64, 0, 96, 32], [0, 255, 0, 255], 0, "b");
+    img.assert_rect([96, 0, 128, 32], [0, 0, 255, 255], 0, "c");
+    // SAFETY: the test's own objects.
+    unsafe {
+        gl.bind_sampler(0, None);
+        gl.delete_sampler(host_sampler);
+        gl.delete_texture(host_tex);
+        gl.delete_buffer(host_buf);
+        gl.delete_buffer(host_pbo);
+        gl.bind_vertex_array(None);
+        gl.delete_vertex_array(host_vao);
+    }
+    rig.finish();
+}
+both_flavors!(state_restored);
+
+// Mipmaps are selected from the UV gradients, also inside the slot branch of a tier-2
+// program: a black/white checkerboard minified 4x shows its level-2 grey (core's box filter
+// makes every level below 0 a flat 128), drawn 1:1 it shows the checkerboard.
+fn mipmaps_selected(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config::default());
+    let checker: Vec<u8> =
+        (0..16 * 16).flat_map(|i| if (i % 16 + i / 16) % 2 == 0 { [0, 0, 0, 255] } else { [255; 4] }).collect();
+    // Nearest: at level 0 a minified pixel would pick one black or white texel.
+    let desc = TextureDesc::new(16, 16).with_mip_levels(5).with_filter(Filter::Nearest);
+    let t = rig.batcher.register(&desc, &checker).unwrap();
+    let other = rig.register(TextureDesc::new(8, 8), [0, 0, 255, 255]);
+    let quads = [
+        Quad::rect(other, [200.0, 200.0], [8.0, 8.0]), // a second array: the segment needs tier 2
+        Quad::rect(t, [0.0, 0.0], [16.0, 16.0]),
+        Quad::rect(t, [32.0, 0.0], [4.0, 4.0]),
+    ];
+    let img = rig.frame(&quads);
+    assert_eq!(rig.plan().segments.len(), 1);
+    assert_eq!(rig.plan().segments[0].tier, 2);
+    for y in 0..16 {
+        for x in 0..16 {
+            let want = if (x + y) % 2 == 0 { [0, 0, 0, 255] } else { [255; 4] };
+            assert_eq!(img.at(x, y), want, "level 0 at ({x}, {y})");
+        }
+    }
+    img.assert_rect([32, 0, 36, 4], [128, 128, 128, 255], 2, "minified 4x: level 2");
+    rig.finish();
+}
+both_flavors!(mipmaps_selected);
+
+// A zero-sized viewport (e.g. a minimised window) still applies the plan's resource ops and
+// draws nothing; the next frame draws the textures registered meanwhile.
+fn zero_viewport(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config::default());
+    let t = rig.register(TextureDesc::new(8, 8), [10, 200, 30, 255]);
+    rig.batcher.begin_frame();
+    rig.batcher.push(&Quad::rect(t, [0.0, 0.0], [16.0, 16.0])).unwrap();
+    let plan = rig.batcher.finish();
+    rig.renderer.as_mut().unwrap().paint(plan, &Target::framebuffer(rig.target.fbo, [0, 240])).unwrap();
+    let stats = rig.stats();
+    assert_eq!(stats.device_frame.draw_calls, 0);
+    assert_eq!(stats.device_frame.texture_bytes_written, 8 * 8 * 4);
+    assert_eq!(stats.device_frame.arrays_created, 1);
+    let img = rig.frame(&[Quad::rect(t, [0.0, 0.0], [16.0, 16.0])]);
+    img.assert_rect([0, 0, 16, 16], [10, 200, 30, 255], 0, "drawn the frame after");
+    assert_eq!(rig.stats().device_frame.texture_bytes_written, 0);
+    rig.finish();
+}
+both_flavors!(zero_viewport);

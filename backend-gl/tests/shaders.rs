@@ -1,0 +1,102 @@
+//! The generated shaders: sampler budgets per stage, and compile/link errors with info logs.
+// The tests drive GL directly (host-side state, readback): every call is in `unsafe`.
+#![allow(unsafe_code)]
+
+mod common;
+
+use common::Ctx;
+use layerbatch_core::{Batcher, Budget, Config, Limits};
+use layerbatch_gl::{compile_program_for_test, shader_sources, Error, Renderer, Stage};
+
+/// Sampler declarations in a GLSL source: `uniform` lines whose type is a sampler.
+fn sampler_declarations(src: &str) -> usize {
+    src.lines().map(str::trim).filter(|l| l.starts_with("uniform") && l.contains("sampler")).count()
+}
+
+// 8. Built for the guaranteed minimum (16 units), no fragment shader declares more than 16
+//    samplers, and no vertex shader declares any.
+#[test]
+fn sampler_count_per_stage() {
+    let minimum = Limits::guaranteed_minimum();
+    let budget = Budget::new(&minimum, &Config { max_slots: 32, ..Config::default() }).unwrap();
+    assert_eq!(budget.slots, 16);
+    assert_eq!(budget.tiers, [1, 2, 4, 8, 16]);
+    for gles in [false, true] {
+        for &tier in &budget.tiers {
+            let (vs, fs) = shader_sources(tier, gles);
+            assert_eq!(sampler_declarations(&vs), 0, "vertex stage, tier {tier}");
+            assert!(!vs.contains("sampler"), "vertex stage, tier {tier}");
+            let n = sampler_declarations(&fs);
+            assert_eq!(n, tier as usize, "fragment stage, tier {tier}");
+            assert!(n as u32 <= minimum.max_texture_units, "fragment stage, tier {tier}: {n} samplers");
+            assert_eq!(fs.matches("sampler2DArray u_slot").count(), tier as usize);
+            if tier == 1 {
+                let keywords = ["if", "else", "switch", "for", "while"];
+                let branchy = fs.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| keywords.contains(&w));
+                assert!(!branchy && !fs.contains('?'), "tier 1 has no branch:\n{fs}");
+            }
+            let version = if gles { "#version 300 es" } else { "#version 330 core" };
+            assert!(vs.starts_with(version) && fs.starts_with(version));
+        }
+    }
+}
+
+// Every tier of the guaranteed-minimum budget compiles and links on the real driver.
+fn minimum_budget_links(ctx: &Ctx) {
+    let batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let renderer = Renderer::new(ctx.gl.clone(), batcher.budget()).expect("every tier links");
+    assert_eq!(renderer.tiers(), batcher.budget().tiers);
+    assert_eq!(renderer.stats().device_total.pipeline_compiles, 5);
+    // The most the device allows (32 on llvmpipe) links too.
+    let limits = Renderer::query_limits(&ctx.gl);
+    let big = Batcher::new(limits, Config { max_slots: 32, ..Config::default() }).unwrap();
+    let r2 = Renderer::new(ctx.gl.clone(), big.budget()).expect("every tier links");
+    assert_eq!(r2.stats().device_total.pipeline_compiles, big.budget().tiers.len() as u64);
+    r2.destroy();
+    renderer.destroy();
+}
+both_flavors!(minimum_budget_links);
+
+// 9. A deliberately broken shader yields an error with the stage and the driver's info log.
+fn broken_shader(ctx: &Ctx) {
+    let gles = ctx.flavor == common::Flavor::Gles30;
+    let (vs, fs) = shader_sources(2, gles);
+    let version = vs.lines().next().unwrap();
+
+    let bad_fs = format!("{version}\nvoid main() {{ this is not glsl; }}\n");
+    match compile_program_for_test(&ctx.gl, &vs, &bad_fs) {
+        Err(Error::Shader { stage: Stage::Fragment, info_log, .. }) => {
+            assert!(!info_log.trim().is_empty());
+            assert!(info_log.to_lowercase().contains("error"), "driver log: {info_log}");
+            println!("fragment info log: {info_log}");
+        }
+        other => panic!("expected a fragment compile error, got {other:?}"),
+    }
+
+    let bad_vs = format!("{version}\nvoid main() {{ gl_Position = undefined_thing; }}\n");
+    match compile_program_for_test(&ctx.gl, &bad_vs, &fs) {
+        Err(Error::Shader { stage: Stage::Vertex, info_log, .. }) => {
+            assert!(info_log.to_lowercase().contains("error"), "driver log: {info_log}");
+        }
+        other => panic!("expected a vertex compile error, got {other:?}"),
+    }
+
+    // Both stages compile, but declare one uniform with two types: a link error.
+    let precision = if gles { "precision highp float;\n" } else { "" };
+    let link_vs = format!("{version}\nuniform float u_x;\nvoid main() {{ gl_Position = vec4(u_x); }}\n");
+    let link_fs =
+        format!("{version}\n{precision}uniform vec2 u_x;\nout vec4 o;\nvoid main() {{ o = vec4(u_x, 0.0, 1.0); }}\n");
+    match compile_program_for_test(&ctx.gl, &link_vs, &link_fs) {
+        Err(Error::Shader { stage: Stage::Link, info_log, .. }) => {
+            assert!(!info_log.trim().is_empty());
+            println!("link info log: {info_log}");
+        }
+        other => panic!("expected a link error, got {other:?}"),
+    }
+
+    // The real sources compile through the same entry point.
+    let program = compile_program_for_test(&ctx.gl, &vs, &fs).expect("valid sources link");
+    // SAFETY: the program returned above, deleted once.
+    unsafe { glow::HasContext::delete_program(&*ctx.gl, program) };
+}
+both_flavors!(broken_shader);
