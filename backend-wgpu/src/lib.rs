@@ -1,1 +1,75 @@
-//! placeholder
+//! # layerbatch-wgpu
+//!
+//! The wgpu backend of layerbatch: a [`Renderer`] that executes core's
+//! [`FramePlan`](layerbatch_core::FramePlan)s with the host's `wgpu::Device` and `wgpu::Queue`
+//! and draws into the host's `wgpu::RenderPass`, embedded the way glyphon and egui-wgpu are. It
+//! borrows the device and queue, never owns them, and never submits.
+//!
+//! Core decides everything (placement, slots, segments, growths); the renderer executes the
+//! plan and counts what it issued. Textures live in layers of `texture_2d_array`s; each draw
+//! binds one bind group of up to `budget.slots` arrays and picks the array per quad with a
+//! `switch` (no branch at tier 1). One render pipeline per slot tier is created in
+//! [`Renderer::new`], never later.
+//!
+//! ```no_run
+//! use layerbatch_core::{Batcher, Config, Quad, TextureDesc};
+//! use layerbatch_wgpu::{device_limits, Renderer, RendererOptions};
+//!
+//! # fn frame(device: &wgpu::Device, queue: &wgpu::Queue, target: &wgpu::TextureView)
+//! # -> Result<(), Box<dyn std::error::Error>> {
+//! let format = wgpu::TextureFormat::Rgba8Unorm;
+//! // Once: core's budget from this device's limits, then the pipelines.
+//! let mut batcher = Batcher::new(device_limits(device), Config::default())?;
+//! let mut renderer = Renderer::new(device, format, batcher.budget(), &RendererOptions::default())?;
+//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//!
+//! // Every frame: record quads, plan, prepare, render into your pass, submit.
+//! batcher.begin_frame();
+//! batcher.push(&Quad::rect(red, [10.0, 10.0], [64.0, 64.0]))?;
+//! let plan = batcher.finish();
+//!
+//! let mut encoder = device.create_command_encoder(&Default::default());
+//! renderer.prepare(device, queue, &mut encoder, plan, [800, 600])?;
+//! {
+//!     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+//!         label: None,
+//!         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+//!             view: target,
+//!             depth_slice: None,
+//!             resolve_target: None,
+//!             ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
+//!         })],
+//!         depth_stencil_attachment: None,
+//!         timestamp_writes: None,
+//!         occlusion_query_set: None,
+//!         multiview_mask: None,
+//!     });
+//!     renderer.render(&mut pass);
+//! }
+//! queue.submit([encoder.finish()]);
+//! assert_eq!(renderer.stats().device_frame.draw_calls, 1);
+//! # Ok(()) }
+//! ```
+//!
+//! ## Sampling
+//!
+//! Every slot is sampled through **one** sampler (trilinear, clamp to edge), not one per slot
+//! and not one per filter: wgpu's GL backend keeps a single sampler per texture binding, so a
+//! texture sampled through two samplers would silently use one. The shader applies each
+//! quad's flags itself: `LINEAR` samples with `textureSampleGrad` (derivatives taken before the
+//! slot `switch`); nearest rounds the level of detail to the nearest mip level (each bind
+//! group carries its slots' mip counts, since GLES has no `textureNumLevels`) and samples that
+//! level's texel centre; `CLAMP_TO_RECT` keeps padding and neighbours out; `REPEAT` / `MIRROR`
+//! wrap in the shader.
+//!
+//! See [`Renderer`] for the submission-ordering contract, [`device_limits`] for the limits core
+//! gets, and [`shader_source`] for the WGSL.
+#![deny(missing_docs)]
+
+mod error;
+mod renderer;
+mod shader;
+
+pub use error::Error;
+pub use renderer::{device_limits, limits, Renderer, RendererOptions};
+pub use shader::shader_source;

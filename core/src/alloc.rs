@@ -310,8 +310,14 @@ impl Allocator {
         let layer_bytes = ArrayDesc { layers: 1, ..adesc }.bytes();
         let room = (self.budget_bytes - self.allocated_bytes) / layer_bytes;
         let mut layers = self.initial_layers.min(self.max_layers).min(room.min(u32::MAX as u64) as u32);
-        while layers > 0 && self.ambiguous(layers) {
-            layers -= 1;
+        if self.ambiguous(layers) {
+            // 1 layer becomes 2 (if it fits: the cap yields, as a 1-layer array is unusable
+            // there); 6k becomes 6k - 1.
+            layers = match layers {
+                1 if room >= 2 => 2,
+                1 => 0,
+                n => n - 1,
+            };
         }
         if layers == 0 {
             return Err(TextureError::BudgetExhausted {

@@ -1,0 +1,212 @@
+//! Headless wgpu devices (Vulkan on lavapipe, GL on llvmpipe), offscreen rendering and
+//! readback. See ../shared/notes/headless-gpu.md.
+#![allow(dead_code)]
+
+use layerbatch_core::{Batcher, Config, FramePlan};
+use layerbatch_wgpu::{device_limits, Renderer, RendererOptions};
+
+/// Offscreen target size.
+pub const SIZE: u32 = 256;
+/// Offscreen target format.
+pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+/// Clear colour of every frame: opaque black.
+pub const CLEAR: [u8; 4] = [0, 0, 0, 255];
+
+/// A device and queue on one backend.
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub backend: wgpu::Backend,
+    pub adapter: String,
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// A device on `backends`, or `None` after printing `skipped: <reason>`. Under `CI=true` a
+/// missing adapter panics instead: a CI run must never pass by skipping.
+pub fn gpu(backends: wgpu::Backends, test: &str) -> Option<Gpu> {
+    match try_gpu(backends) {
+        Ok(g) => Some(g),
+        Err(reason) if in_ci() => panic!("{test}: no {backends:?} adapter under CI=true: {reason}"),
+        Err(reason) => {
+            println!("skipped: {test}: no {backends:?} adapter: {reason}");
+            None
+        }
+    }
+}
+
+fn try_gpu(backends: wgpu::Backends) -> Result<Gpu, String> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::None,
+        force_fallback_adapter: false,
+        compatible_surface: None,
+        apply_limit_buckets: false,
+    }))
+    .map_err(|e| e.to_string())?;
+    let info = adapter.get_info();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("layerbatch test"),
+        required_limits: wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
+        ..Default::default()
+    }))
+    .map_err(|e| e.to_string())?;
+    Ok(Gpu { device, queue, backend: info.backend, adapter: format!("{} ({:?})", info.name, info.backend) })
+}
+
+/// Defines `vulkan::$name` and `gl::$name` tests that run `$name(&Gpu)` on each backend.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod vulkan {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(g) = $crate::common::gpu(wgpu::Backends::VULKAN, concat!("vulkan::", stringify!($name))) {
+                        super::$name(&g);
+                    }
+                }
+            )*
+        }
+        mod gl {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(g) = $crate::common::gpu(wgpu::Backends::GL, concat!("gl::", stringify!($name))) {
+                        super::$name(&g);
+                    }
+                }
+            )*
+        }
+    };
+}
+
+/// A batcher with this device's limits and `config`, and a renderer for it.
+pub fn setup(gpu: &Gpu, config: Config) -> (Batcher, Renderer) {
+    let batcher = Batcher::new(device_limits(&gpu.device), config).expect("budget");
+    let renderer = Renderer::new(&gpu.device, FORMAT, batcher.budget(), &RendererOptions::default())
+        .unwrap_or_else(|e| panic!("{}: Renderer::new: {e}", gpu.adapter));
+    (batcher, renderer)
+}
+
+/// A read-back frame.
+pub struct Frame {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+}
+
+impl Frame {
+    /// The pixel at `(x, y)`, top-left origin.
+    pub fn px(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = ((y * self.width + x) * 4) as usize;
+        self.pixels[i..i + 4].try_into().unwrap()
+    }
+
+    /// Panics unless `(x, y)` is within `tol` of `want` in every channel.
+    #[track_caller]
+    pub fn expect(&self, x: u32, y: u32, want: [u8; 4], tol: u8, what: &str) {
+        let got = self.px(x, y);
+        assert!(close(got, want, tol), "{what}: pixel ({x}, {y}) is {got:?}, expected {want:?} (±{tol})");
+    }
+}
+
+/// Whether two colours are within `tol` per channel.
+pub fn close(a: [u8; 4], b: [u8; 4], tol: u8) -> bool {
+    a.iter().zip(b).all(|(&x, y)| x.abs_diff(y) <= tol)
+}
+
+/// Prepares `plan`, renders it into a fresh `SIZE` x `SIZE` target cleared to [`CLEAR`],
+/// submits and reads the pixels back. Any wgpu validation error fails the test.
+pub fn draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Frame {
+    let device = &gpu.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let target = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("target"),
+        size: wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = target.create_view(&Default::default());
+    let bytes_per_row = (SIZE * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: u64::from(bytes_per_row * SIZE),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    renderer
+        .prepare(device, &gpu.queue, &mut encoder, plan, [SIZE, SIZE])
+        .unwrap_or_else(|e| panic!("{}: prepare: {e}", gpu.adapter));
+    {
+        let c = |v: u8| f64::from(v) / 255.0;
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("scene"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color {
+                        r: c(CLEAR[0]),
+                        g: c(CLEAR[1]),
+                        b: c(CLEAR[2]),
+                        a: c(CLEAR[3]),
+                    }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        renderer.render(&mut pass);
+    }
+    encoder.copy_texture_to_buffer(
+        target.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &readback,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(bytes_per_row),
+                rows_per_image: Some(SIZE),
+            },
+        },
+        wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
+    );
+    gpu.queue.submit([encoder.finish()]);
+    readback.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map readback"));
+    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        panic!("{}: wgpu validation error: {e}", gpu.adapter);
+    }
+    let mapped = readback.slice(..).get_mapped_range().expect("mapped range");
+    let mut pixels = Vec::with_capacity((SIZE * SIZE * 4) as usize);
+    for row in 0..SIZE {
+        let start = (row * bytes_per_row) as usize;
+        pixels.extend_from_slice(&mapped[start..start + (SIZE * 4) as usize]);
+    }
+    drop(mapped);
+    readback.unmap();
+    Frame { width: SIZE, height: SIZE, pixels }
+}
+
+/// `w` x `h` pixels of one colour.
+pub fn solid(w: u32, h: u32, color: [u8; 4]) -> Vec<u8> {
+    color.repeat((w * h) as usize)
+}
+
+/// A distinct opaque colour per `i < 250`, never black.
+pub fn color(i: usize) -> [u8; 4] {
+    [(i % 250) as u8 + 5, (255 - (i * 7) % 200) as u8, ((i * 97) % 256) as u8, 255]
+}

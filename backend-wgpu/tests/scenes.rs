@@ -1,0 +1,423 @@
+//! Pixel-readback scenes, each on wgpu's Vulkan backend (lavapipe) and its GL backend
+//! (llvmpipe): `vulkan::<scene>` and `gl::<scene>`.
+
+mod common;
+
+use common::{color, draw, setup, solid, Gpu, CLEAR, SIZE};
+use layerbatch_core::{Config, Filter, MockDevice, Quad, QuadError, TextureDesc, TextureId, Usage, Wrap};
+
+on_both_backends!(
+    forty_solid_textures_one_draw,
+    padding_poison_never_shows,
+    ten_unbucketable_textures_on_four_slots,
+    growth_mid_session_keeps_pixels,
+    free_and_reuse,
+    translucent_overlap_in_submission_order,
+    two_hundred_textures_pipelines_fixed,
+    wrap_modes_and_nearest_mips,
+    bad_plan_is_an_error,
+    budget_beyond_device_is_an_error,
+);
+
+#[test]
+fn renderer_is_send_and_sync() {
+    // Hosts such as egui-wgpu keep renderers in `Send + Sync` resource maps.
+    fn check<T: Send + Sync>() {}
+    check::<layerbatch_wgpu::Renderer>();
+}
+
+/// 40 textures of one size class, interleaved: one draw call, no cache reset, every cell its
+/// own colour. Registration grows the array 4 -> 64 layers inside the first plan, so the layer
+/// writes after each growth go through the staged path.
+fn forty_solid_textures_one_draw(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let ids: Vec<TextureId> =
+        (0..40).map(|i| b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()).collect();
+    b.begin_frame();
+    for (i, &id) in ids.iter().enumerate() {
+        let (x, y) = ((i % 8) as f32 * 32.0, (i / 8) as f32 * 32.0);
+        b.push(&Quad::rect(id, [x + 4.0, y + 4.0], [24.0, 24.0])).unwrap();
+    }
+    let plan = b.finish();
+    assert_eq!(plan.segments.len(), 1);
+    assert_eq!(plan.counters.cache_resets, 0);
+    let frame = draw(gpu, &mut r, plan);
+    for i in 0..40u32 {
+        let (x, y) = ((i % 8) * 32, (i / 8) * 32);
+        for (dx, dy) in [(16, 16), (5, 5), (27, 27), (5, 27)] {
+            frame.expect(x + dx, y + dy, color(i as usize), 1, &format!("texture {i}"));
+        }
+        frame.expect(x + 2, y + 2, CLEAR, 0, "gap between cells");
+    }
+    let s = r.stats();
+    assert_eq!(s.device_frame.draw_calls, 1);
+    assert_eq!(s.core_frame.draw_calls, 1);
+    assert_eq!(s.core_frame.cache_resets, 0);
+    assert_eq!(s.device_frame.arrays_created, s.core_frame.arrays_created);
+    assert!(s.core_frame.array_growths >= 1, "40 textures from 4 initial layers grow the array");
+}
+
+/// A 64x64 poison texture is freed and a 40x40 texture padded to 64x64 takes its layer: the
+/// poison stays in the padding. Drawn scaled up, rotated and minified, with linear and with
+/// nearest filtering, no pixel ever shows it.
+fn padding_poison_never_shows(gpu: &Gpu) {
+    const POISON: [u8; 4] = [255, 0, 255, 255];
+    const GREEN: [u8; 4] = [0, 255, 0, 255];
+    const BLUE: [u8; 4] = [0, 0, 255, 255];
+    let (mut b, mut r) = setup(gpu, Config { max_padding_waste: 0.75, ..Config::default() });
+    let lin = TextureDesc::new(64, 64);
+    let near = TextureDesc::new(64, 64).with_filter(Filter::Nearest);
+    let p_lin = b.register(&lin, &solid(64, 64, POISON)).unwrap();
+    let p_near = b.register(&near, &solid(64, 64, POISON)).unwrap();
+    let (pl_lin, pl_near) = (b.placement(p_lin).unwrap(), b.placement(p_near).unwrap());
+    b.free(p_lin).unwrap();
+    b.free(p_near).unwrap();
+    let green = b.register(&TextureDesc::new(40, 40), &solid(40, 40, GREEN)).unwrap();
+    let blue = b.register(&TextureDesc::new(40, 40).with_filter(Filter::Nearest), &solid(40, 40, BLUE)).unwrap();
+    let (g, bl) = (b.placement(green).unwrap(), b.placement(blue).unwrap());
+    assert_eq!((g.array, g.layer), (pl_lin.array, pl_lin.layer), "green reuses the poisoned layer");
+    assert_eq!((bl.array, bl.layer), (pl_near.array, pl_near.layer), "blue reuses the poisoned layer");
+    assert_eq!(g.uv_scale, [40.0 / 64.0, 40.0 / 64.0], "padded to the 64x64 class");
+
+    b.begin_frame();
+    let quads = [
+        Quad::rect(green, [8.0, 8.0], [120.0, 120.0]),
+        Quad::rect(blue, [136.0, 8.0], [112.0, 112.0]),
+        Quad::rotated(green, [60.0, 190.0], [70.0, 50.0], 0.5),
+        Quad::rotated(blue, [150.0, 190.0], [70.0, 50.0], -0.7),
+        Quad::rect(green, [210.0, 150.0], [9.0, 9.0]),
+        Quad::rect(blue, [210.0, 200.0], [13.0, 7.0]),
+        // Sub-rectangle touching the padded edge.
+        Quad::rect(green, [225.0, 225.0], [30.0, 30.0]).with_uv([0.5, 0.5, 1.0, 1.0]),
+    ];
+    for q in &quads {
+        b.push(q).unwrap();
+    }
+    let plan = b.finish();
+    let frame = draw(gpu, &mut r, plan);
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let p = frame.px(x, y);
+            assert_eq!(p[0], 0, "poison (red) at ({x}, {y}): {p:?}");
+            assert!(p == GREEN || p == BLUE || p == CLEAR, "unexpected colour at ({x}, {y}): {p:?}");
+        }
+    }
+    // Every covered pixel of the big quads, edges included, shows the texture.
+    for i in 0..120 {
+        frame.expect(8 + i, 8, GREEN, 0, "green top edge");
+        frame.expect(127, 8 + i, GREEN, 0, "green right edge");
+        frame.expect(8 + i, 127, GREEN, 0, "green bottom edge");
+    }
+    for i in 0..112 {
+        frame.expect(247, 8 + i, BLUE, 0, "blue right edge");
+        frame.expect(136 + i, 119, BLUE, 0, "blue bottom edge");
+    }
+    frame.expect(254, 254, GREEN, 0, "sub-rectangle corner");
+    frame.expect(214, 154, GREEN, 0, "minified green");
+}
+
+/// Ten textures of ten sizes with padding off: ten arrays, only four slots. Interleaved, they
+/// flush for slots; the device issues exactly the planned draws, and every cell is right.
+fn ten_unbucketable_textures_on_four_slots(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config { max_slots: 4, max_padding_waste: 0.0, ..Config::default() });
+    let ids: Vec<TextureId> = (0..10u32)
+        .map(|i| {
+            let s = 17 + i;
+            b.register(&TextureDesc::new(s, s), &solid(s, s, color(i as usize))).unwrap()
+        })
+        .collect();
+    let arrays: std::collections::HashSet<_> = ids.iter().map(|&t| b.placement(t).unwrap().array).collect();
+    assert_eq!(arrays.len(), 10, "ten sizes, ten arrays");
+    b.begin_frame();
+    for i in 0..30u32 {
+        let (x, y) = ((i % 6) as f32 * 40.0 + 4.0, (i / 6) as f32 * 40.0 + 4.0);
+        b.push(&Quad::rect(ids[(i % 10) as usize], [x, y], [32.0, 32.0])).unwrap();
+    }
+    let plan = b.finish();
+    let segments = plan.segments.len() as u64;
+    assert!(segments > 1, "ten arrays on four slots need more than one draw");
+    assert!(plan.segments.iter().all(|s| s.tier <= 4));
+    assert!(plan.counters.flushes_slots_exhausted >= 1);
+    assert_eq!(plan.counters.cache_resets, 0);
+    let frame = draw(gpu, &mut r, plan);
+    for i in 0..30u32 {
+        let (x, y) = ((i % 6) * 40 + 4, (i / 6) * 40 + 4);
+        for (dx, dy) in [(16, 16), (1, 1), (30, 30)] {
+            frame.expect(x + dx, y + dy, color((i % 10) as usize), 1, &format!("quad {i}"));
+        }
+    }
+    let s = r.stats();
+    assert_eq!(s.device_frame.draw_calls, segments);
+    assert_eq!(s.core_frame.draw_calls, segments);
+    assert!(s.device_frame.bind_group_creates <= segments);
+    assert!(s.device_frame.bind_group_sets <= segments + 1);
+}
+
+/// Arrays grow mid-session (and mid-frame): pixels are right straight after the GPU copy, and
+/// nothing already uploaded is uploaded again. A write to a layer the copy also fills (an
+/// update after the growth, in the same plan) wins over the copy.
+fn growth_mid_session_keeps_pixels(gpu: &Gpu) {
+    const TEX: u64 = 16 * 16 * 4;
+    let (mut b, mut r) = setup(gpu, Config { initial_layers: 2, ..Config::default() });
+    let cols = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 0, 255], [0, 255, 255, 255]];
+    let white = [255, 255, 255, 255];
+    let reg =
+        |b: &mut layerbatch_core::Batcher, i: usize| b.register(&TextureDesc::new(16, 16), &solid(16, 16, cols[i]));
+    let at = |i: usize| [i as f32 * 40.0 + 8.0, 8.0];
+    let check = |frame: &common::Frame, i: usize, want: [u8; 4]| {
+        frame.expect(i as u32 * 40 + 24, 24, want, 1, &format!("texture {i}"));
+    };
+
+    let mut ids = vec![reg(&mut b, 0).unwrap(), reg(&mut b, 1).unwrap()];
+    b.begin_frame();
+    for (i, &id) in ids.iter().enumerate() {
+        b.push(&Quad::rect(id, at(i), [32.0, 32.0])).unwrap();
+    }
+    let frame = draw(gpu, &mut r, b.finish());
+    check(&frame, 0, cols[0]);
+    check(&frame, 1, cols[1]);
+    let array0 = b.placement(ids[0]).unwrap().array;
+
+    // Frame 2: a third texture registered mid-frame grows the array 2 -> 4.
+    b.begin_frame();
+    b.push(&Quad::rect(ids[0], at(0), [32.0, 32.0])).unwrap();
+    b.push(&Quad::rect(ids[1], at(1), [32.0, 32.0])).unwrap();
+    ids.push(reg(&mut b, 2).unwrap());
+    b.push(&Quad::rect(ids[2], at(2), [32.0, 32.0])).unwrap();
+    assert_eq!(b.finish().counters.array_growths, 1);
+    assert_ne!(b.placement(ids[0]).unwrap().array, array0, "the grown array has a new id");
+    let frame = draw(gpu, &mut r, b.plan());
+    for (i, &c) in cols.iter().enumerate().take(3) {
+        check(&frame, i, c);
+    }
+    let s = r.stats().device_frame;
+    assert_eq!(s.layers_copied, 2);
+    assert_eq!((s.arrays_created, s.arrays_destroyed), (1, 1));
+    assert_eq!(s.texture_bytes_written, TEX, "only the new texture is uploaded");
+
+    // Frame 3: fill layer 3, grow 4 -> 8 for the fifth texture, then update texture 0 (layer 0
+    // of the new array, which the copy fills too) in the same plan.
+    ids.push(reg(&mut b, 3).unwrap());
+    ids.push(reg(&mut b, 4).unwrap());
+    b.update(ids[0], &solid(16, 16, white)).unwrap();
+    b.begin_frame();
+    for (i, &id) in ids.iter().enumerate() {
+        b.push(&Quad::rect(id, at(i), [32.0, 32.0])).unwrap();
+    }
+    let plan = b.finish();
+    assert_eq!(plan.counters.array_growths, 1);
+    let frame = draw(gpu, &mut r, plan);
+    check(&frame, 0, white);
+    for (i, &c) in cols.iter().enumerate().skip(1) {
+        check(&frame, i, c);
+    }
+    let s = r.stats().device_frame;
+    assert_eq!(s.layers_copied, 4);
+    assert_eq!(s.texture_bytes_written, 3 * TEX);
+    assert_eq!(r.array_count(), 1);
+}
+
+/// A freed texture's layer is reused by the next registration, which shows its own colour; the
+/// old id is rejected.
+fn free_and_reuse(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let (red, green, blue) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]);
+    let t_red = b.register(&TextureDesc::new(16, 16), &solid(16, 16, red)).unwrap();
+    let t_green = b.register(&TextureDesc::new(16, 16), &solid(16, 16, green)).unwrap();
+    b.begin_frame();
+    b.push(&Quad::rect(t_red, [10.0, 10.0], [50.0, 50.0])).unwrap();
+    b.push(&Quad::rect(t_green, [100.0, 10.0], [50.0, 50.0])).unwrap();
+    let frame = draw(gpu, &mut r, b.finish());
+    frame.expect(35, 35, red, 1, "red");
+    frame.expect(125, 35, green, 1, "green");
+
+    let old = b.placement(t_red).unwrap();
+    b.free(t_red).unwrap();
+    assert!(b.free(t_red).is_err(), "double free is rejected");
+    let t_blue = b.register(&TextureDesc::new(16, 16), &solid(16, 16, blue)).unwrap();
+    let new = b.placement(t_blue).unwrap();
+    assert_eq!((new.array, new.layer), (old.array, old.layer), "the freed layer is reused");
+    b.begin_frame();
+    assert!(matches!(b.push(&Quad::rect(t_red, [10.0, 10.0], [50.0, 50.0])), Err(QuadError::Stale(_))));
+    b.push(&Quad::rect(t_blue, [10.0, 10.0], [50.0, 50.0])).unwrap();
+    b.push(&Quad::rect(t_green, [100.0, 10.0], [50.0, 50.0])).unwrap();
+    let plan = b.finish();
+    assert_eq!(plan.counters.quads_rejected, 1);
+    let frame = draw(gpu, &mut r, plan);
+    frame.expect(35, 35, blue, 1, "blue in the reused layer");
+    frame.expect(125, 35, green, 1, "green untouched");
+    let s = r.stats().device_frame;
+    assert_eq!(s.texture_bytes_written, 16 * 16 * 4, "only the new texture is uploaded");
+    assert_eq!(s.arrays_created, 0);
+}
+
+/// Translucent quads from two arrays, overlapping, across an explicit flush: every pixel equals
+/// premultiplied blending in submission order (within 2 per channel).
+fn translucent_overlap_in_submission_order(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let w16 = b.register(&TextureDesc::new(16, 16), &solid(16, 16, [255; 4])).unwrap();
+    let w32 = b.register(&TextureDesc::new(32, 32), &solid(32, 32, [255; 4])).unwrap();
+    assert_ne!(b.placement(w16).unwrap().array, b.placement(w32).unwrap().array);
+    // (texture, x0, y0, x1, y1, premultiplied tint)
+    let quads: [(TextureId, u32, u32, u32, u32, [u8; 4]); 5] = [
+        (w16, 40, 40, 140, 140, [128, 0, 0, 128]),
+        (w32, 90, 90, 190, 190, [0, 0, 128, 128]),
+        (w16, 100, 60, 160, 160, [0, 100, 0, 100]),
+        (w32, 20, 120, 220, 150, [60, 60, 60, 200]),
+        (w16, 130, 100, 250, 130, [200, 0, 100, 200]),
+    ];
+    b.begin_frame();
+    for (i, &(t, x0, y0, x1, y1, c)) in quads.iter().enumerate() {
+        if i == 3 {
+            b.flush();
+        }
+        let q = Quad::rect(t, [x0 as f32, y0 as f32], [(x1 - x0) as f32, (y1 - y0) as f32]).with_color(c);
+        b.push(&q).unwrap();
+    }
+    let plan = b.finish();
+    assert_eq!(plan.segments.len(), 2);
+    let frame = draw(gpu, &mut r, plan);
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let mut dst = CLEAR.map(|v| f64::from(v) / 255.0);
+            for &(_, x0, y0, x1, y1, c) in &quads {
+                if (x0..x1).contains(&x) && (y0..y1).contains(&y) {
+                    let src = c.map(|v| f64::from(v) / 255.0);
+                    for k in 0..4 {
+                        dst[k] = src[k] + dst[k] * (1.0 - src[3]);
+                    }
+                }
+            }
+            frame.expect(x, y, dst.map(|v| (v * 255.0).round() as u8), 2, "blend in submission order");
+        }
+    }
+    assert_eq!(r.stats().device_frame.draw_calls, 2);
+}
+
+/// 200 textures in five size classes, registered over several frames and drawn every frame:
+/// pixels right each frame, pipelines created once (the tier count, at `new`), no bind group
+/// created and nothing uploaded in steady state, and the device's counts equal the mock's.
+fn two_hundred_textures_pipelines_fixed(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let tiers = b.budget().tiers.len() as u64;
+    assert_eq!(r.stats().device_total.pipeline_compiles, tiers);
+    let mut mock = MockDevice::new(b.budget());
+    let sizes = [(8, 8), (16, 16), (12, 12), (32, 32), (24, 20)];
+    let mut ids = Vec::new();
+    for (frame_no, chunk) in [80usize, 60, 60, 0, 0].into_iter().enumerate() {
+        for _ in 0..chunk {
+            let i = ids.len();
+            let (w, h) = sizes[i % sizes.len()];
+            ids.push(b.register(&TextureDesc::new(w, h), &solid(w, h, color(i))).unwrap());
+        }
+        b.begin_frame();
+        let shift = frame_no * 67;
+        for cell in 0..ids.len() {
+            let i = (cell + shift) % ids.len();
+            let (x, y) = ((cell % 16) as f32 * 16.0 + 2.0, (cell / 16) as f32 * 16.0 + 2.0);
+            b.push(&Quad::rect(ids[i], [x, y], [12.0, 12.0])).unwrap();
+        }
+        let plan = b.finish();
+        mock.execute(plan).unwrap();
+        let frame = draw(gpu, &mut r, plan);
+        for cell in 0..ids.len() {
+            let i = (cell + shift) % ids.len();
+            let (x, y) = ((cell % 16) as u32 * 16 + 8, (cell / 16) as u32 * 16 + 8);
+            frame.expect(x, y, color(i), 1, &format!("frame {frame_no}, texture {i}"));
+        }
+        let s = r.stats();
+        assert_eq!(s.device_total.pipeline_compiles, tiers, "no pipeline created after new");
+        assert_eq!(s.device_frame.pipeline_compiles, 0);
+        let m = mock.frame_counters();
+        let d = s.device_frame;
+        assert_eq!(
+            (d.draw_calls, d.layers_copied, d.arrays_created, d.arrays_destroyed),
+            (m.draw_calls, m.layers_copied, m.arrays_created, m.arrays_destroyed)
+        );
+        assert_eq!(
+            (d.texture_bytes_written, d.instance_bytes_written),
+            (m.texture_bytes_written, m.instance_bytes_written)
+        );
+        assert_eq!(s.core_frame.cache_resets, 0);
+        if frame_no >= 3 {
+            assert_eq!(d.bind_group_creates, 0, "steady state reuses cached bind groups");
+            assert_eq!(d.texture_bytes_written, 0, "steady state uploads nothing");
+        }
+    }
+    assert_eq!(ids.len(), 200);
+}
+
+/// Repeat and mirrored-repeat wrap in the shader, nearest filtering is exact at level 0 and
+/// picks the nearest mip level when minified.
+fn wrap_modes_and_nearest_mips(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let (red, blue) = ([255, 0, 0, 255], [0, 0, 255, 255]);
+    // 2x2: red on the left column, blue on the right.
+    let pix: Vec<u8> = [red, blue, red, blue].concat();
+    let rep = b.register(&TextureDesc::new(2, 2).with_wrap(Wrap::Repeat).with_filter(Filter::Nearest), &pix).unwrap();
+    let mir =
+        b.register(&TextureDesc::new(2, 2).with_wrap(Wrap::MirroredRepeat).with_filter(Filter::Nearest), &pix).unwrap();
+    // 16x16 checkerboard of 1-texel red/blue squares, 5 mip levels: level 1 and below are
+    // the average, (128, 0, 128).
+    let mut checker = Vec::new();
+    for y in 0..16 {
+        for x in 0..16 {
+            checker.extend_from_slice(if (x + y) % 2 == 0 { &red } else { &blue });
+        }
+    }
+    let desc = TextureDesc::new(16, 16).with_filter(Filter::Nearest).with_mip_levels(5);
+    let mips = b.register(&desc, &checker).unwrap();
+    let lin_mips = b.register(&desc.with_filter(Filter::Linear), &checker).unwrap();
+    b.begin_frame();
+    // 2 repeats over 64 px: 16 px per texel column, red blue red blue.
+    b.push(&Quad::rect(rep, [0.0, 0.0], [64.0, 32.0]).with_uv([0.0, 0.0, 2.0, 1.0])).unwrap();
+    // Mirrored over 0..2: red blue | blue red.
+    b.push(&Quad::rect(mir, [0.0, 40.0], [64.0, 32.0]).with_uv([0.0, 0.0, 2.0, 1.0])).unwrap();
+    // Magnified 4x: nearest shows the checkerboard exactly.
+    b.push(&Quad::rect(mips, [100.0, 0.0], [64.0, 64.0])).unwrap();
+    // Minified 4x: level 2, the average.
+    b.push(&Quad::rect(mips, [100.0, 100.0], [4.0, 4.0])).unwrap();
+    b.push(&Quad::rect(lin_mips, [120.0, 100.0], [4.0, 4.0])).unwrap();
+    let frame = draw(gpu, &mut r, b.finish());
+    for (k, want) in [red, blue, red, blue].into_iter().enumerate() {
+        frame.expect(k as u32 * 16 + 8, 16, want, 1, "repeat");
+    }
+    for (k, want) in [red, blue, blue, red].into_iter().enumerate() {
+        frame.expect(k as u32 * 16 + 8, 56, want, 1, "mirrored repeat");
+    }
+    for (tx, ty) in [(0, 0), (1, 0), (5, 3), (15, 15)] {
+        let want = if (tx + ty) % 2 == 0 { red } else { blue };
+        frame.expect(100 + tx * 4 + 2, ty * 4 + 2, want, 0, "nearest, magnified");
+    }
+    let purple = [128, 0, 128, 255];
+    frame.expect(101, 101, purple, 2, "nearest, minified to level 2");
+    frame.expect(121, 101, purple, 2, "linear, minified");
+}
+
+/// A plan naming an array the device does not have is an error, not a wgpu panic, and nothing
+/// is drawn for it.
+fn bad_plan_is_an_error(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let t = b.register(&TextureDesc::new(16, 16).with_usage(Usage::Static), &solid(16, 16, [255; 4])).unwrap();
+    b.begin_frame();
+    b.push(&Quad::rect(t, [0.0, 0.0], [16.0, 16.0])).unwrap();
+    let mut plan = b.finish().clone();
+    plan.ops.retain(|op| !matches!(op, layerbatch_core::ResourceOp::Array(_)));
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let err = r.prepare(&gpu.device, &gpu.queue, &mut encoder, &plan, [SIZE, SIZE]).unwrap_err();
+    assert!(matches!(err, layerbatch_wgpu::Error::NoSuchArray(_)), "{err}");
+    gpu.queue.submit([encoder.finish()]);
+}
+
+/// A budget the device cannot bind (32 slots on a device with 16 textures per stage) is an
+/// error at creation, not a validation panic mid-frame.
+fn budget_beyond_device_is_an_error(gpu: &Gpu) {
+    let budget = layerbatch_core::Budget::new(
+        &layerbatch_core::Limits::desktop(),
+        &Config { max_slots: 32, ..Config::default() },
+    )
+    .unwrap();
+    assert!(budget.slots > gpu.device.limits().max_sampled_textures_per_shader_stage);
+    let err = layerbatch_wgpu::Renderer::new(&gpu.device, common::FORMAT, &budget, &Default::default()).unwrap_err();
+    assert!(matches!(err, layerbatch_wgpu::Error::Unsupported { needed: 32, .. }), "{err}");
+}

@@ -1,0 +1,132 @@
+//! The WGSL of every tier fits the weakest wgpu device: per stage, the textures and samplers an
+//! entry point reaches are counted from the source (a small reflection over the generated
+//! text: global declarations, function bodies, and the call graph from each entry point).
+
+use std::collections::{BTreeSet, HashMap};
+
+use layerbatch_core::{Budget, Config};
+use layerbatch_wgpu::{limits, shader_source};
+
+struct Global {
+    name: String,
+    ty: String,
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Whether `text` contains `name` as a whole identifier.
+fn mentions(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back().is_none_or(|c| !is_ident(c));
+        let after = text[i + name.len()..].chars().next().is_none_or(|c| !is_ident(c));
+        before && after
+    })
+}
+
+fn globals(src: &str) -> Vec<Global> {
+    src.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("@group("))
+        .map(|l| {
+            let rest = &l[l.find("var").expect("a var")..];
+            let rest = rest.trim_start_matches("var").trim_start_matches("<uniform>").trim();
+            let (name, ty) = rest.split_once(':').expect("name: type");
+            Global { name: name.trim().to_string(), ty: ty.trim().trim_end_matches(';').to_string() }
+        })
+        .collect()
+}
+
+/// Function name -> body.
+fn functions(src: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut rest = src;
+    while let Some(i) = rest.find("fn ") {
+        if i > 0 && is_ident(rest[..i].chars().next_back().unwrap()) {
+            rest = &rest[i + 3..];
+            continue;
+        }
+        let after = &rest[i + 3..];
+        let name: String = after.chars().take_while(|&c| is_ident(c)).collect();
+        let open = after.find('{').expect("a body");
+        let mut depth = 0;
+        let mut end = open;
+        for (k, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + k;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.insert(name, after[open..=end].to_string());
+        rest = &after[end..];
+    }
+    out
+}
+
+/// (textures, samplers) the entry point reaches.
+fn stage_bindings(src: &str, entry: &str) -> (usize, usize) {
+    let fns = functions(src);
+    let mut reached = BTreeSet::from([entry.to_string()]);
+    let mut todo = vec![entry.to_string()];
+    while let Some(f) = todo.pop() {
+        for name in fns.keys() {
+            if !reached.contains(name) && mentions(&fns[&f], name) {
+                reached.insert(name.clone());
+                todo.push(name.clone());
+            }
+        }
+    }
+    let used: Vec<Global> =
+        globals(src).into_iter().filter(|g| reached.iter().any(|f| mentions(&fns[f], &g.name))).collect();
+    let textures = used.iter().filter(|g| g.ty.starts_with("texture_")).count();
+    let samplers = used.iter().filter(|g| g.ty == "sampler" || g.ty == "sampler_comparison").count();
+    (textures, samplers)
+}
+
+#[test]
+fn every_tier_fits_webgl2_limits() {
+    let webgl2 = wgpu::Limits::downlevel_webgl2_defaults();
+    // The budget a wgpu-GL device with WebGL2 limits gets, even when 32 slots are asked for.
+    let budget =
+        Budget::new(&limits(wgpu::Backend::Gl, &webgl2), &Config { max_slots: 32, ..Config::default() }).unwrap();
+    assert_eq!(budget.tiers, [1, 2, 4, 8, 16]);
+    for &tier in &budget.tiers {
+        let src = shader_source(tier);
+        let all = globals(&src);
+        assert_eq!(all.iter().filter(|g| g.ty.starts_with("texture_2d_array")).count(), tier as usize);
+        assert_eq!(all.iter().filter(|g| g.ty == "sampler").count(), 1, "one sampler, not one per slot");
+
+        let (vs_textures, vs_samplers) = stage_bindings(&src, "vs_main");
+        assert_eq!((vs_textures, vs_samplers), (0, 0), "tier {tier}: the vertex stage samples nothing");
+
+        let (fs_textures, fs_samplers) = stage_bindings(&src, "fs_main");
+        assert_eq!(fs_textures, tier as usize, "tier {tier}");
+        assert_eq!(fs_samplers, 1, "tier {tier}");
+        assert!(fs_textures as u32 <= webgl2.max_sampled_textures_per_shader_stage, "tier {tier}");
+        assert!(fs_samplers as u32 <= webgl2.max_samplers_per_shader_stage, "tier {tier}");
+    }
+}
+
+#[test]
+fn tier_one_has_no_branch_and_derivatives_come_first() {
+    let one = shader_source(1);
+    assert!(!one.contains("switch"), "tier 1 has no slot branch");
+    for tier in [2, 4, 16, 32] {
+        let src = shader_source(tier);
+        let fs = &functions(&src)["fs_main"];
+        let switch = fs.find("switch").expect("a slot switch above tier 1");
+        assert!(fs.find("dpdx").unwrap() < switch && fs.find("dpdy").unwrap() < switch, "derivatives first");
+        assert_eq!(fs.matches("case ").count(), tier as usize, "one case per slot");
+        // Inside the switch only explicit-gradient / explicit-level sampling is used.
+        assert!(!src.contains("textureSample("), "no implicit-derivative sampling");
+        assert_eq!(src.matches("textureSampleGrad(").count(), tier as usize);
+    }
+}
