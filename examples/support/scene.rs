@@ -1,0 +1,171 @@
+//! The stress scene: a bunnymark. Many sprites move every frame, drawn from many textures in
+//! several sizes, submitted interleaved in z so consecutive quads use different textures.
+//! Deterministic from its seed, so two backends can draw the same frame.
+//!
+//! Shared by `examples/stress.rs`, the frame benches and the cross-backend tests.
+#![allow(dead_code)]
+
+use layerbatch::{Batcher, Quad, TextureDesc, TextureError, TextureId};
+
+/// Texture sizes, one per array class: 4 classes, so an arrays-on frame is one draw at tier 4.
+pub const SIZES: [(u32, u32); 4] = [(16, 16), (32, 32), (64, 64), (32, 16)];
+
+/// A small deterministic generator (xorshift32): no dependency, same numbers everywhere.
+#[derive(Clone, Debug)]
+pub struct Rng(u32);
+
+impl Rng {
+    /// Seeded generator (a zero seed is replaced).
+    pub fn new(seed: u32) -> Self {
+        Self(seed.max(1))
+    }
+    /// Next value in 0..2^32.
+    pub fn next_u32(&mut self) -> u32 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.0 = x;
+        x
+    }
+    /// Uniform in `lo..hi`.
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32
+    }
+}
+
+/// The pixels of texture `index`: a solid colour with a darker 2-pixel frame, premultiplied.
+/// Colours are spread so neighbouring indices differ a lot.
+pub fn texture_pixels(index: usize, w: u32, h: u32) -> Vec<u8> {
+    let hue = (index as u32).wrapping_mul(97) % 360;
+    let c = hsv(hue as f32, 0.75, 1.0);
+    let dark = [c[0] / 2, c[1] / 2, c[2] / 2, 255];
+    let mut px = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let edge = x < 2 || y < 2 || x + 2 >= w || y + 2 >= h;
+            px.extend_from_slice(if edge { &dark } else { &c });
+        }
+    }
+    px
+}
+
+fn hsv(h: f32, s: f32, v: f32) -> [u8; 4] {
+    let c = v * s;
+    let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+    let (r, g, b) = match (h / 60.0) as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = v - c;
+    let q = |f: f32| ((f + m) * 255.0).round() as u8;
+    [q(r), q(g), q(b), 255]
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Sprite {
+    pos: [f32; 2],
+    vel: [f32; 2],
+    angle: f32,
+    spin: f32,
+    scale: f32,
+    texture: usize,
+    alpha: u8,
+}
+
+/// The scene: textures registered in a batcher, sprites moving in a `width x height` box.
+pub struct Scene {
+    textures: Vec<TextureId>,
+    sizes: Vec<(u32, u32)>,
+    sprites: Vec<Sprite>,
+    width: f32,
+    height: f32,
+}
+
+/// Scene options.
+#[derive(Clone, Copy, Debug)]
+pub struct SceneOptions {
+    /// Sprites. Default 20,000.
+    pub sprites: usize,
+    /// Distinct textures. Default 64.
+    pub textures: usize,
+    /// Viewport size in pixels. Default 800 x 600.
+    pub viewport_px: [u32; 2],
+    /// Rotate sprites. Default `true`.
+    pub rotation: bool,
+    /// Every fourth sprite translucent. Default `true`.
+    pub translucency: bool,
+    /// Seed. Default 7.
+    pub seed: u32,
+}
+
+impl Default for SceneOptions {
+    fn default() -> Self {
+        Self { sprites: 20_000, textures: 64, viewport_px: [800, 600], rotation: true, translucency: true, seed: 7 }
+    }
+}
+
+impl Scene {
+    /// Registers `opts.textures` textures (cycling through [`SIZES`]) and places the sprites.
+    pub fn new(batcher: &mut Batcher, opts: SceneOptions) -> Result<Self, TextureError> {
+        let mut textures = Vec::with_capacity(opts.textures);
+        let mut sizes = Vec::with_capacity(opts.textures);
+        for i in 0..opts.textures {
+            let (w, h) = SIZES[i % SIZES.len()];
+            textures.push(batcher.register(&TextureDesc::new(w, h), &texture_pixels(i, w, h))?);
+            sizes.push((w, h));
+        }
+        let mut rng = Rng::new(opts.seed);
+        let [vw, vh] = opts.viewport_px.map(|v| v as f32);
+        let sprites = (0..opts.sprites)
+            .map(|i| Sprite {
+                // Fractional offsets keep quad edges off pixel centres, where rasterizers'
+                // tie rules could differ.
+                pos: [rng.range(0.0, vw) + 0.37, rng.range(0.0, vh) + 0.61],
+                vel: [rng.range(-120.0, 120.0), rng.range(-120.0, 120.0)],
+                angle: if opts.rotation { rng.range(0.0, std::f32::consts::TAU) } else { 0.0 },
+                spin: if opts.rotation { rng.range(-2.0, 2.0) } else { 0.0 },
+                scale: rng.range(0.75, 1.5),
+                // Interleaved in z: consecutive sprites use different textures.
+                texture: i % opts.textures.max(1),
+                alpha: if opts.translucency && i % 4 == 3 { 160 } else { 255 },
+            })
+            .collect();
+        Ok(Self { textures, sizes, sprites, width: vw, height: vh })
+    }
+
+    /// The registered textures.
+    pub fn textures(&self) -> &[TextureId] {
+        &self.textures
+    }
+
+    /// Moves every sprite by `dt` seconds, bouncing off the edges.
+    pub fn step(&mut self, dt: f32) {
+        for s in &mut self.sprites {
+            for k in 0..2 {
+                s.pos[k] += s.vel[k] * dt;
+                let max = if k == 0 { self.width } else { self.height };
+                if s.pos[k] < 0.0 || s.pos[k] > max {
+                    s.vel[k] = -s.vel[k];
+                    s.pos[k] = s.pos[k].clamp(0.0, max);
+                }
+            }
+            s.angle += s.spin * dt;
+        }
+    }
+
+    /// Pushes every sprite, in order, into the open frame.
+    pub fn push(&self, batcher: &mut Batcher) {
+        for s in &self.sprites {
+            let (w, h) = self.sizes[s.texture];
+            let a = s.alpha;
+            let q = Quad::rotated(self.textures[s.texture], s.pos, [w as f32 * s.scale, h as f32 * s.scale], s.angle)
+                .with_color([a, a, a, a]);
+            batcher.push(&q).expect("scene quads are finite and their textures live");
+        }
+    }
+}
