@@ -36,20 +36,20 @@ pub enum DeviceKind {
 /// An offscreen target on one device, with a renderer once [`Headless::init`] ran.
 pub enum Headless {
     /// GL.
-    Gl(GlHeadless),
+    Gl(Box<GlHeadless>),
     /// wgpu.
-    Wgpu(WgpuHeadless),
+    Wgpu(Box<WgpuHeadless>),
 }
 
 impl Headless {
     /// Opens the device and a `size` RGBA8 target.
     pub fn new(device: DeviceKind, size: [u32; 2]) -> Result<Self, String> {
         match device {
-            DeviceKind::Gl => GlHeadless::new(false, size).map(Headless::Gl),
-            DeviceKind::Gles => GlHeadless::new(true, size).map(Headless::Gl),
-            DeviceKind::WgpuVulkan => WgpuHeadless::new(wgpu::Backends::VULKAN, size).map(Headless::Wgpu),
-            DeviceKind::WgpuGl => WgpuHeadless::new(wgpu::Backends::GL, size).map(Headless::Wgpu),
-            DeviceKind::WgpuAny => WgpuHeadless::new(wgpu::Backends::all(), size).map(Headless::Wgpu),
+            DeviceKind::Gl => GlHeadless::new(false, size).map(|g| Headless::Gl(Box::new(g))),
+            DeviceKind::Gles => GlHeadless::new(true, size).map(|g| Headless::Gl(Box::new(g))),
+            DeviceKind::WgpuVulkan => WgpuHeadless::new(wgpu::Backends::VULKAN, size).map(|w| Headless::Wgpu(Box::new(w))),
+            DeviceKind::WgpuGl => WgpuHeadless::new(wgpu::Backends::GL, size).map(|w| Headless::Wgpu(Box::new(w))),
+            DeviceKind::WgpuAny => WgpuHeadless::new(wgpu::Backends::all(), size).map(|w| Headless::Wgpu(Box::new(w))),
         }
     }
 
