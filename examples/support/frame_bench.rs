@@ -1,0 +1,53 @@
+//! Whole frames of the stress scene on a (software) device, arrays on against arrays off in
+//! one criterion group, so the ratio comes from one run. Shared by `benches/gl_frame.rs` and
+//! `benches/wgpu_frame.rs`.
+
+use criterion::{BenchmarkId, Criterion};
+
+use crate::headless::{DeviceKind, Headless};
+use crate::scene::{Scene, SceneOptions};
+use layerbatch::{Batcher, Config};
+
+/// Benchmarks one frame (step, push, finish, draw, wait for the device) on `kind`.
+pub fn bench_frames(c: &mut Criterion, group: &str, kind: DeviceKind) {
+    let ci = std::env::var_os("CI").is_some();
+    let (sprites, size) = if ci { (500, [256, 192]) } else { (5_000, [640, 480]) };
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10);
+    for (name, config) in
+        [("arrays_on", Config::default()), ("arrays_off_16_slots", Config { arrays_enabled: false, ..Config::default() })]
+    {
+        let mut dev = match Headless::new(kind, size) {
+            Ok(d) => d,
+            Err(e) => {
+                // A bench has no CI=true failure mode of its own: say why and measure nothing.
+                eprintln!("skipped: {group}: no {kind:?} device: {e}");
+                return;
+            }
+        };
+        let mut batcher = Batcher::new(dev.limits(), config).expect("budget");
+        dev.init(batcher.budget()).expect("renderer");
+        let opts = SceneOptions { sprites, textures: 64, viewport_px: size, ..SceneOptions::default() };
+        let mut scene = Scene::new(&mut batcher, opts).expect("textures fit");
+        let mut frame = |batcher: &mut Batcher, dev: &mut Headless| {
+            scene.step(1.0 / 60.0);
+            batcher.begin_frame();
+            scene.push(batcher);
+            let plan = batcher.finish();
+            dev.draw(plan).expect("draw");
+            plan.counters
+        };
+        frame(&mut batcher, &mut dev); // uploads
+        let c = frame(&mut batcher, &mut dev);
+        eprintln!(
+            "{group}/{name} on {}: {sprites} sprites, {} draw calls, {} flushes, {} slot binds, max tier {} per frame",
+            dev.adapter(),
+            c.draw_calls,
+            c.flushes,
+            c.slot_binds,
+            c.max_slot_tier
+        );
+        g.bench_function(BenchmarkId::new(name, sprites), |b| b.iter(|| frame(&mut batcher, &mut dev)));
+    }
+    g.finish();
+}
