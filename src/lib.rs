@@ -25,3 +25,8 @@ pub use layerbatch_gl as gl;
 /// The wgpu backend (feature `wgpu`).
 #[cfg(feature = "wgpu")]
 pub use layerbatch_wgpu as wgpu;
+
+// The README's Rust blocks are compiled (and the runnable ones run) as doc-tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
