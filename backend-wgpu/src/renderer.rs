@@ -590,15 +590,18 @@ impl Renderer {
 
     fn create_group(&self, device: &wgpu::Device, pipeline: usize, table: &[Option<ArrayId>]) -> wgpu::BindGroup {
         let tier = self.tiers[pipeline];
-        let mut levels = vec![1u32; (shader::slot_info_size(tier) / 4) as usize];
-        for (l, a) in levels.iter_mut().zip(table) {
+        // Per slot (width, height, mip levels, 0), as the shader's `SlotInfo`; the placeholder
+        // of an unused slot is one 1x1 level.
+        let mut info = vec![[1.0f32, 1.0, 1.0, 0.0]; (shader::slot_info_size(tier) / 16) as usize];
+        for (row, a) in info.iter_mut().zip(table) {
             if let Some(a) = a {
-                *l = self.arrays[a].desc.mip_levels;
+                let d = &self.arrays[a].desc;
+                *row = [d.width_px as f32, d.height_px as f32, d.mip_levels as f32, 0.0];
             }
         }
         let info = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("layerbatch slot info"),
-            contents: bytemuck::cast_slice(&levels),
+            contents: bytemuck::cast_slice(&info),
             usage: wgpu::BufferUsages::UNIFORM,
         });
         let mut entries = Vec::with_capacity(tier as usize + 1);

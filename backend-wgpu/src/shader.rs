@@ -2,33 +2,46 @@
 //!
 //! Bindings (the same for every tier, `T` = the tier):
 //!
-//! | group | binding | what                                  | stage    |
-//! |-------|---------|---------------------------------------|----------|
-//! | 0     | 0       | `Globals` uniform (viewport size)     | vertex   |
-//! | 0     | 1       | the one sampler (linear, clamp)       | fragment |
-//! | 1     | 0       | `SlotInfo` uniform (mip levels/slot)  | fragment |
-//! | 1     | 1..=T   | `slot0..slotT-1: texture_2d_array`    | fragment |
+//! | group | binding | what                                         | stage    |
+//! |-------|---------|----------------------------------------------|----------|
+//! | 0     | 0       | `Globals` uniform (viewport size)            | vertex   |
+//! | 0     | 1       | the one sampler (linear, clamp)              | fragment |
+//! | 1     | 0       | `SlotInfo` uniform (size and levels by slot) | fragment |
+//! | 1     | 1..=T   | `slot0..slotT-1: texture_2d_array`           | fragment |
+//!
+//! `SlotInfo` is `array<vec4<f32>, T>`: slot `i` holds `(width, height, mip levels, 0)` of the
+//! array bound in it (level-0 size in texels), `(1, 1, 1, 0)` for the placeholder of an unused
+//! slot. The renderer writes it when it creates the slot bind group; an array's description
+//! never changes while it lives, so cached groups stay right.
 //!
 //! **One sampler, not one per slot, and not two.** wgpu's GL backend turns every (texture,
 //! sampler) pair into one GL texture unit and remembers a single sampler per texture binding, so
 //! a texture binding sampled through two samplers silently uses one of them. The shader
 //! therefore samples every slot through one trilinear, clamp-to-edge sampler, and makes the
-//! per-texture choices itself from the instance flags:
+//! per-texture choices itself from the instance flags.
 //!
-//! - `LINEAR`: `textureSampleGrad` with the derivatives taken before the slot switch (bilinear,
-//!   trilinear with mips).
-//! - nearest: the level of detail is computed from the same derivatives and rounded to the
-//!   nearest level (clamped by the slot's level count from `SlotInfo`: GLES has no
-//!   `textureNumLevels`), and the position is snapped to that level's texel centre before a
-//!   `textureSampleLevel`. A linear sample at a texel centre is exactly that texel.
-//! - `CLAMP_TO_RECT`: the position is clamped into the quad's `uv_rect` inset by half a texel, so
-//!   neither padding nor a neighbouring frame bleeds in.
-//! - `REPEAT` / `MIRROR`: wrapped with `fract` (mirrored) before the switch; the derivatives are
+//! **One sample per slot.** Software rasterizers (lavapipe, llvmpipe) pay for every branch of a
+//! fragment shader whether a fragment takes it or not, so the slot `switch` holds nothing but
+//! one `textureSampleGrad(slotN, samp, uv, layer, gx, gy)` per case. Everything else is
+//! computed once per fragment before the switch, branch-free (`select`), from the slot's
+//! `SlotInfo` entry (the slot index clamped to `T - 1`, as the switch's `default` is):
+//!
+//! - `REPEAT` / `MIRROR`: the position is wrapped with `fract` (mirrored). The derivatives are
 //!   those of the unwrapped coordinates, so no seam picks a wrong mip level.
+//! - `CLAMP_TO_RECT`: the position is clamped into the quad's `uv_rect` inset by half a level-0
+//!   texel, so neither padding nor a neighbouring frame bleeds in.
+//! - `LINEAR`: the gradients are the real derivatives (bilinear, trilinear with mips).
+//! - nearest: the level of detail is computed from the derivatives and the slot's size and
+//!   rounded to the nearest level `L` (clamped by the slot's level count: GLES has no
+//!   `textureNumLevels`). The position is snapped to the centre of its level-`L` texel (level
+//!   size `max(1, size >> L)`), and the gradients are replaced by `(2^L / width, 0)` and
+//!   `(0, 2^L / height)`, which make the sampler select exactly level `L`. A linear sample at a
+//!   texel centre of that level is exactly that texel.
 //!
-//! The tier-1 shader has no branch; above it the slot is a `switch` on the flat slot index. All
-//! texture work happens in the fragment stage; the vertex stage reads only the instance
-//! attributes and the viewport uniform.
+//! Derivatives are taken first, in uniform control flow. The tier-1 shader has no branch at
+//! all; above it the slot is a `switch` on the flat slot index. All texture work happens in the
+//! fragment stage; the vertex stage reads only the instance attributes and the viewport
+//! uniform.
 
 use std::fmt::Write as _;
 
@@ -37,9 +50,10 @@ pub(crate) const GROUP_GLOBALS: u32 = 0;
 /// Group index of a tier's slots.
 pub(crate) const GROUP_SLOTS: u32 = 1;
 
-/// Bytes of the `SlotInfo` uniform of a tier: one `u32` per slot, in `vec4<u32>` rows.
+/// Bytes of the `SlotInfo` uniform of a tier: one `vec4<f32>` per slot, `(width, height,
+/// mip levels, 0)`.
 pub(crate) fn slot_info_size(tier: u32) -> u64 {
-    16 * u64::from(tier.div_ceil(4).max(1))
+    16 * u64::from(tier.max(1))
 }
 
 /// The WGSL source of the pipeline for `tier` slots (`tier >= 1`).
@@ -57,8 +71,7 @@ pub(crate) fn slot_info_size(tier: u32) -> u64 {
 /// If `tier` is 0.
 pub fn shader_source(tier: u32) -> String {
     assert!(tier >= 1, "a tier has at least one slot");
-    let rows = tier.div_ceil(4);
-    let mut s = String::with_capacity(2048 + 1024 * tier as usize);
+    let mut s = String::with_capacity(4096 + 128 * tier as usize);
     let _ = write!(
         s,
         r"// layerbatch-wgpu: slot tier {tier}.
@@ -69,8 +82,8 @@ struct Globals {{
 }};
 
 struct SlotInfo {{
-    // Mip levels of the array in each slot: slot i is levels[i / 4][i % 4].
-    levels: array<vec4<u32>, {rows}>,
+    // Per slot: (width, height, mip levels, 0) of the array bound in it, level 0 in texels.
+    slots: array<vec4<f32>, {tier}>,
 }};
 
 @group({GROUP_GLOBALS}) @binding(0) var<uniform> globals: Globals;
@@ -120,13 +133,10 @@ fn vs_main(
 }
 
 fn wrap_uv(uv: vec2<f32>, flags: u32) -> vec2<f32> {
-    if (flags & FLAG_REPEAT) != 0u {
-        return fract(uv);
-    }
-    if (flags & FLAG_MIRROR) != 0u {
-        return 1.0 - abs(fract(uv * 0.5) * 2.0 - 1.0);
-    }
-    return uv;
+    let repeated = fract(uv);
+    let mirrored = 1.0 - abs(fract(uv * 0.5) * 2.0 - 1.0);
+    let mirror = select(uv, mirrored, (flags & FLAG_MIRROR) != 0u);
+    return select(mirror, repeated, (flags & FLAG_REPEAT) != 0u);
 }
 
 fn clamp_to_rect(uv: vec2<f32>, rect: vec4<f32>, dims: vec2<f32>) -> vec2<f32> {
@@ -137,41 +147,13 @@ fn clamp_to_rect(uv: vec2<f32>, rect: vec4<f32>, dims: vec2<f32>) -> vec2<f32> {
     return clamp(uv, lo, hi);
 }
 
-fn nearest_level(ddx: vec2<f32>, ddy: vec2<f32>, dims: vec2<f32>, levels: u32) -> i32 {
-    if levels <= 1u {
-        return 0;
-    }
+// The mip level nearest to the level of detail of (ddx, ddy) on a dims-sized level 0.
+fn nearest_level(ddx: vec2<f32>, ddy: vec2<f32>, dims: vec2<f32>, levels: f32) -> u32 {
     let rho = max(length(ddx * dims), length(ddy * dims));
     let lod = log2(max(rho, 1e-6));
-    return clamp(i32(floor(lod + 0.5)), 0, i32(levels) - 1);
+    return u32(clamp(floor(lod + 0.5), 0.0, levels - 1.0));
 }
-",
-    );
-    let comps = ["x", "y", "z", "w"];
-    for i in 0..tier {
-        let levels = format!("slot_info.levels[{}].{}", i / 4, comps[(i % 4) as usize]);
-        let _ = write!(
-            s,
-            r"
-fn sample_slot{i}(uv_in: vec2<f32>, rect: vec4<f32>, layer: i32, flags: u32, ddx: vec2<f32>, ddy: vec2<f32>) -> vec4<f32> {{
-    let dims = vec2<f32>(textureDimensions(slot{i}, 0));
-    var uv = uv_in;
-    if (flags & FLAG_CLAMP_TO_RECT) != 0u {{
-        uv = clamp_to_rect(uv, rect, dims);
-    }}
-    if (flags & FLAG_LINEAR) != 0u {{
-        return textureSampleGrad(slot{i}, samp, uv, layer, ddx, ddy);
-    }}
-    let level = nearest_level(ddx, ddy, dims, {levels});
-    let d = vec2<f32>(textureDimensions(slot{i}, level));
-    let texel = clamp(floor(uv * d), vec2<f32>(0.0), d - 1.0);
-    return textureSampleLevel(slot{i}, samp, (texel + 0.5) / d, layer, f32(level));
-}}
-"
-        );
-    }
-    s.push_str(
-        r"
+
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // Derivatives in uniform control flow, before any slot branch.
@@ -179,16 +161,41 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let ddy = dpdy(in.uv);
     let flags = (in.slot_flags_layer >> 8u) & 0xffu;
     let layer = i32(in.slot_flags_layer >> 16u);
-    let uv = wrap_uv(in.uv, flags);
 ",
     );
     if tier == 1 {
-        s.push_str("    let texel = sample_slot0(uv, in.rect, layer, flags, ddx, ddy);\n");
+        s.push_str("    let info = slot_info.slots[0];\n");
     } else {
-        s.push_str("    var texel: vec4<f32>;\n    switch in.slot_flags_layer & 0xffu {\n");
+        let _ = write!(
+            s,
+            r"    let slot = min(in.slot_flags_layer & 0xffu, {}u);
+    let info = slot_info.slots[slot];
+",
+            tier - 1
+        );
+    }
+    s.push_str(
+        r"    let dims = info.xy;
+    let wrapped = wrap_uv(in.uv, flags);
+    let uv = select(wrapped, clamp_to_rect(wrapped, in.rect, dims), (flags & FLAG_CLAMP_TO_RECT) != 0u);
+    // Nearest: the level-L texel centre, and gradients that make the sampler pick level L.
+    let level = nearest_level(ddx, ddy, dims, info.z);
+    let d = vec2<f32>(max(vec2<u32>(dims) >> vec2<u32>(level), vec2<u32>(1u)));
+    let centre = (clamp(floor(uv * d), vec2<f32>(0.0), d - 1.0) + 0.5) / d;
+    let scale = f32(1u << level);
+    let is_linear = (flags & FLAG_LINEAR) != 0u;
+    let st = select(centre, uv, is_linear);
+    let gx = select(vec2<f32>(scale / dims.x, 0.0), ddx, is_linear);
+    let gy = select(vec2<f32>(0.0, scale / dims.y), ddy, is_linear);
+",
+    );
+    if tier == 1 {
+        s.push_str("    let texel = textureSampleGrad(slot0, samp, st, layer, gx, gy);\n");
+    } else {
+        s.push_str("    var texel: vec4<f32>;\n    switch slot {\n");
         for i in 0..tier {
             let label = if i + 1 == tier { format!("case {i}u, default") } else { format!("case {i}u") };
-            let _ = writeln!(s, "        {label}: {{ texel = sample_slot{i}(uv, in.rect, layer, flags, ddx, ddy); }}");
+            let _ = writeln!(s, "        {label}: {{ texel = textureSampleGrad(slot{i}, samp, st, layer, gx, gy); }}");
         }
         s.push_str("    }\n");
     }

@@ -4,7 +4,9 @@
 mod common;
 
 use common::{color, draw, setup, solid, Gpu, CLEAR, SIZE};
-use layerbatch_core::{Config, Filter, MockDevice, Quad, QuadError, TextureDesc, TextureId, Usage, Wrap};
+use layerbatch_core::{
+    mip_size, Config, Filter, MockDevice, Quad, QuadError, ResourceOp, TextureDesc, TextureId, Usage, Wrap,
+};
 
 on_both_backends!(
     forty_solid_textures_one_draw,
@@ -15,6 +17,7 @@ on_both_backends!(
     translucent_overlap_in_submission_order,
     two_hundred_textures_pipelines_fixed,
     wrap_modes_and_nearest_mips,
+    nearest_picks_exactly_the_nearest_level,
     bad_plan_is_an_error,
     budget_beyond_device_is_an_error,
 );
@@ -392,6 +395,77 @@ fn wrap_modes_and_nearest_mips(gpu: &Gpu) {
     let purple = [128, 0, 128, 255];
     frame.expect(101, 101, purple, 2, "nearest, minified to level 2");
     frame.expect(121, 101, purple, 2, "linear, minified");
+}
+
+/// Nearest filtering samples exactly one level, the one nearest to the level of detail, even
+/// where the level of detail lies between two levels (no trilinear blend) and where a level's
+/// size is clamped to 1 texel: every level of the textures below is uploaded as its own solid
+/// colour (in place of the generated mips), and every quad must show exactly one of them.
+fn nearest_picks_exactly_the_nearest_level(gpu: &Gpu) {
+    const LEVELS: [[u8; 4]; 6] = [
+        [255, 0, 0, 255],
+        [0, 255, 0, 255],
+        [0, 0, 255, 255],
+        [255, 255, 255, 255],
+        [255, 255, 0, 255],
+        [0, 255, 255, 255],
+    ];
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let square = TextureDesc::new(16, 16).with_filter(Filter::Nearest).with_mip_levels(5);
+    let wide = TextureDesc::new(32, 8).with_filter(Filter::Nearest).with_mip_levels(6);
+    let sq = b.register(&square, &solid(16, 16, [9; 4])).unwrap();
+    let wd = b.register(&wide, &solid(32, 8, [9; 4])).unwrap();
+    for t in [sq, wd] {
+        assert_eq!(b.placement(t).unwrap().uv_scale, [1.0, 1.0], "level 0 is the whole layer");
+    }
+    b.begin_frame();
+    // (texture, position, size, expected level): for the 16x16 texture the level of detail is
+    // log2(16 / size); for the 32x8 one the larger of log2(32 / width) and log2(8 / height).
+    let quads: [(TextureId, [f32; 2], [f32; 2], usize); 15] = [
+        (sq, [0.0, 0.0], [32.0, 32.0], 0),
+        (sq, [40.0, 0.0], [16.0, 16.0], 0),
+        (sq, [60.0, 0.0], [12.0, 12.0], 0), // 0.415
+        (sq, [80.0, 0.0], [8.0, 8.0], 1),
+        (sq, [90.0, 0.0], [6.0, 6.0], 1), // 1.415
+        (sq, [100.0, 0.0], [4.0, 4.0], 2),
+        (sq, [110.0, 0.0], [3.0, 3.0], 2), // 2.415
+        (sq, [120.0, 0.0], [2.0, 2.0], 3),
+        (sq, [130.0, 0.0], [1.0, 1.0], 4),
+        (sq, [140.0, 0.0], [16.0, 4.0], 2), // anisotropic: 1 and 4 texels per pixel
+        (wd, [0.0, 50.0], [32.0, 8.0], 0),
+        (wd, [40.0, 50.0], [16.0, 4.0], 1),
+        (wd, [60.0, 50.0], [8.0, 8.0], 2), // 4 and 1 texels per pixel
+        (wd, [80.0, 50.0], [4.0, 4.0], 3), // level 3 is 4x1
+        (wd, [90.0, 50.0], [2.0, 2.0], 4), // level 4 is 2x1
+    ];
+    for &(t, pos, size, _) in &quads {
+        b.push(&Quad::rect(t, pos, size)).unwrap();
+    }
+    let mut plan = b.finish().clone();
+    let mut writes = 0;
+    for op in &plan.ops {
+        let ResourceOp::WriteLayer { width_px, height_px, mip_levels, bytes, .. } = op else {
+            continue;
+        };
+        let mut offset = bytes.start;
+        for level in 0..*mip_levels {
+            let (w, h) = mip_size(*width_px, *height_px, level);
+            let len = (w * h * 4) as usize;
+            plan.upload_bytes[offset..offset + len].copy_from_slice(&solid(w, h, LEVELS[level as usize]));
+            offset += len;
+        }
+        assert_eq!(offset, bytes.end);
+        writes += 1;
+    }
+    assert_eq!(writes, 2);
+    let frame = draw(gpu, &mut r, &plan);
+    for &(_, [x, y], [w, h], level) in &quads {
+        let (x, y) = (x as u32, y as u32);
+        let (w, h) = (w as u32, h as u32);
+        for (px, py) in [(x, y), (x + w - 1, y + h - 1), (x + (w - 1) / 2, y + (h - 1) / 2)] {
+            frame.expect(px, py, LEVELS[level], 0, &format!("{w}x{h} quad at ({x}, {y}): level {level}"));
+        }
+    }
 }
 
 /// A plan naming an array the device does not have is an error, not a wgpu panic, and nothing

@@ -125,8 +125,31 @@ fn tier_one_has_no_branch_and_derivatives_come_first() {
         let switch = fs.find("switch").expect("a slot switch above tier 1");
         assert!(fs.find("dpdx").unwrap() < switch && fs.find("dpdy").unwrap() < switch, "derivatives first");
         assert_eq!(fs.matches("case ").count(), tier as usize, "one case per slot");
-        // Inside the switch only explicit-gradient / explicit-level sampling is used.
-        assert!(!src.contains("textureSample("), "no implicit-derivative sampling");
-        assert_eq!(src.matches("textureSampleGrad(").count(), tier as usize);
+    }
+}
+
+#[test]
+fn one_sample_per_slot_and_nothing_else_in_the_switch() {
+    for tier in [1, 2, 4, 16, 32] {
+        let src = shader_source(tier);
+        // One explicit-gradient sample per slot, and no other texture access anywhere.
+        assert!(!src.contains("textureSample("), "tier {tier}: no implicit-derivative sampling");
+        assert!(!src.contains("textureSampleLevel("), "tier {tier}: one sampling path");
+        assert!(!src.contains("textureDimensions("), "tier {tier}: sizes come from SlotInfo");
+        assert_eq!(src.matches("textureSampleGrad(").count(), tier as usize, "tier {tier}");
+        let fs = &functions(&src)["fs_main"];
+        assert_eq!(fs.matches("textureSampleGrad(").count(), tier as usize, "tier {tier}: sampled in fs_main");
+        if tier == 1 {
+            assert!(!fs.contains("if ") && !fs.contains("switch"), "tier 1 is branch-free");
+            continue;
+        }
+        // Every case body is exactly the sample of its slot.
+        let switch = &fs[fs.find("switch").unwrap()..];
+        for i in 0..tier {
+            let label = if i + 1 == tier { format!("case {i}u, default: {{ ") } else { format!("case {i}u: {{ ") };
+            let body = &switch[switch.find(&label).unwrap_or_else(|| panic!("tier {tier}: {label}")) + label.len()..];
+            let body = &body[..body.find('}').unwrap()];
+            assert_eq!(body.trim(), format!("texel = textureSampleGrad(slot{i}, samp, st, layer, gx, gy);"));
+        }
     }
 }
