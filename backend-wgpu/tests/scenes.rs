@@ -20,6 +20,7 @@ on_both_backends!(
     nearest_picks_exactly_the_nearest_level,
     bad_plan_is_an_error,
     budget_beyond_device_is_an_error,
+    one_slot_change_one_bind_group,
 );
 
 #[test]
@@ -494,4 +495,41 @@ fn budget_beyond_device_is_an_error(gpu: &Gpu) {
     assert!(budget.slots > gpu.device.limits().max_sampled_textures_per_shader_stage);
     let err = layerbatch_wgpu::Renderer::new(&gpu.device, common::FORMAT, &budget, &Default::default()).unwrap_err();
     assert!(matches!(err, layerbatch_wgpu::Error::Unsupported { needed: 32, .. }), "{err}");
+}
+
+/// The ladder's worst case, 17 one-texture arrays over 16 slots, round-robin: every segment
+/// after the first changes exactly one slot, and each change makes exactly one new bind group
+/// (and one set), not a storm. Slot tables seen before come from the cache.
+fn one_slot_change_one_bind_group(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config { arrays_enabled: false, max_slots: 16, ..Config::default() });
+    let ids: Vec<TextureId> =
+        (0..17).map(|i| b.register(&TextureDesc::new(8, 8), &solid(8, 8, color(i))).unwrap()).collect();
+    let mut seen = std::collections::HashSet::new();
+    for frame_no in 0..3 {
+        b.begin_frame();
+        for q in 0..64usize {
+            let (x, y) = ((q % 16) as f32 * 16.0, (q / 16) as f32 * 16.0);
+            b.push(&Quad::rect(ids[q % 17], [x, y], [8.0, 8.0])).unwrap();
+        }
+        let plan = b.finish();
+        let segments = plan.segments.len() as u64;
+        assert_eq!(segments, 4, "64 quads over 16 slots");
+        for (k, seg) in plan.segments.iter().enumerate() {
+            if frame_no > 0 || k > 0 {
+                assert_eq!(plan.binds(seg).len(), 1, "frame {frame_no}, segment {k}: one slot changes");
+            }
+        }
+        let new_tables =
+            plan.segments.iter().filter(|seg| seen.insert((seg.tier, plan.slots(seg).to_vec()))).count() as u64;
+        let frame = draw(gpu, &mut r, plan);
+        for q in 0..64u32 {
+            frame.expect((q % 16) * 16 + 4, (q / 16) * 16 + 4, color((q % 17) as usize), 1, &format!("quad {q}"));
+        }
+        let d = r.stats().device_frame;
+        assert_eq!(d.bind_group_creates, new_tables, "frame {frame_no}: one bind group per new slot table");
+        assert!(new_tables <= segments);
+        // One set per draw, plus the globals group (viewport, sampler) once per render.
+        assert_eq!(d.bind_group_sets, segments + 1, "frame {frame_no}: one set per draw");
+        assert_eq!(d.draw_calls, segments);
+    }
 }
