@@ -47,7 +47,9 @@ impl Headless {
         match device {
             DeviceKind::Gl => GlHeadless::new(false, size).map(|g| Headless::Gl(Box::new(g))),
             DeviceKind::Gles => GlHeadless::new(true, size).map(|g| Headless::Gl(Box::new(g))),
-            DeviceKind::WgpuVulkan => WgpuHeadless::new(wgpu::Backends::VULKAN, size).map(|w| Headless::Wgpu(Box::new(w))),
+            DeviceKind::WgpuVulkan => {
+                WgpuHeadless::new(wgpu::Backends::VULKAN, size).map(|w| Headless::Wgpu(Box::new(w)))
+            }
             DeviceKind::WgpuGl => WgpuHeadless::new(wgpu::Backends::GL, size).map(|w| Headless::Wgpu(Box::new(w))),
             DeviceKind::WgpuAny => WgpuHeadless::new(wgpu::Backends::all(), size).map(|w| Headless::Wgpu(Box::new(w))),
         }
