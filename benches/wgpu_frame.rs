@@ -2,13 +2,13 @@
 //! ladder), in one group. `cargo bench --bench wgpu_frame`; with the `CI` env var set, a
 //! smaller scene.
 
+#[path = "../examples/support/frame_bench.rs"]
+mod frame_bench;
 #[allow(unsafe_code)]
 #[path = "../examples/support/headless.rs"]
 mod headless;
 #[path = "../examples/support/scene.rs"]
 mod scene;
-#[path = "../examples/support/frame_bench.rs"]
-mod frame_bench;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 

@@ -290,10 +290,7 @@ fn run_headless(args: &Args) -> Result<Report, String> {
     let mut recorder = Recorder::default();
     for _ in 0..args.frames.unwrap_or(HEADLESS_FRAMES) {
         let t0 = Instant::now();
-        scene.step(FIXED_DT);
-        batcher.begin_frame();
-        scene.push(&mut batcher);
-        let plan = batcher.finish();
+        let plan = scene.frame(&mut batcher, FIXED_DT);
         dev.draw(plan)?; // waits for the device
         recorder.record(t0.elapsed().as_secs_f64() * 1e3, dev.stats());
     }

@@ -39,10 +39,7 @@ fn render(kind: DeviceKind, config: Config, test: &str) -> Option<Run> {
     let mut scene = Scene::new(&mut batcher, opts).expect("textures fit");
     let mut counters = Vec::new();
     for _ in 0..3 {
-        scene.step(1.0 / 60.0);
-        batcher.begin_frame();
-        scene.push(&mut batcher);
-        let plan = batcher.finish();
+        let plan = scene.frame(&mut batcher, 1.0 / 60.0);
         counters.push(plan.counters);
         dev.draw(plan).unwrap_or_else(|e| panic!("{test}: {kind:?}: {e}"));
     }

@@ -31,10 +31,7 @@ pub fn bench_frames(c: &mut Criterion, group: &str, kind: DeviceKind) {
         let opts = SceneOptions { sprites, textures: 64, viewport_px: size, ..SceneOptions::default() };
         let mut scene = Scene::new(&mut batcher, opts).expect("textures fit");
         let mut frame = |batcher: &mut Batcher, dev: &mut Headless| {
-            scene.step(1.0 / 60.0);
-            batcher.begin_frame();
-            scene.push(batcher);
-            let plan = batcher.finish();
+            let plan = scene.frame(batcher, 1.0 / 60.0);
             dev.draw(plan).expect("draw");
             plan.counters
         };

@@ -9,11 +9,13 @@
 use std::sync::Arc;
 
 use glow::HasContext;
-use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display::Display};
-use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
-use glutin::display::GlDisplay;
+use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
 use layerbatch::{Budget, FramePlan, Limits, Stats};
+
+#[path = "egl.rs"]
+pub mod egl;
+#[path = "gpu.rs"]
+pub mod gpu;
 
 /// The clear colour of every offscreen frame: opaque black.
 pub const CLEAR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
@@ -127,38 +129,9 @@ pub struct GlHeadless {
 
 impl GlHeadless {
     fn new(gles: bool, size: [u32; 2]) -> Result<Self, String> {
-        let devices: Vec<Device> = Device::query_devices().map_err(|e| format!("EGL devices: {e}"))?.collect();
-        let device = devices
-            .iter()
-            .find(|d| d.extensions().contains("EGL_MESA_device_software"))
-            .or(devices.first())
-            .ok_or("no EGL device")?;
-        // SAFETY: the device comes from EGL's own enumeration; no native display is passed.
-        let display = unsafe { Display::with_device(device, None) }.map_err(|e| format!("EGL display: {e}"))?;
-        let template = ConfigTemplateBuilder::new()
-            .with_surface_type(ConfigSurfaceTypes::empty())
-            .with_api(if gles { Api::GLES3 } else { Api::OPENGL })
-            .build();
-        // SAFETY: the display is alive for the call.
-        let config = unsafe { display.find_configs(template) }
-            .map_err(|e| format!("EGL configs: {e}"))?
-            .next()
-            .ok_or("no EGL config")?;
-        let api = if gles {
-            ContextApi::Gles(Some(Version::new(3, 0)))
-        } else {
-            ContextApi::OpenGl(Some(Version::new(3, 3)))
-        };
-        let attrs = ContextAttributesBuilder::new().with_context_api(api).with_profile(GlProfile::Core).build(None);
-        // SAFETY: the config comes from this display; no shared context.
-        let context = unsafe { display.create_context(&config, &attrs) }
-            .map_err(|e| format!("EGL context: {e}"))?
-            .make_current_surfaceless()
-            .map_err(|e| format!("make current: {e}"))?;
-        // SAFETY: the context is current on this thread and outlives `gl` (field order).
-        let gl = unsafe { glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s)) };
-        // SAFETY: plain object creation and queries on the current context.
-        let (fbo, adapter) = unsafe {
+        let egl::Egl { gl, context, display } = egl::surfaceless(gles)?;
+        // SAFETY: plain object creation on the current context.
+        let fbo = unsafe {
             let fbo = gl.create_framebuffer()?;
             let rb = gl.create_renderbuffer()?;
             gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
@@ -168,10 +141,9 @@ impl GlHeadless {
             if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
                 return Err("offscreen framebuffer incomplete".into());
             }
-            let adapter =
-                format!("{} ({})", gl.get_parameter_string(glow::RENDERER), gl.get_parameter_string(glow::VERSION));
-            (fbo, adapter)
+            fbo
         };
+        let adapter = egl::describe(&gl);
         Ok(Self { renderer: None, gl: Arc::new(gl), fbo, size, adapter, _context: context, _display: display })
     }
 
@@ -242,36 +214,11 @@ pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 impl WgpuHeadless {
     fn new(backends: wgpu::Backends, size: [u32; 2]) -> Result<Self, String> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-        desc.backends = backends;
-        let instance = wgpu::Instance::new(desc);
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            force_fallback_adapter: false,
-            compatible_surface: None,
-            apply_limit_buckets: false,
-        }))
-        .map_err(|e| format!("no {backends:?} adapter: {e}"))?;
-        let info = adapter.get_info();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("layerbatch headless"),
-            required_limits: wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
-            ..Default::default()
-        }))
-        .map_err(|e| format!("request_device: {e}"))?;
-        let target = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("layerbatch headless target"),
-            size: wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+        let instance = gpu::headless_instance(backends);
+        let (adapter, device, queue) = gpu::device(&instance, None).map_err(|e| format!("{backends:?}: {e}"))?;
+        let target = gpu::target(&device, size, FORMAT);
         let view = target.create_view(&Default::default());
-        let adapter = format!("{} ({:?})", info.name, info.backend);
-        Ok(Self { renderer: None, device, queue, target, view, size, adapter })
+        Ok(Self { renderer: None, device, queue, target, view, size, adapter: gpu::describe(&adapter) })
     }
 
     fn init(&mut self, budget: &Budget) -> Result<(), String> {
@@ -287,23 +234,7 @@ impl WgpuHeadless {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         r.prepare(&self.device, &self.queue, &mut encoder, plan, self.size).map_err(|e| e.to_string())?;
         {
-            let [cr, cg, cb, ca] = CLEAR.map(f64::from);
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("layerbatch headless"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &self.view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color { r: cr, g: cg, b: cb, a: ca }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = gpu::clear_pass(&mut encoder, &self.view, CLEAR.map(f64::from));
             r.render(&mut pass);
         }
         self.queue.submit([encoder.finish()]);
@@ -315,36 +246,7 @@ impl WgpuHeadless {
     }
 
     fn read(&mut self) -> Vec<u8> {
-        let [w, h] = self.size;
-        let bytes_per_row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("layerbatch readback"),
-            size: u64::from(bytes_per_row * h),
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_texture_to_buffer(
-            self.target.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(bytes_per_row),
-                    rows_per_image: Some(h),
-                },
-            },
-            wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
-        );
-        self.queue.submit([encoder.finish()]);
-        buffer.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map readback"));
-        self.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-        let mapped = buffer.slice(..).get_mapped_range().expect("mapped range");
-        let mut px = Vec::with_capacity((w * h * 4) as usize);
-        for row in mapped.chunks_exact(bytes_per_row as usize) {
-            px.extend_from_slice(&row[..(w * 4) as usize]);
-        }
-        px
+        gpu::read_texture(&self.device, &self.queue, &self.target)
     }
 }
 

@@ -5,7 +5,7 @@
 //! Shared by `examples/stress.rs`, the frame benches and the cross-backend tests.
 #![allow(dead_code)]
 
-use layerbatch::{Batcher, Quad, TextureDesc, TextureError, TextureId};
+use layerbatch::{Batcher, FramePlan, Quad, TextureDesc, TextureError, TextureId};
 
 /// Texture sizes, one per array class: 4 classes, so an arrays-on frame is one draw at tier 4.
 pub const SIZES: [(u32, u32); 4] = [(16, 16), (32, 32), (64, 64), (32, 16)];
@@ -167,5 +167,13 @@ impl Scene {
                 .with_color([a, a, a, a]);
             batcher.push(&q).expect("scene quads are finite and their textures live");
         }
+    }
+
+    /// One frame: steps by `dt`, records every sprite and plans.
+    pub fn frame<'b>(&mut self, batcher: &'b mut Batcher, dt: f32) -> &'b FramePlan {
+        self.step(dt);
+        batcher.begin_frame();
+        self.push(batcher);
+        batcher.finish()
     }
 }

@@ -253,6 +253,7 @@ mod gl {
     use winit::event_loop::ActiveEventLoop;
     use winit::window::Window;
 
+    use crate::headless::egl;
     use crate::scene::Scene;
 
     /// A window with a current GL context on its surface.
@@ -322,10 +323,7 @@ mod gl {
             let _ = surface.set_swap_interval(&context, SwapInterval::DontWait);
             // SAFETY: the context is current on this thread and outlives `gl` (field order).
             let gl = unsafe { glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s)) };
-            // SAFETY: plain string queries on the current context.
-            let adapter = unsafe {
-                format!("{} ({})", gl.get_parameter_string(glow::RENDERER), gl.get_parameter_string(glow::VERSION))
-            };
+            let adapter = egl::describe(&gl);
             Ok(Self { renderer: None, gl: Arc::new(gl), surface, context, _display: display, adapter, window })
         }
 
@@ -350,10 +348,7 @@ mod gl {
         pub fn frame(&mut self, batcher: &mut Batcher, scene: &mut Scene, dt: f32) -> Result<(f64, Stats), String> {
             let renderer = self.renderer.as_mut().ok_or("the renderer is not initialised")?;
             let t0 = Instant::now();
-            scene.step(dt);
-            batcher.begin_frame();
-            scene.push(batcher);
-            let plan = batcher.finish();
+            let plan = scene.frame(batcher, dt);
             let size = self.window.inner_size();
             let (w, h) = (size.width, size.height);
             // SAFETY: state calls on the current context, on the window's default framebuffer.
@@ -390,6 +385,7 @@ mod wgpu_window {
     use winit::event_loop::ActiveEventLoop;
     use winit::window::Window;
 
+    use crate::headless::gpu;
     use crate::scene::Scene;
 
     /// A window with a configured wgpu surface.
@@ -411,21 +407,9 @@ mod wgpu_window {
             let desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()));
             let instance = wgpu::Instance::new(desc);
             let surface = instance.create_surface(window.clone()).map_err(|e| format!("wgpu surface: {e}"))?;
-            let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                force_fallback_adapter: false,
-                compatible_surface: Some(&surface),
-                apply_limit_buckets: false,
-            }))
-            .map_err(|e| format!("no wgpu adapter for the window: {e}"))?;
+            let (adapter, device, queue) =
+                gpu::device(&instance, Some(&surface)).map_err(|e| format!("window: {e}"))?;
             let info = adapter.get_info();
-            // The same limits as the offscreen device, so both modes get the same budget.
-            let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-                label: Some("layerbatch stress"),
-                required_limits: wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
-                ..Default::default()
-            }))
-            .map_err(|e| format!("request_device: {e}"))?;
             let size = window.inner_size();
             let mut config = surface
                 .get_default_config(&adapter, size.width.max(1), size.height.max(1))
@@ -438,7 +422,7 @@ mod wgpu_window {
             // No vsync where the surface allows it (falls back to Fifo): this is a stress test.
             config.present_mode = wgpu::PresentMode::AutoNoVsync;
             surface.configure(&device, &config);
-            let adapter = format!("{} ({:?})", info.name, info.backend);
+            let adapter = gpu::describe(&adapter);
             Ok(Self { renderer: None, surface, config, device, queue, adapter, window })
         }
 
@@ -485,33 +469,14 @@ mod wgpu_window {
             };
             let renderer = self.renderer.as_mut().ok_or("the renderer is not initialised")?;
             let t0 = Instant::now();
-            scene.step(dt);
-            batcher.begin_frame();
-            scene.push(batcher);
-            let plan = batcher.finish();
+            let plan = scene.frame(batcher, dt);
             let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
             let mut encoder = self.device.create_command_encoder(&Default::default());
             renderer
                 .prepare(&self.device, &self.queue, &mut encoder, plan, [self.config.width, self.config.height])
                 .map_err(|e| format!("prepare: {e}"))?;
             {
-                let [r, g, b, a] = crate::headless::CLEAR.map(f64::from);
-                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("layerbatch stress"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                });
+                let mut pass = gpu::clear_pass(&mut encoder, &view, crate::headless::CLEAR.map(f64::from));
                 renderer.render(&mut pass);
             }
             self.queue.submit([encoder.finish()]);

@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use glow::HasContext;
-use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display::Display};
-use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
-use glutin::display::GlDisplay;
+use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
+
+// The headless EGL recipe, shared with the root examples, benches and cross-backend tests.
+#[path = "../../../examples/support/egl.rs"]
+mod egl;
 
 /// Which context a scene runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,42 +29,7 @@ pub struct Ctx {
 }
 
 fn create(flavor: Flavor) -> Result<Ctx, String> {
-    let devices: Vec<Device> = Device::query_devices().map_err(|e| format!("EGL device query: {e}"))?.collect();
-    let device = devices
-        .iter()
-        .find(|d| d.extensions().contains("EGL_MESA_device_software"))
-        .or(devices.first())
-        .ok_or("no EGL device")?;
-    // SAFETY: the device comes from EGL's own enumeration; no native display is passed.
-    let display = unsafe { Display::with_device(device, None) }.map_err(|e| format!("EGL display: {e}"))?;
-    let api = match flavor {
-        Flavor::Gl33 => Api::OPENGL,
-        Flavor::Gles30 => Api::GLES3,
-    };
-    let template = ConfigTemplateBuilder::new().with_surface_type(ConfigSurfaceTypes::empty()).with_api(api).build();
-    // SAFETY: the display is alive for the call.
-    let config = unsafe { display.find_configs(template) }
-        .map_err(|e| format!("EGL configs: {e}"))?
-        .next()
-        .ok_or("no EGL config")?;
-    let context_api = match flavor {
-        Flavor::Gl33 => ContextApi::OpenGl(Some(Version::new(3, 3))),
-        Flavor::Gles30 => ContextApi::Gles(Some(Version::new(3, 0))),
-    };
-    let attrs = ContextAttributesBuilder::new().with_context_api(context_api).with_profile(GlProfile::Core).build(None);
-    // SAFETY: config from this display; no shared context.
-    let context = unsafe { display.create_context(&config, &attrs) }
-        .map_err(|e| format!("EGL context: {e}"))?
-        .make_current_surfaceless()
-        .map_err(|e| format!("make current: {e}"))?;
-    // SAFETY: the context is current on this thread and outlives `gl` (see `Ctx`).
-    let gl = unsafe { glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s)) };
-    let v = gl.version();
-    match flavor {
-        Flavor::Gl33 if v.is_embedded => return Err(format!("asked desktop GL, got {v:?}")),
-        Flavor::Gles30 if !v.is_embedded => return Err(format!("asked GLES, got {v:?}")),
-        _ => {}
-    }
+    let egl::Egl { gl, context, display } = egl::surfaceless(flavor == Flavor::Gles30)?;
     Ok(Ctx { gl: Arc::new(gl), flavor, _context: context, _display: display })
 }
 

@@ -5,6 +5,10 @@
 use layerbatch_core::{Batcher, Config, FramePlan};
 use layerbatch_wgpu::{device_limits, Renderer, RendererOptions};
 
+// Device, pass and readback recipes, shared with the root examples, benches and tests.
+#[path = "../../../examples/support/gpu.rs"]
+mod gpu;
+
 /// Offscreen target size.
 pub const SIZE: u32 = 256;
 /// Offscreen target format.
@@ -38,24 +42,8 @@ pub fn gpu(backends: wgpu::Backends, test: &str) -> Option<Gpu> {
 }
 
 fn try_gpu(backends: wgpu::Backends) -> Result<Gpu, String> {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = backends;
-    let instance = wgpu::Instance::new(desc);
-    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-        power_preference: wgpu::PowerPreference::None,
-        force_fallback_adapter: false,
-        compatible_surface: None,
-        apply_limit_buckets: false,
-    }))
-    .map_err(|e| e.to_string())?;
-    let info = adapter.get_info();
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("layerbatch test"),
-        required_limits: wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
-        ..Default::default()
-    }))
-    .map_err(|e| e.to_string())?;
-    Ok(Gpu { device, queue, backend: info.backend, adapter: format!("{} ({:?})", info.name, info.backend) })
+    let (adapter, device, queue) = gpu::device(&gpu::headless_instance(backends), None)?;
+    Ok(Gpu { device, queue, backend: adapter.get_info().backend, adapter: gpu::describe(&adapter) })
 }
 
 /// Defines `vulkan::$name` and `gl::$name` tests that run `$name(&Gpu)` on each backend.
@@ -125,79 +113,21 @@ pub fn close(a: [u8; 4], b: [u8; 4], tol: u8) -> bool {
 pub fn draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Frame {
     let device = &gpu.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let target = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("target"),
-        size: wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: FORMAT,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+    let target = gpu::target(device, [SIZE, SIZE], FORMAT);
     let view = target.create_view(&Default::default());
-    let bytes_per_row = (SIZE * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size: u64::from(bytes_per_row * SIZE),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
     let mut encoder = device.create_command_encoder(&Default::default());
     renderer
         .prepare(device, &gpu.queue, &mut encoder, plan, [SIZE, SIZE])
         .unwrap_or_else(|e| panic!("{}: prepare: {e}", gpu.adapter));
     {
-        let c = |v: u8| f64::from(v) / 255.0;
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("scene"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color {
-                        r: c(CLEAR[0]),
-                        g: c(CLEAR[1]),
-                        b: c(CLEAR[2]),
-                        a: c(CLEAR[3]),
-                    }),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = gpu::clear_pass(&mut encoder, &view, CLEAR.map(|v| f64::from(v) / 255.0));
         renderer.render(&mut pass);
     }
-    encoder.copy_texture_to_buffer(
-        target.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &readback,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(bytes_per_row),
-                rows_per_image: Some(SIZE),
-            },
-        },
-        wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
-    );
     gpu.queue.submit([encoder.finish()]);
-    readback.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map readback"));
-    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    let pixels = gpu::read_texture(device, &gpu.queue, &target);
     if let Some(e) = pollster::block_on(scope.pop()) {
         panic!("{}: wgpu validation error: {e}", gpu.adapter);
     }
-    let mapped = readback.slice(..).get_mapped_range().expect("mapped range");
-    let mut pixels = Vec::with_capacity((SIZE * SIZE * 4) as usize);
-    for row in 0..SIZE {
-        let start = (row * bytes_per_row) as usize;
-        pixels.extend_from_slice(&mapped[start..start + (SIZE * 4) as usize]);
-    }
-    drop(mapped);
-    readback.unmap();
     Frame { width: SIZE, height: SIZE, pixels }
 }
 
