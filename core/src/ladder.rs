@@ -165,7 +165,7 @@ impl SlotLadder {
                     self.close(&mut walk, i, cause);
                 }
                 if i == next_cap {
-                    next_cap += capacity;
+                    next_cap = next_cap.saturating_add(capacity);
                 }
                 while next_mark <= i {
                     next_mark = marks.next().unwrap_or(u32::MAX);
