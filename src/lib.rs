@@ -2,7 +2,7 @@
 //!
 //! A 2D sprite batcher for Rust engines that draws any number of textures in one draw call.
 //! This facade re-exports [`layerbatch_core`] (the [`Batcher`], its frame plans and counters) and,
-//! behind the `gl` and `wgpu` features, the two backends as [`gl`] and [`wgpu`].
+//! behind the `gl` and `wgpu` features, the two backends as `layerbatch::gl` and `layerbatch::wgpu`.
 //!
 //! ```
 //! use layerbatch::{Batcher, Config, Limits, Quad, TextureDesc};
