@@ -425,13 +425,13 @@ impl Renderer {
                     self.delete_array(*array);
                     c.arrays_destroyed += 1;
                 }
-                ResourceOp::WriteLayer { array, layer, width_px, height_px, mip_levels, .. } => {
+                ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, mip_levels, .. } => {
                     let bytes = plan.upload(op);
                     let a = self.array(*array)?;
                     let d = a.desc;
                     if *layer >= d.layers
-                        || *width_px > d.width_px
-                        || *height_px > d.height_px
+                        || x_px + width_px > d.width_px
+                        || y_px + height_px > d.height_px
                         || *mip_levels > d.mip_levels
                         || bytes.len() as u64 != mip_chain_bytes(*width_px, *height_px, *mip_levels)
                     {
@@ -457,8 +457,8 @@ impl Renderer {
                             gl.tex_sub_image_3d(
                                 glow::TEXTURE_2D_ARRAY,
                                 level as i32,
-                                0,
-                                0,
+                                (x_px >> level) as i32,
+                                (y_px >> level) as i32,
                                 *layer as i32,
                                 lw as i32,
                                 lh as i32,

@@ -4,6 +4,9 @@
 #![allow(unsafe_code)]
 
 mod common;
+// Hand-made plans, shared with the wgpu backend's tests.
+#[path = "../../examples/support/plans.rs"]
+mod plans;
 
 use common::{close, distinct_colors, over, solid, Ctx, Image, Offscreen};
 use layerbatch_core::{
@@ -162,7 +165,7 @@ fn padding_poison(ctx: &Ctx) {
             let t = rig.batcher.register(&desc, &px).unwrap();
             let place = rig.batcher.placement(t).unwrap();
             assert_eq!((place.array, place.layer), (poison_place.array, poison_place.layer));
-            assert!(place.uv_scale[0] < 1.0 || place.uv_scale[1] < 1.0, "padded");
+            assert!(place.uv_rect[2] < 1.0 || place.uv_rect[3] < 1.0, "padded");
             textures.push((t, filter));
         }
     }
@@ -682,3 +685,20 @@ fn zero_viewport(ctx: &Ctx) {
     rig.finish();
 }
 both_flavors!(zero_viewport);
+
+// 10. A write at an offset in the layer lands there.
+fn offset_write(ctx: &Ctx) {
+    let mut batcher = Batcher::new(Renderer::query_limits(&ctx.gl), Config::default()).unwrap();
+    let id = batcher.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
+    let mut renderer = Renderer::new(ctx.gl.clone(), batcher.budget()).unwrap();
+    let target = Offscreen::new(&ctx.gl, W, H, CLEAR);
+    renderer.paint(&plans::offset_write(id), &Target::framebuffer(target.fbo, [W, H])).unwrap();
+    let img = target.read(&ctx.gl);
+    img.assert_rect([16, 8, 24, 16], [0, 255, 0, 255], 0, "the offset write");
+    for (x, y) in [(0, 0), (15, 8), (24, 8), (16, 7), (16, 16), (31, 31)] {
+        assert_eq!(img.at(x, y), [255, 0, 0, 255], "outside the offset write at ({x}, {y})");
+    }
+    renderer.destroy();
+    target.delete(&ctx.gl);
+}
+both_flavors!(offset_write);

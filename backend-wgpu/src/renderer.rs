@@ -475,8 +475,8 @@ impl Renderer {
                         for level in 0..desc.mip_levels {
                             let (w, h) = mip_size(desc.width_px, desc.height_px, level);
                             encoder.copy_texture_to_texture(
-                                copy_info(&old.texture, level, 0),
-                                copy_info(&new.texture, level, 0),
+                                copy_info(&old.texture, level, [0; 3]),
+                                copy_info(&new.texture, level, [0; 3]),
                                 wgpu::Extent3d { width: w, height: h, depth_or_array_layers: *copy_layers },
                             );
                         }
@@ -492,7 +492,7 @@ impl Renderer {
                     self.evict(*array);
                     self.device_frame.arrays_destroyed += 1;
                 }
-                ResourceOp::WriteLayer { array, layer, width_px, height_px, mip_levels, bytes, .. } => {
+                ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
                     let a = self.arrays.get(array).ok_or(Error::NoSuchArray(*array))?;
                     let bad = |reason: String| Error::BadWrite { array: *array, layer: *layer, reason };
                     check_write(&a.desc, plan, op).map_err(bad)?;
@@ -500,7 +500,7 @@ impl Renderer {
                     for level in 0..*mip_levels {
                         let (w, h) = mip_size(*width_px, *height_px, level);
                         let size = wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 };
-                        let dst = copy_info(&a.texture, level, *layer);
+                        let dst = copy_info(&a.texture, level, [x_px >> level, y_px >> level, *layer]);
                         if after_growth {
                             let staging = staging.as_ref().expect("staged after the first growth");
                             let bytes_per_row = padded_row(w);
@@ -771,11 +771,11 @@ fn create_pipeline(
     })
 }
 
-fn copy_info(texture: &wgpu::Texture, mip_level: u32, layer: u32) -> wgpu::TexelCopyTextureInfo<'_> {
+fn copy_info(texture: &wgpu::Texture, mip_level: u32, [x, y, z]: [u32; 3]) -> wgpu::TexelCopyTextureInfo<'_> {
     wgpu::TexelCopyTextureInfo {
         texture,
         mip_level,
-        origin: wgpu::Origin3d { x: 0, y: 0, z: layer },
+        origin: wgpu::Origin3d { x, y, z },
         aspect: wgpu::TextureAspect::All,
     }
 }
@@ -787,14 +787,17 @@ fn padded_row(width_px: u32) -> u32 {
 
 /// Checks a `WriteLayer` against its array and the plan's bytes.
 fn check_write(desc: &ArrayDesc, plan: &FramePlan, op: &ResourceOp) -> Result<(), String> {
-    let ResourceOp::WriteLayer { layer, width_px, height_px, mip_levels, .. } = op else {
+    let ResourceOp::WriteLayer { layer, x_px, y_px, width_px, height_px, mip_levels, .. } = op else {
         return Ok(());
     };
     if *layer >= desc.layers {
         return Err(format!("the array has {} layers", desc.layers));
     }
-    if *width_px == 0 || *height_px == 0 || *width_px > desc.width_px || *height_px > desc.height_px {
-        return Err(format!("{width_px}x{height_px} does not fit a {}x{} layer", desc.width_px, desc.height_px));
+    if *width_px == 0 || *height_px == 0 || x_px + width_px > desc.width_px || y_px + height_px > desc.height_px {
+        return Err(format!(
+            "{width_px}x{height_px} at ({x_px}, {y_px}) does not fit a {}x{} layer",
+            desc.width_px, desc.height_px
+        ));
     }
     if *mip_levels == 0 || *mip_levels > desc.mip_levels {
         return Err(format!("{mip_levels} mip levels, the array has {}", desc.mip_levels));

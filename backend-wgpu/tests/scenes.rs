@@ -2,6 +2,9 @@
 //! (llvmpipe): `vulkan::<scene>` and `gl::<scene>`.
 
 mod common;
+// Hand-made plans, shared with the GL backend's tests.
+#[path = "../../examples/support/plans.rs"]
+mod plans;
 
 use common::{color, draw, setup, solid, Gpu, CLEAR, SIZE};
 use layerbatch_core::{
@@ -21,6 +24,7 @@ on_both_backends!(
     bad_plan_is_an_error,
     budget_beyond_device_is_an_error,
     one_slot_change_one_bind_group,
+    offset_write,
 );
 
 #[test]
@@ -81,7 +85,7 @@ fn padding_poison_never_shows(gpu: &Gpu) {
     let (g, bl) = (b.placement(green).unwrap(), b.placement(blue).unwrap());
     assert_eq!((g.array, g.layer), (pl_lin.array, pl_lin.layer), "green reuses the poisoned layer");
     assert_eq!((bl.array, bl.layer), (pl_near.array, pl_near.layer), "blue reuses the poisoned layer");
-    assert_eq!(g.uv_scale, [40.0 / 64.0, 40.0 / 64.0], "padded to the 64x64 class");
+    assert_eq!(g.uv_rect, [0.0, 0.0, 40.0 / 64.0, 40.0 / 64.0], "padded to the 64x64 class");
 
     b.begin_frame();
     let quads = [
@@ -417,7 +421,7 @@ fn nearest_picks_exactly_the_nearest_level(gpu: &Gpu) {
     let sq = b.register(&square, &solid(16, 16, [9; 4])).unwrap();
     let wd = b.register(&wide, &solid(32, 8, [9; 4])).unwrap();
     for t in [sq, wd] {
-        assert_eq!(b.placement(t).unwrap().uv_scale, [1.0, 1.0], "level 0 is the whole layer");
+        assert_eq!(b.placement(t).unwrap().uv_rect, [0.0, 0.0, 1.0, 1.0], "level 0 is the whole layer");
     }
     b.begin_frame();
     // (texture, position, size, expected level): for the 16x16 texture the level of detail is
@@ -531,5 +535,21 @@ fn one_slot_change_one_bind_group(gpu: &Gpu) {
         // One set per draw, plus the globals group (viewport, sampler) once per render.
         assert_eq!(d.bind_group_sets, segments + 1, "frame {frame_no}: one set per draw");
         assert_eq!(d.draw_calls, segments);
+    }
+}
+
+/// A write at an offset in a layer lands there (see `examples/support/plans.rs`): a 32x32 red
+/// texture at the origin, an 8x8 green one at (16, 8), drawn 1:1 with nearest filtering.
+fn offset_write(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let id = b.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
+    let frame = draw(gpu, &mut r, &plans::offset_write(id));
+    for y in 8..16 {
+        for x in 16..24 {
+            frame.expect(x, y, [0, 255, 0, 255], 0, "the offset write");
+        }
+    }
+    for (x, y) in [(0, 0), (15, 8), (24, 8), (16, 7), (16, 16), (31, 31)] {
+        frame.expect(x, y, [255, 0, 0, 255], 0, "outside the offset write");
     }
 }

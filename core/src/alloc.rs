@@ -58,18 +58,38 @@ pub struct ClassKey {
     pub wrap: Wrap,
 }
 
-/// Where a texture lives: an array, a layer, and the part of the layer its own texels cover.
+/// Where a texture lives: an array, a layer, and the rectangle of the layer its own texels
+/// cover. Today a texture always starts at the layer's origin (a padded texture covers less
+/// than the layer); the rectangle is part of the placement so that packing several small
+/// textures into one layer changes no backend.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Placement {
     /// The array.
     pub array: ArrayId,
     /// The layer in it.
     pub layer: u32,
-    /// The texture's texels cover `[0, uv_scale[0]] x [0, uv_scale[1]]` of the layer; below 1
-    /// when the texture was padded up to its class.
-    pub uv_scale: [f32; 2],
+    /// `[x, y, width, height]` of the texture's texels in the layer, pixels.
+    pub rect_px: [u32; 4],
+    /// The same rectangle as `[u0, v0, u1, v1]` in the layer's `0..1` coordinates.
+    pub uv_rect: [f32; 4],
     /// Whether the array holds only this texture (unbucketable textures).
     pub dedicated: bool,
+}
+
+impl Placement {
+    /// A texture of `size_px` at the origin of `layer`, in an array whose layers are
+    /// `layer_size_px`.
+    pub fn at_origin(array: ArrayId, layer: u32, size_px: [u32; 2], layer_size_px: [u32; 2], dedicated: bool) -> Self {
+        let [w, h] = size_px;
+        let [lw, lh] = layer_size_px;
+        Self {
+            array,
+            layer,
+            rect_px: [0, 0, w, h],
+            uv_rect: [0.0, 0.0, w as f32 / lw as f32, h as f32 / lh as f32],
+            dedicated,
+        }
+    }
 }
 
 /// A change to GPU arrays, produced by the allocator for the backend to apply in order.
@@ -258,12 +278,12 @@ impl Allocator {
             let a = self.arrays[id.0 as usize].as_mut().expect("just created");
             a.used[0] = true;
             a.used_count = 1;
-            return Ok(Admission {
-                placement: Placement { array: id, layer: 0, uv_scale: [1.0, 1.0], dedicated: true },
-                moved: None,
-            });
+            let size = [desc.width_px, desc.height_px];
+            return Ok(Admission { placement: Placement::at_origin(id, 0, size, size, true), moved: None });
         };
-        let uv_scale = [desc.width_px as f32 / key.width_px as f32, desc.height_px as f32 / key.height_px as f32];
+        let place = |array, layer| {
+            Placement::at_origin(array, layer, [desc.width_px, desc.height_px], [key.width_px, key.height_px], false)
+        };
         let family = self.classes.get(&key).cloned().unwrap_or_default();
         // 1. A free layer: first array in family order, lowest layer.
         for &id in &family {
@@ -272,10 +292,7 @@ impl Allocator {
                 let layer = a.used.iter().position(|u| !u).expect("a free layer") as u32;
                 a.used[layer as usize] = true;
                 a.used_count += 1;
-                return Ok(Admission {
-                    placement: Placement { array: id, layer, uv_scale, dedicated: false },
-                    moved: None,
-                });
+                return Ok(Admission { placement: place(id, layer), moved: None });
             }
         }
         let adesc = ArrayDesc {
@@ -300,10 +317,7 @@ impl Allocator {
                 let id = self.grow(old, new_desc);
                 self.classes.get_mut(&key).expect("family")[pos] = id;
                 let layer = self.take_layer(id);
-                return Ok(Admission {
-                    placement: Placement { array: id, layer, uv_scale, dedicated: false },
-                    moved: Some((old, id)),
-                });
+                return Ok(Admission { placement: place(id, layer), moved: Some((old, id)) });
             }
         }
         // 3. A new array in the class: the initial size, or as many layers as fit.
@@ -333,7 +347,7 @@ impl Allocator {
         }
         fam.push(id);
         let layer = self.take_layer(id);
-        Ok(Admission { placement: Placement { array: id, layer, uv_scale, dedicated: false }, moved: None })
+        Ok(Admission { placement: place(id, layer), moved: None })
     }
 
     /// Releases a placement's layer for reuse; a one-texture array is destroyed.

@@ -260,7 +260,8 @@ impl Batcher {
             self.frame.quads_rejected += 1;
             return Err(QuadError::NonFinite);
         }
-        let [sx, sy] = e.placement.uv_scale;
+        let [u0, v0, u1, v1] = e.placement.uv_rect;
+        let (sx, sy) = (u1 - u0, v1 - v0);
         let array = e.placement.array.0;
         // Most quads use an array a slot already holds: write the slot now, so `finish` need
         // not touch the instance again.
@@ -272,7 +273,7 @@ impl Batcher {
             origin: quad.origin,
             axis_x: quad.axis_x,
             axis_y: quad.axis_y,
-            uv_rect: [quad.uv[0] * sx, quad.uv[1] * sy, quad.uv[2] * sx, quad.uv[3] * sy],
+            uv_rect: [u0 + quad.uv[0] * sx, v0 + quad.uv[1] * sy, u0 + quad.uv[2] * sx, v0 + quad.uv[3] * sy],
             color: quad.color,
             slot_flags_layer: e.flags_layer | slot,
         });
@@ -429,10 +430,13 @@ impl Batcher {
         let e = &self.entries[id.index as usize];
         let start = self.upload_bytes.len();
         push_mip_chain(&mut self.upload_bytes, pixels, e.desc.width_px, e.desc.height_px, e.desc.mip_levels);
+        let [x_px, y_px, ..] = e.placement.rect_px;
         self.ops.push(ResourceOp::WriteLayer {
             texture: id,
             array: e.placement.array,
             layer: e.placement.layer,
+            x_px,
+            y_px,
             width_px: e.desc.width_px,
             height_px: e.desc.height_px,
             mip_levels: e.desc.mip_levels,

@@ -225,12 +225,24 @@ impl MockDevice {
                     self.unbind(*array);
                     self.calls.push(Call::DestroyArray { array: *array });
                 }
-                ResourceOp::WriteLayer { texture, array, layer, width_px, height_px, mip_levels, bytes } => {
+                ResourceOp::WriteLayer {
+                    texture,
+                    array,
+                    layer,
+                    x_px,
+                    y_px,
+                    width_px,
+                    height_px,
+                    mip_levels,
+                    bytes,
+                } => {
                     let a = self.arrays.get_mut(array).ok_or(MockError::NoSuchArray(*array))?;
                     if *layer >= a.desc.layers {
                         return Err(MockError::LayerOutOfRange { array: *array, layer: *layer, layers: a.desc.layers });
                     }
-                    if *width_px > a.desc.width_px || *height_px > a.desc.height_px || *mip_levels != a.desc.mip_levels
+                    if x_px + width_px > a.desc.width_px
+                        || y_px + height_px > a.desc.height_px
+                        || *mip_levels != a.desc.mip_levels
                     {
                         return Err(MockError::WriteSize {
                             actual: bytes.len(),

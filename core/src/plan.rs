@@ -185,9 +185,10 @@ pub struct Segment {
 pub enum ResourceOp {
     /// Create, grow or destroy an array.
     Array(ArrayOp),
-    /// Write a texture's pixels into one layer: all `mip_levels` levels, each at the layer's
-    /// origin (0, 0), `mip_size(width_px, height_px, level)` big, packed in
-    /// [`FramePlan::upload_bytes`] level after level.
+    /// Write a texture's pixels into one layer: all `mip_levels` levels, level `l` at
+    /// `(x_px >> l, y_px >> l)`, `mip_size(width_px, height_px, l)` big, packed in
+    /// [`FramePlan::upload_bytes`] level after level. (Textures with mips always sit at the
+    /// origin.)
     WriteLayer {
         /// The texture written (for tracing).
         texture: TextureId,
@@ -195,6 +196,10 @@ pub enum ResourceOp {
         array: ArrayId,
         /// The layer.
         layer: u32,
+        /// Left edge of the texture's rectangle in the layer (its placement's `rect_px[0]`).
+        x_px: u32,
+        /// Top edge of the texture's rectangle in the layer.
+        y_px: u32,
         /// Width of level 0 (the texture's own width, which may be below the layer's).
         width_px: u32,
         /// Height of level 0.

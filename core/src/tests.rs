@@ -231,25 +231,25 @@ fn allocator_admission_sequence_exact() {
     let mut a = Allocator::new(&budget);
     let l32 = 32 * 32 * 4u64;
     let mut place =
-        |d: TextureDesc| a.admit(&d).map(|ad| (ad.placement.array.0, ad.placement.layer, ad.placement.uv_scale));
+        |d: TextureDesc| a.admit(&d).map(|ad| (ad.placement.array.0, ad.placement.layer, ad.placement.uv_rect));
     let lin = TextureDesc::new(32, 32);
-    assert_eq!(place(lin), Ok((0, 0, [1.0, 1.0])));
-    assert_eq!(place(lin), Ok((0, 1, [1.0, 1.0])));
+    assert_eq!(place(lin), Ok((0, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(lin), Ok((0, 1, [0.0, 0.0, 1.0, 1.0])));
     // 20x30 pads to 32x32 (41% waste <= 50%); the array is full: it grows 2 -> 4 as array 1.
-    assert_eq!(place(TextureDesc::new(20, 30)), Ok((1, 2, [20.0 / 32.0, 30.0 / 32.0])));
+    assert_eq!(place(TextureDesc::new(20, 30)), Ok((1, 2, [0.0, 0.0, 20.0 / 32.0, 30.0 / 32.0])));
     // Nearest filter is another class.
-    assert_eq!(place(lin.with_filter(Filter::Nearest)), Ok((2, 0, [1.0, 1.0])));
-    assert_eq!(place(lin), Ok((1, 3, [1.0, 1.0])));
+    assert_eq!(place(lin.with_filter(Filter::Nearest)), Ok((2, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(lin), Ok((1, 3, [0.0, 0.0, 1.0, 1.0])));
     // Array 1 is at the cap of 4 layers: a second array opens in the class.
-    assert_eq!(place(lin), Ok((3, 0, [1.0, 1.0])));
+    assert_eq!(place(lin), Ok((3, 0, [0.0, 0.0, 1.0, 1.0])));
     // 17x17 would waste 72% padded to 32x32: its own exact class.
-    assert_eq!(place(TextureDesc::new(17, 17)), Ok((4, 0, [1.0, 1.0])));
+    assert_eq!(place(TextureDesc::new(17, 17)), Ok((4, 0, [0.0, 0.0, 1.0, 1.0])));
     // Wider than the class cap: a one-texture array.
-    assert_eq!(place(TextureDesc::new(1100, 10)), Ok((5, 0, [1.0, 1.0])));
+    assert_eq!(place(TextureDesc::new(1100, 10)), Ok((5, 0, [0.0, 0.0, 1.0, 1.0])));
     // Repeat is never padded.
-    assert_eq!(place(TextureDesc::new(20, 20).with_wrap(Wrap::Repeat)), Ok((6, 0, [1.0, 1.0])));
+    assert_eq!(place(TextureDesc::new(20, 20).with_wrap(Wrap::Repeat)), Ok((6, 0, [0.0, 0.0, 1.0, 1.0])));
     // Mips: never padded, bytes count every level.
-    assert_eq!(place(TextureDesc::new(16, 16).with_mip_levels(3)), Ok((7, 0, [1.0, 1.0])));
+    assert_eq!(place(TextureDesc::new(16, 16).with_mip_levels(3)), Ok((7, 0, [0.0, 0.0, 1.0, 1.0])));
     let expected = 4 * l32        // array 1 (grown), array 0 destroyed
         + 2 * l32                 // array 2 (nearest)
         + 2 * l32                 // array 3
@@ -269,15 +269,12 @@ fn allocator_admission_sequence_exact() {
     assert_eq!(ops.len(), 8);
 
     // Free and reuse: the freed layer is handed out again.
-    a.free(&Placement { array: ArrayId(1), layer: 1, uv_scale: [1.0, 1.0], dedicated: false });
+    a.free(&Placement::at_origin(ArrayId(1), 1, [32, 32], [32, 32], false));
     assert_eq!(a.admit(&lin).unwrap().placement.layer, 1);
-    assert_eq!(
-        a.admit(&lin).unwrap().placement,
-        Placement { array: ArrayId(3), layer: 1, uv_scale: [1.0, 1.0], dedicated: false }
-    );
+    assert_eq!(a.admit(&lin).unwrap().placement, Placement::at_origin(ArrayId(3), 1, [32, 32], [32, 32], false));
     // Freeing a dedicated array destroys it and returns its bytes.
     let before = a.allocated_bytes();
-    a.free(&Placement { array: ArrayId(5), layer: 0, uv_scale: [1.0, 1.0], dedicated: true });
+    a.free(&Placement::at_origin(ArrayId(5), 0, [1100, 10], [1100, 10], true));
     assert_eq!(a.allocated_bytes(), before - 1100 * 10 * 4);
     assert_eq!(a.drain_ops().next_back(), Some(ArrayOp::Destroy { array: ArrayId(5) }));
     a.check_invariants();
