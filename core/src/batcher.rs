@@ -296,6 +296,12 @@ impl Batcher {
 
     /// Plans the recorded frame: resource ops to apply, then segments to draw in order.
     ///
+    /// Every plan must reach the backend, in order: its resource ops (creations, growths,
+    /// uploads) build on the previous plan's, and slot binds assume the previous plan's slot
+    /// tables. A host that skips drawing a frame (a minimised window) should skip
+    /// `begin_frame`/`finish` too, not just the draw. (`layerbatch-gl` refuses a plan out of
+    /// order with `Error::FrameOrder`.)
+    ///
     /// # Panics
     /// If no frame is open.
     pub fn finish(&mut self) -> &FramePlan {
