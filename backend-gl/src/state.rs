@@ -55,7 +55,10 @@ pub(crate) struct Saved {
     array_buffer: Option<Option<glow::Buffer>>,
     draw_fb: Option<Option<glow::Framebuffer>>,
     viewport: Option<[i32; 4]>,
-    enabled: Vec<(u32, bool)>,
+    /// Capabilities changed and whether each was on: the first `enabled_len` entries. A fixed
+    /// array, so a paint allocates nothing.
+    enabled: [(u32, bool); DISABLED_CAPS.len() + 1],
+    enabled_len: usize,
     blend: Option<[i32; 6]>,
     color_mask: Option<[bool; 4]>,
     unpack: Option<Unpack>,
@@ -93,7 +96,8 @@ impl Saved {
                     gl.get_parameter_i32_slice(glow::VIEWPORT, &mut v);
                     v
                 }),
-                enabled: Vec::new(),
+                enabled: [(0, false); DISABLED_CAPS.len() + 1],
+                enabled_len: 0,
                 blend: draw.then(|| {
                     [
                         glow::BLEND_SRC_RGB,
@@ -113,13 +117,15 @@ impl Saved {
             };
             if fixed {
                 for cap in DISABLED_CAPS {
-                    saved.enabled.push((cap, gl.is_enabled(cap)));
+                    saved.enabled[saved.enabled_len] = (cap, gl.is_enabled(cap));
+                    saved.enabled_len += 1;
                     gl.disable(cap);
                 }
                 gl.color_mask(true, true, true, true);
             }
             if draw {
-                saved.enabled.push((glow::BLEND, gl.is_enabled(glow::BLEND)));
+                saved.enabled[saved.enabled_len] = (glow::BLEND, gl.is_enabled(glow::BLEND));
+                saved.enabled_len += 1;
             }
             if let Some(unpack) = &saved.unpack {
                 if unpack.buffer.is_some() {
@@ -162,7 +168,7 @@ impl Saved {
             if let Some([x, y, w, h]) = self.viewport {
                 gl.viewport(x, y, w, h);
             }
-            for (cap, on) in self.enabled {
+            for &(cap, on) in &self.enabled[..self.enabled_len] {
                 if on {
                     gl.enable(cap);
                 } else {

@@ -431,6 +431,17 @@ fn translucent_order(ctx: &Ctx) {
 }
 both_flavors!(translucent_order);
 
+/// Texture `i` of `order` drawn 12x12 in grid cell `i` (16 px cells), in `order`.
+fn grid(ids: &[TextureId], order: &[usize]) -> Vec<Quad> {
+    order
+        .iter()
+        .map(|&i| {
+            let (x, y) = cell(i as u32, 16);
+            Quad::rect(ids[i], [x as f32, y as f32], [12.0, 12.0])
+        })
+        .collect()
+}
+
 // 7. 200 textures over several frames: programs linked = tiers, never more; segments of one
 //    array are drawn with the tier-1 program.
 fn many_textures(ctx: &Ctx) {
@@ -468,26 +479,12 @@ fn many_textures(ctx: &Ctx) {
         }
         // All textures so far, interleaved across classes (painter's order is submission order).
         let order: Vec<usize> = (0..ids.len()).map(|k| (k * 7 + round) % ids.len()).collect();
-        let quads: Vec<Quad> = order
-            .iter()
-            .map(|&i| {
-                let (x, y) = cell(i as u32, 16);
-                Quad::rect(ids[i], [x as f32, y as f32], [12.0, 12.0])
-            })
-            .collect();
-        let img = rig.frame(&quads);
+        let img = rig.frame(&grid(&ids, &order));
         check(&mut rig, &img, &ids, &order);
     }
     // A frame of one size class: one array, one segment, tier 1.
     let order: Vec<usize> = (0..200).filter(|i| i % sizes.len() == 0).collect();
-    let quads: Vec<Quad> = order
-        .iter()
-        .map(|&i| {
-            let (x, y) = cell(i as u32, 16);
-            Quad::rect(ids[i], [x as f32, y as f32], [12.0, 12.0])
-        })
-        .collect();
-    let img = rig.frame(&quads);
+    let img = rig.frame(&grid(&ids, &order));
     check(&mut rig, &img, &ids, &order);
     assert_eq!(rig.plan().segments.len(), 1);
     assert!(one_array_segments >= 1);

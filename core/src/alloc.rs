@@ -224,10 +224,6 @@ impl Allocator {
     pub fn drain_ops(&mut self) -> std::vec::Drain<'_, ArrayOp> {
         self.ops.drain(..)
     }
-    /// Ops produced and not yet drained.
-    pub fn pending_ops(&self) -> &[ArrayOp] {
-        &self.ops
-    }
 
     /// The class key and whether the texture is padded, or `None` if it needs its own array.
     pub fn class_of(&self, desc: &TextureDesc) -> Option<ClassKey> {

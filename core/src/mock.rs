@@ -152,10 +152,6 @@ impl MockDevice {
     pub fn calls(&self) -> &[Call] {
         &self.calls
     }
-    /// Forgets the recorded calls (counters are kept).
-    pub fn clear_calls(&mut self) {
-        self.calls.clear();
-    }
     /// Counters of the last frame executed.
     pub fn frame_counters(&self) -> DeviceCounters {
         self.frame

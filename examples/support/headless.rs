@@ -31,8 +31,6 @@ pub enum DeviceKind {
     WgpuVulkan,
     /// layerbatch-wgpu on wgpu's GL backend.
     WgpuGl,
-    /// layerbatch-wgpu on any backend wgpu picks.
-    WgpuAny,
 }
 
 /// An offscreen target on one device, with a renderer once [`Headless::init`] ran.
@@ -53,7 +51,6 @@ impl Headless {
                 WgpuHeadless::new(wgpu::Backends::VULKAN, size).map(|w| Headless::Wgpu(Box::new(w)))
             }
             DeviceKind::WgpuGl => WgpuHeadless::new(wgpu::Backends::GL, size).map(|w| Headless::Wgpu(Box::new(w))),
-            DeviceKind::WgpuAny => WgpuHeadless::new(wgpu::Backends::all(), size).map(|w| Headless::Wgpu(Box::new(w))),
         }
     }
 
