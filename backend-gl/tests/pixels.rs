@@ -112,20 +112,25 @@ fn cell(i: u32, cell: u32) -> (u32, u32) {
     ((i % cols) * cell, (i / cols) * cell)
 }
 
+/// For each `i` of `order`, texture `ids[i]` drawn `size_px` square in grid cell `i` of
+/// `cell_px` pixels, in that order.
+fn grid(ids: &[TextureId], order: impl IntoIterator<Item = usize>, cell_px: u32, size_px: f32) -> Vec<Quad> {
+    order
+        .into_iter()
+        .map(|i| {
+            let (x, y) = cell(i as u32, cell_px);
+            Quad::rect(ids[i], [x as f32, y as f32], [size_px; 2])
+        })
+        .collect()
+}
+
 // 1. 40 textures of one size, distinct colours, a grid of 40 quads: every rectangle shows its
 //    own colour; one draw call, no cache reset.
 fn grid_40(ctx: &Ctx) {
     let mut rig = Rig::new(ctx, Config::default());
     let colors = distinct_colors(40);
     let ids: Vec<TextureId> = colors.iter().map(|&c| rig.register(TextureDesc::new(16, 16), c)).collect();
-    let quads: Vec<Quad> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            let (x, y) = cell(i as u32, 32);
-            Quad::rect(t, [x as f32, y as f32], [32.0, 32.0])
-        })
-        .collect();
+    let quads = grid(&ids, 0..ids.len(), 32, 32.0);
     let img = rig.frame_with(&quads, true);
     for (i, &c) in colors.iter().enumerate() {
         let (x, y) = cell(i as u32, 32);
@@ -323,14 +328,7 @@ fn mutable_storage(ctx: &Ctx) {
     let colors = distinct_colors(5);
     let ids: Vec<TextureId> =
         colors.iter().map(|&c| rig.register(TextureDesc::new(8, 8).with_mip_levels(4), c)).collect();
-    let quads: Vec<Quad> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            let (x, y) = cell(i as u32, 32);
-            Quad::rect(t, [x as f32, y as f32], [32.0, 32.0])
-        })
-        .collect();
+    let quads = grid(&ids, 0..ids.len(), 32, 32.0);
     let img = rig.frame(&quads);
     for (i, &c) in colors.iter().enumerate() {
         let (x, y) = cell(i as u32, 32);
@@ -431,19 +429,6 @@ fn translucent_order(ctx: &Ctx) {
 }
 both_flavors!(translucent_order);
 
-/// Texture `i` of `order` drawn 12x12 in grid cell `i` (16 px cells), in `order`.
-fn grid(ids: &[TextureId], order: &[usize]) -> Vec<Quad> {
-    order
-        .iter()
-        .map(|&i| {
-            let (x, y) = cell(i as u32, 16);
-            Quad::rect(ids[i], [x as f32, y as f32], [12.0, 12.0])
-        })
-        .collect()
-}
-
-// 7. 200 textures over several frames: programs linked = tiers, never more; segments of one
-//    array are drawn with the tier-1 program.
 fn many_textures(ctx: &Ctx) {
     let mut rig = Rig::new(ctx, Config::default());
     let tiers = rig.batcher.budget().tiers.len() as u64;
@@ -479,12 +464,12 @@ fn many_textures(ctx: &Ctx) {
         }
         // All textures so far, interleaved across classes (painter's order is submission order).
         let order: Vec<usize> = (0..ids.len()).map(|k| (k * 7 + round) % ids.len()).collect();
-        let img = rig.frame(&grid(&ids, &order));
+        let img = rig.frame(&grid(&ids, order.iter().copied(), 16, 12.0));
         check(&mut rig, &img, &ids, &order);
     }
     // A frame of one size class: one array, one segment, tier 1.
     let order: Vec<usize> = (0..200).filter(|i| i % sizes.len() == 0).collect();
-    let img = rig.frame(&grid(&ids, &order));
+    let img = rig.frame(&grid(&ids, order.iter().copied(), 16, 12.0));
     check(&mut rig, &img, &ids, &order);
     assert_eq!(rig.plan().segments.len(), 1);
     assert!(one_array_segments >= 1);
