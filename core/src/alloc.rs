@@ -3,43 +3,9 @@
 
 use std::collections::HashMap;
 
-use crate::texture::{mip_chain_bytes, Filter, Format, TextureDesc, Usage, Wrap};
+use crate::plan::{ArrayDesc, ArrayId, ArrayOp};
+use crate::texture::{Filter, Format, TextureDesc, Usage, Wrap};
 use crate::{Budget, TextureError};
-
-/// A GPU array texture. Ids are never reused: a grown array gets a new id, and the old one is
-/// destroyed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ArrayId(pub u32);
-
-/// Everything a backend needs to create an array texture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ArrayDesc {
-    /// Width of every layer.
-    pub width_px: u32,
-    /// Height of every layer.
-    pub height_px: u32,
-    /// Layers.
-    pub layers: u32,
-    /// Format of every layer.
-    pub format: Format,
-    /// Mip levels of every layer.
-    pub mip_levels: u32,
-    /// Sampler filter for the whole array.
-    pub filter: Filter,
-    /// Sampler wrap for the whole array.
-    pub wrap: Wrap,
-}
-
-impl ArrayDesc {
-    /// Bytes of one layer, all mips.
-    pub const fn layer_bytes(&self) -> u64 {
-        mip_chain_bytes(self.width_px, self.height_px, self.mip_levels)
-    }
-    /// Bytes of the whole array, all layers and mips.
-    pub const fn bytes(&self) -> u64 {
-        self.layer_bytes() * self.layers as u64
-    }
-}
 
 /// The key of an array family: textures with equal keys can share an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,35 +58,6 @@ impl Placement {
     }
 }
 
-/// A change to GPU arrays, produced by the allocator for the backend to apply in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArrayOp {
-    /// Create `array` with `desc` (storage for every layer at once).
-    Create {
-        /// New array id.
-        array: ArrayId,
-        /// Its description.
-        desc: ArrayDesc,
-    },
-    /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
-    /// the GPU, then destroy `from`.
-    Grow {
-        /// The full array.
-        from: ArrayId,
-        /// The new, larger array.
-        to: ArrayId,
-        /// Description of `to`.
-        desc: ArrayDesc,
-        /// Layers to copy (all of `from`).
-        copy_layers: u32,
-    },
-    /// Destroy `array`.
-    Destroy {
-        /// The array.
-        array: ArrayId,
-    },
-}
-
 #[derive(Clone, Debug)]
 struct ArrayState {
     desc: ArrayDesc,
@@ -165,6 +102,9 @@ pub struct Allocator {
     classes: HashMap<ClassKey, Vec<ArrayId>>,
     class_count: usize,
     allocated_bytes: u64,
+    /// Bytes of arrays destroyed or grown from by the pending plan: the device frees them only
+    /// when the plan's commands finish, so they count against the budget until then.
+    retired_bytes: u64,
     peak_bytes: u64,
     ops: Vec<ArrayOp>,
     growths: u64,
@@ -186,6 +126,7 @@ impl Allocator {
             classes: HashMap::new(),
             class_count: 0,
             allocated_bytes: 0,
+            retired_bytes: 0,
             peak_bytes: 0,
             ops: Vec::new(),
             growths: 0,
@@ -196,9 +137,20 @@ impl Allocator {
     pub fn allocated_bytes(&self) -> u64 {
         self.allocated_bytes
     }
-    /// The most bytes ever held at once, growth copies included. Never above the budget.
+    /// The most bytes ever held at once, growth copies included, and arrays destroyed or
+    /// grown from counted until the end of their plan. Never above the budget.
     pub fn peak_bytes(&self) -> u64 {
         self.peak_bytes
+    }
+    /// Bytes of arrays the pending plan destroys or grows from, still held by the device until
+    /// the plan's commands finish.
+    pub fn retired_bytes(&self) -> u64 {
+        self.retired_bytes
+    }
+    /// The pending plan was handed over: its retired arrays are freed by the time the next
+    /// plan's commands run.
+    pub fn end_plan(&mut self) {
+        self.retired_bytes = 0;
     }
     /// The budget.
     pub fn budget_bytes(&self) -> u64 {
@@ -220,6 +172,10 @@ impl Allocator {
     pub fn array(&self, id: ArrayId) -> Option<&ArrayDesc> {
         self.arrays.get(id.0 as usize)?.as_ref().map(|a| &a.desc)
     }
+    /// Every live array with its description, by ascending id.
+    pub fn arrays(&self) -> impl Iterator<Item = (ArrayId, ArrayDesc)> + '_ {
+        self.arrays.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| (ArrayId(i as u32), a.desc)))
+    }
     /// Takes the ops produced since the last call, in the order they must be applied.
     pub fn drain_ops(&mut self) -> std::vec::Drain<'_, ArrayOp> {
         self.ops.drain(..)
@@ -234,10 +190,11 @@ impl Allocator {
         let (mut cw, mut ch) = (w, h);
         let paddable = desc.mip_levels == 1 && desc.wrap == Wrap::ClampToEdge && self.max_waste > 0.0;
         if paddable {
-            let (pw, ph) = (w.next_power_of_two(), h.next_power_of_two());
-            let waste = 1.0 - (w as f64 * h as f64) / (pw as f64 * ph as f64);
-            if waste <= self.max_waste as f64 && pw <= self.max_texture_px && ph <= self.max_texture_px {
-                (cw, ch) = (pw, ph);
+            if let (Some(pw), Some(ph)) = (w.checked_next_power_of_two(), h.checked_next_power_of_two()) {
+                let waste = 1.0 - (w as f64 * h as f64) / (pw as f64 * ph as f64);
+                if waste <= self.max_waste as f64 && pw <= self.max_texture_px && ph <= self.max_texture_px {
+                    (cw, ch) = (pw, ph);
+                }
             }
         }
         Some(ClassKey {
@@ -309,7 +266,7 @@ impl Allocator {
             let old_desc = self.arrays[old.0 as usize].as_ref().expect("live").desc;
             let new_desc = ArrayDesc { layers, ..old_desc };
             cheapest = new_desc.bytes();
-            if self.allocated_bytes + new_desc.bytes() <= self.budget_bytes {
+            if self.held_bytes().saturating_add(new_desc.bytes()) <= self.budget_bytes {
                 let id = self.grow(old, new_desc);
                 self.classes.get_mut(&key).expect("family")[pos] = id;
                 let layer = self.take_layer(id);
@@ -318,7 +275,7 @@ impl Allocator {
         }
         // 3. A new array in the class: the initial size, or as many layers as fit.
         let layer_bytes = ArrayDesc { layers: 1, ..adesc }.bytes();
-        let room = (self.budget_bytes - self.allocated_bytes) / layer_bytes;
+        let room = self.budget_bytes.saturating_sub(self.held_bytes()) / layer_bytes.max(1);
         let mut layers = self.initial_layers.min(self.max_layers).min(room.min(u32::MAX as u64) as u32);
         if self.ambiguous(layers) {
             // 1 layer becomes 2 (if it fits: the cap yields, as a 1-layer array is unusable
@@ -331,7 +288,7 @@ impl Allocator {
         }
         if layers == 0 {
             return Err(TextureError::BudgetExhausted {
-                requested_bytes: cheapest.min(layer_bytes * self.layer_count(1) as u64),
+                requested_bytes: cheapest.min(layer_bytes.saturating_mul(self.layer_count(1) as u64)),
                 allocated_bytes: self.allocated_bytes,
                 budget_bytes: self.budget_bytes,
             });
@@ -359,6 +316,7 @@ impl Allocator {
             let bytes = a.desc.bytes();
             self.arrays[placement.array.0 as usize] = None;
             self.allocated_bytes -= bytes;
+            self.retired_bytes += bytes;
             self.ops.push(ArrayOp::Destroy { array: placement.array });
         }
     }
@@ -388,6 +346,11 @@ impl Allocator {
         (n > old && n <= self.max_layers.max(2)).then_some(n)
     }
 
+    /// Bytes the device may hold now: live arrays and the pending plan's retired ones.
+    fn held_bytes(&self) -> u64 {
+        self.allocated_bytes + self.retired_bytes
+    }
+
     fn ambiguous(&self, n: u32) -> bool {
         self.avoid_ambiguous && (n == 1 || n % 6 == 0)
     }
@@ -410,7 +373,7 @@ impl Allocator {
     }
 
     fn check(&self, bytes: u64) -> Result<(), TextureError> {
-        if self.allocated_bytes + bytes > self.budget_bytes {
+        if self.held_bytes().saturating_add(bytes) > self.budget_bytes {
             return Err(TextureError::BudgetExhausted {
                 requested_bytes: bytes,
                 allocated_bytes: self.allocated_bytes,
@@ -432,7 +395,7 @@ impl Allocator {
         self.arrays[id.0 as usize] =
             Some(ArrayState { desc, used: vec![false; desc.layers as usize], used_count: 0, dedicated });
         self.allocated_bytes += desc.bytes();
-        self.peak_bytes = self.peak_bytes.max(self.allocated_bytes);
+        self.peak_bytes = self.peak_bytes.max(self.held_bytes());
         self.ops.push(ArrayOp::Create { array: id, desc });
         id
     }
@@ -442,9 +405,11 @@ impl Allocator {
         let mut state = self.arrays[old.0 as usize].take().expect("grow a live array");
         let old_bytes = state.desc.bytes();
         let copy_layers = state.desc.layers;
-        // Both arrays exist while the copy runs.
-        self.peak_bytes = self.peak_bytes.max(self.allocated_bytes + desc.bytes());
+        // Both arrays exist while the copy runs, and the old one until the plan's commands
+        // finish.
         self.allocated_bytes = self.allocated_bytes + desc.bytes() - old_bytes;
+        self.retired_bytes += old_bytes;
+        self.peak_bytes = self.peak_bytes.max(self.held_bytes());
         state.used.resize(desc.layers as usize, false);
         state.desc = desc;
         self.arrays[id.0 as usize] = Some(state);

@@ -1,12 +1,18 @@
 //! The batcher: texture registry, allocator, slot ladder and frame recording in one place.
 
-use crate::alloc::{Admission, ArrayOp, Placement};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::alloc::{Admission, Placement};
 use crate::ladder::{SlotLadder, PREPLACED};
-use crate::plan::{FramePlan, Instance, Quad, ResourceOp};
+use crate::plan::{ArrayOp, FramePlan, Instance, ResourceOp};
 use crate::texture::{max_mip_levels, push_mip_chain, Filter, Usage, Wrap};
 use crate::{
-    Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, QuadError, TextureDesc, TextureError, TextureId,
+    Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, Quad, QuadError, TextureDesc, TextureError,
+    TextureId,
 };
+
+/// Tags of batchers created in this process, so an id from one is rejected by another.
+static NEXT_BATCHER_TAG: AtomicU32 = AtomicU32::new(1);
 
 #[derive(Clone, Debug)]
 struct Entry {
@@ -41,6 +47,7 @@ struct Entry {
 /// ```
 #[derive(Debug)]
 pub struct Batcher {
+    tag: u32,
     budget: Budget,
     limits: Limits,
     entries: Vec<Entry>,
@@ -57,6 +64,8 @@ pub struct Batcher {
     flush_marks: Vec<u32>,
     deferred_frees: Vec<Placement>,
     moved_in_frame: Vec<(ArrayId, ArrayId)>,
+    sequence: u64,
+    rebuild_pending: bool,
     frame: Counters,
     total: Counters,
     plan: FramePlan,
@@ -71,6 +80,7 @@ impl Batcher {
     pub fn new(limits: Limits, config: Config) -> Result<Self, ConfigError> {
         let budget = Budget::new(&limits, &config)?;
         Ok(Self {
+            tag: NEXT_BATCHER_TAG.fetch_add(1, Ordering::Relaxed),
             alloc: Allocator::new(&budget),
             ladder: SlotLadder::new(&budget),
             limits,
@@ -84,6 +94,8 @@ impl Batcher {
             flush_marks: Vec::new(),
             deferred_frees: Vec::new(),
             moved_in_frame: Vec::new(),
+            sequence: 0,
+            rebuild_pending: false,
             frame: Counters::default(),
             total: Counters::default(),
             plan: FramePlan { instance_capacity: budget.instance_capacity, ..FramePlan::default() },
@@ -130,16 +142,17 @@ impl Batcher {
         let placement = admission.placement;
         let entry =
             Entry { generation: 0, live: true, desc: *desc, placement, flags_layer: flags_layer(desc, &placement) };
+        let batcher = self.tag;
         let id = match self.free_indices.pop() {
             Some(index) => {
                 let e = &mut self.entries[index as usize];
                 let generation = e.generation;
                 *e = Entry { generation, ..entry };
-                TextureId { index, generation }
+                TextureId { index, generation, batcher }
             }
             None => {
                 self.entries.push(Entry { generation: 1, ..entry });
-                TextureId { index: self.entries.len() as u32 - 1, generation: 1 }
+                TextureId { index: self.entries.len() as u32 - 1, generation: 1, batcher }
             }
         };
         self.drain_alloc_ops();
@@ -191,14 +204,20 @@ impl Batcher {
     /// Frees a texture. Its id is rejected from now on; its layer is reused after the frame
     /// being built (quads already pushed still draw it).
     ///
+    /// An index is reused with a new generation until its generation reaches `u32::MAX`; then
+    /// it is retired for good (4 bytes of registry per 4 billion frees), so a stale id never
+    /// comes back to life.
+    ///
     /// # Errors
     /// [`TextureError::Stale`] for a freed (double free) or foreign id.
     pub fn free(&mut self, id: TextureId) -> Result<(), TextureError> {
         let placement = self.entry(id)?.placement;
         let e = &mut self.entries[id.index as usize];
         e.live = false;
-        e.generation = e.generation.wrapping_add(1).max(1);
-        self.free_indices.push(id.index);
+        if let Some(next) = e.generation.checked_add(1) {
+            e.generation = next;
+            self.free_indices.push(id.index);
+        }
         self.release(placement);
         Ok(())
     }
@@ -226,31 +245,67 @@ impl Batcher {
 
     /// Starts recording a frame.
     ///
-    /// # Panics
-    /// If a frame is already open (call [`Batcher::finish`] first).
+    /// If the previous frame is still open (the host returned early between `begin_frame`
+    /// and `finish`, e.g. with `?` on a [`Batcher::push`]), its quads are discarded and
+    /// counted in [`Counters::frames_discarded`]; registrations, updates and frees made
+    /// meanwhile are kept. So the usual pattern is safe:
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, Config, Limits, Quad, QuadError, TextureDesc};
+    /// # let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    /// # let tex = batcher.register(&TextureDesc::new(1, 1), &[255; 4]).unwrap();
+    /// fn draw(batcher: &mut Batcher, quads: &[Quad]) -> Result<(), QuadError> {
+    ///     batcher.begin_frame();
+    ///     for q in quads {
+    ///         batcher.push(q)?; // an error leaves the frame open...
+    ///     }
+    ///     batcher.finish();
+    ///     Ok(())
+    /// }
+    /// let bad = Quad::rect(tex, [f32::NAN, 0.0], [1.0, 1.0]);
+    /// assert!(draw(&mut batcher, &[bad]).is_err());
+    /// draw(&mut batcher, &[Quad::rect(tex, [0.0, 0.0], [1.0, 1.0])]).unwrap(); // ...and this is fine
+    /// assert_eq!(batcher.plan().counters.frames_discarded, 1);
+    /// ```
     pub fn begin_frame(&mut self) {
-        assert!(!self.frame_open, "begin_frame called twice without finish");
+        let discarded = self.frame_open;
+        if discarded {
+            self.discard_frame();
+        }
         self.frame_open = true;
         self.instances.clear();
         self.quad_arrays.clear();
         self.flush_marks.clear();
         self.moved_in_frame.clear();
-        self.frame = Counters::default();
+        self.frame = Counters { frames_discarded: discarded as u64, ..Counters::default() };
+    }
+
+    /// Drops the open frame's quads and releases what its frees deferred.
+    fn discard_frame(&mut self) {
+        self.frame_open = false;
+        self.instances.clear();
+        self.quad_arrays.clear();
+        self.flush_marks.clear();
+        self.moved_in_frame.clear();
+        for p in std::mem::take(&mut self.deferred_frees) {
+            self.free_placement(p);
+        }
+        self.drain_alloc_ops();
     }
 
     /// Records a quad, drawn after every quad pushed before it.
     ///
     /// # Errors
-    /// [`QuadError`] for a stale texture or a non-finite coordinate; the quad is dropped and
-    /// nothing else changes.
-    ///
-    /// # Panics
-    /// If no frame is open.
+    /// [`QuadError`] for a stale or foreign texture, a non-finite coordinate, or no open
+    /// frame; the quad is dropped and nothing else changes.
     #[inline]
     pub fn push(&mut self, quad: &Quad) -> Result<(), QuadError> {
-        assert!(self.frame_open, "push outside begin_frame/finish");
-        let e = match self.entries.get(quad.texture.index as usize) {
-            Some(e) if e.live && e.generation == quad.texture.generation => e,
+        if !self.frame_open {
+            return Err(QuadError::NoFrame);
+        }
+        let t = quad.texture;
+        let e = match self.entries.get(t.index as usize) {
+            Some(e) if e.live && e.generation == t.generation && t.batcher == self.tag => e,
             _ => {
                 self.frame.quads_rejected += 1;
                 return Err(QuadError::Stale(quad.texture));
@@ -282,12 +337,11 @@ impl Batcher {
     }
 
     /// Ends the current segment here: quads pushed after this go into a new draw call. Does
-    /// nothing if no quad is pending. Counted as an explicit flush.
-    ///
-    /// # Panics
-    /// If no frame is open.
+    /// nothing if no quad is pending or no frame is open. Counted as an explicit flush.
     pub fn flush(&mut self) {
-        assert!(self.frame_open, "flush outside begin_frame/finish");
+        if !self.frame_open {
+            return;
+        }
         let at = self.instances.len() as u32;
         if at > 0 && self.flush_marks.last() != Some(&at) {
             self.flush_marks.push(at);
@@ -299,13 +353,15 @@ impl Batcher {
     /// Every plan must reach the backend, in order: its resource ops (creations, growths,
     /// uploads) build on the previous plan's, and slot binds assume the previous plan's slot
     /// tables. A host that skips drawing a frame (a minimised window) should skip
-    /// `begin_frame`/`finish` too, not just the draw. (`layerbatch-gl` refuses a plan out of
-    /// order with `Error::FrameOrder`.)
+    /// `begin_frame`/`finish` too, not just the draw. Plans are numbered
+    /// ([`FramePlan::sequence`]) and every executor refuses a gap or a repeat with
+    /// [`crate::PlanError::Sequence`]; after a gap, [`Batcher::restore`] is the way back.
     ///
-    /// # Panics
-    /// If no frame is open.
+    /// Without an open frame, this plans an empty frame (as if `begin_frame` had been called).
     pub fn finish(&mut self) -> &FramePlan {
-        assert!(self.frame_open, "finish without begin_frame");
+        if !self.frame_open {
+            self.begin_frame();
+        }
         self.frame_open = false;
         // Arrays that grew while the frame was recorded: quads recorded before still name the
         // old id; the layer is the same.
@@ -319,11 +375,16 @@ impl Batcher {
             }
         }
         let plan = &mut self.plan;
+        self.sequence += 1;
+        plan.sequence = self.sequence;
+        plan.rebuild = std::mem::take(&mut self.rebuild_pending);
         plan.segments.clear();
         plan.binds.clear();
         plan.slot_tables.clear();
         std::mem::swap(&mut plan.ops, &mut self.ops);
         self.ops.clear();
+        // Arrays this plan destroys or grows from are freed once its commands finish.
+        self.alloc.end_plan();
         std::mem::swap(&mut plan.upload_bytes, &mut self.upload_bytes);
         self.upload_bytes.clear();
         std::mem::swap(&mut plan.instances, &mut self.instances);
@@ -345,6 +406,7 @@ impl Batcher {
         }
         c.quads = plan.instances.len() as u64;
         c.frames = 1;
+        c.device_rebuilds = plan.rebuild as u64;
         self.ladder.plan_frame(&self.quad_arrays, &self.flush_marks, &self.budget, plan, c);
         // Layers freed during the frame are released now that the frame no longer needs them.
         for p in std::mem::take(&mut self.deferred_frees) {
@@ -369,9 +431,79 @@ impl Batcher {
         &self.plan
     }
 
+    /// The device no longer holds what the plans built: a plan was skipped, an executor
+    /// returned an error part-way, or the context or device was lost and replaced. The next
+    /// plan is a *rebuild* plan ([`FramePlan::rebuild`]): the executor drops whatever arrays it
+    /// holds, and the plan re-creates every live array at its current size, then binds every
+    /// slot it uses again. Every [`TextureId`] stays valid.
+    ///
+    /// Core keeps no copy of texture pixels, so the returned ids, every live texture whose
+    /// pixels the rebuild cannot supply, must be re-sent with [`Batcher::update`] (or
+    /// [`Batcher::resize`]) before their next draw; until then they sample transparent black.
+    /// Writes queued since the last plan are kept and not listed. Render targets come back
+    /// cleared and are not listed. An open frame is discarded.
+    ///
+    /// Executors accept a rebuild plan after any earlier plan, so this is also the way back
+    /// from [`crate::PlanError::Sequence`].
+    ///
+    /// ```
+    /// use layerbatch_core::{Batcher, Config, Limits, MockDevice, PlanError, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let mut device = MockDevice::new(batcher.budget());
+    /// let pixels = [255u8; 4 * 4 * 4];
+    /// let tex = batcher.register(&TextureDesc::new(4, 4), &pixels)?;
+    /// batcher.begin_frame();
+    /// device.execute(batcher.finish())?;
+    /// batcher.begin_frame();
+    /// let _skipped = batcher.finish(); // never executed
+    /// batcher.begin_frame();
+    /// assert!(matches!(device.execute(batcher.finish()), Err(PlanError::Sequence { expected: 2, got: 3 })));
+    ///
+    /// for id in batcher.restore() {
+    ///     batcher.update(id, &pixels)?; // here: `tex`
+    /// }
+    /// batcher.begin_frame();
+    /// device.execute(batcher.finish())?; // accepted: it rebuilds the device
+    /// assert!(batcher.contains(tex));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn restore(&mut self) -> Vec<TextureId> {
+        if self.frame_open {
+            self.discard_frame();
+            self.frame_open = false;
+        }
+        // Frees since the last plan are already reflected in the allocator; their Destroy ops
+        // and every other array op are superseded by re-creating what lives now.
+        let pending = std::mem::take(&mut self.ops);
+        self.ops.extend(self.alloc.arrays().map(|(array, desc)| ResourceOp::Array(ArrayOp::Create { array, desc })));
+        let mut written = vec![false; self.entries.len()];
+        for op in pending {
+            if let ResourceOp::WriteLayer { texture, array, layer, x_px, y_px, width_px, height_px, .. } = op {
+                let Ok(e) = self.entry(texture) else { continue };
+                let p = &e.placement;
+                let whole = [x_px, y_px, width_px, height_px] == p.rect_px;
+                if p.array == array && p.layer == layer && whole {
+                    written[texture.index as usize] = true;
+                    self.ops.push(op);
+                }
+            }
+        }
+        // Bytes of dropped writes stay in `upload_bytes` unreferenced until the plan is made;
+        // the kept writes still point at theirs.
+        self.ladder.forget_bindings();
+        self.rebuild_pending = true;
+        let tag = self.tag;
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| e.live && e.desc.usage != Usage::RenderTarget && !written[*i])
+            .map(|(i, e)| TextureId { index: i as u32, generation: e.generation, batcher: tag })
+            .collect()
+    }
+
     fn entry(&self, id: TextureId) -> Result<&Entry, TextureError> {
         match self.entries.get(id.index as usize) {
-            Some(e) if e.live && e.generation == id.generation => Ok(e),
+            Some(e) if e.live && e.generation == id.generation && id.batcher == self.tag => Ok(e),
             _ => Err(TextureError::Stale(id)),
         }
     }
@@ -471,6 +603,5 @@ fn flags_layer(desc: &TextureDesc, placement: &Placement) -> u32 {
         Wrap::MirroredRepeat => Instance::FLAG_MIRROR,
     };
     let filter = if desc.filter == Filter::Linear { Instance::FLAG_LINEAR } else { 0 };
-    let flags = wrap | filter;
-    (placement.layer << 16) | (flags << 8)
+    Instance::pack(0, wrap | filter, placement.layer)
 }

@@ -5,6 +5,11 @@
 pub struct Counters {
     /// Frames finished.
     pub frames: u64,
+    /// Frames begun and never finished: a `begin_frame` found the previous frame still open
+    /// (the host returned early, e.g. with `?` on a push) and discarded its quads.
+    pub frames_discarded: u64,
+    /// Plans that rebuilt the device's arrays ([`crate::Batcher::restore`]).
+    pub device_rebuilds: u64,
     /// Quads accepted.
     pub quads: u64,
     /// Quads rejected (stale id, NaN/infinite coordinates).
@@ -49,25 +54,51 @@ impl Counters {
     /// Adds `frame` into `self`: sums, except `bytes_allocated` (taken) and `max_slot_tier`
     /// (maximum).
     pub fn accumulate(&mut self, frame: &Counters) {
-        self.frames += frame.frames;
-        self.quads += frame.quads;
-        self.quads_rejected += frame.quads_rejected;
-        self.draw_calls += frame.draw_calls;
-        self.flushes += frame.flushes;
-        self.flushes_slots_exhausted += frame.flushes_slots_exhausted;
-        self.flushes_instance_buffer_full += frame.flushes_instance_buffer_full;
-        self.flushes_explicit += frame.flushes_explicit;
-        self.flushes_end_of_frame += frame.flushes_end_of_frame;
-        self.cache_resets += frame.cache_resets;
-        self.slot_binds += frame.slot_binds;
-        self.slot_evictions += frame.slot_evictions;
-        self.layer_uploads += frame.layer_uploads;
-        self.bytes_uploaded += frame.bytes_uploaded;
-        self.arrays_created += frame.arrays_created;
-        self.array_growths += frame.array_growths;
-        self.arrays_destroyed += frame.arrays_destroyed;
-        self.bytes_allocated = frame.bytes_allocated;
-        self.max_slot_tier = self.max_slot_tier.max(frame.max_slot_tier);
+        // Destructured without `..`: a new field that is not accumulated does not compile.
+        let Counters {
+            frames,
+            frames_discarded,
+            device_rebuilds,
+            quads,
+            quads_rejected,
+            draw_calls,
+            flushes,
+            flushes_slots_exhausted,
+            flushes_instance_buffer_full,
+            flushes_explicit,
+            flushes_end_of_frame,
+            cache_resets,
+            slot_binds,
+            slot_evictions,
+            layer_uploads,
+            bytes_uploaded,
+            arrays_created,
+            array_growths,
+            arrays_destroyed,
+            bytes_allocated,
+            max_slot_tier,
+        } = *frame;
+        self.frames += frames;
+        self.frames_discarded += frames_discarded;
+        self.device_rebuilds += device_rebuilds;
+        self.quads += quads;
+        self.quads_rejected += quads_rejected;
+        self.draw_calls += draw_calls;
+        self.flushes += flushes;
+        self.flushes_slots_exhausted += flushes_slots_exhausted;
+        self.flushes_instance_buffer_full += flushes_instance_buffer_full;
+        self.flushes_explicit += flushes_explicit;
+        self.flushes_end_of_frame += flushes_end_of_frame;
+        self.cache_resets += cache_resets;
+        self.slot_binds += slot_binds;
+        self.slot_evictions += slot_evictions;
+        self.layer_uploads += layer_uploads;
+        self.bytes_uploaded += bytes_uploaded;
+        self.arrays_created += arrays_created;
+        self.array_growths += array_growths;
+        self.arrays_destroyed += arrays_destroyed;
+        self.bytes_allocated = bytes_allocated;
+        self.max_slot_tier = self.max_slot_tier.max(max_slot_tier);
     }
 }
 
@@ -103,17 +134,31 @@ pub struct DeviceCounters {
 impl DeviceCounters {
     /// Adds every field of `other` into `self`.
     pub fn accumulate(&mut self, other: &DeviceCounters) {
-        self.frames += other.frames;
-        self.draw_calls += other.draw_calls;
-        self.texture_binds += other.texture_binds;
-        self.bind_group_sets += other.bind_group_sets;
-        self.bind_group_creates += other.bind_group_creates;
-        self.pipeline_compiles += other.pipeline_compiles;
-        self.texture_bytes_written += other.texture_bytes_written;
-        self.instance_bytes_written += other.instance_bytes_written;
-        self.layers_copied += other.layers_copied;
-        self.arrays_created += other.arrays_created;
-        self.arrays_destroyed += other.arrays_destroyed;
+        // Destructured without `..`: a new field that is not accumulated does not compile.
+        let DeviceCounters {
+            frames,
+            draw_calls,
+            texture_binds,
+            bind_group_sets,
+            bind_group_creates,
+            pipeline_compiles,
+            texture_bytes_written,
+            instance_bytes_written,
+            layers_copied,
+            arrays_created,
+            arrays_destroyed,
+        } = *other;
+        self.frames += frames;
+        self.draw_calls += draw_calls;
+        self.texture_binds += texture_binds;
+        self.bind_group_sets += bind_group_sets;
+        self.bind_group_creates += bind_group_creates;
+        self.pipeline_compiles += pipeline_compiles;
+        self.texture_bytes_written += texture_bytes_written;
+        self.instance_bytes_written += instance_bytes_written;
+        self.layers_copied += layers_copied;
+        self.arrays_created += arrays_created;
+        self.arrays_destroyed += arrays_destroyed;
     }
 }
 
@@ -128,4 +173,23 @@ pub struct Stats {
     pub device_frame: DeviceCounters,
     /// What the device issued since creation (creation-time compiles included).
     pub device_total: DeviceCounters,
+}
+
+impl Stats {
+    /// Records an executed plan: core's counters come from the plan, the device's frame
+    /// counters replace the last frame's and are added to the totals. The one place a backend
+    /// updates its stats.
+    pub fn record(&mut self, plan: &crate::FramePlan, device_frame: DeviceCounters) {
+        self.core_frame = plan.counters;
+        self.core_total = plan.totals;
+        self.device_frame = device_frame;
+        self.device_total.accumulate(&device_frame);
+    }
+
+    /// Adds device work done after [`Stats::record`] for the same frame (wgpu records its
+    /// draws in `render`, after `prepare` recorded the plan).
+    pub fn add_device(&mut self, more: DeviceCounters) {
+        self.device_frame.accumulate(&more);
+        self.device_total.accumulate(&more);
+    }
 }

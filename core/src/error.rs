@@ -63,7 +63,7 @@ pub enum TextureError {
         /// Format.
         format: Format,
     },
-    /// The id was freed (this includes a second free of the same id) or never came from this
+    /// The id was freed (this includes a second free of the same id) or came from another
     /// batcher.
     #[error("texture id {0:?} is stale: it was freed or never registered here")]
     Stale(TextureId),
@@ -93,4 +93,7 @@ pub enum QuadError {
     /// A coordinate or UV is NaN or infinite. The quad is dropped; other quads are unaffected.
     #[error("quad has a NaN or infinite coordinate or UV")]
     NonFinite,
+    /// No frame is open: call [`crate::Batcher::begin_frame`] first.
+    #[error("quad pushed outside begin_frame/finish")]
+    NoFrame,
 }

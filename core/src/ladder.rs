@@ -4,7 +4,7 @@
 //! one slot no pending quad references (no flush); only when every slot is referenced, flush
 //! and replace one. Never wipe all slots (except in the `WipeAll` comparison mode).
 
-use crate::plan::{FlushCause, FramePlan, Segment, SlotBind};
+use crate::plan::{FlushCause, FramePlan, Instance, Segment, SlotBind};
 use crate::{ArrayId, Budget, Counters, VictimChoice};
 
 const NONE: u8 = u8::MAX;
@@ -68,6 +68,11 @@ impl SlotLadder {
     /// The array each slot holds now.
     pub(crate) fn units(&self) -> &[Option<ArrayId>] {
         &self.units
+    }
+
+    /// The device forgot its bindings: the next segments bind every slot they use again.
+    pub(crate) fn forget_bindings(&mut self) {
+        self.bound.iter_mut().for_each(|b| *b = None);
     }
 
     /// An array was destroyed: its slot becomes free.
@@ -182,7 +187,7 @@ impl SlotLadder {
             self.clock += 1;
             if self.diverged || raw & PREPLACED == 0 {
                 let inst = &mut walk.plan.instances[i as usize];
-                inst.slot_flags_layer = (inst.slot_flags_layer & !0xff) | u as u32;
+                inst.slot_flags_layer = Instance::with_slot(inst.slot_flags_layer, u as u32);
             }
             if self.next_use_built {
                 self.cursor[a as usize] = self.next_use[i as usize];
@@ -296,7 +301,7 @@ impl SlotLadder {
             for inst in &mut walk.plan.instances[walk.seg_start as usize..end as usize] {
                 let s = inst.slot() as usize;
                 if remap[s] != u8::MAX {
-                    inst.slot_flags_layer = (inst.slot_flags_layer & !0xff) | remap[s] as u32;
+                    inst.slot_flags_layer = Instance::with_slot(inst.slot_flags_layer, remap[s] as u32);
                 }
             }
         }

@@ -36,16 +36,21 @@ mod error;
 mod ladder;
 mod limits;
 mod mock;
-mod plan;
+pub mod plan;
+mod quad;
 mod texture;
 
-pub use alloc::{Admission, Allocator, ArrayDesc, ArrayId, ArrayOp, ClassKey, Placement};
+pub use alloc::{Admission, Allocator, ClassKey, Placement};
 pub use batcher::Batcher;
 pub use counters::{Counters, DeviceCounters, Stats};
 pub use error::{ConfigError, QuadError, TextureError};
 pub use limits::{Budget, Config, Limits, VictimChoice, MAX_SLOTS_PER_DRAW};
-pub use mock::{Call, MockDevice, MockError};
-pub use plan::{FlushCause, FramePlan, Instance, Quad, ResourceOp, Segment, SlotBind};
+pub use mock::{Call, MockDevice};
+pub use plan::{
+    ArrayDesc, ArrayId, ArrayOp, FlushCause, FramePlan, Instance, LevelWrite, PlanError, PlanValidator, ResourceOp,
+    Segment, SlotBind,
+};
+pub use quad::Quad;
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, Format, TextureDesc, TextureId, Usage, Wrap};
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Device limits, caller configuration, and the budget derived once from both.
 
 use crate::error::ConfigError;
+use crate::Instance;
 
 /// The hard ceiling on slots per draw, whatever the device reports: every slot a shader
 /// branches over costs fill rate (32 slots measured ~11x one array sampler on llvmpipe), and
@@ -24,6 +25,10 @@ pub struct Limits {
     /// layer is read as 2D, a multiple of 6 as a cube). When set, core never creates an array
     /// with 1 layer or a multiple of 6 layers.
     pub avoid_ambiguous_layer_counts: bool,
+    /// Largest buffer the device can create, bytes (`max_buffer_size` on wgpu; GL has no such
+    /// limit and reports `u64::MAX`). Caps [`Config::instance_capacity`], so that one block of
+    /// instances always fits one buffer.
+    pub max_buffer_bytes: u64,
 }
 
 impl Limits {
@@ -36,6 +41,7 @@ impl Limits {
             max_array_layers: 256,
             max_texture_size_px: 2048,
             avoid_ambiguous_layer_counts: false,
+            max_buffer_bytes: 256 << 20,
         }
     }
 
@@ -47,6 +53,7 @@ impl Limits {
             max_array_layers: 2048,
             max_texture_size_px: 16384,
             avoid_ambiguous_layer_counts: false,
+            max_buffer_bytes: u64::MAX,
         }
     }
 }
@@ -90,7 +97,8 @@ pub struct Config {
     /// padding. Default 0.5.
     pub max_padding_waste: f32,
     /// Instances per instance buffer. A frame with more quads flushes (counted) at each
-    /// multiple. Default 65536 (3 MiB).
+    /// multiple. Default 65536 (3 MiB). Clamped so one buffer of them fits the device's
+    /// `max_buffer_bytes`.
     pub instance_capacity: u32,
     /// Victim choice of the slot ladder. Default [`VictimChoice::NextUse`].
     pub victim: VictimChoice,
@@ -172,12 +180,14 @@ impl Budget {
             return Err(ConfigError::PaddingWaste(config.max_padding_waste));
         }
         let device_slots = limits.max_texture_units.min(MAX_SLOTS_PER_DRAW);
-        if device_slots == 0 || limits.max_array_layers == 0 || limits.max_texture_size_px == 0 {
+        let device_instances = (limits.max_buffer_bytes / u64::from(Instance::BYTES)).min(u64::from(u32::MAX)) as u32;
+        if device_slots == 0 || limits.max_array_layers == 0 || limits.max_texture_size_px == 0 || device_instances == 0
+        {
             return Err(ConfigError::DeviceLimits(*limits));
         }
         let slots = cut("max_slots", config.max_slots, device_slots);
         let max_layers =
-            cut("max_layers_per_array", config.max_layers_per_array, limits.max_array_layers.min(u16::MAX as u32 + 1));
+            cut("max_layers_per_array", config.max_layers_per_array, limits.max_array_layers.min(Instance::MAX_LAYERS));
         let max_class = cut("max_class_size_px", config.max_class_size_px, limits.max_texture_size_px);
         let mut tiers = Vec::new();
         let mut t = 1;
@@ -196,7 +206,7 @@ impl Budget {
             budget_bytes: config.budget_bytes,
             max_padding_waste: config.max_padding_waste,
             arrays_enabled: config.arrays_enabled,
-            instance_capacity: config.instance_capacity,
+            instance_capacity: cut("instance_capacity", config.instance_capacity, device_instances),
             victim: config.victim,
             avoid_ambiguous_layer_counts: limits.avoid_ambiguous_layer_counts,
         })

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::plan::{FramePlan, ResourceOp};
-use crate::{ArrayDesc, ArrayId, ArrayOp, Budget, DeviceCounters, TextureId};
+use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, PlanError, PlanValidator, ResourceOp};
+use crate::{Budget, DeviceCounters, TextureId};
 
 /// One thing a backend would do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,52 +56,6 @@ pub enum Call {
     },
 }
 
-/// What the mock found wrong with a plan: a real backend would have drawn garbage or crashed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MockError {
-    /// An op or bind names an array that does not exist on the device.
-    #[error("array {0:?} does not exist on the device")]
-    NoSuchArray(ArrayId),
-    /// An op creates an array that already exists.
-    #[error("array {0:?} created twice")]
-    Exists(ArrayId),
-    /// A write or sample outside the array's layers.
-    #[error("layer {layer} out of range for array {array:?} of {layers} layers")]
-    LayerOutOfRange {
-        /// Array.
-        array: ArrayId,
-        /// Layer.
-        layer: u32,
-        /// Layers it has.
-        layers: u32,
-    },
-    /// A write's bytes do not match its size.
-    #[error("write of {actual} bytes where {expected} are needed")]
-    WriteSize {
-        /// Bytes given.
-        actual: usize,
-        /// Bytes needed.
-        expected: usize,
-    },
-    /// A bind to a slot beyond the budget, or a tier that is not a budget tier.
-    #[error("slot {0} or tier outside the budget")]
-    SlotOutOfRange(u32),
-    /// An instance samples a slot that holds nothing, or one at or above its segment's tier.
-    #[error("instance {instance} samples slot {slot}, which its segment does not hold")]
-    BadSlot {
-        /// Instance index.
-        instance: u32,
-        /// Slot.
-        slot: u32,
-    },
-    /// The plan's slot table disagrees with what the binds left bound.
-    #[error("segment {0}: slot table disagrees with the bound arrays")]
-    TableMismatch(usize),
-    /// A segment crosses an instance-buffer boundary or the segments do not tile the instances.
-    #[error("segment {0} has a bad instance range")]
-    BadRange(usize),
-}
-
 #[derive(Clone, Debug)]
 struct MockArray {
     desc: ArrayDesc,
@@ -121,10 +75,9 @@ struct MockArray {
 /// ```
 #[derive(Debug)]
 pub struct MockDevice {
-    slots: u32,
-    tiers: Vec<u32>,
+    validator: PlanValidator,
     arrays: HashMap<ArrayId, MockArray>,
-    bound: Vec<Option<ArrayId>>,
+    peak_bytes: u64,
     calls: Vec<Call>,
     frame: DeviceCounters,
     total: DeviceCounters,
@@ -137,10 +90,9 @@ impl MockDevice {
     pub fn new(budget: &Budget) -> Self {
         let compiles = DeviceCounters { pipeline_compiles: budget.tiers.len() as u64, ..DeviceCounters::default() };
         Self {
-            slots: budget.slots,
-            tiers: budget.tiers.clone(),
+            validator: PlanValidator::new(budget),
             arrays: HashMap::new(),
-            bound: vec![None; budget.slots as usize],
+            peak_bytes: 0,
             calls: Vec::new(),
             frame: DeviceCounters::default(),
             total: compiles,
@@ -183,127 +135,77 @@ impl MockDevice {
         pixels.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
     }
 
-    /// Executes a plan: ops in order, then each segment's binds and draw.
+    /// Executes a plan: checks it with the [`PlanValidator`] every backend uses, then applies
+    /// the ops in order and walks each segment's binds and draw, recording what each instance
+    /// sampled.
     ///
     /// # Errors
-    /// [`MockError`] when the plan could not run on a real device. The device may be
-    /// partially updated then.
-    pub fn execute(&mut self, plan: &FramePlan) -> Result<(), MockError> {
+    /// [`PlanError`] when the plan could not run on a real device; then nothing was applied.
+    pub fn execute(&mut self, plan: &FramePlan) -> Result<(), PlanError> {
+        self.validator.check(plan)?;
         let mut c = DeviceCounters { frames: 1, ..DeviceCounters::default() };
+        if plan.rebuild {
+            c.arrays_destroyed += self.arrays.len() as u64;
+            self.arrays.clear();
+        }
+        // A real device frees a destroyed (or grown-from) array only once the commands using
+        // it finish: count it until the plan ends.
+        let mut retired_bytes = 0u64;
+        let mut live_bytes = self.allocated_bytes();
         for op in &plan.ops {
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
-                    self.create(*array, *desc)?;
+                    self.arrays.insert(*array, MockArray { desc: *desc, content: vec![None; desc.layers as usize] });
+                    live_bytes += desc.bytes();
                     c.arrays_created += 1;
                     self.calls.push(Call::CreateArray { array: *array, layers: desc.layers });
                 }
                 ResourceOp::Array(ArrayOp::Grow { from, to, desc, copy_layers }) => {
-                    let old = self.arrays.remove(from).ok_or(MockError::NoSuchArray(*from))?;
-                    if *copy_layers > old.desc.layers || *copy_layers > desc.layers {
-                        return Err(MockError::LayerOutOfRange {
-                            array: *from,
-                            layer: *copy_layers,
-                            layers: old.desc.layers,
-                        });
-                    }
-                    self.create(*to, *desc)?;
-                    let new = self.arrays.get_mut(to).expect("just created");
-                    new.content[..*copy_layers as usize].copy_from_slice(&old.content[..*copy_layers as usize]);
+                    let old = self.arrays.remove(from).expect("validated");
+                    let mut content = vec![None; desc.layers as usize];
+                    content[..*copy_layers as usize].copy_from_slice(&old.content[..*copy_layers as usize]);
+                    self.arrays.insert(*to, MockArray { desc: *desc, content });
+                    live_bytes += desc.bytes();
+                    live_bytes -= old.desc.bytes();
+                    retired_bytes += old.desc.bytes();
                     c.arrays_created += 1;
                     c.arrays_destroyed += 1;
-                    c.layers_copied += *copy_layers as u64;
-                    self.unbind(*from);
+                    c.layers_copied += u64::from(*copy_layers);
                     self.calls.push(Call::GrowArray { from: *from, to: *to, layers: *copy_layers });
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
-                    self.arrays.remove(array).ok_or(MockError::NoSuchArray(*array))?;
+                    let old = self.arrays.remove(array).expect("validated");
+                    live_bytes -= old.desc.bytes();
+                    retired_bytes += old.desc.bytes();
                     c.arrays_destroyed += 1;
-                    self.unbind(*array);
                     self.calls.push(Call::DestroyArray { array: *array });
                 }
-                ResourceOp::WriteLayer {
-                    texture,
-                    array,
-                    layer,
-                    x_px,
-                    y_px,
-                    width_px,
-                    height_px,
-                    mip_levels,
-                    bytes,
-                } => {
-                    let a = self.arrays.get_mut(array).ok_or(MockError::NoSuchArray(*array))?;
-                    if *layer >= a.desc.layers {
-                        return Err(MockError::LayerOutOfRange { array: *array, layer: *layer, layers: a.desc.layers });
-                    }
-                    if x_px + width_px > a.desc.width_px
-                        || y_px + height_px > a.desc.height_px
-                        || *mip_levels != a.desc.mip_levels
-                    {
-                        return Err(MockError::WriteSize {
-                            actual: bytes.len(),
-                            expected: a.desc.layer_bytes() as usize,
-                        });
-                    }
-                    let expected = crate::texture::mip_chain_bytes(*width_px, *height_px, *mip_levels) as usize;
-                    if bytes.len() != expected {
-                        return Err(MockError::WriteSize { actual: bytes.len(), expected });
-                    }
-                    let level0 = &plan.upload_bytes[bytes.start..bytes.start + (*width_px * *height_px * 4) as usize];
+                ResourceOp::WriteLayer { texture, array, layer, width_px, height_px, bytes, .. } => {
+                    let a = self.arrays.get_mut(array).expect("validated");
+                    let level0 = *width_px as usize * *height_px as usize * a.desc.format.bytes_per_pixel() as usize;
+                    let level0 = &plan.upload_bytes[bytes.start..bytes.start + level0];
                     a.content[*layer as usize] = Some((*texture, Self::hash(level0)));
                     c.texture_bytes_written += bytes.len() as u64;
                     self.calls.push(Call::WriteLayer { array: *array, layer: *layer, bytes: bytes.len() });
                 }
             }
+            self.peak_bytes = self.peak_bytes.max(live_bytes + retired_bytes);
         }
         self.sampled.clear();
         self.sampled.resize(plan.instances.len(), None);
-        let cap = plan.instance_capacity.max(1);
-        let mut expected_start = 0;
-        for (si, seg) in plan.segments.iter().enumerate() {
-            let r = &seg.instances;
-            if r.start != expected_start || r.end <= r.start || r.start / cap != (r.end - 1) / cap {
-                return Err(MockError::BadRange(si));
-            }
-            expected_start = r.end;
-            if !self.tiers.contains(&seg.tier) {
-                return Err(MockError::SlotOutOfRange(seg.tier));
-            }
+        for seg in &plan.segments {
             for b in plan.binds(seg) {
-                if b.slot >= self.slots {
-                    return Err(MockError::SlotOutOfRange(b.slot));
-                }
-                if !self.arrays.contains_key(&b.array) {
-                    return Err(MockError::NoSuchArray(b.array));
-                }
-                self.bound[b.slot as usize] = Some(b.array);
                 c.texture_binds += 1;
                 self.calls.push(Call::BindSlot { slot: b.slot, array: b.array });
             }
             let table = plan.slots(seg);
-            for (s, entry) in table.iter().enumerate() {
-                if entry.is_some() && *entry != self.bound[s] {
-                    return Err(MockError::TableMismatch(si));
-                }
-            }
-            for i in r.clone() {
+            for i in seg.instances.clone() {
                 let inst = &plan.instances[i as usize];
-                let slot = inst.slot();
-                let array = match table.get(slot as usize) {
-                    Some(Some(a)) => *a,
-                    _ => return Err(MockError::BadSlot { instance: i, slot }),
-                };
-                let a = self.arrays.get(&array).ok_or(MockError::NoSuchArray(array))?;
-                if inst.layer() >= a.desc.layers {
-                    return Err(MockError::LayerOutOfRange { array, layer: inst.layer(), layers: a.desc.layers });
-                }
-                self.sampled[i as usize] = a.content[inst.layer() as usize];
+                let array = table[inst.slot() as usize].expect("validated");
+                self.sampled[i as usize] = self.arrays[&array].content[inst.layer() as usize];
             }
             c.draw_calls += 1;
-            self.calls.push(Call::Draw { tier: seg.tier, instances: r.clone() });
-        }
-        if expected_start as usize != plan.instances.len() {
-            return Err(MockError::BadRange(plan.segments.len()));
+            self.calls.push(Call::Draw { tier: seg.tier, instances: seg.instances.clone() });
         }
         c.instance_bytes_written = std::mem::size_of_val(plan.instances.as_slice()) as u64;
         self.frame = c;
@@ -311,19 +213,15 @@ impl MockDevice {
         Ok(())
     }
 
-    fn create(&mut self, array: ArrayId, desc: ArrayDesc) -> Result<(), MockError> {
-        if self.arrays.contains_key(&array) {
-            return Err(MockError::Exists(array));
-        }
-        self.arrays.insert(array, MockArray { desc, content: vec![None; desc.layers as usize] });
-        Ok(())
+    /// The most array bytes the device held at once, counting arrays destroyed or grown from
+    /// within a plan until that plan ends (a real device frees them only when the commands
+    /// using them finish).
+    pub fn peak_bytes(&self) -> u64 {
+        self.peak_bytes
     }
 
-    fn unbind(&mut self, array: ArrayId) {
-        for b in &mut self.bound {
-            if *b == Some(array) {
-                *b = None;
-            }
-        }
+    /// The plan validator this device checks plans with.
+    pub fn validator(&self) -> &PlanValidator {
+        &self.validator
     }
 }

@@ -112,9 +112,12 @@ impl TextureDesc {
         self.usage = usage;
         self
     }
-    /// Bytes of level-0 pixel data expected at registration: `width * height * 4`.
+    /// Bytes of level-0 pixel data expected at registration: `width * height * 4`. Saturates
+    /// at `usize::MAX` (which no slice has) instead of wrapping.
     pub const fn byte_len(&self) -> usize {
-        self.width_px as usize * self.height_px as usize * self.format.bytes_per_pixel() as usize
+        (self.width_px as usize)
+            .saturating_mul(self.height_px as usize)
+            .saturating_mul(self.format.bytes_per_pixel() as usize)
     }
 }
 
@@ -135,34 +138,44 @@ pub const fn max_mip_levels(width_px: u32, height_px: u32) -> u32 {
     }
 }
 
-/// Bytes of `levels` mip levels of a `width` x `height` image, 4 bytes per pixel.
-pub const fn mip_chain_bytes(width_px: u32, height_px: u32, levels: u32) -> u64 {
+/// Bytes of `levels` mip levels of a `width` x `height` image of `format`. Saturates at
+/// `u64::MAX` (which no budget admits) instead of wrapping.
+pub const fn mip_chain_bytes(width_px: u32, height_px: u32, levels: u32, format: Format) -> u64 {
     let mut total = 0u64;
     let mut l = 0;
     while l < levels {
         let (w, h) = mip_size(width_px, height_px, l);
-        total += w as u64 * h as u64 * 4;
+        let level = (w as u64).saturating_mul(h as u64).saturating_mul(format.bytes_per_pixel() as u64);
+        total = total.saturating_add(level);
         l += 1;
     }
     total
 }
 
 /// A registered texture. Generational: once the texture is freed, this id is rejected
-/// forever, even after its index is reused by another texture.
+/// forever, even after its index is reused by another texture. It also names the
+/// [`crate::Batcher`] that issued it: another batcher rejects it as stale.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TextureId {
     pub(crate) index: u32,
     pub(crate) generation: u32,
+    pub(crate) batcher: u32,
 }
 
 impl TextureId {
-    /// Index in the registry (reused after a free).
+    /// Index in the registry (reused after a free, until its generations run out).
     pub const fn index(self) -> u32 {
         self.index
     }
-    /// Generation of the index (bumped by every free).
+    /// Generation of the index (bumped by every free; an index whose generation reaches
+    /// `u32::MAX` is retired instead of wrapping).
     pub const fn generation(self) -> u32 {
         self.generation
+    }
+    /// The tag of the batcher that issued the id (unique per batcher in a process, until 2^32
+    /// batchers have been created).
+    pub const fn batcher(self) -> u32 {
+        self.batcher
     }
 }
 
@@ -209,7 +222,8 @@ mod tests {
         assert_eq!(max_mip_levels(64, 16), 7);
         assert_eq!(max_mip_levels(65, 1), 7);
         assert_eq!(mip_size(64, 16, 5), (2, 1));
-        assert_eq!(mip_chain_bytes(4, 4, 3), (16 + 4 + 1) * 4);
+        assert_eq!(mip_chain_bytes(4, 4, 3, Format::Rgba8Unorm), (16 + 4 + 1) * 4);
+        assert_eq!(mip_chain_bytes(u32::MAX, u32::MAX, 32, Format::Rgba8Unorm), u64::MAX);
     }
 
     #[test]

@@ -1,0 +1,395 @@
+//! The frame plan: the one contract between core and the backends.
+//!
+//! Every type a backend reads is defined here: arrays and their ops, layer writes, the
+//! per-quad [`Instance`] and its bit layout, segments, slot tables and binds. Backends execute
+//! a plan in order and decide nothing. Before touching a device, every executor (the
+//! [`crate::MockDevice`], `layerbatch-gl`, `layerbatch-wgpu`) runs the plan through the same
+//! [`PlanValidator`], so the same bad plan gets the same [`PlanError`] everywhere.
+
+use std::ops::Range;
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::texture::{mip_chain_bytes, mip_size, Filter, Format, Wrap};
+use crate::{Counters, TextureId};
+
+mod validate;
+
+pub use validate::{PlanError, PlanValidator};
+
+/// A GPU array texture. Ids are never reused: a grown array gets a new id, and the old one is
+/// destroyed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ArrayId(pub u32);
+
+/// Everything a backend needs to create an array texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayDesc {
+    /// Width of every layer.
+    pub width_px: u32,
+    /// Height of every layer.
+    pub height_px: u32,
+    /// Layers.
+    pub layers: u32,
+    /// Format of every layer.
+    pub format: Format,
+    /// Mip levels of every layer.
+    pub mip_levels: u32,
+    /// Sampler filter for the whole array.
+    pub filter: Filter,
+    /// Sampler wrap for the whole array.
+    pub wrap: Wrap,
+}
+
+impl ArrayDesc {
+    /// Bytes of one layer, all mips. Saturates at `u64::MAX` (which no budget admits) instead
+    /// of wrapping.
+    pub const fn layer_bytes(&self) -> u64 {
+        mip_chain_bytes(self.width_px, self.height_px, self.mip_levels, self.format)
+    }
+    /// Bytes of the whole array, all layers and mips. Saturates at `u64::MAX`.
+    pub const fn bytes(&self) -> u64 {
+        self.layer_bytes().saturating_mul(self.layers as u64)
+    }
+}
+
+/// A change to GPU arrays, produced by the allocator for the backend to apply in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayOp {
+    /// Create `array` with `desc` (storage for every layer at once).
+    Create {
+        /// New array id.
+        array: ArrayId,
+        /// Its description.
+        desc: ArrayDesc,
+    },
+    /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
+    /// the GPU, then destroy `from`. `desc` differs from `from`'s only in `layers`. Core
+    /// coalesces several growths of one array within a plan into one copy.
+    Grow {
+        /// The full array.
+        from: ArrayId,
+        /// The new, larger array.
+        to: ArrayId,
+        /// Description of `to`.
+        desc: ArrayDesc,
+        /// Layers to copy (all of `from`).
+        copy_layers: u32,
+    },
+    /// Destroy `array`.
+    Destroy {
+        /// The array.
+        array: ArrayId,
+    },
+}
+
+/// One quad as the GPU reads it: 48 bytes, one per quad, instanced over a 4-vertex strip.
+///
+/// A corner `(s, t)` in `{0,1}^2` lands at `origin + s * axis_x + t * axis_y` (pixels, y down)
+/// and samples `mix(uv_rect.xy, uv_rect.zw, (s, t))` in the layer.
+///
+/// `slot_flags_layer` packs three fields; the layout is [`Instance::SLOT_MASK`],
+/// [`Instance::FLAGS_SHIFT`], [`Instance::FLAGS_MASK`] and [`Instance::LAYER_SHIFT`], and the
+/// shader generators take those values from [`Instance::SHADER_CONSTANTS`]:
+///
+/// ```
+/// use layerbatch_core::Instance;
+/// let packed = Instance::pack(3, Instance::FLAG_LINEAR, 700);
+/// let i = Instance { slot_flags_layer: packed, ..Instance::default() };
+/// assert_eq!((i.slot(), i.flags(), i.layer()), (3, Instance::FLAG_LINEAR, 700));
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Instance {
+    /// Position of corner (0, 0), pixels.
+    pub origin: [f32; 2],
+    /// From corner (0, 0) to corner (1, 0), pixels.
+    pub axis_x: [f32; 2],
+    /// From corner (0, 0) to corner (0, 1), pixels.
+    pub axis_y: [f32; 2],
+    /// `[u0, v0, u1, v1]` in layer space (already remapped for padding).
+    pub uv_rect: [f32; 4],
+    /// RGBA8 tint, premultiplied, multiplied with the texel.
+    pub color: [u8; 4],
+    /// Slot, flags and layer, packed: see [`Instance::pack`].
+    pub slot_flags_layer: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Instance>() == 48);
+
+impl Instance {
+    /// Bytes of one instance.
+    pub const BYTES: u32 = std::mem::size_of::<Instance>() as u32;
+    /// Byte offsets of the fields, in declaration order, for vertex attribute layouts.
+    pub const OFFSET_ORIGIN: u32 = std::mem::offset_of!(Instance, origin) as u32;
+    /// Byte offset of `axis_x`.
+    pub const OFFSET_AXIS_X: u32 = std::mem::offset_of!(Instance, axis_x) as u32;
+    /// Byte offset of `axis_y`.
+    pub const OFFSET_AXIS_Y: u32 = std::mem::offset_of!(Instance, axis_y) as u32;
+    /// Byte offset of `uv_rect`.
+    pub const OFFSET_UV_RECT: u32 = std::mem::offset_of!(Instance, uv_rect) as u32;
+    /// Byte offset of `color`.
+    pub const OFFSET_COLOR: u32 = std::mem::offset_of!(Instance, color) as u32;
+    /// Byte offset of `slot_flags_layer`.
+    pub const OFFSET_SLOT_FLAGS_LAYER: u32 = std::mem::offset_of!(Instance, slot_flags_layer) as u32;
+
+    /// The slot: `slot_flags_layer & SLOT_MASK` (bits 0..8).
+    pub const SLOT_MASK: u32 = 0xff;
+    /// The flags: `(slot_flags_layer >> FLAGS_SHIFT) & FLAGS_MASK` (bits 8..16).
+    pub const FLAGS_SHIFT: u32 = 8;
+    /// See [`Instance::FLAGS_SHIFT`].
+    pub const FLAGS_MASK: u32 = 0xff;
+    /// The layer: `slot_flags_layer >> LAYER_SHIFT` (bits 16..32).
+    pub const LAYER_SHIFT: u32 = 16;
+    /// Layers an instance can address: the layer field's range.
+    pub const MAX_LAYERS: u32 = 1 << (32 - Self::LAYER_SHIFT);
+
+    /// The sampling position is clamped into `uv_rect`, inset by half a texel, so linear
+    /// filtering never reads a neighbour's or the padding's texels. Set for clamp-to-edge
+    /// textures; repeat and mirror textures are never padded and tile instead.
+    pub const FLAG_CLAMP_TO_RECT: u32 = 1;
+    /// The texture's filter is [`crate::Filter::Linear`] (for backends whose samplers are not
+    /// per array, e.g. wgpu; GL sets filters on the array texture itself).
+    pub const FLAG_LINEAR: u32 = 2;
+    /// The texture's wrap is [`crate::Wrap::Repeat`] (for backends that wrap in the shader).
+    pub const FLAG_REPEAT: u32 = 4;
+    /// The texture's wrap is [`crate::Wrap::MirroredRepeat`] (for backends that wrap in the
+    /// shader).
+    pub const FLAG_MIRROR: u32 = 8;
+
+    /// Every constant a shader needs to unpack an instance, by the name the shader generators
+    /// declare it under (`const uint NAME = VALUEu;` in GLSL, `const NAME: u32 = VALUEu;` in
+    /// WGSL). Shaders use these names, never literals; each backend has a test that parses
+    /// its generated source and compares.
+    pub const SHADER_CONSTANTS: [(&'static str, u32); 8] = [
+        ("SLOT_MASK", Self::SLOT_MASK),
+        ("FLAGS_SHIFT", Self::FLAGS_SHIFT),
+        ("FLAGS_MASK", Self::FLAGS_MASK),
+        ("LAYER_SHIFT", Self::LAYER_SHIFT),
+        ("FLAG_CLAMP_TO_RECT", Self::FLAG_CLAMP_TO_RECT),
+        ("FLAG_LINEAR", Self::FLAG_LINEAR),
+        ("FLAG_REPEAT", Self::FLAG_REPEAT),
+        ("FLAG_MIRROR", Self::FLAG_MIRROR),
+    ];
+
+    /// Packs a slot, flags and a layer into `slot_flags_layer`. Out-of-range values are masked
+    /// (core never produces them; the [`PlanValidator`] rejects slots and layers their
+    /// segment cannot hold).
+    pub const fn pack(slot: u32, flags: u32, layer: u32) -> u32 {
+        (slot & Self::SLOT_MASK) | ((flags & Self::FLAGS_MASK) << Self::FLAGS_SHIFT) | (layer << Self::LAYER_SHIFT)
+    }
+    /// `packed` with its slot replaced by `slot`.
+    pub const fn with_slot(packed: u32, slot: u32) -> u32 {
+        (packed & !Self::SLOT_MASK) | (slot & Self::SLOT_MASK)
+    }
+    /// The slot.
+    pub const fn slot(&self) -> u32 {
+        self.slot_flags_layer & Self::SLOT_MASK
+    }
+    /// The flags.
+    pub const fn flags(&self) -> u32 {
+        (self.slot_flags_layer >> Self::FLAGS_SHIFT) & Self::FLAGS_MASK
+    }
+    /// The layer.
+    pub const fn layer(&self) -> u32 {
+        self.slot_flags_layer >> Self::LAYER_SHIFT
+    }
+}
+
+/// Why a segment ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlushCause {
+    /// Every slot was referenced by the segment and the next quad needed another array.
+    SlotsExhausted,
+    /// The instance buffer was full.
+    InstanceBufferFull,
+    /// The caller asked ([`crate::Batcher::flush`]).
+    Explicit,
+    /// The frame ended.
+    EndOfFrame,
+}
+
+/// Bind `array` to slot `slot`. Applied before the segment that lists it is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotBind {
+    /// The slot (texture unit / binding index).
+    pub slot: u32,
+    /// The array.
+    pub array: ArrayId,
+}
+
+/// One draw call: a contiguous range of instances, drawn with the program of `tier` slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Instances to draw, as indices into [`FramePlan::instances`]. Never crosses a multiple of
+    /// [`FramePlan::instance_capacity`].
+    pub instances: Range<u32>,
+    /// Slots the program branches over: the smallest budget tier covering the segment's slots.
+    pub tier: u32,
+    /// Index range into [`FramePlan::slot_tables`]: the array in each slot `0..tier` (`None`
+    /// for a slot this segment never samples).
+    pub slots: Range<u32>,
+    /// Index range into [`FramePlan::binds`]: the slots whose array changes before this
+    /// segment, relative to the slot state the previous segment (or the previous plan) left.
+    /// After applying them, every `Some` entry of the slot table is what its slot holds.
+    pub binds: Range<u32>,
+    /// Why the segment ended.
+    pub cause: FlushCause,
+}
+
+/// A resource change, applied in order before any segment is drawn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResourceOp {
+    /// Create, grow or destroy an array.
+    Array(ArrayOp),
+    /// Write a texture's pixels into one layer: all `mip_levels` levels (the array's), level
+    /// `l` at `(x_px >> l, y_px >> l)`, `mip_size(width_px, height_px, l)` big, packed in
+    /// [`FramePlan::upload_bytes`] level after level. [`ResourceOp::levels`] walks them.
+    WriteLayer {
+        /// The texture written (for tracing).
+        texture: TextureId,
+        /// The array.
+        array: ArrayId,
+        /// The layer.
+        layer: u32,
+        /// Left edge of the texture's rectangle in the layer (its placement's `rect_px[0]`).
+        x_px: u32,
+        /// Top edge of the texture's rectangle in the layer.
+        y_px: u32,
+        /// Width of level 0 (the texture's own width, which may be below the layer's).
+        width_px: u32,
+        /// Height of level 0.
+        height_px: u32,
+        /// Levels written: always the array's level count.
+        mip_levels: u32,
+        /// Byte range into [`FramePlan::upload_bytes`], tightly packed rows of the array's
+        /// format.
+        bytes: Range<usize>,
+    },
+}
+
+/// One mip level of a [`ResourceOp::WriteLayer`], as a backend uploads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelWrite {
+    /// The level.
+    pub level: u32,
+    /// Left edge in the level, pixels.
+    pub x_px: u32,
+    /// Top edge in the level, pixels.
+    pub y_px: u32,
+    /// Width, pixels.
+    pub width_px: u32,
+    /// Height, pixels.
+    pub height_px: u32,
+    /// Bytes per row (tightly packed).
+    pub row_bytes: u32,
+    /// Byte range into [`FramePlan::upload_bytes`].
+    pub bytes: Range<usize>,
+}
+
+impl ResourceOp {
+    /// The levels of a `WriteLayer`, in upload order (empty for array ops). Rows are
+    /// `bytes_per_pixel` wide per pixel (every [`Format`] today is 4).
+    pub fn levels(&self, bytes_per_pixel: u32) -> impl Iterator<Item = LevelWrite> + '_ {
+        let (x, y, w, h, levels, start) = match self {
+            ResourceOp::WriteLayer { x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
+                (*x_px, *y_px, *width_px, *height_px, *mip_levels, bytes.start)
+            }
+            ResourceOp::Array(_) => (0, 0, 0, 0, 0, 0),
+        };
+        let mut offset = start;
+        (0..levels).map(move |level| {
+            let (lw, lh) = mip_size(w, h, level);
+            let row_bytes = lw * bytes_per_pixel;
+            let len = row_bytes as usize * lh as usize;
+            let bytes = offset..offset + len;
+            offset += len;
+            LevelWrite { level, x_px: x >> level, y_px: y >> level, width_px: lw, height_px: lh, row_bytes, bytes }
+        })
+    }
+}
+
+/// Everything a backend executes for one frame. Owned by the [`crate::Batcher`] and reused
+/// frame to frame, so planning allocates nothing in steady state.
+///
+/// Plans are numbered: an executor accepts plan `n + 1` after plan `n`, and refuses a gap or
+/// a repeat with [`PlanError::Sequence`] before touching the device. The way back from a gap
+/// is [`crate::Batcher::restore`], whose next plan has `rebuild` set.
+#[derive(Clone, Debug, Default)]
+pub struct FramePlan {
+    /// This plan's number: 1 for the first plan a batcher finishes, then one more each plan.
+    pub sequence: u64,
+    /// The device must drop every array it holds (and forget its slot bindings) before
+    /// applying `ops`, which then re-create every live array. Set on the first plan after
+    /// [`crate::Batcher::restore`]; an executor accepts such a plan after any earlier one.
+    pub rebuild: bool,
+    /// Resource changes, in order, before the draws.
+    pub ops: Vec<ResourceOp>,
+    /// Pixel bytes the `WriteLayer` ops point into.
+    pub upload_bytes: Vec<u8>,
+    /// One instance per quad, in submission order.
+    pub instances: Vec<Instance>,
+    /// Draws, in submission order.
+    pub segments: Vec<Segment>,
+    /// Slot binds the segments point into.
+    pub binds: Vec<SlotBind>,
+    /// Slot tables the segments point into.
+    pub slot_tables: Vec<Option<ArrayId>>,
+    /// Instances per instance buffer: no segment crosses a multiple of it. A backend with
+    /// bounded buffers (wgpu) keeps one buffer per block of this many instances.
+    pub instance_capacity: u32,
+    /// Core's counters for this frame.
+    pub counters: Counters,
+    /// Core's counters since creation, this frame included.
+    pub totals: Counters,
+}
+
+impl FramePlan {
+    /// The slot table of a segment: the array for each slot `0..tier`.
+    ///
+    /// # Panics
+    /// If the segment's range is outside [`FramePlan::slot_tables`] (not for a validated plan).
+    pub fn slots(&self, segment: &Segment) -> &[Option<ArrayId>] {
+        &self.slot_tables[segment.slots.start as usize..segment.slots.end as usize]
+    }
+    /// The binds to apply before drawing a segment.
+    ///
+    /// # Panics
+    /// If the segment's range is outside [`FramePlan::binds`] (not for a validated plan).
+    pub fn binds(&self, segment: &Segment) -> &[SlotBind] {
+        &self.binds[segment.binds.start as usize..segment.binds.end as usize]
+    }
+    /// The instances of a segment.
+    ///
+    /// # Panics
+    /// If the segment's range is outside [`FramePlan::instances`] (not for a validated plan).
+    pub fn instances(&self, segment: &Segment) -> &[Instance] {
+        &self.instances[segment.instances.start as usize..segment.instances.end as usize]
+    }
+    /// The bytes of a `WriteLayer` op (empty for other ops).
+    ///
+    /// # Panics
+    /// If the op's range is outside [`FramePlan::upload_bytes`] (not for a validated plan).
+    pub fn upload(&self, op: &ResourceOp) -> &[u8] {
+        match op {
+            ResourceOp::WriteLayer { bytes, .. } => &self.upload_bytes[bytes.clone()],
+            ResourceOp::Array(_) => &[],
+        }
+    }
+    /// Arrays created by this plan's ops, with their descriptions (growth included).
+    pub fn created_arrays(&self) -> impl Iterator<Item = (ArrayId, ArrayDesc)> + '_ {
+        self.ops.iter().filter_map(|op| match op {
+            ResourceOp::Array(ArrayOp::Create { array, desc }) => Some((*array, *desc)),
+            ResourceOp::Array(ArrayOp::Grow { to, desc, .. }) => Some((*to, *desc)),
+            _ => None,
+        })
+    }
+    /// The instance-buffer block of `capacity` instances that instance `i` lies in:
+    /// `block * capacity .. (block + 1) * capacity`, clipped to the plan's instances.
+    pub fn block(&self, block: u32) -> &[Instance] {
+        let cap = self.instance_capacity.max(1) as usize;
+        let start = (block as usize).saturating_mul(cap).min(self.instances.len());
+        let end = start.saturating_add(cap).min(self.instances.len());
+        &self.instances[start..end]
+    }
+}

@@ -1,0 +1,470 @@
+//! The one plan validator. Every executor calls [`PlanValidator::check`] before it touches a
+//! device, so a plan that could not run is refused whole, with the same error everywhere.
+
+use std::collections::HashMap;
+
+use super::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, ResourceOp};
+use crate::texture::max_mip_levels;
+use crate::Budget;
+
+/// Why a plan cannot be executed. Returned by [`PlanValidator::check`], and so by every
+/// executor ([`crate::MockDevice`], `layerbatch-gl`, `layerbatch-wgpu`) for the same plan.
+///
+/// Nothing was applied to the device when a plan is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The plan is not the next one: a plan was skipped (`got > expected`) or this one was
+    /// already executed (`got < expected`). A repeat can simply be dropped; after a gap, call
+    /// [`crate::Batcher::restore`] and re-upload the textures it lists.
+    #[error(
+        "plan {got} is out of order: expected plan {expected} (every plan must be executed once, in order; \
+         after a skipped plan call Batcher::restore)"
+    )]
+    Sequence {
+        /// The plan number the executor expected.
+        expected: u64,
+        /// The plan number it got.
+        got: u64,
+    },
+    /// `instance_capacity` differs from the budget's.
+    #[error("the plan's instance capacity is {got}; the budget's is {expected}")]
+    InstanceCapacity {
+        /// The budget's.
+        expected: u32,
+        /// The plan's.
+        got: u32,
+    },
+    /// An op creates an array that already exists.
+    #[error("op {op}: array {array:?} already exists")]
+    ArrayExists {
+        /// Index of the op in [`FramePlan::ops`].
+        op: usize,
+        /// The array.
+        array: ArrayId,
+    },
+    /// An op, bind or slot table names an array the device does not hold.
+    #[error("array {array:?} does not exist on the device (op or segment {at})")]
+    UnknownArray {
+        /// Index of the op, or of the segment, that names it.
+        at: usize,
+        /// The array.
+        array: ArrayId,
+    },
+    /// An array description the budget cannot hold (zero size, too many mips or layers, above
+    /// the device's texture size, or a layer count the device would misread).
+    #[error("op {op}: array {array:?} cannot be created: {reason}")]
+    BadArray {
+        /// Index of the op.
+        op: usize,
+        /// The array.
+        array: ArrayId,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A growth whose new array does not match the old one, or copies more layers than either
+    /// has.
+    #[error("op {op}: growth of {from:?} into {to:?}: {reason}")]
+    BadGrow {
+        /// Index of the op.
+        op: usize,
+        /// Old array.
+        from: ArrayId,
+        /// New array.
+        to: ArrayId,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A layer write outside its array: layer out of range, rectangle past the layer's edge,
+    /// an empty rectangle, or a level count other than the array's.
+    #[error("op {op}: write to layer {layer} of array {array:?} does not fit: {reason}")]
+    WriteOutOfBounds {
+        /// Index of the op.
+        op: usize,
+        /// The array.
+        array: ArrayId,
+        /// The layer.
+        layer: u32,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A write's byte range is outside [`FramePlan::upload_bytes`] or not the size of its
+    /// levels.
+    #[error("op {op}: write bytes {start}..{end} of {available}; {expected} needed")]
+    UploadBytes {
+        /// Index of the op.
+        op: usize,
+        /// Range start.
+        start: usize,
+        /// Range end.
+        end: usize,
+        /// Bytes the plan holds.
+        available: usize,
+        /// Bytes the write needs.
+        expected: u64,
+    },
+    /// Segments that do not tile the instances in order, or one that crosses an
+    /// instance-buffer boundary.
+    #[error("segment {segment}: instances {start}..{end} break the tiling of {count} instances")]
+    SegmentRange {
+        /// Index of the segment.
+        segment: usize,
+        /// Range start.
+        start: u32,
+        /// Range end.
+        end: u32,
+        /// Instances in the plan.
+        count: usize,
+    },
+    /// A segment asks for a tier the budget has no program for.
+    #[error("segment {segment}: tier {tier} is not a budget tier")]
+    UnknownTier {
+        /// Index of the segment.
+        segment: usize,
+        /// The tier.
+        tier: u32,
+    },
+    /// A segment's slot table or bind range is outside the plan's, or not `tier` long.
+    #[error("segment {segment}: slot table or bind range out of bounds")]
+    SlotTable {
+        /// Index of the segment.
+        segment: usize,
+    },
+    /// A bind to a slot at or above the segment's tier.
+    #[error("segment {segment}: bind to slot {slot}, outside its tier")]
+    SlotOutOfRange {
+        /// Index of the segment.
+        segment: usize,
+        /// The slot.
+        slot: u32,
+    },
+    /// After the segment's binds, a slot holds another array than its slot table says.
+    #[error("segment {segment}: slot {slot} holds {held:?}, the slot table says {table:?}")]
+    TableMismatch {
+        /// Index of the segment.
+        segment: usize,
+        /// The slot.
+        slot: u32,
+        /// What the binds left there.
+        held: Option<ArrayId>,
+        /// What the table says.
+        table: Option<ArrayId>,
+    },
+    /// An instance samples a slot its segment does not hold (at or above the tier, or empty).
+    #[error("instance {instance} samples slot {slot}, which its segment does not hold")]
+    InstanceSlot {
+        /// Index of the instance.
+        instance: u32,
+        /// The slot.
+        slot: u32,
+    },
+    /// An instance samples a layer its array does not have.
+    #[error("instance {instance} samples layer {layer} of an array of {layers}")]
+    InstanceLayer {
+        /// Index of the instance.
+        instance: u32,
+        /// The layer.
+        layer: u32,
+        /// Layers of the array in its slot.
+        layers: u32,
+    },
+}
+
+/// What a device holds, as far as plans are concerned: its arrays, its slot bindings, and the
+/// number of the last plan it executed. Every executor owns one and calls
+/// [`PlanValidator::check`] first; on `Ok` the validator has moved to the state after the
+/// plan, on `Err` it is unchanged.
+///
+/// ```
+/// use layerbatch_core::{Batcher, Config, Limits, PlanError, PlanValidator};
+/// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+/// let mut validator = PlanValidator::new(batcher.budget());
+/// batcher.begin_frame();
+/// validator.check(batcher.finish())?;
+/// // The same plan again is refused, and changes nothing.
+/// assert_eq!(validator.check(batcher.plan()), Err(PlanError::Sequence { expected: 2, got: 1 }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct PlanValidator {
+    tiers: Vec<u32>,
+    slots: u32,
+    instance_capacity: u32,
+    max_layers: u32,
+    max_texture_px: u32,
+    avoid_ambiguous: bool,
+    arrays: HashMap<ArrayId, ArrayDesc>,
+    bound: Vec<Option<ArrayId>>,
+    last_sequence: u64,
+    // Scratch for checking ops against a copy of the state, so a refused plan changes nothing.
+    scratch_arrays: HashMap<ArrayId, ArrayDesc>,
+    scratch_bound: Vec<Option<ArrayId>>,
+}
+
+impl PlanValidator {
+    /// A validator for a fresh device executing plans of `budget`'s batcher. It expects plan
+    /// 1, or a rebuild plan.
+    pub fn new(budget: &Budget) -> Self {
+        Self {
+            tiers: budget.tiers.clone(),
+            slots: budget.slots,
+            instance_capacity: budget.instance_capacity,
+            max_layers: budget.max_layers_per_array.max(2),
+            max_texture_px: budget.max_texture_size_px,
+            avoid_ambiguous: budget.avoid_ambiguous_layer_counts,
+            arrays: HashMap::new(),
+            bound: vec![None; budget.slots as usize],
+            last_sequence: 0,
+            scratch_arrays: HashMap::new(),
+            scratch_bound: Vec::new(),
+        }
+    }
+
+    /// The arrays the device holds after the last accepted plan.
+    pub fn array(&self, id: ArrayId) -> Option<&ArrayDesc> {
+        self.arrays.get(&id)
+    }
+    /// How many arrays the device holds.
+    pub fn array_count(&self) -> usize {
+        self.arrays.len()
+    }
+    /// The array each slot holds after the last accepted plan.
+    pub fn bound(&self) -> &[Option<ArrayId>] {
+        &self.bound
+    }
+    /// The number of the last plan accepted (0 for none).
+    pub fn last_sequence(&self) -> u64 {
+        self.last_sequence
+    }
+
+    /// Checks `plan` against the device state and, if it can run, moves to the state after
+    /// it. Costs one pass over the ops and one over the instances (a few ns per quad).
+    ///
+    /// # Errors
+    /// The first [`PlanError`] found; then nothing changed.
+    pub fn check(&mut self, plan: &FramePlan) -> Result<(), PlanError> {
+        let expected = self.last_sequence + 1;
+        let in_order = plan.sequence == expected || (plan.rebuild && plan.sequence > self.last_sequence);
+        if !in_order {
+            return Err(PlanError::Sequence { expected, got: plan.sequence });
+        }
+        if plan.instance_capacity != self.instance_capacity {
+            return Err(PlanError::InstanceCapacity { expected: self.instance_capacity, got: plan.instance_capacity });
+        }
+        // Work on scratch copies only when the plan changes the state; most frames do not.
+        let needs_copy = plan.rebuild || !plan.ops.is_empty() || !plan.binds.is_empty();
+        if needs_copy {
+            self.scratch_arrays.clone_from(&self.arrays);
+            self.scratch_bound.clone_from(&self.bound);
+            if plan.rebuild {
+                self.scratch_arrays.clear();
+                self.scratch_bound.iter_mut().for_each(|b| *b = None);
+            }
+            let mut arrays = std::mem::take(&mut self.scratch_arrays);
+            let mut bound = std::mem::take(&mut self.scratch_bound);
+            let result = self
+                .check_ops(plan, &mut arrays, &mut bound)
+                .and_then(|()| self.check_segments(plan, &arrays, &mut bound));
+            match result {
+                Ok(()) => {
+                    self.scratch_arrays = std::mem::replace(&mut self.arrays, arrays);
+                    self.scratch_bound = std::mem::replace(&mut self.bound, bound);
+                }
+                Err(e) => {
+                    self.scratch_arrays = arrays;
+                    self.scratch_bound = bound;
+                    return Err(e);
+                }
+            }
+        } else {
+            let mut bound = std::mem::take(&mut self.bound);
+            let result = self.check_segments(plan, &self.arrays, &mut bound);
+            self.bound = bound;
+            result?;
+        }
+        self.last_sequence = plan.sequence;
+        Ok(())
+    }
+
+    /// The device was lost or replaced: forget every array and binding. The next plan must be
+    /// a rebuild plan ([`crate::Batcher::restore`]).
+    pub fn reset(&mut self) {
+        self.arrays.clear();
+        self.bound.iter_mut().for_each(|b| *b = None);
+        self.last_sequence = 0;
+    }
+
+    fn check_desc(&self, op: usize, array: ArrayId, d: &ArrayDesc) -> Result<(), PlanError> {
+        let bad = |reason| Err(PlanError::BadArray { op, array, reason });
+        if d.width_px == 0 || d.height_px == 0 || d.layers == 0 || d.mip_levels == 0 {
+            return bad("a zero width, height, layer count or level count");
+        }
+        if d.width_px > self.max_texture_px || d.height_px > self.max_texture_px {
+            return bad("wider or taller than the budget's max_texture_size_px");
+        }
+        if d.mip_levels > max_mip_levels(d.width_px, d.height_px) {
+            return bad("more mip levels than its size has");
+        }
+        if d.layers > self.max_layers {
+            return bad("more layers than the budget's max_layers_per_array");
+        }
+        if self.avoid_ambiguous && (d.layers == 1 || d.layers % 6 == 0) {
+            return bad("1 layer or a multiple of 6, which this device reads as a 2D or cube texture");
+        }
+        Ok(())
+    }
+
+    fn check_ops(
+        &self,
+        plan: &FramePlan,
+        arrays: &mut HashMap<ArrayId, ArrayDesc>,
+        bound: &mut [Option<ArrayId>],
+    ) -> Result<(), PlanError> {
+        let unbind = |bound: &mut [Option<ArrayId>], a: ArrayId| {
+            for b in bound.iter_mut().filter(|b| **b == Some(a)) {
+                *b = None;
+            }
+        };
+        for (i, op) in plan.ops.iter().enumerate() {
+            match op {
+                ResourceOp::Array(ArrayOp::Create { array, desc }) => {
+                    if arrays.contains_key(array) {
+                        return Err(PlanError::ArrayExists { op: i, array: *array });
+                    }
+                    self.check_desc(i, *array, desc)?;
+                    arrays.insert(*array, *desc);
+                }
+                ResourceOp::Array(ArrayOp::Grow { from, to, desc, copy_layers }) => {
+                    let old = *arrays.get(from).ok_or(PlanError::UnknownArray { at: i, array: *from })?;
+                    if arrays.contains_key(to) {
+                        return Err(PlanError::ArrayExists { op: i, array: *to });
+                    }
+                    self.check_desc(i, *to, desc)?;
+                    let bad = |reason| Err(PlanError::BadGrow { op: i, from: *from, to: *to, reason });
+                    if (ArrayDesc { layers: old.layers, ..*desc }) != old {
+                        return bad("the new array differs from the old in more than its layer count");
+                    }
+                    if *copy_layers > old.layers || *copy_layers > desc.layers {
+                        return bad("copies more layers than one of the arrays has");
+                    }
+                    arrays.remove(from);
+                    unbind(bound, *from);
+                    arrays.insert(*to, *desc);
+                }
+                ResourceOp::Array(ArrayOp::Destroy { array }) => {
+                    arrays.remove(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
+                    unbind(bound, *array);
+                }
+                ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
+                    let d = arrays.get(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
+                    let bad = |reason| Err(PlanError::WriteOutOfBounds { op: i, array: *array, layer: *layer, reason });
+                    if *layer >= d.layers {
+                        return bad("the layer is past the array's last");
+                    }
+                    if *width_px == 0 || *height_px == 0 {
+                        return bad("an empty rectangle");
+                    }
+                    let right = u64::from(*x_px) + u64::from(*width_px);
+                    let bottom = u64::from(*y_px) + u64::from(*height_px);
+                    if right > u64::from(d.width_px) || bottom > u64::from(d.height_px) {
+                        return bad("the rectangle reaches past the layer's edge");
+                    }
+                    if *mip_levels != d.mip_levels {
+                        return bad("a level count other than the array's");
+                    }
+                    let expected = crate::texture::mip_chain_bytes(*width_px, *height_px, *mip_levels, d.format);
+                    let fits = bytes.start <= bytes.end && bytes.end <= plan.upload_bytes.len();
+                    if !fits || bytes.len() as u64 != expected {
+                        return Err(PlanError::UploadBytes {
+                            op: i,
+                            start: bytes.start,
+                            end: bytes.end,
+                            available: plan.upload_bytes.len(),
+                            expected,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_segments(
+        &self,
+        plan: &FramePlan,
+        arrays: &HashMap<ArrayId, ArrayDesc>,
+        bound: &mut [Option<ArrayId>],
+    ) -> Result<(), PlanError> {
+        let cap = u64::from(plan.instance_capacity.max(1));
+        let count = plan.instances.len();
+        let mut next = 0u32;
+        for (si, seg) in plan.segments.iter().enumerate() {
+            let r = &seg.instances;
+            let crosses = u64::from(r.start) / cap != (u64::from(r.end) - 1) / cap;
+            if r.start != next || r.end <= r.start || r.end as usize > count || crosses {
+                return Err(PlanError::SegmentRange { segment: si, start: r.start, end: r.end, count });
+            }
+            next = r.end;
+            if !self.tiers.contains(&seg.tier) {
+                return Err(PlanError::UnknownTier { segment: si, tier: seg.tier });
+            }
+            let table_ok = seg.slots.start <= seg.slots.end
+                && seg.slots.end as usize <= plan.slot_tables.len()
+                && seg.slots.len() == seg.tier as usize;
+            let binds_ok = seg.binds.start <= seg.binds.end && seg.binds.end as usize <= plan.binds.len();
+            if !table_ok || !binds_ok {
+                return Err(PlanError::SlotTable { segment: si });
+            }
+            for b in plan.binds(seg) {
+                if b.slot >= seg.tier || b.slot >= self.slots {
+                    return Err(PlanError::SlotOutOfRange { segment: si, slot: b.slot });
+                }
+                if !arrays.contains_key(&b.array) {
+                    return Err(PlanError::UnknownArray { at: si, array: b.array });
+                }
+                bound[b.slot as usize] = Some(b.array);
+            }
+            // Layers per slot of this segment; 0 = the slot holds nothing the segment samples.
+            let mut layers = [0u32; crate::MAX_SLOTS_PER_DRAW as usize];
+            for (s, entry) in plan.slots(seg).iter().enumerate() {
+                let Some(a) = entry else { continue };
+                let desc = arrays.get(a).ok_or(PlanError::UnknownArray { at: si, array: *a })?;
+                if bound[s] != Some(*a) {
+                    return Err(PlanError::TableMismatch {
+                        segment: si,
+                        slot: s as u32,
+                        held: bound[s],
+                        table: *entry,
+                    });
+                }
+                layers[s] = desc.layers;
+            }
+            for (k, inst) in plan.instances(seg).iter().enumerate() {
+                let slot = inst.slot();
+                let have = if slot < seg.tier { layers[slot as usize] } else { 0 };
+                if have == 0 {
+                    return Err(PlanError::InstanceSlot { instance: r.start + k as u32, slot });
+                }
+                if inst.layer() >= have {
+                    return Err(PlanError::InstanceLayer {
+                        instance: r.start + k as u32,
+                        layer: inst.layer(),
+                        layers: have,
+                    });
+                }
+            }
+        }
+        if next as usize != count {
+            return Err(PlanError::SegmentRange {
+                segment: plan.segments.len(),
+                start: next,
+                end: count as u32,
+                count,
+            });
+        }
+        Ok(())
+    }
+}
+
+// Keeps the instance layout constants honest where the validator relies on them.
+const _: () = assert!(Instance::MAX_LAYERS == 1 << 16);

@@ -1,0 +1,87 @@
+//! Quads as the host submits them.
+
+use crate::TextureId;
+
+/// A quad to draw, in the texture's own coordinates. Plain data; build it with the
+/// constructors or fill the fields.
+///
+/// ```
+/// # use layerbatch_core::{Quad, TextureId};
+/// # fn f(tex: TextureId) {
+/// let q = Quad::rect(tex, [10.0, 20.0], [32.0, 32.0]).with_color([255, 255, 255, 128]);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quad {
+    /// The texture.
+    pub texture: TextureId,
+    /// Position of the corner that samples `uv[0..2]`, pixels.
+    pub origin: [f32; 2],
+    /// Edge vector to the corner that samples `(uv[2], uv[1])`.
+    pub axis_x: [f32; 2],
+    /// Edge vector to the corner that samples `(uv[0], uv[3])`.
+    pub axis_y: [f32; 2],
+    /// `[u0, v0, u1, v1]` in the texture's own `0..1` space. Default `[0, 0, 1, 1]`.
+    pub uv: [f32; 4],
+    /// Premultiplied RGBA8 tint. Default opaque white.
+    pub color: [u8; 4],
+}
+
+impl Quad {
+    /// An axis-aligned quad with its top-left corner at `pos_px`, `size_px` big, showing the
+    /// whole texture untinted.
+    pub const fn rect(texture: TextureId, pos_px: [f32; 2], size_px: [f32; 2]) -> Self {
+        Self {
+            texture,
+            origin: pos_px,
+            axis_x: [size_px[0], 0.0],
+            axis_y: [0.0, size_px[1]],
+            uv: [0.0, 0.0, 1.0, 1.0],
+            color: [255; 4],
+        }
+    }
+
+    /// A quad `size_px` big centred on `center_px`, rotated by `angle_rad` (clockwise on a
+    /// y-down screen).
+    pub fn rotated(texture: TextureId, center_px: [f32; 2], size_px: [f32; 2], angle_rad: f32) -> Self {
+        let (s, c) = angle_rad.sin_cos();
+        let ax = [c * size_px[0], s * size_px[0]];
+        let ay = [-s * size_px[1], c * size_px[1]];
+        Self {
+            texture,
+            origin: [center_px[0] - 0.5 * (ax[0] + ay[0]), center_px[1] - 0.5 * (ax[1] + ay[1])],
+            axis_x: ax,
+            axis_y: ay,
+            uv: [0.0, 0.0, 1.0, 1.0],
+            color: [255; 4],
+        }
+    }
+
+    /// Shows only `[u0, v0, u1, v1]` of the texture (a sprite-sheet frame).
+    pub const fn with_uv(mut self, uv: [f32; 4]) -> Self {
+        self.uv = uv;
+        self
+    }
+
+    /// Sets the premultiplied tint.
+    pub const fn with_color(mut self, color: [u8; 4]) -> Self {
+        self.color = color;
+        self
+    }
+
+    #[inline]
+    #[allow(clippy::eq_op)] // `v - v` is the point: 0 when finite, NaN otherwise.
+    pub(crate) fn is_finite(&self) -> bool {
+        // v - v is 0 for every finite v and NaN for NaN or infinity, and NaN survives any sum.
+        // Lane-wise over three 4-wide groups, so it compiles to a few SIMD ops on the push
+        // hot path.
+        let a = [self.origin[0], self.origin[1], self.axis_x[0], self.axis_x[1]];
+        let b = [self.axis_y[0], self.axis_y[1], self.uv[0], self.uv[1]];
+        let c = [self.uv[2], self.uv[3], 0.0, 0.0];
+        let mut s = [0.0f32; 4];
+        for k in 0..4 {
+            s[k] = (a[k] - a[k]) + (b[k] - b[k]) + (c[k] - c[k]);
+        }
+        s == [0.0; 4]
+    }
+}
