@@ -1,17 +1,20 @@
-//! Hand-made frame plans that exercise parts of the core/backend seam core does not produce
-//! yet. Shared by `backend-gl/tests` and `backend-wgpu/tests` (included by path).
+//! Hand-made frame plans for the core/backend seam: one that core does not produce yet (a
+//! write at an offset in a layer), and a set of bad plans every executor must refuse with the
+//! same [`PlanError`]. Shared by `backend-gl/tests`, `backend-wgpu/tests` and the root tests
+//! (included by path).
+#![allow(dead_code)]
 
 use layerbatch_core::{
-    ArrayDesc, ArrayId, ArrayOp, Filter, FlushCause, Format, FramePlan, Instance, ResourceOp, Segment, SlotBind,
-    TextureId, Wrap,
+    ArrayDesc, ArrayId, ArrayOp, Budget, Filter, FlushCause, Format, FramePlan, Instance, PlanError, ResourceOp,
+    Segment, SlotBind, TextureId, Wrap,
 };
 
-/// A hand-made plan writing a 32x32 red texture at a layer's origin and an 8x8 green one at
-/// (16, 8) of the same layer, then drawing the whole layer 1:1 with nearest filtering.
-/// Core places every texture at its layer's origin today; the seam already carries the
-/// rectangle (`WriteLayer::x_px`, `y_px`), so packing textures into a layer later needs no
-/// backend change. This proves the backend honours it.
-pub fn offset_write(texture: TextureId) -> FramePlan {
+/// A hand-made plan (number 1) writing a 32x32 red texture at a layer's origin and an 8x8
+/// green one at (16, 8) of the same layer, then drawing the whole layer 1:1 with nearest
+/// filtering. Core places every texture at its layer's origin today; the seam already carries
+/// the rectangle (`WriteLayer::x_px`, `y_px`), so packing textures into a layer later needs
+/// no backend change. This proves the backend honours it.
+pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
     let array = ArrayId(0);
     let desc = ArrayDesc {
         width_px: 32,
@@ -36,6 +39,7 @@ pub fn offset_write(texture: TextureId) -> FramePlan {
         bytes,
     };
     let mut plan = FramePlan {
+        sequence: 1,
         ops: vec![
             ResourceOp::Array(ArrayOp::Create { array, desc }),
             write(0, 0, 32, 0..red.len()),
@@ -48,14 +52,110 @@ pub fn offset_write(texture: TextureId) -> FramePlan {
             axis_y: [0.0, 32.0],
             uv_rect: [0.0, 0.0, 1.0, 1.0],
             color: [255; 4],
-            slot_flags_layer: 1 << 16,
+            slot_flags_layer: Instance::pack(0, 0, 1),
         }],
         segments: vec![Segment { instances: 0..1, tier: 1, slots: 0..1, binds: 0..1, cause: FlushCause::EndOfFrame }],
         binds: vec![SlotBind { slot: 0, array }],
         slot_tables: vec![Some(array)],
-        instance_capacity: 16,
+        instance_capacity: budget.instance_capacity,
         ..FramePlan::default()
     };
     plan.totals.frames = 1;
     plan
+}
+
+/// Bad variants of [`offset_write`] (each plan number 1, for a fresh executor), with the
+/// error every executor must refuse them with. A refused plan changes nothing, so one
+/// executor can be fed all of them and then the good plan.
+pub fn bad_plans(texture: TextureId, budget: &Budget) -> Vec<(&'static str, FramePlan, PlanError)> {
+    let good = offset_write(texture, budget);
+    let array = ArrayId(0);
+    let with = |f: &dyn Fn(&mut FramePlan)| {
+        let mut p = good.clone();
+        f(&mut p);
+        p
+    };
+    vec![
+        (
+            "out-of-range slot",
+            with(&|p| p.instances[0].slot_flags_layer = Instance::pack(1, 0, 1)),
+            PlanError::InstanceSlot { instance: 0, slot: 1 },
+        ),
+        (
+            "layer past the array",
+            with(&|p| p.instances[0].slot_flags_layer = Instance::pack(0, 0, 2)),
+            PlanError::InstanceLayer { instance: 0, layer: 2, layers: 2 },
+        ),
+        (
+            "write past the layer",
+            with(&|p| {
+                if let ResourceOp::WriteLayer { x_px, .. } = &mut p.ops[2] {
+                    *x_px = 30;
+                }
+            }),
+            PlanError::WriteOutOfBounds {
+                op: 2,
+                array,
+                layer: 1,
+                reason: "the rectangle reaches past the layer's edge",
+            },
+        ),
+        (
+            "write bytes out of range",
+            with(&|p| p.upload_bytes.truncate(100)),
+            PlanError::UploadBytes { op: 1, start: 0, end: 4096, available: 100, expected: 4096 },
+        ),
+        (
+            "unknown array",
+            with(&|p| {
+                p.binds[0].array = ArrayId(7);
+                p.slot_tables[0] = Some(ArrayId(7));
+            }),
+            PlanError::UnknownArray { at: 0, array: ArrayId(7) },
+        ),
+        (
+            "array created twice",
+            with(&|p| p.ops.insert(1, p.ops[0].clone())),
+            PlanError::ArrayExists { op: 1, array },
+        ),
+        (
+            "growth copying too many layers",
+            with(&|p| {
+                let ResourceOp::Array(ArrayOp::Create { desc, .. }) = p.ops[0] else { unreachable!() };
+                let to = ArrayId(1);
+                p.ops.push(ResourceOp::Array(ArrayOp::Grow {
+                    from: array,
+                    to,
+                    desc: ArrayDesc { layers: 4, ..desc },
+                    copy_layers: 3,
+                }));
+            }),
+            PlanError::BadGrow {
+                op: 3,
+                from: array,
+                to: ArrayId(1),
+                reason: "copies more layers than one of the arrays has",
+            },
+        ),
+        ("tier without a program", with(&|p| p.segments[0].tier = 3), PlanError::UnknownTier { segment: 0, tier: 3 }),
+        (
+            "segment past the instances",
+            with(&|p| p.segments[0].instances = 0..2),
+            PlanError::SegmentRange { segment: 0, start: 0, end: 2, count: 1 },
+        ),
+        ("bind range out of bounds", with(&|p| p.binds.clear()), PlanError::SlotTable { segment: 0 }),
+        (
+            "slot table disagrees with the binds",
+            with(&|p| {
+                p.binds.clear();
+                p.segments[0].binds = 0..0;
+            }),
+            PlanError::TableMismatch { segment: 0, slot: 0, held: None, table: Some(array) },
+        ),
+        (
+            "wrong order (plan 2 first)",
+            with(&|p| p.sequence = 2),
+            PlanError::Sequence { expected: 1, got: 2 },
+        ),
+    ]
 }
