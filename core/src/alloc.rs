@@ -266,7 +266,7 @@ impl Allocator {
             let old_desc = self.arrays[old.0 as usize].as_ref().expect("live").desc;
             let new_desc = ArrayDesc { layers, ..old_desc };
             cheapest = new_desc.bytes();
-            if self.held_bytes().saturating_add(new_desc.bytes()) <= self.budget_bytes {
+            if self.fits(new_desc.bytes()) {
                 let id = self.grow(old, new_desc);
                 self.classes.get_mut(&key).expect("family")[pos] = id;
                 let layer = self.take_layer(id);
@@ -372,8 +372,14 @@ impl Allocator {
         }
     }
 
+    /// Whether `bytes` more fit the budget. Byte counts saturate at `u64::MAX` instead of
+    /// wrapping; a real count is a multiple of 4, so `u64::MAX` means "overflowed" and never fits.
+    fn fits(&self, bytes: u64) -> bool {
+        bytes != u64::MAX && self.held_bytes().checked_add(bytes).is_some_and(|t| t <= self.budget_bytes)
+    }
+
     fn check(&self, bytes: u64) -> Result<(), TextureError> {
-        if self.held_bytes().saturating_add(bytes) > self.budget_bytes {
+        if !self.fits(bytes) {
             return Err(TextureError::BudgetExhausted {
                 requested_bytes: bytes,
                 allocated_bytes: self.allocated_bytes,

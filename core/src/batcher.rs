@@ -501,6 +501,13 @@ impl Batcher {
             .collect()
     }
 
+    /// Test hook: sets the generation of a registry index, to reach the end of the generation
+    /// range without 2^32 frees.
+    #[cfg(test)]
+    pub(crate) fn set_generation_for_test(&mut self, index: u32, generation: u32) {
+        self.entries[index as usize].generation = generation;
+    }
+
     fn entry(&self, id: TextureId) -> Result<&Entry, TextureError> {
         match self.entries.get(id.index as usize) {
             Some(e) if e.live && e.generation == id.generation && id.batcher == self.tag => Ok(e),

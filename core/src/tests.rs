@@ -529,12 +529,30 @@ mod props {
 
     #[derive(Clone, Debug)]
     enum Op {
-        Register { size: usize, nearest: bool, repeat: bool, dynamic: bool },
-        Push { pick: usize, count: usize },
+        Register {
+            size: usize,
+            nearest: bool,
+            repeat: bool,
+            dynamic: bool,
+        },
+        Push {
+            pick: usize,
+            count: usize,
+        },
         PushStale,
-        Free { pick: usize },
-        Update { pick: usize },
+        Free {
+            pick: usize,
+        },
+        Update {
+            pick: usize,
+        },
         Finish,
+        /// A plan finished and never executed, then `restore` and the listed re-uploads.
+        SkipAndRestore,
+        /// `begin_frame` with the frame still open, as after `?` on a push.
+        Abandon,
+        /// An id from another batcher.
+        PushForeign,
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -546,6 +564,9 @@ mod props {
             1 => any::<usize>().prop_map(|pick| Op::Free { pick }),
             1 => any::<usize>().prop_map(|pick| Op::Update { pick }),
             1 => Just(Op::Finish),
+            1 => Just(Op::SkipAndRestore),
+            1 => Just(Op::Abandon),
+            1 => Just(Op::PushForeign),
         ]
     }
 
@@ -574,6 +595,8 @@ mod props {
                 ..Config::default()
             };
             let mut b = Batcher::new(Limits::guaranteed_minimum(), cfg).unwrap();
+            let mut other = Batcher::new(Limits::guaranteed_minimum(), cfg).unwrap();
+            let foreign = other.register(&TextureDesc::new(4, 4), &[9; 64]).unwrap();
             let mut dev = MockDevice::new(b.budget());
             let mut live: Vec<TextureId> = Vec::new();
             let mut dead: Vec<TextureId> = Vec::new();
@@ -583,7 +606,7 @@ mod props {
             let mut open = false;
             let mut uploads = 0u64;
             for op in ops {
-                if !open && !matches!(op, Op::Finish) {
+                if !open && !matches!(op, Op::Finish | Op::SkipAndRestore) {
                     b.begin_frame();
                     open = true;
                 }
@@ -617,6 +640,30 @@ mod props {
                                 b.push(&Quad::rect(id, [k as f32, 0.0], [2.0, 2.0])).unwrap();
                                 pushed.push(id);
                             }
+                        }
+                    }
+                    Op::PushForeign => {
+                        prop_assert_eq!(b.push(&Quad::rect(foreign, [0.0; 2], [1.0; 2])), Err(QuadError::Stale(foreign)));
+                        prop_assert_eq!(b.update(foreign, &[0; 64]), Err(TextureError::Stale(foreign)));
+                    }
+                    Op::Abandon => {
+                        b.begin_frame();
+                        pushed.clear();
+                    }
+                    Op::SkipAndRestore => {
+                        if !open { b.begin_frame(); }
+                        open = false;
+                        let _skipped = b.finish();
+                        pushed.clear();
+                        uploads = 0;
+                        for id in b.restore() {
+                            prop_assert!(live.contains(&id), "restore listed {:?}", id);
+                            let d = b.desc(id).unwrap();
+                            seed += 1;
+                            let px = solid(&d, seed);
+                            b.update(id, &px).unwrap();
+                            content.insert(id, MockDevice::hash(&px));
+                            uploads += 1;
                         }
                     }
                     Op::PushStale => {
@@ -660,6 +707,8 @@ mod props {
                         }
                         dev.execute(plan).map_err(|e| TestCaseError::fail(e.to_string()))?;
                         prop_assert_eq!(dev.frame_counters().draw_calls, c.draw_calls);
+                        // What the device held at once, arrays retired within a plan included.
+                        prop_assert!(dev.peak_bytes() <= budget.budget_bytes, "device peak {} over budget", dev.peak_bytes());
                         // Every quad sampled its own texture's current pixels.
                         for (i, id) in pushed.iter().enumerate() {
                             let got = dev.sampled()[i];
@@ -692,4 +741,199 @@ mod props {
             }
         }
     }
+}
+
+// Regression tests for the findings of the plan-contract review: each failed on the code
+// before it.
+
+#[test]
+fn push_error_then_next_frame() {
+    let mut b = batcher(Config::default());
+    let mut dev = MockDevice::new(b.budget());
+    let ids = register_n(&mut b, &[(8, 8)], 2);
+    // The documented pattern: `?` on push returns early with the frame still open.
+    let draw = |b: &mut Batcher, quads: &[Quad]| -> Result<(), QuadError> {
+        b.begin_frame();
+        for q in quads {
+            b.push(q)?;
+        }
+        b.finish();
+        Ok(())
+    };
+    let bad = Quad::rect(ids[0], [f32::NAN, 0.0], [8.0, 8.0]);
+    let good = Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0]);
+    assert_eq!(draw(&mut b, &[good, bad, good]), Err(QuadError::NonFinite));
+    // The next frame starts cleanly: the open frame's quads are discarded and counted.
+    draw(&mut b, &[good, good]).unwrap();
+    let plan = b.plan();
+    assert_eq!(plan.counters.quads, 2);
+    assert_eq!(plan.counters.frames_discarded, 1);
+    assert_eq!(plan.totals.frames_discarded, 1);
+    dev.execute(plan).unwrap();
+    assert_eq!(dev.sampled().iter().map(|s| s.unwrap().0).collect::<Vec<_>>(), [ids[1], ids[1]]);
+    // Misuse outside a frame is harmless too: push is an error, flush a no-op, finish plans
+    // an empty frame.
+    assert_eq!(b.push(&good), Err(QuadError::NoFrame));
+    b.flush();
+    let empty = b.finish();
+    assert_eq!((empty.counters.quads, empty.segments.len()), (0, 0));
+    dev.execute(b.plan()).unwrap();
+}
+
+#[test]
+fn foreign_id_rejected() {
+    let mut a = batcher(Config::default());
+    let mut b = batcher(Config::default());
+    let d = TextureDesc::new(4, 4);
+    let ta = a.register(&d, &solid(&d, 1)).unwrap();
+    let tb = b.register(&d, &solid(&d, 2)).unwrap();
+    // Same index and generation, different batchers.
+    assert_eq!((ta.index(), ta.generation()), (tb.index(), tb.generation()));
+    assert_ne!(ta.batcher(), tb.batcher());
+    assert!(!b.contains(ta));
+    assert_eq!(b.update(ta, &solid(&d, 3)), Err(TextureError::Stale(ta)));
+    assert_eq!(b.free(ta), Err(TextureError::Stale(ta)));
+    b.begin_frame();
+    assert_eq!(b.push(&Quad::rect(ta, [0.0; 2], [4.0; 2])), Err(QuadError::Stale(ta)));
+    assert!(b.contains(tb));
+}
+
+#[test]
+fn generation_never_wraps() {
+    let mut b = batcher(Config::default());
+    let d = TextureDesc::new(4, 4);
+    let first = b.register(&d, &solid(&d, 1)).unwrap();
+    // Fast-forward the index to its second-to-last generation.
+    b.set_generation_for_test(first.index(), u32::MAX - 1);
+    let old = TextureId { generation: u32::MAX - 1, ..first };
+    b.free(old).unwrap();
+    let last = b.register(&d, &solid(&d, 2)).unwrap();
+    assert_eq!((last.index(), last.generation()), (first.index(), u32::MAX));
+    b.free(last).unwrap();
+    // The index is retired: the next registration takes a new one, and no id of the old
+    // index (the first one included) ever becomes valid again.
+    let next = b.register(&d, &solid(&d, 3)).unwrap();
+    assert_ne!(next.index(), first.index());
+    for generation in [0, 1, 2, u32::MAX - 1, u32::MAX] {
+        assert!(!b.contains(TextureId { generation, ..first }));
+    }
+}
+
+#[test]
+fn several_growths_in_one_plan_stay_within_budget() {
+    // 32x32 layers of 4 KiB, 4 initial layers; 16 textures before the first plan grow the
+    // array 4 -> 8 -> 16. A device frees the 4- and 8-layer arrays only when the plan's
+    // commands finish: 16 + 32 + 64 = 112 KiB at once. With a 96 KiB budget the allocator
+    // must not make that plan.
+    let budget_bytes = 96 << 10;
+    let cfg = Config { budget_bytes, ..Config::default() };
+    let mut b = batcher(cfg);
+    let mut dev = MockDevice::new(b.budget());
+    let ids = register_n(&mut b, &[(32, 32)], 16);
+    assert!(b.allocator().peak_bytes() <= budget_bytes, "allocator peak {}", b.allocator().peak_bytes());
+    frame(&mut b, &mut dev, &ids, &round_robin(16, 64));
+    assert!(dev.peak_bytes() <= budget_bytes, "device peak {} over {budget_bytes}", dev.peak_bytes());
+    // Across plans the same growths are fine: each plan's retired array is freed before the
+    // next plan runs.
+    let mut b = batcher(cfg);
+    let mut dev = MockDevice::new(b.budget());
+    let mut ids = Vec::new();
+    for n in [4, 4, 8] {
+        ids.extend(register_n(&mut b, &[(32, 32)], n));
+        frame(&mut b, &mut dev, &ids, &round_robin(ids.len(), ids.len()));
+    }
+    assert_eq!((b.allocator().array_count(), b.allocator().growths()), (1, 2));
+    assert!(dev.peak_bytes() <= budget_bytes);
+}
+
+#[test]
+fn byte_arithmetic_never_wraps() {
+    // Absurd limits: sizes whose byte counts overflow u64 must come back as errors.
+    let limits = Limits {
+        max_texture_units: 16,
+        max_samplers: 16,
+        max_array_layers: u32::MAX,
+        max_texture_size_px: u32::MAX,
+        avoid_ambiguous_layer_counts: false,
+        max_buffer_bytes: u64::MAX,
+    };
+    let cfg = Config { budget_bytes: u64::MAX, max_class_size_px: u32::MAX, ..Config::default() };
+    let mut b = Batcher::new(limits, cfg).unwrap();
+    let huge = TextureDesc::new(u32::MAX, u32::MAX).with_usage(Usage::RenderTarget);
+    assert!(matches!(b.register(&huge, &[]), Err(TextureError::BudgetExhausted { .. })));
+    let mipped = TextureDesc::new(u32::MAX, u32::MAX).with_mip_levels(32).with_usage(Usage::RenderTarget);
+    assert!(matches!(b.register(&mipped, &[]), Err(TextureError::BudgetExhausted { .. })));
+    // A static texture's byte length saturates instead of wrapping, so no slice matches it.
+    let d = TextureDesc::new(u32::MAX, u32::MAX);
+    assert!(matches!(b.register(&d, &[0; 16]), Err(TextureError::PixelLength { .. })));
+    assert_eq!(b.allocator().allocated_bytes(), 0);
+}
+
+#[test]
+fn instance_capacity_fits_the_device_buffer() {
+    let limits = Limits { max_buffer_bytes: 1 << 20, ..Limits::guaranteed_minimum() };
+    let b = Batcher::new(limits, Config::default()).unwrap();
+    assert_eq!(b.budget().instance_capacity, (1 << 20) / Instance::BYTES);
+    let none = Limits { max_buffer_bytes: 47, ..Limits::guaranteed_minimum() };
+    assert!(matches!(Batcher::new(none, Config::default()), Err(ConfigError::DeviceLimits(_))));
+}
+
+#[test]
+fn skipped_plan_recovers() {
+    let mut b = batcher(Config::default());
+    let mut dev = MockDevice::new(b.budget());
+    let mut ids = register_n(&mut b, &[(8, 8), (16, 16)], 6);
+    frame(&mut b, &mut dev, &ids, &round_robin(6, 12));
+    // A plan that registers a texture (and grows an array) is made and never executed.
+    ids.extend(register_n(&mut b, &[(8, 8)], 3));
+    b.begin_frame();
+    let skipped = b.finish().sequence;
+    b.begin_frame();
+    let next = b.finish();
+    assert_eq!(dev.execute(next), Err(PlanError::Sequence { expected: skipped, got: skipped + 1 }));
+    // The way back: every live texture is listed (the skipped plan's writes are gone, and
+    // core keeps no pixels); re-uploading them makes the next plan right.
+    let mut listed = b.restore();
+    listed.sort();
+    let mut all = ids.clone();
+    all.sort();
+    assert_eq!(listed, all);
+    let mut hashes = Vec::new();
+    for (k, &id) in ids.iter().enumerate() {
+        let d = b.desc(id).unwrap();
+        let px = solid(&d, 100 + k as u32);
+        hashes.push(MockDevice::hash(&px));
+        b.update(id, &px).unwrap();
+    }
+    let seq = round_robin(ids.len(), 30);
+    let c = frame(&mut b, &mut dev, &ids, &seq);
+    assert_eq!(c.device_rebuilds, 1);
+    assert!(b.plan().rebuild);
+    for (i, &t) in seq.iter().enumerate() {
+        assert_eq!(dev.sampled()[i].unwrap().1, hashes[t], "quad {i} after the rebuild");
+    }
+    assert_eq!(dev.allocated_bytes(), b.allocator().allocated_bytes());
+    // A repeat of an executed plan is refused, and changes nothing.
+    assert_eq!(dev.execute(b.plan()), Err(PlanError::Sequence { expected: skipped + 3, got: skipped + 2 }));
+    frame(&mut b, &mut dev, &ids, &seq);
+}
+
+#[test]
+fn restore_keeps_queued_writes_and_skips_render_targets() {
+    let mut b = batcher(Config::default());
+    let mut dev = MockDevice::new(b.budget());
+    let ids = register_n(&mut b, &[(8, 8)], 2);
+    let rt = b.register(&TextureDesc::new(8, 8).with_usage(Usage::RenderTarget), &[]).unwrap();
+    frame(&mut b, &mut dev, &ids, &[0, 1]);
+    // Queued since the last plan: kept by the rebuild, so not listed.
+    let d = TextureDesc::new(8, 8);
+    let fresh = b.register(&d, &solid(&d, 50)).unwrap();
+    b.update(ids[0], &solid(&d, 51)).unwrap();
+    assert_eq!(b.restore(), [ids[1]]);
+    assert!(b.contains(rt));
+    b.update(ids[1], &solid(&d, 52)).unwrap();
+    let all = [ids[0], ids[1], fresh];
+    frame(&mut b, &mut dev, &all, &[0, 1, 2]);
+    let want = [51, 52, 50].map(|s| MockDevice::hash(&solid(&d, s)));
+    assert_eq!(dev.sampled().iter().map(|s| s.unwrap().1).collect::<Vec<_>>(), want);
 }
