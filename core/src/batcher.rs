@@ -22,6 +22,9 @@ struct Entry {
     placement: Placement,
     /// Precomputed for `push`: layer and flags bits of [`Instance::slot_flags_layer`].
     flags_layer: u32,
+    /// The level-0 pixels last written, kept when [`Config::keep_pixels`] is on (empty
+    /// otherwise), so [`Batcher::restore`] can re-upload them itself.
+    pixels: Vec<u8>,
 }
 
 /// The layer batcher. Register textures, then each frame `begin_frame`, `push` quads in
@@ -66,6 +69,7 @@ pub struct Batcher {
     moved_in_frame: Vec<(ArrayId, ArrayId)>,
     sequence: u64,
     rebuild_pending: bool,
+    cpu_copy_bytes: u64,
     frame: Counters,
     total: Counters,
     plan: FramePlan,
@@ -96,6 +100,7 @@ impl Batcher {
             moved_in_frame: Vec::new(),
             sequence: 0,
             rebuild_pending: false,
+            cpu_copy_bytes: 0,
             frame: Counters::default(),
             total: Counters::default(),
             plan: FramePlan { instance_capacity: budget.instance_capacity, ..FramePlan::default() },
@@ -140,8 +145,14 @@ impl Batcher {
         let admission = self.alloc.admit(desc)?;
         self.apply_admission(&admission);
         let placement = admission.placement;
-        let entry =
-            Entry { generation: 0, live: true, desc: *desc, placement, flags_layer: flags_layer(desc, &placement) };
+        let entry = Entry {
+            generation: 0,
+            live: true,
+            desc: *desc,
+            placement,
+            flags_layer: flags_layer(desc, &placement),
+            pixels: Vec::new(),
+        };
         let batcher = self.tag;
         let id = match self.free_indices.pop() {
             Some(index) => {
@@ -214,6 +225,8 @@ impl Batcher {
         let placement = self.entry(id)?.placement;
         let e = &mut self.entries[id.index as usize];
         e.live = false;
+        self.cpu_copy_bytes -= e.pixels.len() as u64;
+        e.pixels = Vec::new();
         if let Some(next) = e.generation.checked_add(1) {
             e.generation = next;
             self.free_indices.push(id.index);
@@ -414,6 +427,7 @@ impl Batcher {
         }
         self.drain_alloc_ops();
         self.frame.bytes_allocated = self.alloc.allocated_bytes();
+        self.frame.cpu_copy_bytes = self.cpu_copy_bytes;
         self.total.accumulate(&self.frame);
         self.plan.counters = self.frame;
         self.plan.totals = self.total;
@@ -437,11 +451,15 @@ impl Batcher {
     /// holds, and the plan re-creates every live array at its current size, then binds every
     /// slot it uses again. Every [`TextureId`] stays valid.
     ///
-    /// Core keeps no copy of texture pixels, so the returned ids, every live texture whose
-    /// pixels the rebuild cannot supply, must be re-sent with [`Batcher::update`] (or
-    /// [`Batcher::resize`]) before their next draw; until then they sample transparent black.
-    /// Writes queued since the last plan are kept and not listed. Render targets come back
-    /// cleared and are not listed. An open frame is discarded.
+    /// With [`Config::keep_pixels`] on, core re-uploads every texture from its CPU copy and
+    /// the returned list is empty. Otherwise (the default) core keeps no pixels, and the
+    /// returned ids, every live texture whose pixels the rebuild cannot supply, must be
+    /// re-sent with [`Batcher::update`] (or [`Batcher::resize`]) before their next draw; until
+    /// then they sample transparent black. Writes queued since the last plan are kept and not
+    /// listed. Render targets come back cleared (transparent black) and are never listed.
+    ///
+    /// A frame being recorded stays open: its quads are drawn by the rebuild plan. (A texture
+    /// freed during that frame is not re-uploaded, so its quads in it draw transparent.)
     ///
     /// Executors accept a rebuild plan after any earlier plan, so this is also the way back
     /// from [`crate::PlanError::Sequence`].
@@ -468,10 +486,6 @@ impl Batcher {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn restore(&mut self) -> Vec<TextureId> {
-        if self.frame_open {
-            self.discard_frame();
-            self.frame_open = false;
-        }
         // Frees since the last plan are already reflected in the allocator; their Destroy ops
         // and every other array op are superseded by re-creating what lives now.
         let pending = std::mem::take(&mut self.ops);
@@ -493,12 +507,28 @@ impl Batcher {
         self.ladder.forget_bindings();
         self.rebuild_pending = true;
         let tag = self.tag;
-        self.entries
-            .iter()
-            .enumerate()
-            .filter(|(i, e)| e.live && e.desc.usage != Usage::RenderTarget && !written[*i])
-            .map(|(i, e)| TextureId { index: i as u32, generation: e.generation, batcher: tag })
-            .collect()
+        let mut missing = Vec::new();
+        for i in 0..self.entries.len() {
+            let e = &self.entries[i];
+            if !e.live || e.desc.usage == Usage::RenderTarget || written[i] {
+                continue;
+            }
+            let id = TextureId { index: i as u32, generation: e.generation, batcher: tag };
+            if e.pixels.is_empty() {
+                missing.push(id);
+            } else {
+                let pixels = std::mem::take(&mut self.entries[i].pixels);
+                self.cpu_copy_bytes -= pixels.len() as u64;
+                self.queue_write(id, &pixels);
+            }
+        }
+        missing
+    }
+
+    /// Bytes of the CPU copies kept for [`Batcher::restore`] ([`Config::keep_pixels`]); 0 when
+    /// off. Counted apart from GPU memory, also as [`Counters::cpu_copy_bytes`].
+    pub fn cpu_copy_bytes(&self) -> u64 {
+        self.cpu_copy_bytes
     }
 
     /// Test hook: sets the generation of a registry index, to reach the end of the generation
@@ -572,7 +602,13 @@ impl Batcher {
     }
 
     fn queue_write(&mut self, id: TextureId, pixels: &[u8]) {
-        let e = &self.entries[id.index as usize];
+        let keep = self.budget.keep_pixels;
+        let e = &mut self.entries[id.index as usize];
+        if keep && e.desc.usage != Usage::RenderTarget {
+            self.cpu_copy_bytes = self.cpu_copy_bytes - e.pixels.len() as u64 + pixels.len() as u64;
+            e.pixels.clear();
+            e.pixels.extend_from_slice(pixels);
+        }
         let start = self.upload_bytes.len();
         push_mip_chain(&mut self.upload_bytes, pixels, e.desc.width_px, e.desc.height_px, e.desc.mip_levels);
         let [x_px, y_px, ..] = e.placement.rect_px;

@@ -48,11 +48,15 @@ pub struct Counters {
     pub bytes_allocated: u64,
     /// The largest slot tier any segment used (a maximum, not a sum).
     pub max_slot_tier: u64,
+    /// Bytes of CPU copies of texture pixels kept for restoring after a device loss
+    /// ([`crate::Config::keep_pixels`]), at the end of the frame (a level, like
+    /// `bytes_allocated`; 0 when the option is off).
+    pub cpu_copy_bytes: u64,
 }
 
 impl Counters {
-    /// Adds `frame` into `self`: sums, except `bytes_allocated` (taken) and `max_slot_tier`
-    /// (maximum).
+    /// Adds `frame` into `self`: sums, except `bytes_allocated` and `cpu_copy_bytes` (taken)
+    /// and `max_slot_tier` (maximum).
     pub fn accumulate(&mut self, frame: &Counters) {
         // Destructured without `..`: a new field that is not accumulated does not compile.
         let Counters {
@@ -77,6 +81,7 @@ impl Counters {
             arrays_destroyed,
             bytes_allocated,
             max_slot_tier,
+            cpu_copy_bytes,
         } = *frame;
         self.frames += frames;
         self.frames_discarded += frames_discarded;
@@ -99,6 +104,7 @@ impl Counters {
         self.arrays_destroyed += arrays_destroyed;
         self.bytes_allocated = bytes_allocated;
         self.max_slot_tier = self.max_slot_tier.max(max_slot_tier);
+        self.cpu_copy_bytes = cpu_copy_bytes;
     }
 }
 

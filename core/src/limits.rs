@@ -102,6 +102,11 @@ pub struct Config {
     pub instance_capacity: u32,
     /// Victim choice of the slot ladder. Default [`VictimChoice::NextUse`].
     pub victim: VictimChoice,
+    /// Keep a CPU copy of every texture's level-0 pixels (render targets excepted), so that
+    /// [`crate::Batcher::restore`] after a lost context or device re-uploads everything by
+    /// itself. Costs the texels' bytes in RAM, reported as `Counters::cpu_copy_bytes`.
+    /// Default `false`: `restore` returns the ids the host must re-upload.
+    pub keep_pixels: bool,
 }
 
 impl Default for Config {
@@ -116,6 +121,7 @@ impl Default for Config {
             max_padding_waste: 0.5,
             instance_capacity: 65536,
             victim: VictimChoice::NextUse,
+            keep_pixels: false,
         }
     }
 }
@@ -149,6 +155,8 @@ pub struct Budget {
     pub victim: VictimChoice,
     /// See [`Limits::avoid_ambiguous_layer_counts`].
     pub avoid_ambiguous_layer_counts: bool,
+    /// See [`Config::keep_pixels`].
+    pub keep_pixels: bool,
 }
 
 impl Budget {
@@ -209,6 +217,7 @@ impl Budget {
             instance_capacity: cut("instance_capacity", config.instance_capacity, device_instances),
             victim: config.victim,
             avoid_ambiguous_layer_counts: limits.avoid_ambiguous_layer_counts,
+            keep_pixels: config.keep_pixels,
         })
     }
 

@@ -582,6 +582,7 @@ mod props {
             budget_layers in 6u64..40,
             capacity in 3u32..40,
             victim in prop_oneof![Just(VictimChoice::NextUse), Just(VictimChoice::LeastRecentlyUsed), Just(VictimChoice::WipeAll)],
+            keep_pixels in any::<bool>(),
         ) {
             let cfg = Config {
                 max_slots: slots,
@@ -592,6 +593,7 @@ mod props {
                 max_class_size_px: 16,
                 instance_capacity: capacity,
                 victim,
+                keep_pixels,
                 ..Config::default()
             };
             let mut b = Batcher::new(Limits::guaranteed_minimum(), cfg).unwrap();
@@ -656,7 +658,12 @@ mod props {
                         let _skipped = b.finish();
                         pushed.clear();
                         uploads = 0;
-                        for id in b.restore() {
+                        let listed = b.restore();
+                        if keep_pixels {
+                            prop_assert!(listed.is_empty(), "with CPU copies restore lists {:?}", listed);
+                            uploads = b.pending_ops().iter().filter(|op| matches!(op, ResourceOp::WriteLayer { .. })).count() as u64;
+                        }
+                        for id in listed {
                             prop_assert!(live.contains(&id), "restore listed {:?}", id);
                             let d = b.desc(id).unwrap();
                             seed += 1;
@@ -936,4 +943,35 @@ fn restore_keeps_queued_writes_and_skips_render_targets() {
     frame(&mut b, &mut dev, &all, &[0, 1, 2]);
     let want = [51, 52, 50].map(|s| MockDevice::hash(&solid(&d, s)));
     assert_eq!(dev.sampled().iter().map(|s| s.unwrap().1).collect::<Vec<_>>(), want);
+}
+
+#[test]
+fn device_lost_mid_frame_with_cpu_copies() {
+    let cfg = Config { keep_pixels: true, ..Config::default() };
+    let mut b = batcher(cfg);
+    let mut dev = MockDevice::new(b.budget());
+    let ids = register_n(&mut b, &[(8, 8), (16, 16), (5, 7)], 9);
+    let rt = b.register(&TextureDesc::new(8, 8).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let texel_bytes: u64 = ids.iter().map(|&id| b.desc(id).unwrap().byte_len() as u64).sum();
+    assert_eq!(b.cpu_copy_bytes(), texel_bytes);
+    let seq = round_robin(ids.len(), 40);
+    frame(&mut b, &mut dev, &ids, &seq);
+    let before: Vec<_> = dev.sampled().to_vec();
+    assert_eq!(b.plan().counters.cpu_copy_bytes, texel_bytes);
+    // The device is lost while a frame is being recorded; the host makes a new one.
+    b.begin_frame();
+    for (i, &t) in seq.iter().enumerate() {
+        b.push(&Quad::rect(ids[t], [i as f32, 0.0], [8.0, 8.0])).unwrap();
+    }
+    let mut dev = MockDevice::new(b.budget());
+    assert!(b.restore().is_empty(), "every texture has a CPU copy");
+    let plan = b.finish();
+    assert!(plan.rebuild);
+    dev.execute(plan).unwrap();
+    assert_eq!(dev.sampled(), &before[..], "the frame after the loss samples the same pixels");
+    assert_eq!(dev.allocated_bytes(), b.allocator().allocated_bytes());
+    assert!(b.contains(rt));
+    // Freeing drops the copy.
+    b.free(ids[0]).unwrap();
+    assert_eq!(b.cpu_copy_bytes(), texel_bytes - 8 * 8 * 4);
 }
