@@ -277,7 +277,7 @@ impl Allocator {
         let layer_bytes = ArrayDesc { layers: 1, ..adesc }.bytes();
         let room = self.budget_bytes.saturating_sub(self.held_bytes()) / layer_bytes.max(1);
         let mut layers = self.initial_layers.min(self.max_layers).min(room.min(u32::MAX as u64) as u32);
-        if self.ambiguous(layers) {
+        if layers > 0 && self.ambiguous(layers) {
             // 1 layer becomes 2 (if it fits: the cap yields, as a 1-layer array is unusable
             // there); 6k becomes 6k - 1.
             layers = match layers {

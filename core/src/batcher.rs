@@ -186,7 +186,9 @@ impl Batcher {
     }
 
     /// Changes a [`Usage::Dynamic`] texture's size and pixels. Its one-texture array is
-    /// replaced; the id stays valid.
+    /// replaced; the id stays valid. Quads pushed before the resize in the frame being
+    /// recorded still draw the old pixels (unlike [`Batcher::update`], whose pixels apply to
+    /// the whole frame): the old array lives until the frame is planned.
     ///
     /// # Errors
     /// [`TextureError::NotDynamic`], [`TextureError::Stale`], or any registration error for

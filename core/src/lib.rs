@@ -54,4 +54,6 @@ pub use quad::Quad;
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, Format, TextureDesc, TextureId, Usage, Wrap};
 
 #[cfg(test)]
+mod model_tests;
+#[cfg(test)]
 mod tests;
