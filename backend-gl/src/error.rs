@@ -1,6 +1,6 @@
 //! Errors of the GL backend.
 
-use layerbatch_core::ArrayId;
+use layerbatch_core::PlanError;
 
 /// The step of building a program that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -53,41 +53,39 @@ pub enum Error {
         /// `MAX_TEXTURE_IMAGE_UNITS`.
         units: u32,
     },
-    /// Plans must be painted one by one, in the order the batcher finished them, each exactly
-    /// once: their resource ops build on each other.
-    #[error("layerbatch-gl: got the plan of frame {got}, expected frame {expected}: paint every plan once, in order")]
-    FrameOrder {
-        /// The frame number the renderer expected (`FramePlan::totals.frames`).
-        expected: u64,
-        /// The frame number of the plan given.
-        got: u64,
+    /// The plan was refused by the [`PlanValidator`](layerbatch_core::PlanValidator), the same
+    /// check every executor runs: nothing was done on the device, and the renderer is as it
+    /// was. [`PlanError::Sequence`] after a skipped plan: call
+    /// [`layerbatch_core::Batcher::restore`].
+    #[error("layerbatch-gl: plan refused: {0}")]
+    Plan(#[from] PlanError),
+    /// GL reported an error (`glGetError`) after a resource op or, in debug builds, a draw,
+    /// e.g. `GL_OUT_OF_MEMORY` or `GL_INVALID_VALUE` for an array the driver cannot create.
+    /// The renderer then dropped every array it held: call
+    /// [`layerbatch_core::Batcher::restore`] and re-upload the textures it lists.
+    #[error("layerbatch-gl: {op} failed: GL error {code:#06x} ({})", gl_error_name(*code))]
+    Gl {
+        /// The op that failed, e.g. `create array 3 (20000x1, 2 layers)`.
+        op: String,
+        /// The `glGetError` code.
+        code: u32,
     },
-    /// The plan names an array the renderer does not hold.
-    #[error("layerbatch-gl: the plan uses array {0:?}, which does not exist on the device")]
-    UnknownArray(ArrayId),
-    /// The plan creates an array that already exists.
-    #[error("layerbatch-gl: the plan creates array {0:?}, which already exists")]
-    ArrayExists(ArrayId),
-    /// A layer write that does not fit its array.
-    #[error("layerbatch-gl: write of layer {layer} ({width_px}x{height_px}, {mip_levels} levels, {bytes} bytes) does not fit array {array:?}")]
-    BadWrite {
-        /// The array.
-        array: ArrayId,
-        /// The layer.
-        layer: u32,
-        /// Width of level 0.
-        width_px: u32,
-        /// Height of level 0.
-        height_px: u32,
-        /// Levels.
-        mip_levels: u32,
-        /// Bytes given.
-        bytes: usize,
-    },
-    /// A segment asks for a tier no program was built for.
-    #[error("layerbatch-gl: a segment asks for tier {0}, which has no program")]
-    UnknownTier(u32),
     /// A framebuffer used for a layer copy is incomplete.
     #[error("layerbatch-gl: copy framebuffer incomplete (status {0:#x})")]
     IncompleteFramebuffer(u32),
+}
+
+/// The name of a `glGetError` code, for messages.
+pub(crate) fn gl_error_name(code: u32) -> &'static str {
+    match code {
+        glow::INVALID_ENUM => "GL_INVALID_ENUM",
+        glow::INVALID_VALUE => "GL_INVALID_VALUE",
+        glow::INVALID_OPERATION => "GL_INVALID_OPERATION",
+        glow::STACK_OVERFLOW => "GL_STACK_OVERFLOW",
+        glow::STACK_UNDERFLOW => "GL_STACK_UNDERFLOW",
+        glow::OUT_OF_MEMORY => "GL_OUT_OF_MEMORY",
+        glow::INVALID_FRAMEBUFFER_OPERATION => "GL_INVALID_FRAMEBUFFER_OPERATION",
+        glow::CONTEXT_LOST => "GL_CONTEXT_LOST",
+        _ => "unknown",
+    }
 }

@@ -4,6 +4,9 @@
 //! executes the [`layerbatch_core::FramePlan`]s a [`layerbatch_core::Batcher`] produces, in the
 //! host's GL context, into the host's framebuffer. Core decides everything (placement, slots,
 //! segments, uploads, growths); the renderer only executes and counts what it issued.
+//! Before touching GL it checks each plan with core's [`layerbatch_core::PlanValidator`], the
+//! same check every executor runs, so a bad plan gets the same
+//! [`layerbatch_core::PlanError`] here as anywhere else ([`Error::Plan`]).
 //!
 //! It runs on desktop GL 3.3 core and on GLES 3.0 (the WebGL2 feature level) from the same
 //! code: shaders are `#version 330 core` or `#version 300 es`, chosen from the context.
@@ -41,7 +44,9 @@
 //! `0..tier`; the slot is chosen by a branch on a flat per-instance attribute (a balanced tree
 //! of `if`s), the layer is a texture coordinate, and the tier-1 program has no branch at all.
 //! UV derivatives are taken before the branch and sampling uses `textureGrad`, so mipmaps
-//! work. A compile or link failure is an [`Error::Shader`] with the [`Stage`] and the driver's
+//! work. The bit layout of `Instance::slot_flags_layer` comes from
+//! [`layerbatch_core::Instance::SHADER_CONSTANTS`], declared in both stages as
+//! `const uint NAME = VALUEu;` and used by name. A compile or link failure is an [`Error::Shader`] with the [`Stage`] and the driver's
 //! info log; nothing is drawn with a program that did not link. [`shader_sources`] returns the
 //! generated GLSL.
 //!
@@ -73,7 +78,7 @@
 //! - Draws and blit copies: `SCISSOR_TEST`, `DEPTH_TEST`, `STENCIL_TEST`, `CULL_FACE`,
 //!   `RASTERIZER_DISCARD`, `SAMPLE_ALPHA_TO_COVERAGE`, `SAMPLE_COVERAGE` (all disabled while
 //!   painting) and `COLOR_WRITEMASK` (all channels on).
-//! - Layer writes: `PIXEL_UNPACK_BUFFER_BINDING` (0 while uploading), `UNPACK_ALIGNMENT` (4),
+//! - Layer writes: `PIXEL_UNPACK_BUFFER_BINDING` (0 while uploading), `UNPACK_ALIGNMENT` (1),
 //!   `UNPACK_ROW_LENGTH`, `UNPACK_IMAGE_HEIGHT`, `UNPACK_SKIP_PIXELS`, `UNPACK_SKIP_ROWS`,
 //!   `UNPACK_SKIP_IMAGES` (0).
 //! - Growth without copy-image (see [`CopyPath::Blit`]): `READ_FRAMEBUFFER_BINDING`,
@@ -91,12 +96,42 @@
 //! `ARRAY_BUFFER_BINDING`. [`Renderer::destroy`] deletes the renderer's objects and changes
 //! nothing else.
 //!
+//! ## Texture units
+//!
+//! Slot `s` is texture unit `s`. Within a paint, each segment's binds (`FramePlan::binds`) are
+//! applied with `glBindTexture` on their unit before the segment is drawn. Because every paint
+//! restores the host's units afterwards, the binds of earlier plans do not survive: the first
+//! segment of a paint that uses a slot (a `Some` entry of its slot table) binds that slot's
+//! array even when the plan counts it as already bound. A bind of the array a unit already
+//! holds in this paint is skipped. `DeviceCounters::texture_binds` counts the real
+//! `glBindTexture` calls, so it is at least core's `slot_binds` and may exceed it.
+//!
+//! ## Errors and recovery
+//!
+//! [`Renderer::paint`] checks the plan first; a refused plan ([`Error::Plan`]) did nothing and
+//! the renderer is unchanged. Plans are numbered: a skipped or repeated plan is
+//! [`layerbatch_core::PlanError::Sequence`].
+//!
+//! Then it reads and drops the GL errors the host left pending (`glGetError` until
+//! `NO_ERROR`, at most 16 times, each logged at `debug!`), so that the errors it checks for
+//! next are its own. After every array creation, growth copy and layer write it calls
+//! `glGetError`, and any error is an [`Error::Gl`] naming the op (e.g. an array larger than
+//! the driver can create). Draws are checked only in debug builds (`debug_assertions`), as a
+//! `glGetError` per draw can stall a driver. After such an error the renderer deletes every
+//! array it holds and accepts only a rebuild plan: call [`layerbatch_core::Batcher::restore`],
+//! re-upload the textures it returns with `Batcher::update`, and paint the next plan. The
+//! host's GL state is restored on every error path.
+//!
+//! A rebuild plan (`FramePlan::rebuild`) deletes every array the renderer holds before its
+//! ops re-create the live ones.
+//!
 //! ## Instances
 //!
-//! One instance buffer, streamed per frame: each chunk of `FramePlan::instance_capacity`
+//! One instance buffer, streamed per frame: each block of `FramePlan::instance_capacity`
 //! instances is uploaded with `glBufferData` (which orphans the previous store) before its
 //! segments are drawn. Each segment is an instanced 4-vertex `TRIANGLE_STRIP`; GLES 3.0 has no
-//! base instance, so the attribute pointers are offset to the segment's first instance.
+//! base instance, so the attribute pointers are offset to the segment's first instance. The
+//! stride and offsets are `Instance::BYTES` and the `Instance::OFFSET_*` constants.
 //!
 //! ## Arrays
 //!
@@ -108,9 +143,10 @@
 //! ## Counters
 //!
 //! [`Renderer::stats`] returns core's counters of the last plan and the renderer's
-//! [`layerbatch_core::DeviceCounters`]: draw calls, `glBindTexture`s for slots (texture binds),
-//! programs linked, texture and instance bytes uploaded, layers copied, arrays created and
-//! destroyed. `bind_group_*` stay 0 on GL.
+//! [`layerbatch_core::DeviceCounters`] (recorded with `Stats::record`): draw calls,
+//! `glBindTexture`s for slots (texture binds), programs linked, texture and instance bytes
+//! uploaded, layers copied, arrays created and destroyed (a rebuild's deletions included).
+//! `bind_group_*` stay 0 on GL.
 #![deny(missing_docs)]
 
 mod error;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use glow::HasContext;
 use layerbatch_core::{
-    mip_chain_bytes, mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, DeviceCounters, Filter, Format, FramePlan,
-    Instance, Limits, ResourceOp, Segment, Stats, Wrap,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, DeviceCounters, Filter, Format, FramePlan, Instance, Limits,
+    PlanError, PlanValidator, ResourceOp, Segment, Stats, Wrap,
 };
 
 use crate::error::Error;
@@ -15,8 +15,9 @@ use crate::program::{self, TierProgram};
 use crate::shader::attr;
 use crate::state::{Needs, Saved};
 
-const INSTANCE_BYTES: usize = std::mem::size_of::<Instance>();
-const _: () = assert!(INSTANCE_BYTES == 48);
+/// At most this many errors the host left pending are drained at the start of a paint: a lost
+/// context may report `GL_CONTEXT_LOST` forever.
+const MAX_PENDING_ERRORS: usize = 16;
 
 /// Where a paint draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +104,8 @@ pub struct Renderer {
     vbo: glow::Buffer,
     arrays: HashMap<ArrayId, GpuArray>,
     copy_fbos: Option<[glow::Framebuffer; 2]>,
-    frames_painted: u64,
+    /// The one plan check every executor runs; its state mirrors `arrays`.
+    validator: PlanValidator,
     stats: Stats,
     /// Scratch: the array bound on each unit during the current paint.
     frame_bound: Vec<Option<ArrayId>>,
@@ -120,7 +122,7 @@ impl std::fmt::Debug for Renderer {
             .field("caps", &self.caps)
             .field("tiers", &self.tiers())
             .field("arrays", &self.arrays.len())
-            .field("frames_painted", &self.frames_painted)
+            .field("last_plan", &self.validator.last_sequence())
             .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
@@ -128,8 +130,9 @@ impl std::fmt::Debug for Renderer {
 
 impl Renderer {
     /// Reads the device limits core needs, once: `MAX_TEXTURE_IMAGE_UNITS` (units and
-    /// samplers), `MAX_ARRAY_TEXTURE_LAYERS`, `MAX_TEXTURE_SIZE`. Logs the GL version, renderer
-    /// and these limits at `debug!`.
+    /// samplers), `MAX_ARRAY_TEXTURE_LAYERS`, `MAX_TEXTURE_SIZE`. GL has no buffer size limit, but glow
+    /// takes buffer sizes and attribute offsets as `i32`: `max_buffer_bytes` is `i32::MAX`. Logs the GL version, renderer and these limits at
+    /// `debug!`.
     pub fn query_limits(gl: &glow::Context) -> Limits {
         // SAFETY: integer and string queries on the current context.
         let (units, layers, size, version, renderer, glsl) = unsafe {
@@ -152,6 +155,7 @@ impl Renderer {
             max_array_layers: layers,
             max_texture_size_px: size,
             avoid_ambiguous_layer_counts: false,
+            max_buffer_bytes: i32::MAX as u64,
         }
     }
 
@@ -233,7 +237,7 @@ impl Renderer {
             };
             gl.bind_vertex_array(Some(vao));
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-            let capacity_bytes = budget.instance_capacity as usize * INSTANCE_BYTES;
+            let capacity_bytes = budget.instance_capacity as usize * Instance::BYTES as usize;
             gl.buffer_data_size(glow::ARRAY_BUFFER, capacity_bytes.min(i32::MAX as usize) as i32, glow::STREAM_DRAW);
             for a in 0..attr::COUNT {
                 gl.enable_vertex_attrib_array(a);
@@ -258,7 +262,7 @@ impl Renderer {
                 vbo,
                 arrays: HashMap::new(),
                 copy_fbos: None,
-                frames_painted: 0,
+                validator: PlanValidator::new(budget),
                 stats: Stats { device_total, ..Stats::default() },
                 frame_bound: vec![None; budget.slots as usize],
                 deleted: Vec::new(),
@@ -312,23 +316,32 @@ impl Renderer {
         self.stats
     }
 
-    /// Executes `plan` into `target`: applies its resource ops in order (array creation,
-    /// growth by GPU copy, destruction, layer writes), then draws its segments in order, each
-    /// with the program of its tier, after binding the arrays its slot table names. Every
-    /// plan the batcher finishes must be painted, once, in order.
+    /// Executes `plan` into `target`: checks it, applies its resource ops in order (array
+    /// creation, growth by GPU copy, destruction, layer writes), then draws its segments in
+    /// order, each with the program of its tier, after binding the arrays its slot table names.
+    /// Every plan the batcher finishes must be painted, once, in order.
+    ///
+    /// The plan is checked first with the [`PlanValidator`] every executor uses, before any GL
+    /// call. Then errors the host left pending are drained (`glGetError` until `NO_ERROR`, at
+    /// most 16, logged at `debug!`), so that a GL error after one of the renderer's own calls
+    /// is the renderer's. A rebuild plan ([`FramePlan::rebuild`]) first deletes every array the
+    /// renderer holds.
     ///
     /// The GL state changed is listed in the crate docs; it is restored before returning,
     /// on errors too.
     ///
     /// # Errors
-    /// [`Error::FrameOrder`] for a plan out of sequence (nothing is done then), or an error
-    /// naming what in the plan the device could not execute (a core bug; the device may then
-    /// be partly updated).
+    /// - [`Error::Plan`] with the validator's [`PlanError`] for a plan that cannot run (out of
+    ///   order, or naming what the device does not hold): nothing was done, the renderer is
+    ///   unchanged, and a later good plan paints normally.
+    /// - [`Error::Gl`] when GL reports an error after an array creation, growth copy or layer
+    ///   write (and, in debug builds, after a draw), or [`Error::CreateObject`] /
+    ///   [`Error::IncompleteFramebuffer`]. The renderer then holds no array any more and
+    ///   expects a rebuild plan: call [`layerbatch_core::Batcher::restore`] and re-upload the
+    ///   textures it lists (any other plan gets [`PlanError::Sequence`]).
     pub fn paint(&mut self, plan: &FramePlan, target: &Target) -> Result<(), Error> {
-        let expected = self.frames_painted + 1;
-        if plan.totals.frames != expected {
-            return Err(Error::FrameOrder { expected, got: plan.totals.frames });
-        }
+        self.validator.check(plan)?;
+        self.drain_host_errors();
         let [w, h] = target.viewport_px;
         let draw = !plan.segments.is_empty() && w > 0 && h > 0;
         let mut needs = Needs { draw, draw_framebuffer: draw && target.framebuffer.is_some(), ..Needs::default() };
@@ -351,23 +364,27 @@ impl Renderer {
             }
         }
         if draw {
-            let max_tier = plan.segments.iter().map(|s| s.tier).max().unwrap_or(1);
-            needs.units = needs.units.max(max_tier.min(self.frame_bound.len() as u32));
+            needs.units = needs.units.max(plan.segments.iter().map(|s| s.tier).max().unwrap_or(1));
         }
         let saved = Saved::capture_and_prepare(&self.gl, needs);
         let mut c = DeviceCounters { frames: 1, ..DeviceCounters::default() };
         self.deleted.clear();
         self.drawn_tiers.clear();
+        if plan.rebuild {
+            self.drop_arrays(&mut c);
+        }
         let mut result = self.apply_ops(plan, &mut c, srgb_blit);
         if result.is_ok() && draw {
             result = self.draw(plan, target, &mut c);
         }
+        if result.is_err() {
+            // What the device holds is unknown now: hold nothing, so that only a rebuild plan
+            // (or a fresh batcher's first) is accepted next, and it re-creates every array.
+            self.drop_arrays(&mut c);
+            self.validator.reset();
+        }
         saved.restore(&self.gl, &self.deleted);
-        self.frames_painted += 1;
-        self.stats.core_frame = plan.counters;
-        self.stats.core_total = plan.totals;
-        self.stats.device_frame = c;
-        self.stats.device_total.accumulate(&c);
+        self.stats.record(plan, c);
         result
     }
 
@@ -395,82 +412,93 @@ impl Renderer {
         self.destroyed = true;
     }
 
-    fn array(&self, id: ArrayId) -> Result<&GpuArray, Error> {
-        self.arrays.get(&id).ok_or(Error::UnknownArray(id))
+    /// Reads and logs the errors the host left pending, so that `glGetError` after the
+    /// renderer's own calls reports only those.
+    fn drain_host_errors(&self) {
+        for _ in 0..MAX_PENDING_ERRORS {
+            // SAFETY: a plain error query on the current context.
+            let code = unsafe { self.gl.get_error() };
+            if code == glow::NO_ERROR {
+                return;
+            }
+            log::debug!(
+                "layerbatch-gl: GL error {code:#06x} ({}) was pending before paint; ignored",
+                crate::error::gl_error_name(code)
+            );
+        }
+    }
+
+    /// `Err(Error::Gl)` naming the op if GL reports an error now. `op` is only called then.
+    fn check_gl(&self, op: impl FnOnce() -> String) -> Result<(), Error> {
+        // SAFETY: a plain error query on the current context.
+        let code = unsafe { self.gl.get_error() };
+        if code == glow::NO_ERROR {
+            Ok(())
+        } else {
+            Err(Error::Gl { op: op(), code })
+        }
+    }
+
+    /// The array `id`, named by op or segment `at`. The validator accepted the plan against
+    /// the state `arrays` mirrors, so this finds it; a miss would be a renderer bug, reported
+    /// as the error the validator gives for an unknown array rather than a panic.
+    fn array(&self, at: usize, id: ArrayId) -> Result<&GpuArray, Error> {
+        self.arrays.get(&id).ok_or(Error::Plan(PlanError::UnknownArray { at, array: id }))
     }
 
     fn apply_ops(&mut self, plan: &FramePlan, c: &mut DeviceCounters, srgb_blit: bool) -> Result<(), Error> {
-        for op in &plan.ops {
+        for (i, op) in plan.ops.iter().enumerate() {
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
                     self.create_array(*array, *desc)?;
                     c.arrays_created += 1;
                 }
                 ResourceOp::Array(ArrayOp::Grow { from, to, desc, copy_layers }) => {
-                    let old = self.array(*from)?;
-                    let (old_tex, old_desc) = (old.texture, old.desc);
-                    let copy_layers = (*copy_layers).min(old_desc.layers).min(desc.layers);
+                    let old = self.array(i, *from)?.texture;
                     self.create_array(*to, *desc)?;
                     c.arrays_created += 1;
-                    let new_tex = self.arrays[to].texture;
-                    let levels = old_desc.mip_levels.min(desc.mip_levels);
-                    let (w, h) = (old_desc.width_px.min(desc.width_px), old_desc.height_px.min(desc.height_px));
-                    self.copy_layers(old_tex, new_tex, w, h, levels, copy_layers, srgb_blit)?;
-                    c.layers_copied += copy_layers as u64;
+                    let new = self.array(i, *to)?.texture;
+                    self.copy_layers(old, new, desc, *copy_layers, srgb_blit)?;
+                    self.check_gl(|| format!("grow array {} into {} (copy {copy_layers} layers)", from.0, to.0))?;
+                    c.layers_copied += u64::from(*copy_layers);
                     self.delete_array(*from);
                     c.arrays_destroyed += 1;
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
-                    self.array(*array)?;
                     self.delete_array(*array);
                     c.arrays_destroyed += 1;
                 }
-                ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, mip_levels, .. } => {
-                    let bytes = plan.upload(op);
-                    let a = self.array(*array)?;
-                    let d = a.desc;
-                    if *layer >= d.layers
-                        || x_px + width_px > d.width_px
-                        || y_px + height_px > d.height_px
-                        || *mip_levels > d.mip_levels
-                        || bytes.len() as u64 != mip_chain_bytes(*width_px, *height_px, *mip_levels)
-                    {
-                        return Err(Error::BadWrite {
-                            array: *array,
-                            layer: *layer,
-                            width_px: *width_px,
-                            height_px: *height_px,
-                            mip_levels: *mip_levels,
-                            bytes: bytes.len(),
-                        });
-                    }
+                ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, .. } => {
+                    let a = self.array(i, *array)?;
+                    let (texture, bytes_per_pixel) = (a.texture, a.desc.format.bytes_per_pixel());
+                    let (_, format, ty) = gl_format(a.desc.format);
                     let gl = &self.gl;
-                    // SAFETY: the texture is live; every level's slice holds exactly
-                    // `w * h * 4` bytes (the total was checked against the mip chain above);
-                    // unpack state is tight rows from client memory (set by `Saved`).
+                    // SAFETY: the texture is live; the validator checked the rectangle lies in
+                    // the layer and the byte range is exactly the levels' size, so each level's
+                    // slice holds its `width * height * bytes_per_pixel` bytes; unpack state is
+                    // tightly packed rows from client memory (set by `Saved`).
                     unsafe {
-                        gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(a.texture));
-                        let mut offset = 0;
-                        for level in 0..*mip_levels {
-                            let (lw, lh) = mip_size(*width_px, *height_px, level);
-                            let n = lw as usize * lh as usize * 4;
+                        gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
+                        for level in op.levels(bytes_per_pixel) {
                             gl.tex_sub_image_3d(
                                 glow::TEXTURE_2D_ARRAY,
-                                level as i32,
-                                (x_px >> level) as i32,
-                                (y_px >> level) as i32,
+                                level.level as i32,
+                                level.x_px as i32,
+                                level.y_px as i32,
                                 *layer as i32,
-                                lw as i32,
-                                lh as i32,
+                                level.width_px as i32,
+                                level.height_px as i32,
                                 1,
-                                glow::RGBA,
-                                glow::UNSIGNED_BYTE,
-                                glow::PixelUnpackData::Slice(Some(&bytes[offset..offset + n])),
+                                format,
+                                ty,
+                                glow::PixelUnpackData::Slice(Some(&plan.upload_bytes[level.bytes])),
                             );
-                            offset += n;
                         }
                     }
-                    c.texture_bytes_written += bytes.len() as u64;
+                    self.check_gl(|| {
+                        format!("write layer {layer} of array {} ({width_px}x{height_px} at {x_px}, {y_px})", array.0)
+                    })?;
+                    c.texture_bytes_written += plan.upload(op).len() as u64;
                 }
             }
         }
@@ -478,14 +506,8 @@ impl Renderer {
     }
 
     fn create_array(&mut self, id: ArrayId, desc: ArrayDesc) -> Result<(), Error> {
-        if self.arrays.contains_key(&id) {
-            return Err(Error::ArrayExists(id));
-        }
         let gl = &self.gl;
-        let internal = match desc.format {
-            Format::Rgba8Unorm => glow::RGBA8,
-            Format::Rgba8UnormSrgb => glow::SRGB8_ALPHA8,
-        };
+        let (internal, format, ty) = gl_format(desc.format);
         let mipmapped = desc.mip_levels > 1;
         let (min, mag) = match (desc.filter, mipmapped) {
             (Filter::Linear, true) => (glow::LINEAR_MIPMAP_LINEAR, glow::LINEAR),
@@ -518,8 +540,8 @@ impl Renderer {
                         lh as i32,
                         layers,
                         0,
-                        glow::RGBA,
-                        glow::UNSIGNED_BYTE,
+                        format,
+                        ty,
                         glow::PixelUnpackData::Slice(None),
                     );
                 }
@@ -533,30 +555,50 @@ impl Renderer {
             gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_T, wrap as i32);
             texture
         };
+        // Held before the check, so that a failed array is deleted with the others.
         self.arrays.insert(id, GpuArray { texture, desc });
-        Ok(())
+        self.check_gl(|| {
+            let (w, h, n) = (desc.width_px, desc.height_px, desc.layers);
+            format!("create array {} ({w}x{h}, {n} layer{})", id.0, if n == 1 { "" } else { "s" })
+        })
     }
 
     fn delete_array(&mut self, id: ArrayId) {
         if let Some(a) = self.arrays.remove(&id) {
-            // SAFETY: the texture was created by this renderer and is removed from the map, so
-            // it is deleted once; `deleted` keeps the host's bindings from naming it.
-            unsafe { self.gl.delete_texture(a.texture) };
-            self.deleted.push(a.texture);
+            self.delete_texture(a.texture);
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Deletes every array (a rebuild plan, or after an error), counted as destroyed.
+    fn drop_arrays(&mut self, c: &mut DeviceCounters) {
+        let mut arrays = std::mem::take(&mut self.arrays);
+        for (_, a) in arrays.drain() {
+            self.delete_texture(a.texture);
+            c.arrays_destroyed += 1;
+        }
+        // Keeps the map's capacity.
+        self.arrays = arrays;
+    }
+
+    /// Deletes an array's texture, already removed from `arrays`.
+    fn delete_texture(&mut self, texture: glow::Texture) {
+        // SAFETY: the texture was created by this renderer and its caller removed it from the
+        // map, so it is deleted once; `deleted` keeps the host's bindings from naming it.
+        unsafe { self.gl.delete_texture(texture) };
+        self.deleted.push(texture);
+    }
+
+    /// Copies layers `0..layers` of every level of `from` into `to`, both arrays of `desc`
+    /// but for their layer counts (the validator checked both have `layers`).
     fn copy_layers(
         &mut self,
         from: glow::Texture,
         to: glow::Texture,
-        width_px: u32,
-        height_px: u32,
-        levels: u32,
+        desc: &ArrayDesc,
         layers: u32,
         srgb_blit: bool,
     ) -> Result<(), Error> {
+        let (width_px, height_px, levels) = (desc.width_px, desc.height_px, desc.mip_levels);
         if layers == 0 {
             return Ok(());
         }
@@ -564,8 +606,8 @@ impl Renderer {
         if self.caps.copy_image {
             for level in 0..levels {
                 let (w, h) = mip_size(width_px, height_px, level);
-                // SAFETY: both textures are live arrays of the same format with at least
-                // `layers` layers and `levels` levels of at least `w x h` (checked by caller).
+                // SAFETY: both textures are live arrays of the same size, format and levels,
+                // with at least `layers` layers (checked by the validator).
                 unsafe {
                     gl.copy_image_sub_data(
                         from,
@@ -684,30 +726,32 @@ impl Renderer {
             gl.bind_vertex_array(Some(self.vao));
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.vbo));
         }
+        // The host's units were restored after the last paint: nothing is bound yet.
         self.frame_bound.iter_mut().for_each(|b| *b = None);
-        let mut chunk = u32::MAX;
+        let mut block = u32::MAX;
         let mut current_program = usize::MAX;
-        for seg in &plan.segments {
+        for (si, seg) in plan.segments.iter().enumerate() {
             let r = &seg.instances;
-            if r.start >= r.end {
-                continue;
-            }
-            let seg_chunk = r.start / cap;
-            let chunk_start = seg_chunk * cap;
-            if seg_chunk != chunk {
-                chunk = seg_chunk;
-                let end = (chunk_start as usize + cap as usize).min(plan.instances.len());
-                let bytes: &[u8] = bytemuck::cast_slice(&plan.instances[chunk_start as usize..end]);
+            let seg_block = r.start / cap;
+            if seg_block != block {
+                block = seg_block;
+                let bytes: &[u8] = bytemuck::cast_slice(plan.block(block));
                 // SAFETY: our buffer is bound to ARRAY_BUFFER; the slice is valid for its length.
-                // Re-specifying the store orphans the previous chunk's data still in flight.
+                // Re-specifying the store orphans the previous block's data still in flight.
                 unsafe { gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, bytes, glow::STREAM_DRAW) };
                 c.instance_bytes_written += bytes.len() as u64;
             }
-            let pi = self.programs.iter().position(|p| p.tier == seg.tier).ok_or(Error::UnknownTier(seg.tier))?;
-            self.bind_segment(plan, seg, c)?;
+            let pi = self
+                .programs
+                .iter()
+                .position(|p| p.tier == seg.tier)
+                // A program per budget tier, and the validator accepted only budget tiers.
+                .ok_or(Error::Plan(PlanError::UnknownTier { segment: si, tier: seg.tier }))?;
+            self.bind_segment(si, plan, seg, c)?;
             let prog = &mut self.programs[pi];
-            // SAFETY: the program linked at creation; attribute offsets stay inside the chunk
-            // just uploaded (the segment lies in it: core never crosses a capacity multiple).
+            // SAFETY: the program linked at creation; attribute offsets stay inside the block
+            // just uploaded (the segment lies in it: the validator checked it crosses no
+            // multiple of the instance capacity).
             unsafe {
                 if current_program != pi {
                     gl.use_program(Some(prog.program));
@@ -717,25 +761,56 @@ impl Renderer {
                     gl.uniform_2_f32(prog.u_viewport.as_ref(), viewport[0], viewport[1]);
                     prog.viewport = viewport;
                 }
-                let base = ((r.start - chunk_start) as usize * INSTANCE_BYTES) as i32;
-                let stride = INSTANCE_BYTES as i32;
-                gl.vertex_attrib_pointer_f32(attr::ORIGIN, 2, glow::FLOAT, false, stride, base);
-                gl.vertex_attrib_pointer_f32(attr::AXIS_X, 2, glow::FLOAT, false, stride, base + 8);
-                gl.vertex_attrib_pointer_f32(attr::AXIS_Y, 2, glow::FLOAT, false, stride, base + 16);
-                gl.vertex_attrib_pointer_f32(attr::UV_RECT, 4, glow::FLOAT, false, stride, base + 24);
-                gl.vertex_attrib_pointer_f32(attr::COLOR, 4, glow::UNSIGNED_BYTE, true, stride, base + 40);
-                gl.vertex_attrib_pointer_i32(attr::SLOT_FLAGS_LAYER, 1, glow::UNSIGNED_INT, stride, base + 44);
+                let base = (r.start - seg_block * cap) * Instance::BYTES;
+                let at = |offset: u32| (base + offset) as i32;
+                let stride = Instance::BYTES as i32;
+                gl.vertex_attrib_pointer_f32(attr::ORIGIN, 2, glow::FLOAT, false, stride, at(Instance::OFFSET_ORIGIN));
+                gl.vertex_attrib_pointer_f32(attr::AXIS_X, 2, glow::FLOAT, false, stride, at(Instance::OFFSET_AXIS_X));
+                gl.vertex_attrib_pointer_f32(attr::AXIS_Y, 2, glow::FLOAT, false, stride, at(Instance::OFFSET_AXIS_Y));
+                gl.vertex_attrib_pointer_f32(
+                    attr::UV_RECT,
+                    4,
+                    glow::FLOAT,
+                    false,
+                    stride,
+                    at(Instance::OFFSET_UV_RECT),
+                );
+                gl.vertex_attrib_pointer_f32(
+                    attr::COLOR,
+                    4,
+                    glow::UNSIGNED_BYTE,
+                    true,
+                    stride,
+                    at(Instance::OFFSET_COLOR),
+                );
+                gl.vertex_attrib_pointer_i32(
+                    attr::SLOT_FLAGS_LAYER,
+                    1,
+                    glow::UNSIGNED_INT,
+                    stride,
+                    at(Instance::OFFSET_SLOT_FLAGS_LAYER),
+                );
                 gl.draw_arrays_instanced(glow::TRIANGLE_STRIP, 0, 4, (r.end - r.start) as i32);
             }
             c.draw_calls += 1;
-            self.drawn_tiers.push(self.programs[pi].tier);
+            self.drawn_tiers.push(seg.tier);
+            // A glGetError per draw stalls some drivers: debug builds only.
+            #[cfg(debug_assertions)]
+            self.check_gl(|| format!("draw segment {si} (tier {}, instances {}..{})", seg.tier, r.start, r.end))?;
         }
         Ok(())
     }
 
     /// Applies a segment's binds, then binds every array of its slot table not yet bound on
-    /// its unit during this paint (the host may have changed units between frames).
-    fn bind_segment(&mut self, plan: &FramePlan, seg: &Segment, c: &mut DeviceCounters) -> Result<(), Error> {
+    /// its unit during this paint: each paint restores the host's units, so the binds of
+    /// earlier plans are gone. Counts each `glBindTexture`.
+    fn bind_segment(
+        &mut self,
+        si: usize,
+        plan: &FramePlan,
+        seg: &Segment,
+        c: &mut DeviceCounters,
+    ) -> Result<(), Error> {
         let table = plan.slots(seg);
         let wanted = plan
             .binds(seg)
@@ -743,24 +818,32 @@ impl Renderer {
             .map(|b| (b.slot, b.array))
             .chain(table.iter().enumerate().filter_map(|(s, a)| a.map(|a| (s as u32, a))));
         for (slot, array) in wanted {
-            let s = slot as usize;
-            if s >= self.frame_bound.len() {
-                return Err(Error::UnknownTier(seg.tier));
-            }
-            if self.frame_bound[s] == Some(array) {
+            // The validator keeps every slot below the segment's tier, a budget tier.
+            let Some(bound) = self.frame_bound.get(slot as usize).copied() else {
+                return Err(Error::Plan(PlanError::SlotOutOfRange { segment: si, slot }));
+            };
+            if bound == Some(array) {
                 continue;
             }
-            let texture = self.array(array)?.texture;
+            let texture = self.array(si, array)?.texture;
             // SAFETY: a live texture of ours bound on a unit below the budget's slots (below
             // MAX_TEXTURE_IMAGE_UNITS, checked at creation); the unit's binding was saved.
             unsafe {
                 self.gl.active_texture(glow::TEXTURE0 + slot);
                 self.gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
             }
-            self.frame_bound[s] = Some(array);
+            self.frame_bound[slot as usize] = Some(array);
             c.texture_binds += 1;
         }
         Ok(())
+    }
+}
+
+/// The internal format, pixel format and pixel type of an array of `format`.
+fn gl_format(format: Format) -> (u32, u32, u32) {
+    match format {
+        Format::Rgba8Unorm => (glow::RGBA8, glow::RGBA, glow::UNSIGNED_BYTE),
+        Format::Rgba8UnormSrgb => (glow::SRGB8_ALPHA8, glow::RGBA, glow::UNSIGNED_BYTE),
     }
 }
 

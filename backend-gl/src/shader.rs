@@ -9,20 +9,22 @@
 
 use std::fmt::Write as _;
 
-/// Vertex attribute locations, fixed by `layout(location = N)` in the vertex shader. Their
-/// byte offsets in [`layerbatch_core::Instance`] (48 bytes) follow each name.
+use layerbatch_core::Instance;
+
+/// Vertex attribute locations, fixed by `layout(location = N)` in the vertex shader. Each
+/// reads the [`Instance`] field of the same name, at its `Instance::OFFSET_*` byte offset.
 pub(crate) mod attr {
-    /// `origin: [f32; 2]`, offset 0.
+    /// `origin: [f32; 2]`.
     pub(crate) const ORIGIN: u32 = 0;
-    /// `axis_x: [f32; 2]`, offset 8.
+    /// `axis_x: [f32; 2]`.
     pub(crate) const AXIS_X: u32 = 1;
-    /// `axis_y: [f32; 2]`, offset 16.
+    /// `axis_y: [f32; 2]`.
     pub(crate) const AXIS_Y: u32 = 2;
-    /// `uv_rect: [f32; 4]`, offset 24.
+    /// `uv_rect: [f32; 4]`.
     pub(crate) const UV_RECT: u32 = 3;
-    /// `color: [u8; 4]` normalized, offset 40.
+    /// `color: [u8; 4]`, normalized.
     pub(crate) const COLOR: u32 = 4;
-    /// `slot_flags_layer: u32` (integer attribute), offset 44.
+    /// `slot_flags_layer: u32` (an integer attribute).
     pub(crate) const SLOT_FLAGS_LAYER: u32 = 5;
     /// Number of attributes.
     pub(crate) const COUNT: u32 = 6;
@@ -66,16 +68,17 @@ flat out float v_layer;
 
 void main() {
     // Corner (s, t) of a 4-vertex triangle strip: (0,0) (1,0) (0,1) (1,1).
-    vec2 st = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
+    vec2 st = vec2(float(gl_VertexID % 2), float(gl_VertexID / 2));
     vec2 pos = a_origin + st.x * a_axis_x + st.y * a_axis_y;
     gl_Position = vec4(pos.x / u_viewport_px.x * 2.0 - 1.0, 1.0 - pos.y / u_viewport_px.y * 2.0, 0.0, 1.0);
     v_uv = mix(a_uv_rect.xy, a_uv_rect.zw, st);
     v_rect = vec4(min(a_uv_rect.xy, a_uv_rect.zw), max(a_uv_rect.xy, a_uv_rect.zw));
     v_color = a_color;
-    v_slot = a_slot_flags_layer & 0xffu;
-    // Instance::FLAG_CLAMP_TO_RECT
-    v_clamp = float((a_slot_flags_layer >> 8u) & 1u);
-    v_layer = float(a_slot_flags_layer >> 16u);
+    // The bit layout of Instance::slot_flags_layer, from the constants above.
+    v_slot = a_slot_flags_layer & SLOT_MASK;
+    uint flags = (a_slot_flags_layer >> FLAGS_SHIFT) & FLAGS_MASK;
+    v_clamp = float((flags & FLAG_CLAMP_TO_RECT) != 0u);
+    v_layer = float(a_slot_flags_layer >> LAYER_SHIFT);
 }
 ";
 
@@ -102,6 +105,16 @@ vec4 sample_array(sampler2DArray s, vec2 uv, vec2 ddx, vec2 ddy) {
 }
 ";
 
+/// Appends the instance layout constants, `const uint NAME = VALUEu;` for every entry of
+/// [`Instance::SHADER_CONSTANTS`], so the shaders unpack instances with the values core packs
+/// them with, by name.
+fn layout_constants(out: &mut String) {
+    out.push_str("\n// Instance::SHADER_CONSTANTS (layerbatch-core): the bit layout of slot_flags_layer.\n");
+    for (name, value) in Instance::SHADER_CONSTANTS {
+        let _ = writeln!(out, "const uint {name} = {value}u;");
+    }
+}
+
 /// Appends the slot choice over slots `lo..hi` as a balanced tree of `if`s.
 fn slot_tree(out: &mut String, lo: u32, hi: u32, depth: usize) {
     let pad = "    ".repeat(depth);
@@ -121,7 +134,9 @@ fn slot_tree(out: &mut String, lo: u32, hi: u32, depth: usize) {
 /// or `#version 300 es` when `gles`.
 ///
 /// The vertex stage declares no sampler; the fragment stage declares exactly `tier`
-/// `sampler2DArray`s. Tier 1 has no branch.
+/// `sampler2DArray`s. Tier 1 has no branch. Both stages declare every constant of
+/// [`Instance::SHADER_CONSTANTS`] as `const uint NAME = VALUEu;` and use those names, never
+/// literals, for the instance bit layout.
 ///
 /// # Panics
 /// If `tier` is 0.
@@ -134,8 +149,11 @@ fn slot_tree(out: &mut String, lo: u32, hi: u32, depth: usize) {
 /// ```
 pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
     assert!(tier > 0, "a program samples at least one slot");
-    let vs = format!("{}{}", header(gles, false), VERTEX_BODY);
+    let mut vs = String::from(header(gles, false));
+    layout_constants(&mut vs);
+    vs.push_str(VERTEX_BODY);
     let mut fs = String::from(header(gles, true));
+    layout_constants(&mut fs);
     fs.push('\n');
     for s in 0..tier {
         let _ = writeln!(fs, "uniform sampler2DArray {};", slot_uniform(s));

@@ -131,7 +131,8 @@ impl Saved {
                 if unpack.buffer.is_some() {
                     gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
                 }
-                for (p, v) in UNPACK_PARAMS.into_iter().zip([4, 0, 0, 0, 0, 0]) {
+                // Rows are tightly packed whatever the format's bytes per pixel: alignment 1.
+                for (p, v) in UNPACK_PARAMS.into_iter().zip([1, 0, 0, 0, 0, 0]) {
                     gl.pixel_store_i32(p, v);
                 }
             }

@@ -10,9 +10,10 @@ mod plans;
 
 use common::{close, distinct_colors, over, solid, Ctx, Image, Offscreen};
 use layerbatch_core::{
-    Batcher, Config, Filter, Format, FramePlan, Quad, QuadError, Stats, TextureDesc, TextureError, TextureId,
+    Batcher, Config, Filter, Format, FramePlan, Limits, PlanError, Quad, QuadError, Stats, TextureDesc, TextureError,
+    TextureId,
 };
-use layerbatch_gl::{Capabilities, CopyPath, Renderer, Target};
+use layerbatch_gl::{Capabilities, CopyPath, Error, Renderer, Target};
 
 const W: u32 = 256;
 const H: u32 = 256;
@@ -32,7 +33,11 @@ impl<'a> Rig<'a> {
     }
 
     fn with_caps(ctx: &'a Ctx, config: Config, caps: Option<Capabilities>) -> Self {
-        let limits = Renderer::query_limits(&ctx.gl);
+        Self::build(ctx, Renderer::query_limits(&ctx.gl), config, caps)
+    }
+
+    /// A rig whose batcher plans for `limits` (which may promise more than the context has).
+    fn build(ctx: &'a Ctx, limits: Limits, config: Config, caps: Option<Capabilities>) -> Self {
         let batcher = Batcher::new(limits, config).expect("budget");
         let renderer = match caps {
             Some(c) => Renderer::with_capabilities(ctx.gl.clone(), batcher.budget(), c),
@@ -293,7 +298,8 @@ fn growth(ctx: &Ctx, path: CopyPath) {
             img.assert_rect([x + 26, y + 26, x + 30, y + 30], want, 1, &format!("frame {frame} texture {i} mip"));
         }
         let stats = rig.stats();
-        let new_bytes: u64 = (before..ids.len()).map(|_| layerbatch_core::mip_chain_bytes(16, 16, 5)).sum();
+        let new_bytes: u64 =
+            (before..ids.len()).map(|_| layerbatch_core::mip_chain_bytes(16, 16, 5, Format::Rgba8Unorm)).sum();
         assert_eq!(stats.device_frame.texture_bytes_written, new_bytes, "frame {frame}: only new textures uploaded");
         for op in &rig.plan().ops {
             if let layerbatch_core::ResourceOp::Array(layerbatch_core::ArrayOp::Grow { copy_layers, .. }) = op {
@@ -308,7 +314,10 @@ fn growth(ctx: &Ctx, path: CopyPath) {
     assert_eq!(stats.core_total.array_growths, 4);
     assert_eq!(stats.device_total.layers_copied, expected_layers_copied);
     assert_eq!(stats.device_total.layers_copied, 2 * (4 + 8));
-    assert_eq!(stats.device_total.texture_bytes_written, 24 * layerbatch_core::mip_chain_bytes(16, 16, 5));
+    assert_eq!(
+        stats.device_total.texture_bytes_written,
+        24 * layerbatch_core::mip_chain_bytes(16, 16, 5, Format::Rgba8Unorm)
+    );
     assert_eq!(rig.renderer().array_count(), 2);
     rig.finish();
 }
@@ -376,7 +385,7 @@ fn free_and_reuse(ctx: &Ctx) {
     let renderer = rig.renderer.as_mut().unwrap();
     renderer.paint(plan, &target).unwrap();
     // A plan painted twice is refused: its ops would be applied twice.
-    assert!(matches!(renderer.paint(plan, &target), Err(layerbatch_gl::Error::FrameOrder { .. })));
+    assert!(matches!(renderer.paint(plan, &target), Err(Error::Plan(PlanError::Sequence { .. }))));
     rig.finish();
 }
 both_flavors!(free_and_reuse);
@@ -674,13 +683,163 @@ fn offset_write(ctx: &Ctx) {
     let id = batcher.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
     let mut renderer = Renderer::new(ctx.gl.clone(), batcher.budget()).unwrap();
     let target = Offscreen::new(&ctx.gl, W, H, CLEAR);
-    renderer.paint(&plans::offset_write(id), &Target::framebuffer(target.fbo, [W, H])).unwrap();
-    let img = target.read(&ctx.gl);
-    img.assert_rect([16, 8, 24, 16], [0, 255, 0, 255], 0, "the offset write");
-    for (x, y) in [(0, 0), (15, 8), (24, 8), (16, 7), (16, 16), (31, 31)] {
-        assert_eq!(img.at(x, y), [255, 0, 0, 255], "outside the offset write at ({x}, {y})");
-    }
+    renderer.paint(&plans::offset_write(id, batcher.budget()), &Target::framebuffer(target.fbo, [W, H])).unwrap();
+    check_offset_write(&target.read(&ctx.gl));
     renderer.destroy();
     target.delete(&ctx.gl);
 }
 both_flavors!(offset_write);
+
+/// The pixels of `plans::offset_write`: green where the offset write landed, red around it.
+fn check_offset_write(img: &Image) {
+    img.assert_rect([16, 8, 24, 16], [0, 255, 0, 255], 0, "the offset write");
+    for (x, y) in [(0, 0), (15, 8), (24, 8), (16, 7), (16, 16), (31, 31)] {
+        assert_eq!(img.at(x, y), [255, 0, 0, 255], "outside the offset write at ({x}, {y})");
+    }
+}
+
+// Every bad plan of `plans::bad_plans` is refused with exactly the validator's error, before
+// any GL call; a refused plan changes nothing, so the good plan then paints on the same
+// renderer.
+fn bad_plans_give_the_validator_errors(ctx: &Ctx) {
+    use glow::HasContext;
+    let mut batcher = Batcher::new(Renderer::query_limits(&ctx.gl), Config::default()).unwrap();
+    let id = batcher.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
+    let mut renderer = Renderer::new(ctx.gl.clone(), batcher.budget()).unwrap();
+    let target = Offscreen::new(&ctx.gl, W, H, CLEAR);
+    let into = Target::framebuffer(target.fbo, [W, H]);
+    let bad = plans::bad_plans(id, batcher.budget());
+    assert!(bad.len() >= 10);
+    for (name, plan, want) in &bad {
+        match renderer.paint(plan, &into) {
+            Err(Error::Plan(got)) => assert_eq!(&got, want, "{name}"),
+            other => panic!("{name}: expected Err(Error::Plan({want:?})), got {other:?}"),
+        }
+        assert_eq!(renderer.array_count(), 0, "{name}: nothing was created");
+        assert_eq!(renderer.stats().device_total.frames, 0, "{name}: nothing was painted");
+        // SAFETY: a plain error query.
+        assert_eq!(unsafe { ctx.gl.get_error() }, glow::NO_ERROR, "{name}");
+    }
+    renderer.paint(&plans::offset_write(id, batcher.budget()), &into).expect("the good plan after the bad ones");
+    check_offset_write(&target.read(&ctx.gl));
+    assert_eq!(renderer.array_count(), 1);
+    renderer.destroy();
+    target.delete(&ctx.gl);
+}
+both_flavors!(bad_plans_give_the_validator_errors);
+
+// A GL error after a resource op is an error naming the op, not Ok with black quads. The
+// batcher is told the device takes 1M-pixel textures; the driver (llvmpipe: 16384) cannot
+// create the array. The documented way back: free the texture, `restore`, re-upload the ids
+// it lists, paint.
+fn gl_out_of_memory_is_an_error(ctx: &Ctx) {
+    use glow::HasContext;
+    let limits = Renderer::query_limits(&ctx.gl);
+    let width = (limits.max_texture_size_px + 1).max(20000);
+    let inflated = Limits { max_texture_size_px: 1 << 20, ..limits };
+    let mut rig = Rig::build(ctx, inflated, Config::default(), None);
+    let red = [230, 30, 30, 255];
+    let small = rig.register(TextureDesc::new(8, 8), red);
+    // Wider than the class limit: an array of its own, destroyed when it is freed.
+    let huge = rig.register(TextureDesc::new(width, 1), [30, 230, 30, 255]);
+    let huge_array = rig.batcher.placement(huge).unwrap().array;
+    rig.batcher.begin_frame();
+    rig.batcher.push(&Quad::rect(small, [0.0, 0.0], [32.0, 32.0])).unwrap();
+    rig.batcher.push(&Quad::rect(huge, [0.0, 40.0], [256.0, 8.0])).unwrap();
+    let plan = rig.batcher.finish();
+    let target = Target::framebuffer(rig.target.fbo, [W, H]);
+    match rig.renderer.as_mut().unwrap().paint(plan, &target) {
+        Err(Error::Gl { op, code }) => {
+            println!("the expected error: {}", Error::Gl { op: op.clone(), code });
+            assert!(op.contains(&format!("create array {}", huge_array.0)), "names the op: {op}");
+            assert!(op.contains(&format!("{width}x1")), "names the size: {op}");
+            assert_ne!(code, glow::NO_ERROR);
+        }
+        other => panic!("expected Err(Error::Gl), got {other:?}"),
+    }
+    // The error was consumed; the renderer holds nothing and wants a rebuild plan.
+    // SAFETY: a plain error query.
+    assert_eq!(unsafe { ctx.gl.get_error() }, glow::NO_ERROR);
+    assert_eq!(rig.renderer().array_count(), 0);
+
+    rig.batcher.free(huge).unwrap();
+    let ids = rig.batcher.restore();
+    assert_eq!(ids, [small], "the texture whose pixels the device lost");
+    for id in ids {
+        rig.batcher.update(id, &solid(8, 8, red)).unwrap();
+    }
+    let img = rig.frame(&[Quad::rect(small, [0.0, 0.0], [32.0, 32.0])]);
+    assert!(rig.plan().rebuild);
+    img.assert_rect([0, 0, 32, 32], red, 0, "after restore");
+    img.assert_rect([0, 32, W, H], [0, 0, 0, 255], 0, "nothing else drawn");
+    rig.finish();
+}
+both_flavors!(gl_out_of_memory_is_an_error);
+
+// A plan that is finished but never painted leaves a gap: the next plan is refused with
+// `PlanError::Sequence`, and so is a plan painted before. `restore`, re-uploading what it
+// lists, brings every texture back, the one registered in the skipped plan included.
+fn skipped_plan_recovers(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config::default());
+    let colors = distinct_colors(4);
+    let mut textures: Vec<(TextureId, TextureDesc, [u8; 4])> = Vec::new();
+    for &c in &colors[..3] {
+        let desc = TextureDesc::new(16, 16);
+        textures.push((rig.register(desc, c), desc, c));
+    }
+    let quads = |textures: &[(TextureId, TextureDesc, [u8; 4])]| {
+        let ids: Vec<TextureId> = textures.iter().map(|t| t.0).collect();
+        grid(&ids, 0..ids.len(), 32, 32.0)
+    };
+    let check = |img: &Image, textures: &[(TextureId, TextureDesc, [u8; 4])], when: &str| {
+        for (i, &(_, _, c)) in textures.iter().enumerate() {
+            let (x, y) = cell(i as u32, 32);
+            img.assert_rect([x, y, x + 32, y + 32], c, 0, &format!("{when}: texture {i}"));
+        }
+    };
+    let img = rig.frame(&quads(&textures));
+    check(&img, &textures, "plan 1");
+    let painted = rig.plan().clone();
+    assert_eq!(painted.sequence, 1);
+
+    // Plan 2 registers a texture of another size (a new array and its write), and is skipped.
+    let desc = TextureDesc::new(8, 24);
+    textures.push((rig.register(desc, colors[3]), desc, colors[3]));
+    rig.batcher.begin_frame();
+    for q in quads(&textures) {
+        rig.batcher.push(&q).unwrap();
+    }
+    let skipped = rig.batcher.finish();
+    assert_eq!(skipped.sequence, 2);
+    assert!(!skipped.ops.is_empty(), "the skipped plan creates and writes");
+
+    rig.batcher.begin_frame();
+    for q in quads(&textures) {
+        rig.batcher.push(&q).unwrap();
+    }
+    let plan = rig.batcher.finish();
+    let target = Target::framebuffer(rig.target.fbo, [W, H]);
+    let renderer = rig.renderer.as_mut().unwrap();
+    assert_eq!(renderer.paint(plan, &target), Err(Error::Plan(PlanError::Sequence { expected: 2, got: 3 })));
+    assert_eq!(renderer.paint(&painted, &target), Err(Error::Plan(PlanError::Sequence { expected: 2, got: 1 })));
+    assert_eq!(renderer.stats().device_total.frames, 1, "refused plans paint nothing");
+
+    let ids = rig.batcher.restore();
+    let mut listed = ids.clone();
+    let mut all: Vec<TextureId> = textures.iter().map(|t| t.0).collect();
+    listed.sort();
+    all.sort();
+    assert_eq!(listed, all, "every texture's pixels are gone from the device");
+    for id in ids {
+        let &(_, desc, c) = textures.iter().find(|t| t.0 == id).unwrap();
+        rig.batcher.update(id, &solid(desc.width_px, desc.height_px, c)).unwrap();
+    }
+    let img = rig.frame(&quads(&textures));
+    assert!(rig.plan().rebuild);
+    check(&img, &textures, "after restore");
+    let arrays: std::collections::HashSet<_> =
+        textures.iter().map(|t| rig.batcher.placement(t.0).unwrap().array).collect();
+    assert_eq!(rig.renderer().array_count(), arrays.len());
+    rig.finish();
+}
+both_flavors!(skipped_plan_recovers);

@@ -100,3 +100,71 @@ fn broken_shader(ctx: &Ctx) {
     unsafe { glow::HasContext::delete_program(&*ctx.gl, program) };
 }
 both_flavors!(broken_shader);
+
+/// The `const uint NAME = VALUEu;` declarations of a GLSL source, in order.
+fn uint_constants(src: &str) -> Vec<(String, u32)> {
+    src.lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("const uint ")?;
+            let (name, value) = rest.split_once(" = ")?;
+            let value = value.strip_suffix("u;").unwrap_or_else(|| panic!("not `VALUEu;`: {l}"));
+            Some((name.to_owned(), value.parse().unwrap_or_else(|_| panic!("not a decimal u32: {l}"))))
+        })
+        .collect()
+}
+
+/// The operand after each shift or bitwise-and operator of `body` (`&&` is not one).
+fn bit_operands(body: &str) -> Vec<&str> {
+    let mut operands = Vec::new();
+    let mut rest = body;
+    while let Some(i) = rest.find(['>', '<', '&']) {
+        let op_len = match &rest[i..] {
+            r if r.starts_with(">>") || r.starts_with("<<") || r.starts_with("&&") => 2,
+            _ => 1,
+        };
+        let is_bit_op = matches!(&rest[i..i + op_len], ">>" | "<<" | "&");
+        rest = &rest[i + op_len..];
+        if is_bit_op {
+            let operand = rest.trim_start();
+            let end = operand.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(operand.len());
+            operands.push(&operand[..end]);
+        }
+    }
+    operands
+}
+
+// The instance bit layout in every generated shader is core's: each stage declares exactly
+// `Instance::SHADER_CONSTANTS` as `const uint NAME = VALUEu;`, and the body shifts and masks by
+// those names only, never by a literal.
+#[test]
+fn shader_constants_match_rust() {
+    let mut want: Vec<(String, u32)> =
+        layerbatch_core::Instance::SHADER_CONSTANTS.iter().map(|&(n, v)| (n.to_owned(), v)).collect();
+    want.sort();
+    for gles in [false, true] {
+        for tier in 1..=32 {
+            let (vs, fs) = shader_sources(tier, gles);
+            for (stage, src) in [("vertex", &vs), ("fragment", &fs)] {
+                let what = format!("tier {tier}, gles {gles}, {stage} stage");
+                let mut got = uint_constants(src);
+                got.sort();
+                assert_eq!(got, want, "{what}:\n{src}");
+                let body: String =
+                    src.lines().filter(|l| !l.trim().starts_with("const uint ")).collect::<Vec<_>>().join("\n");
+                for operand in bit_operands(&body) {
+                    assert!(
+                        !operand.starts_with(|c: char| c.is_ascii_digit()),
+                        "{what}: a literal `{operand}` shifts or masks; use a SHADER_CONSTANTS name:\n{src}"
+                    );
+                }
+                for literal in ["0xff", ">> 8u", ">> 16u", "& 0xffu", "& 1u"] {
+                    assert!(!body.contains(literal), "{what}: `{literal}` in the body:\n{src}");
+                }
+            }
+            // The vertex stage unpacks slot, flags and layer with the names.
+            for name in ["SLOT_MASK", "FLAGS_SHIFT", "FLAGS_MASK", "LAYER_SHIFT", "FLAG_CLAMP_TO_RECT"] {
+                assert!(vs.matches(name).count() >= 2, "tier {tier}, gles {gles}: {name} declared and used:\n{vs}");
+            }
+        }
+    }
+}

@@ -510,9 +510,9 @@ impl Batcher {
         self.rebuild_pending = true;
         let tag = self.tag;
         let mut missing = Vec::new();
-        for i in 0..self.entries.len() {
+        for (i, &was_written) in written.iter().enumerate() {
             let e = &self.entries[i];
-            if !e.live || e.desc.usage == Usage::RenderTarget || written[i] {
+            if !e.live || e.desc.usage == Usage::RenderTarget || was_written {
                 continue;
             }
             let id = TextureId { index: i as u32, generation: e.generation, batcher: tag };

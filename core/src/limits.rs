@@ -25,8 +25,8 @@ pub struct Limits {
     /// layer is read as 2D, a multiple of 6 as a cube). When set, core never creates an array
     /// with 1 layer or a multiple of 6 layers.
     pub avoid_ambiguous_layer_counts: bool,
-    /// Largest buffer the device can create, bytes (`max_buffer_size` on wgpu; GL has no such
-    /// limit and reports `u64::MAX`). Caps [`Config::instance_capacity`], so that one block of
+    /// Largest buffer the device can create, bytes (`max_buffer_size` on wgpu; on GL, whose
+    /// buffer sizes and attribute offsets are 32-bit signed, `i32::MAX`). Caps [`Config::instance_capacity`], so that one block of
     /// instances always fits one buffer.
     pub max_buffer_bytes: u64,
 }

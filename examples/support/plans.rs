@@ -113,11 +113,7 @@ pub fn bad_plans(texture: TextureId, budget: &Budget) -> Vec<(&'static str, Fram
             }),
             PlanError::UnknownArray { at: 0, array: ArrayId(7) },
         ),
-        (
-            "array created twice",
-            with(&|p| p.ops.insert(1, p.ops[0].clone())),
-            PlanError::ArrayExists { op: 1, array },
-        ),
+        ("array created twice", with(&|p| p.ops.insert(1, p.ops[0].clone())), PlanError::ArrayExists { op: 1, array }),
         (
             "growth copying too many layers",
             with(&|p| {
@@ -152,10 +148,6 @@ pub fn bad_plans(texture: TextureId, budget: &Budget) -> Vec<(&'static str, Fram
             }),
             PlanError::TableMismatch { segment: 0, slot: 0, held: None, table: Some(array) },
         ),
-        (
-            "wrong order (plan 2 first)",
-            with(&|p| p.sequence = 2),
-            PlanError::Sequence { expected: 1, got: 2 },
-        ),
+        ("wrong order (plan 2 first)", with(&|p| p.sequence = 2), PlanError::Sequence { expected: 1, got: 2 }),
     ]
 }
