@@ -338,7 +338,7 @@ impl Renderer {
     ///   write (and, in debug builds, after a draw), or [`Error::CreateObject`] /
     ///   [`Error::IncompleteFramebuffer`]. The renderer then holds no array any more and
     ///   expects a rebuild plan: call [`layerbatch_core::Batcher::restore`] and re-upload the
-    ///   textures it lists (any other plan gets [`PlanError::Sequence`]).
+    ///   textures it lists (any other plan gets [`PlanError::NeedsRebuild`]).
     pub fn paint(&mut self, plan: &FramePlan, target: &Target) -> Result<(), Error> {
         self.validator.check(plan)?;
         self.drain_host_errors();

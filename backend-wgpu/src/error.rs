@@ -1,12 +1,12 @@
 //! The backend's errors.
 
-use layerbatch_core::ArrayId;
+use layerbatch_core::PlanError;
 
 /// What can go wrong creating a [`crate::Renderer`] or executing a plan.
 ///
-/// Plans from a [`layerbatch_core::Batcher`] fed only to this renderer never produce the plan
-/// errors; they exist so that a mismatched plan is an error instead of a wgpu validation panic.
-/// After a plan error the renderer may have applied part of the plan's ops.
+/// Nothing here is a panic: a bad plan is refused by core's validator before the device is
+/// touched ([`Error::Plan`]), and whatever wgpu refuses while a plan is applied comes back as
+/// [`Error::Device`] instead of reaching the device's uncaptured-error handler.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -20,6 +20,15 @@ pub enum Error {
         needed: u32,
         /// What the device allows.
         allowed: u32,
+    },
+    /// The budget was made for another kind of device: build the batcher from
+    /// [`crate::device_limits`] of this device.
+    #[error(
+        "the budget does not fit this device: {reason}; build the batcher from layerbatch_wgpu::device_limits(device)"
+    )]
+    UnsupportedBudget {
+        /// What does not fit.
+        reason: &'static str,
     },
     /// A tier's WGSL did not compile (naga's or the driver's message).
     #[error("the shader of slot tier {tier} did not compile: {message}")]
@@ -37,36 +46,20 @@ pub enum Error {
         /// wgpu's message (it names the stage and carries the driver's log).
         message: String,
     },
-    /// The plan names an array that does not exist on the device.
-    #[error("the plan names array {0:?}, which does not exist on the device")]
-    NoSuchArray(ArrayId),
-    /// The plan creates an array that already exists.
-    #[error("the plan creates array {0:?}, which already exists")]
-    ArrayExists(ArrayId),
-    /// An array description the device cannot hold.
-    #[error("array {array:?}: {reason}")]
-    BadArray {
-        /// The array.
-        array: ArrayId,
-        /// Why.
-        reason: String,
-    },
-    /// A layer write that does not fit its array.
-    #[error("write to layer {layer} of array {array:?}: {reason}")]
-    BadWrite {
-        /// The array.
-        array: ArrayId,
-        /// The layer.
-        layer: u32,
-        /// Why.
-        reason: String,
-    },
-    /// A segment this renderer cannot draw (unknown tier, bad ranges).
-    #[error("segment {segment}: {reason}")]
-    BadSegment {
-        /// Index of the segment in the plan.
-        segment: usize,
-        /// Why.
-        reason: String,
+    /// Core's [`layerbatch_core::PlanValidator`] refused the plan; nothing was applied. For
+    /// [`PlanError::Sequence`] after a skipped plan, call [`layerbatch_core::Batcher::restore`].
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// wgpu refused an operation of a plan that passed validation: out of memory, a limit the
+    /// budget did not know about (e.g. a batcher built from other limits than this device's),
+    /// or an internal error. Part of the plan may have been applied: the renderer then drops
+    /// every array it holds and accepts only a rebuild plan next (call
+    /// [`layerbatch_core::Batcher::restore`] and re-upload the textures it lists).
+    #[error("wgpu refused {op}: {message}")]
+    Device {
+        /// What the renderer was doing.
+        op: String,
+        /// wgpu's message.
+        message: String,
     },
 }

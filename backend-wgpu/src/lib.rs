@@ -5,11 +5,34 @@
 //! and draws into the host's `wgpu::RenderPass`, embedded the way glyphon and egui-wgpu are. It
 //! borrows the device and queue, never owns them, and never submits.
 //!
-//! Core decides everything (placement, slots, segments, growths); the renderer executes the
-//! plan and counts what it issued. Textures live in layers of `texture_2d_array`s; each draw
-//! binds one bind group of up to `budget.slots` arrays and picks the array per quad with a
-//! `switch` (no branch at tier 1). One render pipeline per slot tier is created in
-//! [`Renderer::new`], never later.
+//! Core decides everything (placement, slots, segments, growths, binds); the renderer
+//! executes the plan and counts what it issued. Textures live in layers of
+//! `texture_2d_array`s; each draw binds one bind group of up to `budget.slots` arrays and
+//! picks the array per quad with a `switch` (no branch at tier 1). One render pipeline per
+//! slot tier is created in [`Renderer::new`], never later.
+//!
+//! ## The plan contract
+//!
+//! - **Validated first.** [`Renderer::prepare`] runs every plan through core's
+//!   [`PlanValidator`](layerbatch_core::PlanValidator), the same one every executor uses,
+//!   before it touches the device. A plan that could not run, or one out of order (skipped or
+//!   repeated), is refused whole with [`Error::Plan`], and the same bad plan gets the same
+//!   [`PlanError`](layerbatch_core::PlanError) on every backend. The renderer checks nothing
+//!   itself.
+//! - **Rebuild.** After a skipped plan or any error from `prepare`, call
+//!   [`Batcher::restore`](layerbatch_core::Batcher::restore) and re-upload the textures it
+//!   lists; its next plan has `rebuild` set, and the renderer drops every array, cached bind
+//!   group and slot binding before re-creating the live arrays.
+//! - **Binds.** The renderer keeps the slot state the plans' binds describe, and sets a slot
+//!   bind group only when a segment rebinds a slot or changes tier. Bind groups are cached
+//!   by (tier, arrays held).
+//! - **Bounded buffers.** Instances live in one vertex buffer per block of the plan's
+//!   `instance_capacity` (core never lets a draw cross a block), a pool reused frame to frame:
+//!   any number of quads, no buffer above the device's `max_buffer_size`. Layer writes
+//!   staged after a growth are split into buffers no larger than it, too.
+//! - **Errors, not panics.** Whatever wgpu refuses while a plan is applied (out of memory, a
+//!   limit the budget did not know) comes back as [`Error::Device`], caught in error scopes,
+//!   never at the device's uncaptured-error handler.
 //!
 //! ```no_run
 //! use layerbatch_core::{Batcher, Config, Quad, TextureDesc};

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use layerbatch_core::{
-    mip_chain_bytes, mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, Counters, DeviceCounters, Format, FramePlan,
-    Instance, Limits, ResourceOp, Stats, MAX_SLOTS_PER_DRAW,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, DeviceCounters, Format, FramePlan, Instance, LevelWrite, Limits,
+    PlanValidator, ResourceOp, Stats, MAX_SLOTS_PER_DRAW,
 };
 use wgpu::util::DeviceExt as _;
 
@@ -24,10 +24,13 @@ use crate::Error;
 /// - `max_samplers`, `max_array_layers`, `max_texture_size_px`: the matching wgpu limits.
 /// - `avoid_ambiguous_layer_counts`: `true` on [`wgpu::Backend::Gl`], which guesses a texture's
 ///   type from its layer count (1 layer = 2D, a multiple of 6 = cube).
+/// - `max_buffer_bytes`: `max_buffer_size`, so that core's instance capacity fits one vertex
+///   buffer.
 ///
 /// ```
 /// let l = layerbatch_wgpu::limits(wgpu::Backend::Gl, &wgpu::Limits::downlevel_webgl2_defaults());
 /// assert_eq!((l.max_texture_units, l.max_array_layers), (16, 256));
+/// assert_eq!(l.max_buffer_bytes, 256 << 20);
 /// assert!(l.avoid_ambiguous_layer_counts);
 /// ```
 pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
@@ -39,6 +42,7 @@ pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
         max_array_layers: device_limits.max_texture_array_layers,
         max_texture_size_px: device_limits.max_texture_dimension_2d,
         avoid_ambiguous_layer_counts: backend == wgpu::Backend::Gl,
+        max_buffer_bytes: device_limits.max_buffer_size,
     }
 }
 
@@ -60,11 +64,13 @@ pub struct RendererOptions {
 
 /// Bind groups kept in the cache beyond those the current frame uses.
 const MAX_CACHED_GROUPS: usize = 256;
-/// Instances the instance buffer holds at first.
+/// Instances a block's vertex buffer holds at least (unless the block capacity is smaller), so
+/// that small frames do not recreate it for every few quads more.
 const MIN_INSTANCES: u64 = 1024;
 /// An empty slot in a bind-group key.
 const NO_ARRAY: u32 = u32::MAX;
 
+/// A bind group's identity: the tier, and the array each of its slots holds.
 type GroupKey = (u32, [u32; MAX_SLOTS_PER_DRAW as usize]);
 
 #[derive(Debug)]
@@ -86,6 +92,9 @@ struct Draw {
     pipeline: usize,
     group: wgpu::BindGroup,
     serial: u64,
+    /// Index of the instance block (and its vertex buffer).
+    block: usize,
+    /// Instances, relative to the block's first.
     instances: Range<u32>,
 }
 
@@ -94,13 +103,44 @@ struct Draw {
 ///
 /// Per frame:
 ///
-/// 1. [`Renderer::prepare`] applies the plan's ops in order (array creation, growth by
-///    `copy_texture_to_texture`, destruction, layer writes), uploads the instances and the
-///    viewport, and resolves each segment's bind group (cached across frames).
+/// 1. [`Renderer::prepare`] checks the plan with core's [`PlanValidator`] (the one every
+///    executor uses) before touching the device, then applies its ops in order (array
+///    creation, growth by `copy_texture_to_texture`, destruction, layer writes), uploads the
+///    instances and the viewport, and resolves each segment's bind group (cached across
+///    frames).
 /// 2. The host begins its render pass **in the encoder it gave `prepare`** (or in an encoder it
 ///    submits after that one), and calls [`Renderer::render`], which records the segments in
 ///    order: one `draw` each, with the pipeline of the segment's tier.
 /// 3. The host submits. The renderer never calls `Queue::submit`.
+///
+/// # Plans
+///
+/// Plans must be prepared once each, in order. A repeat or a gap is refused with
+/// [`Error::Plan`]`(`[`PlanError::Sequence`](layerbatch_core::PlanError::Sequence)`)`, and any
+/// other plan core's validator refuses comes back as [`Error::Plan`] too, with nothing applied.
+/// After a gap (a plan finished and never prepared), call
+/// [`Batcher::restore`](layerbatch_core::Batcher::restore) and re-upload the textures it
+/// lists: its next plan has [`FramePlan::rebuild`] set, and the renderer then drops every
+/// array, cached bind group and slot binding it holds before applying the ops, which re-create
+/// every live array.
+///
+/// # Errors instead of panics
+///
+/// Every wgpu call of `prepare` that can fail (texture, buffer and bind-group creation, queue
+/// writes) runs inside validation, out-of-memory and internal error scopes: a failure comes
+/// back as [`Error::Device`] instead of reaching the device's uncaptured-error handler. The
+/// renderer then drops every array it holds and accepts only a rebuild plan next (call
+/// `Batcher::restore`). Commands recorded into the encoder (growth copies, staged writes) are
+/// validated by wgpu when the host finishes the encoder; they only ever involve arrays the
+/// renderer created successfully, in ranges the validator checked.
+///
+/// # Instances
+///
+/// Instances live in one vertex buffer per block of [`FramePlan::instance_capacity`]
+/// instances (core never lets a segment cross a block), each no larger than the device's
+/// `max_buffer_size`. The pool grows to the blocks the largest frame needs and is reused
+/// frame to frame, so any number of quads fits and instance memory is bounded by the largest
+/// frame.
 ///
 /// # Submission ordering
 ///
@@ -108,12 +148,14 @@ struct Draw {
 /// next `submit`, *before* every command buffer of that submit. Growth copies cannot be queue
 /// writes: they are recorded into the host's `encoder`. A layer write that follows a growth in
 /// the plan (e.g. a texture admitted into the grown array) would be overwritten by the copy if
-/// it were a queue write, so every write after the plan's first growth is staged in a buffer
-/// and recorded into the same encoder with `copy_buffer_to_texture`, after the copy. The result
-/// is exactly the plan's op order. The host must submit the encoder before the next `prepare`
-/// (the instance buffer is rewritten then).
+/// it were a queue write, so every write after the plan's first growth is staged in buffers no
+/// larger than the device's `max_buffer_size` (a level larger than that is split by rows) and
+/// recorded into the same encoder with `copy_buffer_to_texture`, in op order around the
+/// copies. The result is exactly the plan's op order. The host must submit the encoder before
+/// the next `prepare` (the instance buffers are rewritten then).
 #[derive(Debug)]
 pub struct Renderer {
+    validator: PlanValidator,
     tiers: Vec<u32>,
     pipelines: Vec<wgpu::RenderPipeline>,
     slot_layouts: Vec<wgpu::BindGroupLayout>,
@@ -121,22 +163,20 @@ pub struct Renderer {
     globals_group: wgpu::BindGroup,
     placeholder: wgpu::TextureView,
     arrays: HashMap<ArrayId, Array>,
+    /// The array each slot holds, as the plans' binds left it (the validator's view, mirrored).
+    slots: Vec<Option<ArrayId>>,
     groups: HashMap<GroupKey, CachedGroup>,
     next_serial: u64,
     frame_index: u64,
-    instance_buffer: Option<wgpu::Buffer>,
+    /// One vertex buffer per instance block, reused frame to frame.
+    instance_buffers: Vec<wgpu::Buffer>,
+    /// The device's `max_buffer_size`: the largest staging buffer.
+    max_buffer_size: u64,
     draws: Vec<Draw>,
     viewport_px: [u32; 2],
-    pad_ambiguous_layers: bool,
-    warned_ambiguous: bool,
-    max_array_layers: u32,
-    max_texture_px: u32,
-    core_frame: Counters,
-    core_total: Counters,
-    /// What `prepare` issued for the current frame.
-    device_frame: DeviceCounters,
-    /// Everything before the current frame, creation included.
-    device_before: DeviceCounters,
+    /// Everything up to the last `prepare`; `render`'s work for the current frame is added by
+    /// [`Renderer::stats`].
+    stats: Stats,
     /// What `render` issued for the current frame (`render` takes `&self`).
     render_draws: AtomicU64,
     render_group_sets: AtomicU64,
@@ -150,8 +190,11 @@ impl Renderer {
     /// [`device_limits`] of this device.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] when the device cannot bind the budget's slots;
-    /// [`Error::Shader`] / [`Error::Pipeline`] when a tier does not compile or link.
+    /// [`Error::Unsupported`] when the device cannot bind the budget's slots or hold a block
+    /// of its instances in one buffer; [`Error::UnsupportedBudget`] on wgpu's GL backend when
+    /// the budget allows layer counts that backend misreads (a budget not made from
+    /// [`device_limits`]); [`Error::Shader`] / [`Error::Pipeline`] when a tier does not
+    /// compile or link; [`Error::Device`] when wgpu refuses another object.
     pub fn new(
         device: &wgpu::Device,
         target: wgpu::TextureFormat,
@@ -170,9 +213,19 @@ impl Renderer {
         check("max_samplers_per_shader_stage", 1, dl.max_samplers_per_shader_stage)?;
         check("max_bind_groups", 2, dl.max_bind_groups)?;
         check("max_bindings_per_bind_group", budget.slots + 1, dl.max_bindings_per_bind_group)?;
-        check("max_vertex_attributes", 6, dl.max_vertex_attributes)?;
-        let info = device.adapter_info();
-        let pad_ambiguous_layers = info.backend == wgpu::Backend::Gl;
+        check("max_vertex_attributes", INSTANCE_ATTRIBUTES.len() as u32, dl.max_vertex_attributes)?;
+        check("max_vertex_buffer_array_stride", Instance::BYTES, dl.max_vertex_buffer_array_stride)?;
+        let max_instances = (dl.max_buffer_size / u64::from(Instance::BYTES)).min(u64::from(u32::MAX)) as u32;
+        check("max_buffer_size / Instance::BYTES (instances per buffer)", budget.instance_capacity, max_instances)?;
+        // wgpu's GL backend picks the GL texture target from the layer count (1 layer is a 2D
+        // texture, a multiple of 6 a cube), whatever the view says. Core avoids those counts
+        // when the budget says so; a budget that does not would draw wrong, silently.
+        if device.adapter_info().backend == wgpu::Backend::Gl && !budget.avoid_ambiguous_layer_counts {
+            return Err(Error::UnsupportedBudget {
+                reason: "wgpu's GL backend reads an array of 1 layer or a multiple of 6 layers as a 2D or cube \
+                         texture, and this budget allows such arrays (avoid_ambiguous_layer_counts is off)",
+            });
+        }
 
         let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("layerbatch globals"),
@@ -195,31 +248,56 @@ impl Renderer {
                 },
             ],
         });
-        let globals_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("layerbatch globals"),
-            contents: bytemuck::cast_slice(&[1.0f32, 1.0, 0.0, 0.0]),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
-        // The one sampler: trilinear, clamp to edge. Nearest filtering and wrapping are done in
-        // the shader (see the `shader` module for why).
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("layerbatch sampler"),
-            address_mode_u: wgpu::AddressMode::ClampToEdge,
-            address_mode_v: wgpu::AddressMode::ClampToEdge,
-            address_mode_w: wgpu::AddressMode::ClampToEdge,
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            ..Default::default()
-        });
-        let globals_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("layerbatch globals"),
-            layout: &globals_layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: globals_buffer.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&sampler) },
-            ],
-        });
+        let (globals_buffer, globals_group, placeholder) = checked(
+            device,
+            || "creating the globals and the placeholder texture".to_string(),
+            || {
+                let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("layerbatch globals"),
+                    contents: bytemuck::cast_slice(&[1.0f32, 1.0, 0.0, 0.0]),
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                });
+                // The one sampler: trilinear, clamp to edge. Nearest filtering and wrapping are
+                // done in the shader (see the `shader` module for why).
+                let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+                    label: Some("layerbatch sampler"),
+                    address_mode_u: wgpu::AddressMode::ClampToEdge,
+                    address_mode_v: wgpu::AddressMode::ClampToEdge,
+                    address_mode_w: wgpu::AddressMode::ClampToEdge,
+                    mag_filter: wgpu::FilterMode::Linear,
+                    min_filter: wgpu::FilterMode::Linear,
+                    mipmap_filter: wgpu::MipmapFilterMode::Linear,
+                    ..Default::default()
+                });
+                let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("layerbatch globals"),
+                    layout: &globals_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() },
+                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&sampler) },
+                    ],
+                });
+                // Bound in slots a segment does not sample, so that every bind group is
+                // complete. Two layers: never a layer count wgpu's GL backend misreads.
+                let placeholder = device
+                    .create_texture(&wgpu::TextureDescriptor {
+                        label: Some("layerbatch placeholder"),
+                        size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 2 },
+                        mip_level_count: 1,
+                        sample_count: 1,
+                        dimension: wgpu::TextureDimension::D2,
+                        format: wgpu::TextureFormat::Rgba8Unorm,
+                        usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                        view_formats: &[],
+                    })
+                    .create_view(&wgpu::TextureViewDescriptor {
+                        label: Some("layerbatch placeholder"),
+                        dimension: Some(wgpu::TextureViewDimension::D2Array),
+                        ..Default::default()
+                    });
+                (buffer, group, placeholder)
+            },
+        )?;
 
         let mut pipelines = Vec::with_capacity(budget.tiers.len());
         let mut slot_layouts = Vec::with_capacity(budget.tiers.len());
@@ -249,31 +327,16 @@ impl Renderer {
             slot_layouts.push(layout);
         }
 
-        // Bound in slots a segment does not sample, so that every bind group is complete.
-        // Two layers: never a layer count wgpu's GL backend misreads.
-        let placeholder = device
-            .create_texture(&wgpu::TextureDescriptor {
-                label: Some("layerbatch placeholder"),
-                size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 2 },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8Unorm,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING,
-                view_formats: &[],
-            })
-            .create_view(&wgpu::TextureViewDescriptor {
-                label: Some("layerbatch placeholder"),
-                dimension: Some(wgpu::TextureViewDimension::D2Array),
-                ..Default::default()
-            });
-
-        let device_before = DeviceCounters {
-            pipeline_compiles: pipelines.len() as u64,
-            bind_group_creates: 1,
-            ..DeviceCounters::default()
+        let stats = Stats {
+            device_total: DeviceCounters {
+                pipeline_compiles: pipelines.len() as u64,
+                bind_group_creates: 1,
+                ..DeviceCounters::default()
+            },
+            ..Stats::default()
         };
         Ok(Self {
+            validator: PlanValidator::new(budget),
             tiers: budget.tiers.clone(),
             pipelines,
             slot_layouts,
@@ -281,20 +344,15 @@ impl Renderer {
             globals_group,
             placeholder,
             arrays: HashMap::new(),
+            slots: vec![None; budget.slots as usize],
             groups: HashMap::new(),
             next_serial: 0,
             frame_index: 0,
-            instance_buffer: None,
+            instance_buffers: Vec::new(),
+            max_buffer_size: dl.max_buffer_size,
             draws: Vec::new(),
             viewport_px: [0, 0],
-            pad_ambiguous_layers,
-            warned_ambiguous: false,
-            max_array_layers: dl.max_texture_array_layers,
-            max_texture_px: dl.max_texture_dimension_2d,
-            core_frame: Counters::default(),
-            core_total: Counters::default(),
-            device_frame: DeviceCounters::default(),
-            device_before,
+            stats,
             render_draws: AtomicU64::new(0),
             render_group_sets: AtomicU64::new(0),
         })
@@ -305,10 +363,7 @@ impl Renderer {
         &self.tiers
     }
 
-    /// The GPU texture of a live array (for inspection). On wgpu's GL backend an array whose
-    /// layer count that backend would misread as a 2D or cube texture (1, or a multiple of 6)
-    /// is allocated with one extra, never used layer; core's limits from [`device_limits`]
-    /// never ask for one.
+    /// The GPU texture of a live array (for inspection): exactly the plan's description.
     pub fn array_texture(&self, array: ArrayId) -> Option<&wgpu::Texture> {
         self.arrays.get(&array).map(|a| &a.texture)
     }
@@ -323,35 +378,48 @@ impl Renderer {
         self.groups.len()
     }
 
+    /// Instance vertex buffers held: the most blocks of [`FramePlan::instance_capacity`]
+    /// instances any frame needed.
+    pub fn instance_buffers(&self) -> usize {
+        self.instance_buffers.len()
+    }
+
+    /// Bytes of the instance vertex buffers held.
+    pub fn instance_buffer_bytes(&self) -> u64 {
+        self.instance_buffers.iter().map(wgpu::Buffer::size).sum()
+    }
+
     /// Core's counters and what this renderer issued, for the last plan prepared (the draws and
     /// bind-group sets of `render` are counted when it runs). `bind_group_sets` counts every
     /// `set_bind_group`, the globals group's one per `render` included; `texture_binds` stays
     /// 0. `device_total` includes the pipelines and the globals bind group created by `new`.
     pub fn stats(&self) -> Stats {
-        let frame = self.device_frame_counters();
-        let mut total = self.device_before;
-        total.accumulate(&frame);
-        Stats { core_frame: self.core_frame, core_total: self.core_total, device_frame: frame, device_total: total }
+        let mut s = self.stats;
+        s.add_device(self.render_counters());
+        s
     }
 
-    fn device_frame_counters(&self) -> DeviceCounters {
-        let mut c = self.device_frame;
-        c.draw_calls += self.render_draws.load(Ordering::Relaxed);
-        c.bind_group_sets += self.render_group_sets.load(Ordering::Relaxed);
-        c
+    fn render_counters(&self) -> DeviceCounters {
+        DeviceCounters {
+            draw_calls: self.render_draws.load(Ordering::Relaxed),
+            bind_group_sets: self.render_group_sets.load(Ordering::Relaxed),
+            ..DeviceCounters::default()
+        }
     }
 
-    /// Executes `plan` up to the draws: applies its ops in order, uploads the instances and
-    /// the viewport (`viewport_px`: the size of the host's viewport in pixels; quads are in
-    /// pixels, y down, `(0, 0)` its top-left corner), and resolves the bind groups the
-    /// segments need. Growth copies (and layer writes after them) are recorded into `encoder`:
-    /// see [`Renderer`] for the ordering contract.
+    /// Executes `plan` up to the draws: checks it with core's [`PlanValidator`], then applies
+    /// its ops in order, uploads the instances and the viewport (`viewport_px`: the size of the
+    /// host's viewport in pixels; quads are in pixels, y down, `(0, 0)` its top-left corner),
+    /// and resolves the bind groups the segments need. Growth copies (and layer writes after
+    /// them) are recorded into `encoder`: see [`Renderer`] for the ordering contract.
     ///
     /// # Errors
-    /// [`Error::NoSuchArray`], [`Error::ArrayExists`], [`Error::BadArray`], [`Error::BadWrite`]
-    /// or [`Error::BadSegment`] for a plan this renderer cannot execute (not one from a batcher
-    /// fed only to it). Nothing is drawn for the frame then; ops before the bad one stay
-    /// applied.
+    /// [`Error::Plan`] when the validator refuses the plan (out of order, or one that could not
+    /// run): nothing was applied. [`Error::Device`] when wgpu refuses an operation of a valid
+    /// plan (out of memory, a limit the budget did not know): part of the plan may be applied,
+    /// so the renderer drops every array it holds and accepts only a rebuild plan next
+    /// ([`Batcher::restore`](layerbatch_core::Batcher::restore)). Either way nothing is drawn
+    /// for the frame.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -360,64 +428,53 @@ impl Renderer {
         plan: &FramePlan,
         viewport_px: [u32; 2],
     ) -> Result<(), Error> {
-        let last = self.device_frame_counters();
-        self.device_before.accumulate(&last);
-        self.render_draws.store(0, Ordering::Relaxed);
-        self.render_group_sets.store(0, Ordering::Relaxed);
-        self.device_frame = DeviceCounters { frames: 1, ..DeviceCounters::default() };
-        self.core_frame = plan.counters;
-        self.core_total = plan.totals;
+        // The last frame's draws were counted by `render`; fold them in before a new frame.
+        let rendered = DeviceCounters {
+            draw_calls: self.render_draws.swap(0, Ordering::Relaxed),
+            bind_group_sets: self.render_group_sets.swap(0, Ordering::Relaxed),
+            ..DeviceCounters::default()
+        };
+        self.stats.add_device(rendered);
         self.draws.clear();
-        self.frame_index += 1;
+        self.validator.check(plan)?;
 
-        self.apply_ops(device, queue, encoder, plan)?;
-        self.resolve_segments(device, plan)?;
-
-        if !plan.instances.is_empty() {
-            let bytes: &[u8] = bytemuck::cast_slice(&plan.instances);
-            let needed = bytes.len() as u64;
-            let buffer = match &self.instance_buffer {
-                Some(b) if b.size() >= needed => b,
-                _ => {
-                    let instances = (plan.instances.len() as u64).next_power_of_two().max(MIN_INSTANCES);
-                    self.instance_buffer.insert(device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("layerbatch instances"),
-                        size: instances * std::mem::size_of::<Instance>() as u64,
-                        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    }))
-                }
-            };
-            queue.write_buffer(buffer, 0, bytes);
-            self.device_frame.instance_bytes_written += needed;
+        let mut frame = DeviceCounters { frames: 1, ..DeviceCounters::default() };
+        match self.execute(device, queue, encoder, plan, viewport_px, &mut frame) {
+            Ok(()) => {
+                self.stats.record(plan, frame);
+                Ok(())
+            }
+            Err(e) => {
+                // Part of the plan may have been applied: hold nothing, so that the next plan,
+                // a rebuild, starts from an empty device (the validator now expects one).
+                self.draws.clear();
+                self.forget_arrays();
+                self.validator.reset();
+                Err(e)
+            }
         }
-        if viewport_px != self.viewport_px {
-            self.viewport_px = viewport_px;
-            let v = [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32, 0.0, 0.0];
-            queue.write_buffer(&self.globals_buffer, 0, bytemuck::cast_slice(&v));
-        }
-        if self.groups.len() > MAX_CACHED_GROUPS {
-            let frame = self.frame_index;
-            self.groups.retain(|_, g| g.last_used == frame);
-        }
-        Ok(())
     }
 
-    /// Records the prepared segments into the host's pass, in order: per segment, the tier's
-    /// pipeline and slot bind group (each only when it changes) and one instanced draw.
-    /// Draws nothing before the first successful [`Renderer::prepare`] or after a failed one.
+    /// Records the prepared segments into the host's pass, in order: per segment, its block's
+    /// vertex buffer, the tier's pipeline and the slot bind group (each only when it changes:
+    /// a bind group is set when a segment rebinds a slot or changes tier) and one instanced
+    /// draw. Draws nothing before the first successful [`Renderer::prepare`] or after a failed
+    /// one.
     pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
-        let Some(buffer) = &self.instance_buffer else {
-            return;
-        };
         if self.draws.is_empty() {
             return;
         }
-        pass.set_vertex_buffer(0, buffer.slice(..));
         pass.set_bind_group(GROUP_GLOBALS, &self.globals_group, &[]);
-        let mut sets = 1;
-        let (mut pipeline, mut group) = (usize::MAX, u64::MAX);
+        let (mut sets, mut draws) = (1, 0);
+        let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, usize::MAX);
         for d in &self.draws {
+            if d.block != block {
+                let Some(buffer) = self.instance_buffers.get(d.block) else {
+                    continue;
+                };
+                pass.set_vertex_buffer(0, buffer.slice(..));
+                block = d.block;
+            }
             if d.pipeline != pipeline {
                 pass.set_pipeline(&self.pipelines[d.pipeline]);
                 pipeline = d.pipeline;
@@ -428,9 +485,53 @@ impl Renderer {
                 sets += 1;
             }
             pass.draw(0..4, d.instances.clone());
+            draws += 1;
         }
-        self.render_draws.fetch_add(self.draws.len() as u64, Ordering::Relaxed);
+        self.render_draws.fetch_add(draws, Ordering::Relaxed);
         self.render_group_sets.fetch_add(sets, Ordering::Relaxed);
+    }
+
+    fn execute(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &FramePlan,
+        viewport_px: [u32; 2],
+        frame: &mut DeviceCounters,
+    ) -> Result<(), Error> {
+        self.frame_index += 1;
+        if plan.rebuild {
+            frame.arrays_destroyed += self.arrays.len() as u64;
+            self.forget_arrays();
+        }
+        self.apply_ops(device, queue, encoder, plan, frame)?;
+        self.resolve_segments(device, plan, frame)?;
+        self.upload_instances(device, queue, plan, frame)?;
+        if viewport_px != self.viewport_px {
+            let v = [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32, 0.0, 0.0];
+            checked(
+                device,
+                || "writing the viewport".to_string(),
+                || {
+                    queue.write_buffer(&self.globals_buffer, 0, bytemuck::cast_slice(&v));
+                },
+            )?;
+            self.viewport_px = viewport_px;
+        }
+        if self.groups.len() > MAX_CACHED_GROUPS {
+            let frame = self.frame_index;
+            self.groups.retain(|_, g| g.last_used == frame);
+        }
+        Ok(())
+    }
+
+    /// Drops every array, cached bind group and slot binding: a rebuild plan, or a device
+    /// error after which only a rebuild plan is accepted.
+    fn forget_arrays(&mut self) {
+        self.arrays.clear();
+        self.groups.clear();
+        self.slots.iter_mut().for_each(|s| *s = None);
     }
 
     fn apply_ops(
@@ -439,38 +540,24 @@ impl Renderer {
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
         plan: &FramePlan,
+        frame: &mut DeviceCounters,
     ) -> Result<(), Error> {
-        // Writes after the first growth go through a staging buffer recorded into `encoder`, so
+        // Writes after the first growth go through staging buffers recorded into `encoder`, so
         // that they land after the copy (queue writes run before every command buffer).
-        let first_growth = plan.ops.iter().position(|op| matches!(op, ResourceOp::Array(ArrayOp::Grow { .. })));
-        let staging = match first_growth {
-            Some(i) => stage_writes(device, plan, &plan.ops[i + 1..])?,
-            None => None,
-        };
-        let mut staged_offset = 0u64;
+        let mut staging = Staging { limit: self.max_buffer_size, pieces: Vec::new(), bytes: 0 };
         let mut after_growth = false;
         for op in &plan.ops {
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
                     self.create_array(device, *array, desc)?;
-                    self.device_frame.arrays_created += 1;
+                    frame.arrays_created += 1;
                 }
                 ResourceOp::Array(ArrayOp::Grow { from, to, desc, copy_layers }) => {
-                    let old = self.arrays.get(from).ok_or(Error::NoSuchArray(*from))?;
-                    let o = &old.desc;
-                    if (o.width_px, o.height_px, o.format, o.mip_levels)
-                        != (desc.width_px, desc.height_px, desc.format, desc.mip_levels)
-                        || *copy_layers > o.layers
-                        || *copy_layers > desc.layers
-                    {
-                        return Err(Error::BadArray {
-                            array: *to,
-                            reason: format!("cannot grow {from:?} ({o:?}) into {desc:?}, copying {copy_layers} layers"),
-                        });
-                    }
+                    // Staged writes before this growth (to `from`, say) must precede its copy.
+                    staging.flush(device, encoder, plan)?;
                     self.create_array(device, *to, desc)?;
-                    let old = self.arrays.remove(from).expect("checked above");
-                    let new = &self.arrays[to];
+                    let old = self.arrays.remove(from).ok_or_else(|| out_of_step(*from))?;
+                    let new = self.array(*to)?;
                     if *copy_layers > 0 {
                         for level in 0..desc.mip_levels {
                             let (w, h) = mip_size(desc.width_px, desc.height_px, level);
@@ -481,209 +568,391 @@ impl Renderer {
                             );
                         }
                     }
-                    self.evict(*from);
-                    self.device_frame.arrays_created += 1;
-                    self.device_frame.arrays_destroyed += 1;
-                    self.device_frame.layers_copied += u64::from(*copy_layers);
+                    self.release(*from);
+                    frame.arrays_created += 1;
+                    frame.arrays_destroyed += 1;
+                    frame.layers_copied += u64::from(*copy_layers);
                     after_growth = true;
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
-                    self.arrays.remove(array).ok_or(Error::NoSuchArray(*array))?;
-                    self.evict(*array);
-                    self.device_frame.arrays_destroyed += 1;
+                    self.arrays.remove(array).ok_or_else(|| out_of_step(*array))?;
+                    self.release(*array);
+                    frame.arrays_destroyed += 1;
                 }
-                ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
-                    let a = self.arrays.get(array).ok_or(Error::NoSuchArray(*array))?;
-                    let bad = |reason: String| Error::BadWrite { array: *array, layer: *layer, reason };
-                    check_write(&a.desc, plan, op).map_err(bad)?;
-                    let mut offset = 0usize;
-                    for level in 0..*mip_levels {
-                        let (w, h) = mip_size(*width_px, *height_px, level);
-                        let size = wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 };
-                        let dst = copy_info(&a.texture, level, [x_px >> level, y_px >> level, *layer]);
+                ResourceOp::WriteLayer { array, layer, bytes, .. } => {
+                    let a = self.array(*array)?;
+                    let bytes_per_pixel = a.desc.format.bytes_per_pixel();
+                    for level in op.levels(bytes_per_pixel) {
                         if after_growth {
-                            let staging = staging.as_ref().expect("staged after the first growth");
-                            let bytes_per_row = padded_row(w);
-                            encoder.copy_buffer_to_texture(
-                                wgpu::TexelCopyBufferInfo {
-                                    buffer: staging,
-                                    layout: wgpu::TexelCopyBufferLayout {
-                                        offset: staged_offset,
-                                        bytes_per_row: Some(bytes_per_row),
-                                        rows_per_image: Some(h),
-                                    },
-                                },
-                                dst,
-                                size,
-                            );
-                            staged_offset += u64::from(bytes_per_row) * u64::from(h);
+                            staging.push(device, encoder, plan, &a.texture, *layer, level)?;
                         } else {
-                            let len = w as usize * h as usize * 4;
-                            let data = &plan.upload_bytes[bytes.start + offset..bytes.start + offset + len];
-                            queue.write_texture(
-                                dst,
-                                data,
-                                wgpu::TexelCopyBufferLayout {
-                                    offset: 0,
-                                    bytes_per_row: Some(w * 4),
-                                    rows_per_image: Some(h),
-                                },
-                                size,
-                            );
+                            let data = upload(plan, &level.bytes)?;
+                            let dst = copy_info(&a.texture, level.level, [level.x_px, level.y_px, *layer]);
+                            let size = wgpu::Extent3d {
+                                width: level.width_px,
+                                height: level.height_px,
+                                depth_or_array_layers: 1,
+                            };
+                            let layout = wgpu::TexelCopyBufferLayout {
+                                offset: 0,
+                                bytes_per_row: Some(level.row_bytes),
+                                rows_per_image: Some(level.height_px),
+                            };
+                            checked(
+                                device,
+                                || format!("writing level {} of layer {layer} of array {array:?}", level.level),
+                                || queue.write_texture(dst, data, layout, size),
+                            )?;
                         }
-                        offset += w as usize * h as usize * 4;
                     }
-                    self.device_frame.texture_bytes_written += bytes.len() as u64;
+                    frame.texture_bytes_written += bytes.len() as u64;
                 }
             }
         }
-        Ok(())
+        staging.flush(device, encoder, plan)
     }
 
-    fn resolve_segments(&mut self, device: &wgpu::Device, plan: &FramePlan) -> Result<(), Error> {
-        for (si, seg) in plan.segments.iter().enumerate() {
-            let bad = |reason: String| Error::BadSegment { segment: si, reason };
-            let pipeline = self
-                .tiers
-                .iter()
-                .position(|&t| t == seg.tier)
-                .ok_or_else(|| bad(format!("tier {} has no pipeline (tiers {:?})", seg.tier, self.tiers)))?;
-            if seg.instances.start > seg.instances.end || seg.instances.end as usize > plan.instances.len() {
-                return Err(bad(format!("instances {:?} of {}", seg.instances, plan.instances.len())));
+    /// Forgets a destroyed (or grown-from) array: its cached bind groups and the slots holding
+    /// it, as the validator does.
+    fn release(&mut self, array: ArrayId) {
+        self.groups.retain(|(_, ids), _| !ids.contains(&array.0));
+        for s in self.slots.iter_mut().filter(|s| **s == Some(array)) {
+            *s = None;
+        }
+    }
+
+    fn array(&self, id: ArrayId) -> Result<&Array, Error> {
+        self.arrays.get(&id).ok_or_else(|| out_of_step(id))
+    }
+
+    fn resolve_segments(
+        &mut self,
+        device: &wgpu::Device,
+        plan: &FramePlan,
+        frame: &mut DeviceCounters,
+    ) -> Result<(), Error> {
+        let capacity = plan.instance_capacity.max(1);
+        for seg in &plan.segments {
+            for b in plan.binds(seg) {
+                if let Some(slot) = self.slots.get_mut(b.slot as usize) {
+                    *slot = Some(b.array);
+                }
             }
-            if seg.slots.start > seg.slots.end
-                || seg.slots.end as usize > plan.slot_tables.len()
-                || seg.slots.len() != seg.tier as usize
-            {
-                return Err(bad(format!("slot table {:?} for tier {}", seg.slots, seg.tier)));
-            }
-            let table = plan.slots(seg);
+            let pipeline = self.tiers.iter().position(|&t| t == seg.tier).ok_or_else(|| Error::Device {
+                op: format!("drawing with slot tier {}", seg.tier),
+                message: "the renderer has no pipeline for it (renderer and validator out of step)".to_string(),
+            })?;
+            // The group binds what the slots hold, not only what the segment samples: a later
+            // segment without binds keeps it, and may sample a slot this one does not.
             let mut key: GroupKey = (seg.tier, [NO_ARRAY; MAX_SLOTS_PER_DRAW as usize]);
-            for (k, entry) in key.1.iter_mut().zip(table) {
-                if let Some(a) = entry {
-                    if !self.arrays.contains_key(a) {
-                        return Err(Error::NoSuchArray(*a));
-                    }
+            for (k, held) in key.1.iter_mut().zip(self.slots.iter().take(seg.tier as usize)) {
+                if let Some(a) = held {
                     *k = a.0;
                 }
             }
             if !self.groups.contains_key(&key) {
-                let group = self.create_group(device, pipeline, table);
+                let group = self.create_group(device, pipeline, seg.tier)?;
                 self.next_serial += 1;
                 self.groups.insert(key, CachedGroup { group, serial: self.next_serial, last_used: 0 });
-                self.device_frame.bind_group_creates += 1;
+                frame.bind_group_creates += 1;
             }
-            let cached = self.groups.get_mut(&key).expect("inserted above");
+            let Some(cached) = self.groups.get_mut(&key) else { continue };
             cached.last_used = self.frame_index;
-            if seg.instances.is_empty() {
-                continue;
-            }
+            let block = seg.instances.start / capacity;
+            let base = block * capacity;
             self.draws.push(Draw {
                 pipeline,
                 group: cached.group.clone(),
                 serial: cached.serial,
-                instances: seg.instances.clone(),
+                block: block as usize,
+                instances: seg.instances.start - base..seg.instances.end - base,
             });
         }
         Ok(())
     }
 
-    fn create_group(&self, device: &wgpu::Device, pipeline: usize, table: &[Option<ArrayId>]) -> wgpu::BindGroup {
-        let tier = self.tiers[pipeline];
+    /// Uploads the instances, one block of `instance_capacity` per vertex buffer of the pool.
+    fn upload_instances(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        plan: &FramePlan,
+        frame: &mut DeviceCounters,
+    ) -> Result<(), Error> {
+        let capacity = u64::from(plan.instance_capacity.max(1));
+        let blocks = (plan.instances.len() as u64).div_ceil(capacity);
+        for k in 0..blocks {
+            let data: &[u8] = bytemuck::cast_slice(plan.block(k as u32));
+            let needed = data.len() as u64;
+            let k = k as usize;
+            if self.instance_buffers.get(k).is_none_or(|b| b.size() < needed) {
+                // Full blocks get the whole capacity; a partial one room to grow, within it.
+                let instances =
+                    (needed / u64::from(Instance::BYTES)).next_power_of_two().max(MIN_INSTANCES).min(capacity);
+                let buffer = checked(
+                    device,
+                    || format!("creating the vertex buffer of instance block {k}"),
+                    || {
+                        device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("layerbatch instances"),
+                            size: instances * u64::from(Instance::BYTES),
+                            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
+                        })
+                    },
+                )?;
+                match self.instance_buffers.get_mut(k) {
+                    Some(b) => *b = buffer,
+                    None => self.instance_buffers.push(buffer),
+                }
+            }
+            let buffer = &self.instance_buffers[k];
+            checked(device, || format!("writing instance block {k}"), || queue.write_buffer(buffer, 0, data))?;
+            frame.instance_bytes_written += needed;
+        }
+        Ok(())
+    }
+
+    /// The bind group of tier `pipeline`'s slots as they are held now.
+    fn create_group(&self, device: &wgpu::Device, pipeline: usize, tier: u32) -> Result<wgpu::BindGroup, Error> {
+        let held = &self.slots[..(tier as usize).min(self.slots.len())];
         // Per slot (width, height, mip levels, 0), as the shader's `SlotInfo`; the placeholder
-        // of an unused slot is one 1x1 level.
+        // of an empty slot is one 1x1 level.
         let mut info = vec![[1.0f32, 1.0, 1.0, 0.0]; (shader::slot_info_size(tier) / 16) as usize];
-        for (row, a) in info.iter_mut().zip(table) {
-            if let Some(a) = a {
-                let d = &self.arrays[a].desc;
-                *row = [d.width_px as f32, d.height_px as f32, d.mip_levels as f32, 0.0];
+        let mut views = Vec::with_capacity(tier as usize);
+        for (row, a) in info.iter_mut().zip(held) {
+            match a {
+                Some(a) => {
+                    let a = self.array(*a)?;
+                    let d = &a.desc;
+                    *row = [d.width_px as f32, d.height_px as f32, d.mip_levels as f32, 0.0];
+                    views.push(&a.view);
+                }
+                None => views.push(&self.placeholder),
             }
         }
-        let info = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("layerbatch slot info"),
-            contents: bytemuck::cast_slice(&info),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let mut entries = Vec::with_capacity(tier as usize + 1);
-        entries.push(wgpu::BindGroupEntry { binding: 0, resource: info.as_entire_binding() });
-        for (i, a) in table.iter().enumerate() {
-            let view = match a {
-                Some(a) => &self.arrays[a].view,
-                None => &self.placeholder,
-            };
-            entries.push(wgpu::BindGroupEntry {
-                binding: i as u32 + 1,
-                resource: wgpu::BindingResource::TextureView(view),
-            });
-        }
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("layerbatch slots"),
-            layout: &self.slot_layouts[pipeline],
-            entries: &entries,
-        })
+        checked(
+            device,
+            || format!("creating a bind group for slot tier {tier}"),
+            || {
+                let info = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("layerbatch slot info"),
+                    contents: bytemuck::cast_slice(&info),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+                let mut entries = Vec::with_capacity(views.len() + 1);
+                entries.push(wgpu::BindGroupEntry { binding: 0, resource: info.as_entire_binding() });
+                for (i, view) in views.iter().enumerate() {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: i as u32 + 1,
+                        resource: wgpu::BindingResource::TextureView(view),
+                    });
+                }
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("layerbatch slots"),
+                    layout: &self.slot_layouts[pipeline],
+                    entries: &entries,
+                })
+            },
+        )
     }
 
     fn create_array(&mut self, device: &wgpu::Device, id: ArrayId, desc: &ArrayDesc) -> Result<(), Error> {
-        if self.arrays.contains_key(&id) {
-            return Err(Error::ArrayExists(id));
-        }
-        let bad = |reason: String| Error::BadArray { array: id, reason };
-        if desc.width_px == 0 || desc.height_px == 0 || desc.layers == 0 || desc.mip_levels == 0 {
-            return Err(bad(format!("empty description {desc:?}")));
-        }
-        if desc.width_px > self.max_texture_px || desc.height_px > self.max_texture_px {
-            return Err(bad(format!(
-                "{}x{} exceeds the device's {} px",
-                desc.width_px, desc.height_px, self.max_texture_px
-            )));
-        }
-        if desc.mip_levels > layerbatch_core::max_mip_levels(desc.width_px, desc.height_px) {
-            return Err(bad(format!("{} mip levels for {}x{}", desc.mip_levels, desc.width_px, desc.height_px)));
-        }
-        // wgpu's GL backend picks the GL texture target from the layer count: 1 layer is a 2D
-        // texture and a multiple of 6 a cube (array), whatever the view says. One unused layer
-        // more keeps such an array a TEXTURE_2D_ARRAY.
-        let mut layers = desc.layers;
-        if self.pad_ambiguous_layers && (layers == 1 || layers % 6 == 0) {
-            if !self.warned_ambiguous {
-                self.warned_ambiguous = true;
-                log::warn!(
-                    "layerbatch-wgpu: array {id:?} has {layers} layers, which wgpu's GL backend would misread; \
-                 allocating {} (build the batcher with layerbatch_wgpu::device_limits to avoid this)",
-                    layers + 1
-                );
-            }
-            layers += 1;
-        }
-        if layers > self.max_array_layers {
-            return Err(bad(format!("{layers} layers exceed the device's {}", self.max_array_layers)));
-        }
         let format = match desc.format {
             Format::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
             Format::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
         };
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("layerbatch array"),
-            size: wgpu::Extent3d { width: desc.width_px, height: desc.height_px, depth_or_array_layers: layers },
-            mip_level_count: desc.mip_levels,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("layerbatch array"),
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        });
+        let what = || {
+            format!(
+                "creating array {id:?} ({}x{} px, {} layers, {} levels, {} bytes)",
+                desc.width_px,
+                desc.height_px,
+                desc.layers,
+                desc.mip_levels,
+                desc.bytes()
+            )
+        };
+        // The texture on its own first: a view of a texture that failed would report only
+        // that the texture is invalid, hiding why.
+        let texture = checked(device, what, || {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("layerbatch array"),
+                size: wgpu::Extent3d {
+                    width: desc.width_px,
+                    height: desc.height_px,
+                    depth_or_array_layers: desc.layers,
+                },
+                mip_level_count: desc.mip_levels,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING
+                    | wgpu::TextureUsages::COPY_DST
+                    | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            })
+        })?;
+        let view = checked(
+            device,
+            || format!("creating the view of array {id:?}"),
+            || {
+                texture.create_view(&wgpu::TextureViewDescriptor {
+                    label: Some("layerbatch array"),
+                    dimension: Some(wgpu::TextureViewDimension::D2Array),
+                    ..Default::default()
+                })
+            },
+        )?;
         self.arrays.insert(id, Array { texture, view, desc: *desc });
         Ok(())
     }
+}
 
-    /// Drops every cached bind group that references `array`.
-    fn evict(&mut self, array: ArrayId) {
-        self.groups.retain(|(_, ids), _| !ids.contains(&array.0));
+/// Layer writes staged for `copy_buffer_to_texture`, packed into buffers of at most `limit`
+/// bytes (the device's `max_buffer_size`), rows padded to wgpu's copy alignment.
+struct Staging {
+    limit: u64,
+    pieces: Vec<Piece>,
+    /// Bytes of the buffer being filled.
+    bytes: u64,
+}
+
+/// Rows of one level of one layer write, at `offset` in the staging buffer being filled.
+struct Piece {
+    texture: wgpu::Texture,
+    level: u32,
+    origin: [u32; 3],
+    width_px: u32,
+    rows: u32,
+    row_bytes: u32,
+    padded_row: u32,
+    /// Offset of the first row in the plan's upload bytes.
+    src: usize,
+    offset: u64,
+}
+
+impl Staging {
+    /// Adds one level of a write; a level larger than the room left is split by rows, across
+    /// buffers.
+    fn push(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &FramePlan,
+        texture: &wgpu::Texture,
+        layer: u32,
+        level: LevelWrite,
+    ) -> Result<(), Error> {
+        let padded_row = level.row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let padded = u64::from(padded_row);
+        if padded > self.limit {
+            return Err(Error::Device {
+                op: format!("staging a {} px wide write", level.width_px),
+                message: format!(
+                    "one row takes {padded} bytes, more than the device's max_buffer_size of {}",
+                    self.limit
+                ),
+            });
+        }
+        let mut row = 0;
+        while row < level.height_px {
+            let room = (self.limit - self.bytes) / padded;
+            if room == 0 {
+                self.flush(device, encoder, plan)?;
+                continue;
+            }
+            let rows = room.min(u64::from(level.height_px - row)) as u32;
+            self.pieces.push(Piece {
+                texture: texture.clone(),
+                level: level.level,
+                origin: [level.x_px, level.y_px + row, layer],
+                width_px: level.width_px,
+                rows,
+                row_bytes: level.row_bytes,
+                padded_row,
+                src: level.bytes.start + row as usize * level.row_bytes as usize,
+                offset: self.bytes,
+            });
+            self.bytes += u64::from(rows) * padded;
+            row += rows;
+        }
+        Ok(())
+    }
+
+    /// Creates the buffer of the pieces so far and records their copies into `encoder`.
+    fn flush(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &FramePlan,
+    ) -> Result<(), Error> {
+        if self.pieces.is_empty() {
+            return Ok(());
+        }
+        let size = self.bytes;
+        let buffer = checked(
+            device,
+            || format!("creating a staging buffer of {size} bytes"),
+            || {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("layerbatch staged writes"),
+                    size,
+                    usage: wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: true,
+                })
+            },
+        )?;
+        {
+            let mut view = buffer.get_mapped_range_mut(..).map_err(|e| Error::Device {
+                op: format!("mapping a staging buffer of {size} bytes"),
+                message: e.to_string(),
+            })?;
+            for p in &self.pieces {
+                let row = p.row_bytes as usize;
+                for r in 0..p.rows as usize {
+                    let src = p.src + r * row;
+                    let dst = p.offset as usize + r * p.padded_row as usize;
+                    view.slice(dst..dst + row).copy_from_slice(upload(plan, &(src..src + row))?);
+                }
+            }
+        }
+        buffer.unmap();
+        for p in self.pieces.drain(..) {
+            encoder.copy_buffer_to_texture(
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: p.offset,
+                        bytes_per_row: Some(p.padded_row),
+                        rows_per_image: Some(p.rows),
+                    },
+                },
+                copy_info(&p.texture, p.level, p.origin),
+                wgpu::Extent3d { width: p.width_px, height: p.rows, depth_or_array_layers: 1 },
+            );
+        }
+        self.bytes = 0;
+        Ok(())
+    }
+}
+
+/// The plan's upload bytes in `range` (validated; an error rather than a panic if not).
+fn upload<'p>(plan: &'p FramePlan, range: &Range<usize>) -> Result<&'p [u8], Error> {
+    plan.upload_bytes.get(range.clone()).ok_or_else(|| Error::Device {
+        op: "reading a layer write's bytes".to_string(),
+        message: format!(
+            "bytes {range:?} are outside the plan's {} (renderer and validator out of step)",
+            plan.upload_bytes.len()
+        ),
+    })
+}
+
+/// The renderer does not hold an array the validator says exists: a bug, reported instead of
+/// a panic.
+fn out_of_step(array: ArrayId) -> Error {
+    Error::Device {
+        op: format!("looking up array {array:?}"),
+        message: "the renderer does not hold it (renderer and validator out of step)".to_string(),
     }
 }
 
@@ -717,14 +986,19 @@ fn slot_layout(device: &wgpu::Device, tier: u32) -> wgpu::BindGroupLayout {
     })
 }
 
-const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
-    0 => Float32x2, // origin
-    1 => Float32x2, // axis_x
-    2 => Float32x2, // axis_y
-    3 => Float32x4, // uv_rect
-    4 => Unorm8x4,  // color
-    5 => Uint32,    // slot_flags_layer
+/// The instance attributes, at the offsets core's [`Instance`] declares.
+const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 6] = [
+    attribute(0, wgpu::VertexFormat::Float32x2, Instance::OFFSET_ORIGIN),
+    attribute(1, wgpu::VertexFormat::Float32x2, Instance::OFFSET_AXIS_X),
+    attribute(2, wgpu::VertexFormat::Float32x2, Instance::OFFSET_AXIS_Y),
+    attribute(3, wgpu::VertexFormat::Float32x4, Instance::OFFSET_UV_RECT),
+    attribute(4, wgpu::VertexFormat::Unorm8x4, Instance::OFFSET_COLOR),
+    attribute(5, wgpu::VertexFormat::Uint32, Instance::OFFSET_SLOT_FLAGS_LAYER),
 ];
+
+const fn attribute(shader_location: u32, format: wgpu::VertexFormat, offset: u32) -> wgpu::VertexAttribute {
+    wgpu::VertexAttribute { format, offset: offset as u64, shader_location }
+}
 
 fn create_pipeline(
     device: &wgpu::Device,
@@ -743,7 +1017,7 @@ fn create_pipeline(
             entry_point: Some("vs_main"),
             compilation_options: Default::default(),
             buffers: &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<Instance>() as u64,
+                array_stride: Instance::BYTES as u64,
                 step_mode: wgpu::VertexStepMode::Instance,
                 attributes: &INSTANCE_ATTRIBUTES,
             })],
@@ -780,85 +1054,32 @@ fn copy_info(texture: &wgpu::Texture, mip_level: u32, [x, y, z]: [u32; 3]) -> wg
     }
 }
 
-/// Bytes per row of a staged level: `width * 4` rounded up to wgpu's copy alignment.
-fn padded_row(width_px: u32) -> u32 {
-    (width_px * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
-}
-
-/// Checks a `WriteLayer` against its array and the plan's bytes.
-fn check_write(desc: &ArrayDesc, plan: &FramePlan, op: &ResourceOp) -> Result<(), String> {
-    let ResourceOp::WriteLayer { layer, x_px, y_px, width_px, height_px, mip_levels, .. } = op else {
-        return Ok(());
-    };
-    if *layer >= desc.layers {
-        return Err(format!("the array has {} layers", desc.layers));
-    }
-    if *width_px == 0 || *height_px == 0 || x_px + width_px > desc.width_px || y_px + height_px > desc.height_px {
-        return Err(format!(
-            "{width_px}x{height_px} at ({x_px}, {y_px}) does not fit a {}x{} layer",
-            desc.width_px, desc.height_px
-        ));
-    }
-    if *mip_levels == 0 || *mip_levels > desc.mip_levels {
-        return Err(format!("{mip_levels} mip levels, the array has {}", desc.mip_levels));
-    }
-    check_bytes(plan, op)
-}
-
-fn check_bytes(plan: &FramePlan, op: &ResourceOp) -> Result<(), String> {
-    let ResourceOp::WriteLayer { width_px, height_px, mip_levels, bytes, .. } = op else {
-        return Ok(());
-    };
-    let expected = mip_chain_bytes(*width_px, *height_px, *mip_levels);
-    if bytes.start > bytes.end || bytes.end > plan.upload_bytes.len() || bytes.len() as u64 != expected {
-        return Err(format!("bytes {bytes:?} of {} uploaded; {expected} needed", plan.upload_bytes.len()));
-    }
-    Ok(())
-}
-
-/// Packs the layer writes among `ops` into one staging buffer, level after level, rows padded
-/// to [`wgpu::COPY_BYTES_PER_ROW_ALIGNMENT`]. `None` when there are none.
-fn stage_writes(device: &wgpu::Device, plan: &FramePlan, ops: &[ResourceOp]) -> Result<Option<wgpu::Buffer>, Error> {
-    let mut data = Vec::new();
-    for op in ops {
-        let ResourceOp::WriteLayer { array, layer, width_px, height_px, mip_levels, bytes, .. } = op else {
-            continue;
-        };
-        check_bytes(plan, op).map_err(|reason| Error::BadWrite { array: *array, layer: *layer, reason })?;
-        let mut src = bytes.start;
-        for level in 0..*mip_levels {
-            let (w, h) = mip_size(*width_px, *height_px, level);
-            let row = w as usize * 4;
-            let padded = padded_row(w) as usize;
-            for _ in 0..h {
-                data.extend_from_slice(&plan.upload_bytes[src..src + row]);
-                data.resize(data.len() + padded - row, 0);
-                src += row;
-            }
-        }
-    }
-    if data.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("layerbatch staged writes"),
-        contents: &data,
-        usage: wgpu::BufferUsages::COPY_SRC,
-    })))
-}
-
-/// Runs `f` inside validation and internal error scopes and returns the first error caught.
+/// Runs `f` inside validation, out-of-memory and internal error scopes and returns the error
+/// caught, if any (the out-of-memory or internal one first).
 fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> (T, Option<wgpu::Error>) {
     let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let out = f();
     let v = ready(validation.pop()).flatten();
+    let m = ready(memory.pop()).flatten();
     let i = ready(internal.pop()).flatten();
-    (out, v.or(i))
+    // Running out of memory (or an internal failure) leaves invalid objects that the rest of
+    // `f` may trip over: it is the cause, any validation error a consequence.
+    (out, m.or(i).or(v))
+}
+
+/// [`scoped`], with an error as [`Error::Device`] naming `op` (built only on failure).
+fn checked<T>(device: &wgpu::Device, op: impl FnOnce() -> String, f: impl FnOnce() -> T) -> Result<T, Error> {
+    match scoped(device, f) {
+        (out, None) => Ok(out),
+        (_, Some(e)) => Err(Error::Device { op: op(), message: e.to_string() }),
+    }
 }
 
 /// The output of a future that is already complete (wgpu's native error scopes are); `None`
-/// if it is not (then the error, if any, goes to the device's uncaptured-error handler).
+/// if it is not (on the web: then the error, if any, is lost to this call; handling it needs
+/// an asynchronous `prepare`).
 fn ready<F: Future>(future: F) -> Option<F::Output> {
     let mut future = std::pin::pin!(future);
     match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {

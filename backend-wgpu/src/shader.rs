@@ -14,6 +14,10 @@
 //! slot. The renderer writes it when it creates the slot bind group; an array's description
 //! never changes while it lives, so cached groups stay right.
 //!
+//! The instance's bit layout (slot, flags and layer packed in `slot_flags_layer`) is core's:
+//! every name of [`Instance::SHADER_CONSTANTS`] is declared as `const NAME: u32 = VALUEu;`,
+//! and the body unpacks with those names only, so the two cannot drift apart.
+//!
 //! **One sampler, not one per slot, and not two.** wgpu's GL backend turns every (texture,
 //! sampler) pair into one GL texture unit and remembers a single sampler per texture binding, so
 //! a texture binding sampled through two samplers silently uses one of them. The shader
@@ -44,6 +48,8 @@
 //! uniform.
 
 use std::fmt::Write as _;
+
+use layerbatch_core::Instance;
 
 /// Group index of the globals (viewport uniform and sampler).
 pub(crate) const GROUP_GLOBALS: u32 = 0;
@@ -94,13 +100,13 @@ struct SlotInfo {{
     for i in 0..tier {
         let _ = writeln!(s, "@group({GROUP_SLOTS}) @binding({}) var slot{i}: texture_2d_array<f32>;", i + 1);
     }
+    // The instance's bit layout, from core: the body below uses these names, never literals.
+    s.push('\n');
+    for (name, value) in Instance::SHADER_CONSTANTS {
+        let _ = writeln!(s, "const {name}: u32 = {value}u;");
+    }
     s.push_str(
         r"
-const FLAG_CLAMP_TO_RECT: u32 = 1u;
-const FLAG_LINEAR: u32 = 2u;
-const FLAG_REPEAT: u32 = 4u;
-const FLAG_MIRROR: u32 = 8u;
-
 struct VsOut {
     @builtin(position) position: vec4<f32>,
     @location(0) uv: vec2<f32>,
@@ -119,8 +125,9 @@ fn vs_main(
     @location(4) color: vec4<f32>,
     @location(5) slot_flags_layer: u32,
 ) -> VsOut {
-    // A 4-vertex triangle strip: corner (s, t) = (i & 1, i >> 1).
-    let st = vec2<f32>(f32(vertex_index & 1u), f32(vertex_index >> 1u));
+    // A 4-vertex triangle strip: corner (s, t) = (i % 2, i / 2). Arithmetic, not bit
+    // operations: every mask or shift of the source is one of the named layout constants.
+    let st = vec2<f32>(f32(vertex_index % 2u), f32(vertex_index / 2u));
     let p = origin + st.x * axis_x + st.y * axis_y;
     let ndc = vec2<f32>(p.x / globals.viewport_px.x * 2.0 - 1.0, 1.0 - p.y / globals.viewport_px.y * 2.0);
     var out: VsOut;
@@ -159,8 +166,8 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // Derivatives in uniform control flow, before any slot branch.
     let ddx = dpdx(in.uv);
     let ddy = dpdy(in.uv);
-    let flags = (in.slot_flags_layer >> 8u) & 0xffu;
-    let layer = i32(in.slot_flags_layer >> 16u);
+    let flags = (in.slot_flags_layer >> FLAGS_SHIFT) & FLAGS_MASK;
+    let layer = i32(in.slot_flags_layer >> LAYER_SHIFT);
 ",
     );
     if tier == 1 {
@@ -168,7 +175,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     } else {
         let _ = write!(
             s,
-            r"    let slot = min(in.slot_flags_layer & 0xffu, {}u);
+            r"    let slot = min(in.slot_flags_layer & SLOT_MASK, {}u);
     let info = slot_info.slots[slot];
 ",
             tier - 1

@@ -473,8 +473,8 @@ fn nearest_picks_exactly_the_nearest_level(gpu: &Gpu) {
     }
 }
 
-/// A plan naming an array the device does not have is an error, not a wgpu panic, and nothing
-/// is drawn for it.
+/// A plan naming an array the device does not have is an error (core's validator refuses
+/// it), not a wgpu panic, and nothing is drawn for it.
 fn bad_plan_is_an_error(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
     let t = b.register(&TextureDesc::new(16, 16).with_usage(Usage::Static), &solid(16, 16, [255; 4])).unwrap();
@@ -484,7 +484,7 @@ fn bad_plan_is_an_error(gpu: &Gpu) {
     plan.ops.retain(|op| !matches!(op, layerbatch_core::ResourceOp::Array(_)));
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let err = r.prepare(&gpu.device, &gpu.queue, &mut encoder, &plan, [SIZE, SIZE]).unwrap_err();
-    assert!(matches!(err, layerbatch_wgpu::Error::NoSuchArray(_)), "{err}");
+    assert!(matches!(err, layerbatch_wgpu::Error::Plan(layerbatch_core::PlanError::UnknownArray { .. })), "{err}");
     gpu.queue.submit([encoder.finish()]);
 }
 
@@ -543,7 +543,7 @@ fn one_slot_change_one_bind_group(gpu: &Gpu) {
 fn offset_write(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
     let id = b.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
-    let frame = draw(gpu, &mut r, &plans::offset_write(id));
+    let frame = draw(gpu, &mut r, &plans::offset_write(id, b.budget()));
     for y in 8..16 {
         for x in 16..24 {
             frame.expect(x, y, [0, 255, 0, 255], 0, "the offset write");

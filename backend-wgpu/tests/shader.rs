@@ -153,3 +153,61 @@ fn one_sample_per_slot_and_nothing_else_in_the_switch() {
         }
     }
 }
+
+/// Every bit-layout constant of the generated WGSL is core's: the `const NAME: u32 = VALUEu;`
+/// declarations of each tier are exactly `Instance::SHADER_CONSTANTS`, and the rest of the
+/// source unpacks an instance with those names only (no literal shift, mask or flag).
+#[test]
+fn shader_constants_match_rust() {
+    use layerbatch_core::Instance;
+    let expected: BTreeSet<(String, u32)> =
+        Instance::SHADER_CONSTANTS.iter().map(|&(name, value)| (name.to_string(), value)).collect();
+    assert_eq!(expected.len(), Instance::SHADER_CONSTANTS.len(), "names are unique");
+    for tier in 1..=32 {
+        let src = shader_source(tier);
+        let mut declared = BTreeSet::new();
+        let mut body = String::new();
+        for line in src.lines() {
+            let t = line.trim();
+            let Some(decl) = t.strip_prefix("const ") else {
+                body.push_str(line);
+                body.push('\n');
+                continue;
+            };
+            // `NAME: u32 = VALUEu;`
+            let (name, rest) = decl.split_once(':').unwrap_or_else(|| panic!("tier {tier}: {t}"));
+            let value = rest
+                .trim()
+                .strip_prefix("u32 =")
+                .and_then(|v| v.trim().strip_suffix("u;"))
+                .unwrap_or_else(|| panic!("tier {tier}: not `const NAME: u32 = VALUEu;`: {t}"));
+            let value: u32 = value.parse().unwrap_or_else(|e| panic!("tier {tier}: {t}: {e}"));
+            assert!(declared.insert((name.trim().to_string(), value)), "tier {tier}: {t} declared twice");
+        }
+        assert_eq!(declared, expected, "tier {tier}: the WGSL constants are Instance::SHADER_CONSTANTS");
+
+        // No literal layout value as a shift amount or a bitwise operand, in any spelling.
+        // (`1u << level` shifts a literal, by a variable: not the layout.)
+        let body = body.replace(' ', "");
+        for &(name, value) in &Instance::SHADER_CONSTANTS {
+            for literal in [format!("{value}u"), format!("{value:#x}u"), format!("{value:#X}u")] {
+                let patterns = [">>", "<<", "&", "|"]
+                    .map(|op| format!("{op}{literal}"))
+                    .into_iter()
+                    .chain(["&", "|"].map(|op| format!("{literal}{op}")));
+                for pattern in patterns {
+                    assert!(!body.contains(&pattern), "tier {tier}: literal `{pattern}` instead of {name}");
+                }
+            }
+        }
+        // The names are what unpacks the instance.
+        for (name, _) in Instance::SHADER_CONSTANTS {
+            let used = mentions(&body, name);
+            if name == "SLOT_MASK" && tier == 1 {
+                assert!(!used, "tier 1 reads no slot");
+            } else {
+                assert!(used, "tier {tier}: {name} is declared but not used");
+            }
+        }
+    }
+}

@@ -3,12 +3,12 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::alloc::{Admission, Placement};
-use crate::ladder::{SlotLadder, PREPLACED};
+use crate::ladder::{Prefix, SlotLadder, PREPLACED};
 use crate::plan::{ArrayOp, FramePlan, Instance, ResourceOp};
 use crate::texture::{max_mip_levels, push_mip_chain, Filter, Usage, Wrap};
 use crate::{
-    Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, Quad, QuadError, TextureDesc, TextureError,
-    TextureId,
+    Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, Quad, QuadError, RejectedQuad, TextureDesc,
+    TextureError, TextureId,
 };
 
 /// Tags of batchers created in this process, so an id from one is rejected by another.
@@ -20,8 +20,6 @@ struct Entry {
     live: bool,
     desc: TextureDesc,
     placement: Placement,
-    /// Precomputed for `push`: layer and flags bits of [`Instance::slot_flags_layer`].
-    flags_layer: u32,
     /// The level-0 pixels last written, kept when [`Config::keep_pixels`] is on (empty
     /// otherwise), so [`Batcher::restore`] can re-upload them itself.
     pixels: Vec<u8>,
@@ -54,6 +52,8 @@ pub struct Batcher {
     budget: Budget,
     limits: Limits,
     entries: Vec<Entry>,
+    /// Per entry: what `push` reads.
+    hot: Vec<Hot>,
     free_indices: Vec<u32>,
     alloc: Allocator,
     ladder: SlotLadder,
@@ -63,6 +63,9 @@ pub struct Batcher {
     // Frame recording.
     frame_open: bool,
     instances: Vec<Instance>,
+    /// The frame's leading quads whose arrays were resident when pushed, summarized.
+    prefix: Prefix,
+    /// The array of every quad after the prefix.
     quad_arrays: Vec<u32>,
     flush_marks: Vec<u32>,
     deferred_frees: Vec<Placement>,
@@ -89,11 +92,13 @@ impl Batcher {
             ladder: SlotLadder::new(&budget),
             limits,
             entries: Vec::new(),
+            hot: Vec::new(),
             free_indices: Vec::new(),
             ops: Vec::new(),
             upload_bytes: Vec::new(),
             frame_open: false,
             instances: Vec::new(),
+            prefix: Prefix::new(budget.instance_capacity),
             quad_arrays: Vec::new(),
             flush_marks: Vec::new(),
             deferred_frees: Vec::new(),
@@ -145,14 +150,7 @@ impl Batcher {
         let admission = self.alloc.admit(desc)?;
         self.apply_admission(&admission);
         let placement = admission.placement;
-        let entry = Entry {
-            generation: 0,
-            live: true,
-            desc: *desc,
-            placement,
-            flags_layer: flags_layer(desc, &placement),
-            pixels: Vec::new(),
-        };
+        let entry = Entry { generation: 0, live: true, desc: *desc, placement, pixels: Vec::new() };
         let batcher = self.tag;
         let id = match self.free_indices.pop() {
             Some(index) => {
@@ -163,9 +161,11 @@ impl Batcher {
             }
             None => {
                 self.entries.push(Entry { generation: 1, ..entry });
+                self.hot.push(Hot::DEAD);
                 TextureId { index: self.entries.len() as u32 - 1, generation: 1, batcher }
             }
         };
+        self.refresh_hot(id.index);
         self.drain_alloc_ops();
         if !pixels.is_empty() {
             self.queue_write(id, pixels);
@@ -206,7 +206,7 @@ impl Batcher {
         let e = &mut self.entries[id.index as usize];
         e.desc = desc;
         e.placement = admission.placement;
-        e.flags_layer = flags_layer(&desc, &admission.placement);
+        self.refresh_hot(id.index);
         self.drain_alloc_ops();
         if !pixels.is_empty() {
             self.queue_write(id, pixels);
@@ -225,6 +225,7 @@ impl Batcher {
     /// [`TextureError::Stale`] for a freed (double free) or foreign id.
     pub fn free(&mut self, id: TextureId) -> Result<(), TextureError> {
         let placement = self.entry(id)?.placement;
+        self.hot[id.index as usize] = Hot::DEAD;
         let e = &mut self.entries[id.index as usize];
         e.live = false;
         self.cpu_copy_bytes -= e.pixels.len() as u64;
@@ -289,6 +290,7 @@ impl Batcher {
         }
         self.frame_open = true;
         self.instances.clear();
+        self.prefix.reset();
         self.quad_arrays.clear();
         self.flush_marks.clear();
         self.moved_in_frame.clear();
@@ -299,6 +301,7 @@ impl Batcher {
     fn discard_frame(&mut self) {
         self.frame_open = false;
         self.instances.clear();
+        self.prefix.reset();
         self.quad_arrays.clear();
         self.flush_marks.clear();
         self.moved_in_frame.clear();
@@ -318,37 +321,101 @@ impl Batcher {
         if !self.frame_open {
             return Err(QuadError::NoFrame);
         }
-        let t = quad.texture;
-        let e = match self.entries.get(t.index as usize) {
-            Some(e) if e.live && e.generation == t.generation && t.batcher == self.tag => e,
-            _ => {
-                self.frame.quads_rejected += 1;
-                return Err(QuadError::Stale(quad.texture));
-            }
-        };
-        if !quad.is_finite() {
+        if let Err(e) = check_quad(&self.hot, quad) {
             self.frame.quads_rejected += 1;
-            return Err(QuadError::NonFinite);
+            return Err(e);
         }
-        let [u0, v0, u1, v1] = e.placement.uv_rect;
-        let (sx, sy) = (u1 - u0, v1 - v0);
-        let array = e.placement.array.0;
-        // Most quads use an array a slot already holds: write the slot now, so `finish` need
-        // not touch the instance again.
-        let (slot, tag) = match self.ladder.resident(array) {
-            Some(u) => (u, PREPLACED),
-            None => (0, 0),
-        };
-        self.instances.push(Instance {
-            origin: quad.origin,
-            axis_x: quad.axis_x,
-            axis_y: quad.axis_y,
-            uv_rect: [u0 + quad.uv[0] * sx, v0 + quad.uv[1] * sy, u0 + quad.uv[2] * sx, v0 + quad.uv[3] * sy],
-            color: quad.color,
-            slot_flags_layer: e.flags_layer | slot,
-        });
-        self.quad_arrays.push(array | tag);
+        let hot = self.hot[quad.texture.index as usize];
+        let n = self.instances.len() as u32;
+        self.instances.push(instance(&hot, quad));
+        self.record(n, &hot);
         Ok(())
+    }
+
+    /// [`Batcher::record`] for checked quads `start..start + chunk.len()`, with the prefix's
+    /// run in locals while it extends.
+    fn record_chunk(&mut self, start: u32, chunk: &[Quad]) {
+        let mut k = 0;
+        if self.prefix.open {
+            let (hot, p) = (&self.hot, &mut self.prefix);
+            let mut run = p.run();
+            while let Some(q) = chunk.get(k) {
+                let slot = hot[q.texture.index as usize].slot;
+                if slot == Hot::NO_SLOT {
+                    break;
+                }
+                run.note(start + k as u32, slot, &mut p.runs);
+                k += 1;
+            }
+            p.set_run(run);
+        }
+        for (j, q) in chunk.iter().enumerate().skip(k) {
+            let hot = self.hot[q.texture.index as usize];
+            self.record(start + j as u32, &hot);
+        }
+    }
+
+    /// Records quad `n`'s array for the planner: in the prefix while every quad so far was
+    /// resident, one by one after that.
+    #[inline(always)]
+    fn record(&mut self, n: u32, hot: &Hot) {
+        let resident = hot.slot != Hot::NO_SLOT;
+        if self.prefix.open {
+            match resident {
+                true => return self.prefix.note(n, hot.slot),
+                false => self.prefix.close(n),
+            }
+        }
+        self.quad_arrays.push(if resident { hot.array | PREPLACED } else { hot.array });
+    }
+
+    /// Records `quads` in order, like [`Batcher::push`] on each, but faster for many: the
+    /// checks and the copies run over the slice in cache-sized chunks, with no per-quad
+    /// capacity checks.
+    ///
+    /// Every valid quad is recorded; each invalid one is dropped (and counted in
+    /// [`Counters::quads_rejected`]) without affecting the others.
+    ///
+    /// # Errors
+    /// The first quad rejected, with its index in `quads` ([`RejectedQuad`]), after every
+    /// valid quad was recorded. Without an open frame nothing is recorded and the error is
+    /// [`QuadError::NoFrame`] at index 0.
+    pub fn push_all(&mut self, quads: &[Quad]) -> Result<(), RejectedQuad> {
+        if !self.frame_open {
+            return match quads.is_empty() {
+                true => Ok(()),
+                false => Err(RejectedQuad { index: 0, error: QuadError::NoFrame }),
+            };
+        }
+        // Small enough that a chunk's quads stay in L1 between its two passes.
+        const CHUNK: usize = 256;
+        let mut first = None;
+        for (c, chunk) in quads.chunks(CHUNK).enumerate() {
+            // Optimistic: check and convert in one pass (one read of the quads from memory);
+            // a chunk with a bad quad is taken back and redone quad by quad.
+            let start = self.instances.len();
+            let mut all_ok = true;
+            let hot = &self.hot;
+            // Slice iterators with `map` are exact-size: `extend` reserves once and writes
+            // without a capacity check per element.
+            self.instances.extend(chunk.iter().map(|q| {
+                let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
+                // `h.key` carries this batcher's tag: one compare checks the id's tag too.
+                all_ok &= h.key == Hot::key(q.texture.batcher, q.texture.generation) && q.is_finite();
+                instance(h, q)
+            }));
+            if all_ok {
+                self.record_chunk(start as u32, chunk);
+                continue;
+            }
+            self.instances.truncate(start);
+            for (k, q) in chunk.iter().enumerate() {
+                if let Err(error) = self.push(q) {
+                    first.get_or_insert(RejectedQuad { index: c * CHUNK + k, error });
+                }
+            }
+        }
+        first.map_or(Ok(()), Err)
     }
 
     /// Ends the current segment here: quads pushed after this go into a new draw call. Does
@@ -359,6 +426,7 @@ impl Batcher {
         }
         let at = self.instances.len() as u32;
         if at > 0 && self.flush_marks.last() != Some(&at) {
+            self.prefix.flush(at);
             self.flush_marks.push(at);
         }
     }
@@ -422,7 +490,8 @@ impl Batcher {
         c.quads = plan.instances.len() as u64;
         c.frames = 1;
         c.device_rebuilds = plan.rebuild as u64;
-        self.ladder.plan_frame(&self.quad_arrays, &self.flush_marks, &self.budget, plan, c);
+        self.ladder.plan_frame(&self.prefix, &self.quad_arrays, &self.flush_marks, &self.budget, plan, c);
+        self.refresh_slots();
         // Layers freed during the frame are released now that the frame no longer needs them.
         for p in std::mem::take(&mut self.deferred_frees) {
             self.free_placement(p);
@@ -538,9 +607,16 @@ impl Batcher {
     #[cfg(test)]
     pub(crate) fn set_generation_for_test(&mut self, index: u32, generation: u32) {
         self.entries[index as usize].generation = generation;
+        self.refresh_hot(index);
     }
 
     fn entry(&self, id: TextureId) -> Result<&Entry, TextureError> {
+        debug_assert_eq!(
+            self.entries
+                .get(id.index as usize)
+                .is_some_and(|e| e.live && e.generation == id.generation && id.batcher == self.tag),
+            self.hot.get(id.index as usize).is_some_and(|h| h.key == Hot::key(id.batcher, id.generation)),
+        );
         match self.entries.get(id.index as usize) {
             Some(e) if e.live && e.generation == id.generation && id.batcher == self.tag => Ok(e),
             _ => Err(TextureError::Stale(id)),
@@ -566,17 +642,41 @@ impl Batcher {
         check_len(desc, pixels)
     }
 
+    /// Recomputes what `push` reads of a live entry.
+    fn refresh_hot(&mut self, index: u32) {
+        let e = &self.entries[index as usize];
+        let [u0, v0, u1, v1] = e.placement.uv_rect;
+        self.hot[index as usize] = Hot {
+            key: Hot::key(self.tag, e.generation),
+            uv_offset_scale: [u0, v0, u1 - u0, v1 - v0],
+            flags_layer: flags_layer(&e.desc, &e.placement),
+            array: e.placement.array.0,
+            slot: self.ladder.resident(e.placement.array.0).unwrap_or(Hot::NO_SLOT),
+        };
+    }
+
+    /// Re-reads every live texture's slot after the ladder changed.
+    fn refresh_slots(&mut self) {
+        for h in self.hot.iter_mut().filter(|h| h.key != 0) {
+            h.slot = self.ladder.resident(h.array).unwrap_or(Hot::NO_SLOT);
+        }
+    }
+
     fn apply_admission(&mut self, admission: &Admission) {
         if let Some((old, new)) = admission.moved {
-            for e in self.entries.iter_mut().filter(|e| e.placement.array == old) {
-                e.placement.array = new;
+            self.ladder.replace(old, new);
+            for i in 0..self.entries.len() {
+                let e = &mut self.entries[i];
+                if e.live && e.placement.array == old {
+                    e.placement.array = new;
+                    self.refresh_hot(i as u32);
+                }
             }
             for p in &mut self.deferred_frees {
                 if p.array == old {
                     p.array = new;
                 }
             }
-            self.ladder.replace(old, new);
             if self.frame_open {
                 self.moved_in_frame.push((old, new));
             }
@@ -595,6 +695,8 @@ impl Batcher {
     fn free_placement(&mut self, placement: Placement) {
         self.alloc.free(&placement);
         if placement.dedicated {
+            // Only its own (dead or resized) texture used the array: no live entry's slot
+            // changes.
             self.ladder.forget(placement.array);
         }
     }
@@ -625,6 +727,67 @@ impl Batcher {
             mip_levels: e.desc.mip_levels,
             bytes: start..self.upload_bytes.len(),
         });
+    }
+}
+
+/// What `push` reads of a texture, kept apart from the rest of its entry so the hot loop
+/// touches 32 bytes per texture.
+#[derive(Clone, Copy, Debug)]
+struct Hot {
+    /// [`Hot::key`] of the live id; 0 when the index holds no live texture.
+    key: u64,
+    /// `[u0, v0, u1 - u0, v1 - v0]` of the texture's rectangle in its layer.
+    uv_offset_scale: [f32; 4],
+    /// Layer and flags bits of [`Instance::slot_flags_layer`].
+    flags_layer: u32,
+    /// The array.
+    array: u32,
+    /// The slot holding the array, or [`Hot::NO_SLOT`]. Slots change only while a frame is
+    /// planned and when arrays grow or die; each refreshes this.
+    slot: u32,
+}
+
+impl Hot {
+    const DEAD: Hot = Hot { key: 0, uv_offset_scale: [0.0; 4], flags_layer: 0, array: 0, slot: Hot::NO_SLOT };
+    /// No slot holds the array. Has no bit in [`Instance::SLOT_MASK`].
+    const NO_SLOT: u32 = 1 << 31;
+
+    /// Batcher tag and generation in one word: one compare checks both. Never 0 for a live
+    /// id (generations start at 1).
+    const fn key(batcher: u32, generation: u32) -> u64 {
+        ((batcher as u64) << 32) | generation as u64
+    }
+}
+
+/// Whether `quad` may be recorded: a live texture of this batcher, finite coordinates.
+#[inline(always)]
+fn check_quad(hot: &[Hot], quad: &Quad) -> Result<(), QuadError> {
+    let t = quad.texture;
+    // A live entry's key carries this batcher's tag: one compare checks the id's tag too.
+    match hot.get(t.index as usize) {
+        Some(h) if h.key == Hot::key(t.batcher, t.generation) => {}
+        _ => return Err(QuadError::Stale(t)),
+    }
+    if !quad.is_finite() {
+        return Err(QuadError::NonFinite);
+    }
+    Ok(())
+}
+
+/// The instance of a checked quad. Most quads use an array a slot already holds: the slot is
+/// written now, so `finish` need not touch the instance again.
+#[inline(always)]
+fn instance(hot: &Hot, quad: &Quad) -> Instance {
+    let [u0, v0, sx, sy] = hot.uv_offset_scale;
+    Instance {
+        origin: quad.origin,
+        axis_x: quad.axis_x,
+        axis_y: quad.axis_y,
+        uv_rect: [u0 + quad.uv[0] * sx, v0 + quad.uv[1] * sy, u0 + quad.uv[2] * sx, v0 + quad.uv[3] * sy],
+        color: quad.color,
+        // NO_SLOT has no bit in the slot field: a quad whose array no slot holds gets slot 0
+        // until it is planned.
+        slot_flags_layer: hot.flags_layer | (hot.slot & Instance::SLOT_MASK),
     }
 }
 

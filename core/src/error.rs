@@ -97,3 +97,13 @@ pub enum QuadError {
     #[error("quad pushed outside begin_frame/finish")]
     NoFrame,
 }
+
+/// A quad [`crate::Batcher::push_all`] dropped: its index in the slice, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("quad {index} of the slice was dropped: {error}")]
+pub struct RejectedQuad {
+    /// Index in the slice given to `push_all`.
+    pub index: usize,
+    /// Why it was dropped.
+    pub error: QuadError,
+}

@@ -12,6 +12,108 @@ const NONE: u8 = u8::MAX;
 /// the array then. Valid until the first eviction or swap of the frame.
 pub(crate) const PREPLACED: u32 = 1 << 31;
 const NEVER: u32 = u32::MAX;
+const NONE_ARRAY: u32 = u32::MAX;
+
+/// The frame's leading quads whose arrays a slot held when they were pushed. The planner needs
+/// no per-quad record of them: their slots were written at push time and cannot have changed
+/// (slots change only while planning), so each run between instance-buffer boundaries and
+/// explicit flushes is summarized by the slots it uses.
+#[derive(Debug)]
+pub(crate) struct Prefix {
+    /// Still extending: every quad so far was resident.
+    pub(crate) open: bool,
+    /// Closed runs: (end, slots used), each ending at a boundary.
+    pub(crate) runs: Vec<(u32, u32)>,
+    run: Run,
+    capacity: u32,
+}
+
+/// The run being extended, kept apart so a hot loop can hold it in locals.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Run {
+    /// Quads in the prefix.
+    len: u32,
+    /// Slots used by the run.
+    mask: u32,
+    /// Per slot: 1 + the last prefix quad using it (0: none), for the LRU stamps.
+    last: [u32; MAX_SLOTS],
+    /// The next instance-buffer boundary.
+    next_cap: u32,
+    capacity: u32,
+}
+
+const MAX_SLOTS: usize = crate::MAX_SLOTS_PER_DRAW as usize;
+
+impl Run {
+    /// Ends the run at quad `n` if `n` is an instance-buffer boundary.
+    #[inline(always)]
+    fn boundary(&mut self, n: u32, runs: &mut Vec<(u32, u32)>) {
+        if n == self.next_cap {
+            if self.mask != 0 {
+                runs.push((n, self.mask));
+                self.mask = 0;
+            }
+            self.next_cap = self.next_cap.saturating_add(self.capacity);
+        }
+    }
+
+    /// Quad `n` uses slot `u`, resident when pushed.
+    #[inline(always)]
+    pub(crate) fn note(&mut self, n: u32, u: u32, runs: &mut Vec<(u32, u32)>) {
+        self.boundary(n, runs);
+        self.mask |= 1 << u;
+        self.last[u as usize] = n + 1;
+        self.len = n + 1;
+    }
+}
+
+impl Prefix {
+    pub(crate) fn new(capacity: u32) -> Self {
+        let run = Run { len: 0, mask: 0, last: [0; MAX_SLOTS], next_cap: capacity, capacity };
+        Self { open: true, runs: Vec::new(), run, capacity }
+    }
+
+    pub(crate) fn reset(&mut self) {
+        self.open = true;
+        self.runs.clear();
+        self.run = Run { len: 0, mask: 0, last: [0; MAX_SLOTS], next_cap: self.capacity, capacity: self.capacity };
+    }
+
+    /// Quads in the prefix.
+    pub(crate) fn len(&self) -> u32 {
+        self.run.len
+    }
+
+    /// The run being extended, to extend in locals ([`Prefix::set_run`] puts it back).
+    pub(crate) fn run(&self) -> Run {
+        self.run
+    }
+
+    pub(crate) fn set_run(&mut self, run: Run) {
+        self.run = run;
+    }
+
+    /// Quad `n` uses slot `u`, resident when pushed.
+    #[inline(always)]
+    pub(crate) fn note(&mut self, n: u32, u: u32) {
+        self.run.note(n, u, &mut self.runs);
+    }
+
+    /// Quad `n` needs an array no slot holds: the prefix ends before it.
+    pub(crate) fn close(&mut self, n: u32) {
+        self.run.boundary(n, &mut self.runs);
+        self.open = false;
+        self.run.len = n;
+    }
+
+    /// An explicit flush before quad `n`.
+    pub(crate) fn flush(&mut self, n: u32) {
+        if self.open && self.run.mask != 0 {
+            self.runs.push((n, self.run.mask));
+            self.run.mask = 0;
+        }
+    }
+}
 
 /// Slot assignments that persist across segments and frames, and the planner that walks a
 /// recorded frame through them.
@@ -35,6 +137,8 @@ pub(crate) struct SlotLadder {
     next_use_built: bool,
     /// An eviction or swap happened this frame: slots written at push time may be stale.
     diverged: bool,
+    /// Quads in the frame being planned.
+    frame_len: u32,
 }
 
 /// Per-frame planning state.
@@ -62,6 +166,7 @@ impl SlotLadder {
             cursor: Vec::new(),
             next_use_built: false,
             diverged: false,
+            frame_len: 0,
         }
     }
 
@@ -117,29 +222,56 @@ impl SlotLadder {
     }
 
     /// Plans a recorded frame: assigns a slot to every quad (writing it into the instance),
-    /// and cuts segments. `arrays[i]` is quad `i`'s array; `flush_marks` are quad indices the
-    /// caller asked to start a new segment at, ascending.
+    /// and cuts segments. The first `prefix.len` quads are summarized by `prefix`;
+    /// `arrays[i - prefix.len]` is the array of each quad `i` after them. `flush_marks` are
+    /// quad indices the caller asked to start a new segment at, ascending.
     pub(crate) fn plan_frame(
         &mut self,
+        prefix: &Prefix,
         arrays: &[u32],
         flush_marks: &[u32],
         budget: &Budget,
         plan: &mut FramePlan,
         counters: &mut Counters,
     ) {
-        debug_assert_eq!(arrays.len(), plan.instances.len());
+        let base = prefix.len();
+        debug_assert_eq!(base as usize + arrays.len(), plan.instances.len());
         if let Some(max) = arrays.iter().map(|a| a & !PREPLACED).max() {
             self.ensure(max);
         }
         self.next_use_built = false;
         self.diverged = false;
+        self.frame_len = base + arrays.len() as u32;
         let capacity = budget.instance_capacity;
         let mut walk = Walk { budget, plan, counters, seg_start: 0, mask: 0 };
-        let mut marks = flush_marks.iter().copied();
+        // The prefix: its runs end at boundaries; the last one stays open into the walk. Its
+        // slots are those at push time; once closing a run swaps slots (to draw it at a
+        // smaller tier), later runs are renumbered through the arrays the slots held.
+        let mut at_push = [NONE_ARRAY; MAX_SLOTS];
+        for (s, unit) in self.units.iter().enumerate() {
+            at_push[s] = unit.map_or(NONE_ARRAY, |a| a.0);
+        }
+        let mut start = 0;
+        for &(end, mask) in &prefix.runs {
+            walk.mask |= self.renumber(&at_push, mask, &mut walk.plan.instances[start as usize..end as usize]);
+            let cause = if end % capacity == 0 { FlushCause::InstanceBufferFull } else { FlushCause::Explicit };
+            self.close(&mut walk, end, cause);
+            start = end;
+        }
+        walk.mask |= self.renumber(&at_push, prefix.run.mask, &mut walk.plan.instances[start as usize..base as usize]);
+        for (u, &last) in prefix.run.last.iter().enumerate() {
+            if last > 0 {
+                let now = if self.diverged { self.unit_of[at_push[u] as usize] as usize } else { u };
+                self.last_use[now] = self.clock + u64::from(last - 1);
+            }
+        }
+        self.clock += u64::from(base);
+        let mut marks = flush_marks.iter().copied().skip_while(|&m| m < base);
         let mut next_mark = marks.next().unwrap_or(u32::MAX);
-        let mut next_cap = capacity;
-        let n = arrays.len() as u32;
-        let mut i = 0u32;
+        let mut next_cap = base.div_ceil(capacity).max(1).saturating_mul(capacity);
+        let n = base + arrays.len() as u32;
+        let arrays = |i: u32| arrays[(i - base) as usize];
+        let mut i = base;
         while i < n {
             // Fast path: quads whose slot was written at push time, up to the next boundary.
             // Only the segment's slot mask and the LRU stamps change; kept in locals.
@@ -147,7 +279,7 @@ impl SlotLadder {
                 let end = n.min(next_cap).min(next_mark);
                 let (mut mask, mut clock) = (walk.mask, self.clock);
                 while i < end {
-                    let raw = arrays[i as usize];
+                    let raw = arrays(i);
                     if raw & PREPLACED == 0 {
                         break;
                     }
@@ -176,11 +308,11 @@ impl SlotLadder {
                     next_mark = marks.next().unwrap_or(u32::MAX);
                 }
             }
-            let raw = arrays[i as usize];
+            let raw = arrays(i);
             let a = raw & !PREPLACED;
             let mut u = self.unit_of[a as usize];
             if u == NONE {
-                u = self.place(&mut walk, a, i, arrays);
+                u = self.place(&mut walk, a, i, &arrays);
             }
             walk.mask |= 1 << u;
             self.last_use[u as usize] = self.clock;
@@ -194,13 +326,35 @@ impl SlotLadder {
             }
             i += 1;
         }
-        if arrays.len() as u32 > walk.seg_start {
-            self.close(&mut walk, arrays.len() as u32, FlushCause::EndOfFrame);
+        if n > walk.seg_start {
+            self.close(&mut walk, n, FlushCause::EndOfFrame);
         }
     }
 
+    /// The slots of `mask` (numbered as at push time, when slot `s` held `at_push[s]`) as
+    /// numbered now, rewriting the slots of `instances` too if they differ.
+    fn renumber(&self, at_push: &[u32; MAX_SLOTS], mask: u32, instances: &mut [Instance]) -> u32 {
+        if !self.diverged {
+            return mask;
+        }
+        let mut now = [0u8; MAX_SLOTS];
+        let mut out = 0;
+        let mut bits = mask;
+        while bits != 0 {
+            let s = bits.trailing_zeros();
+            bits &= bits - 1;
+            let u = self.unit_of[at_push[s as usize] as usize];
+            now[s as usize] = u;
+            out |= 1 << u;
+        }
+        for inst in instances {
+            inst.slot_flags_layer = Instance::with_slot(inst.slot_flags_layer, u32::from(now[inst.slot() as usize]));
+        }
+        out
+    }
+
     /// Finds a slot for array `a` needed by quad `i`, flushing if every slot is referenced.
-    fn place(&mut self, walk: &mut Walk<'_>, a: u32, i: u32, arrays: &[u32]) -> u8 {
+    fn place(&mut self, walk: &mut Walk<'_>, a: u32, i: u32, arrays: &impl Fn(u32) -> u32) -> u8 {
         let u = if self.free_mask != 0 {
             self.free_mask.trailing_zeros()
         } else if self.victim == VictimChoice::WipeAll {
@@ -241,7 +395,7 @@ impl SlotLadder {
         full & !self.free_mask
     }
 
-    fn choose_victim(&mut self, candidates: u32, i: u32, arrays: &[u32]) -> u32 {
+    fn choose_victim(&mut self, candidates: u32, i: u32, arrays: &impl Fn(u32) -> u32) -> u32 {
         let mut best = u32::MAX;
         let mut best_key = (0u32, u64::MAX);
         let use_next = self.victim == VictimChoice::NextUse;
@@ -266,15 +420,17 @@ impl SlotLadder {
 
     /// Next-use table from quad `from` on: `cursor[a]` = next quad at or after the walk's
     /// position that uses array `a`, `next_use[j]` = the quad after `j` using the same array.
-    fn build_next_use(&mut self, from: u32, arrays: &[u32]) {
+    fn build_next_use(&mut self, from: u32, arrays: &impl Fn(u32) -> u32) {
+        // Indexed by quad; quads of the prefix (before `from`) are never looked up.
+        let n = self.frame_len;
         self.next_use.clear();
-        self.next_use.resize(arrays.len(), NEVER);
+        self.next_use.resize(n as usize, NEVER);
         self.cursor.clear();
         self.cursor.resize(self.unit_of.len(), NEVER);
-        for j in (from as usize..arrays.len()).rev() {
-            let a = (arrays[j] & !PREPLACED) as usize;
-            self.next_use[j] = self.cursor[a];
-            self.cursor[a] = j as u32;
+        for j in (from..n).rev() {
+            let a = (arrays(j) & !PREPLACED) as usize;
+            self.next_use[j as usize] = self.cursor[a];
+            self.cursor[a] = j;
         }
         self.next_use_built = true;
     }

@@ -43,7 +43,7 @@ mod texture;
 pub use alloc::{Admission, Allocator, ClassKey, Placement};
 pub use batcher::Batcher;
 pub use counters::{Counters, DeviceCounters, Stats};
-pub use error::{ConfigError, QuadError, TextureError};
+pub use error::{ConfigError, QuadError, RejectedQuad, TextureError};
 pub use limits::{Budget, Config, Limits, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mock::{Call, MockDevice};
 pub use plan::{

@@ -975,3 +975,52 @@ fn device_lost_mid_frame_with_cpu_copies() {
     b.free(ids[0]).unwrap();
     assert_eq!(b.cpu_copy_bytes(), texel_bytes - 8 * 8 * 4);
 }
+
+#[test]
+fn push_all_matches_push_and_reports_the_first_rejected() {
+    let cfg = Config { instance_capacity: 300, max_slots: 4, ..Config::default() };
+    let mut a = batcher(cfg);
+    let mut b = batcher(cfg);
+    let sizes = [(8, 8), (16, 16), (32, 32), (64, 64), (5, 3), (128, 8)];
+    let ia = register_n(&mut a, &sizes, 40);
+    let ib = register_n(&mut b, &sizes, 40);
+    let dead = ia[3];
+    a.free(dead).unwrap();
+    b.free(ib[3]).unwrap();
+    for frame_no in 0..3 {
+        // 1,000 quads over 39 textures in 6 classes on 4 slots, with a stale and a NaN quad in
+        // the middle: evictions, capacity boundaries and explicit flushes.
+        let quads: Vec<Quad> = (0..1000usize)
+            .map(|i| {
+                let k = (i * 7 + frame_no) % 40;
+                let t = if k == 3 { 4 } else { k };
+                Quad::rect(ia[t], [i as f32, 0.0], [4.0, 4.0])
+            })
+            .chain([Quad::rect(dead, [0.0; 2], [1.0; 2]), Quad::rect(ia[0], [f32::NAN, 0.0], [1.0; 2])])
+            .chain((0..500usize).map(|i| Quad::rect(ia[(i * 13) % 3], [i as f32, 1.0], [4.0, 4.0])))
+            .collect();
+        a.begin_frame();
+        b.begin_frame();
+        assert_eq!(a.push_all(&quads[..600]), Ok(()));
+        a.flush();
+        assert_eq!(a.push_all(&quads[600..]), Err(RejectedQuad { index: 400, error: QuadError::Stale(dead) }));
+        for (i, q) in quads.iter().enumerate() {
+            if i == 600 {
+                b.flush();
+            }
+            let q = Quad { texture: ib[ia.iter().position(|&t| t == q.texture).unwrap()], ..*q };
+            let _ = b.push(&q);
+        }
+        let pa = a.finish().clone();
+        let pb = b.finish();
+        assert_eq!(pa.instances, pb.instances, "frame {frame_no}");
+        assert_eq!(pa.segments, pb.segments);
+        assert_eq!(pa.slot_tables, pb.slot_tables);
+        assert_eq!(pa.counters, pb.counters);
+        assert_eq!(pa.counters.quads_rejected, 2);
+    }
+    // Outside a frame nothing is recorded.
+    let q = Quad::rect(ia[0], [0.0; 2], [1.0; 2]);
+    assert_eq!(a.push_all(&[q]), Err(RejectedQuad { index: 0, error: QuadError::NoFrame }));
+    assert_eq!(a.push_all(&[]), Ok(()));
+}

@@ -1,6 +1,6 @@
 //! A current OpenGL (3.3 core) or OpenGL ES (3.0) context with no window and no X server:
 //! glutin's EGL device platform, on Mesa's software device when there is one. The recipe of
-//! `shared/notes/headless-gpu.md`.
+//! `docs/ARCHITECTURE.md` (testing without a GPU).
 //!
 //! Shared by `headless.rs` and `backend-gl/tests/common`. Include it with
 //! `#[allow(unsafe_code)] #[path = ...] mod egl;`.

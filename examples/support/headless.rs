@@ -1,6 +1,6 @@
 //! Offscreen rendering on whatever device there is (software included), for both backends:
 //! a surfaceless EGL context for GL, an adapter with no surface for wgpu. Recipes from
-//! `shared/notes/headless-gpu.md`.
+//! `docs/ARCHITECTURE.md` (testing without a GPU).
 //!
 //! Shared by `examples/stress.rs` (headless mode), the frame benches and the cross-backend
 //! tests. Include it with `#[allow(unsafe_code)] #[path = ...] mod headless;`.
@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use glow::HasContext;
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
-use layerbatch::{Budget, FramePlan, Limits, Stats};
+use layerbatch::{Budget, FramePlan, Limits, PlanError, Stats};
 
 #[path = "egl.rs"]
 pub mod egl;
@@ -19,6 +19,51 @@ pub mod gpu;
 
 /// The clear colour of every offscreen frame: opaque black.
 pub const CLEAR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
+/// Why a headless draw failed: the plan was refused by the validator (the same error on every
+/// backend), or something else went wrong.
+#[derive(Debug)]
+pub enum DrawError {
+    /// The backend refused the plan before touching the device.
+    Plan(PlanError),
+    /// Anything else, as the backend or the device said it.
+    Other(String),
+}
+
+impl std::fmt::Display for DrawError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DrawError::Plan(e) => write!(f, "plan refused: {e}"),
+            DrawError::Other(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for DrawError {}
+
+impl From<DrawError> for String {
+    fn from(e: DrawError) -> String {
+        e.to_string()
+    }
+}
+
+impl From<layerbatch_gl::Error> for DrawError {
+    fn from(e: layerbatch_gl::Error) -> Self {
+        match e {
+            layerbatch_gl::Error::Plan(p) => DrawError::Plan(p),
+            e => DrawError::Other(e.to_string()),
+        }
+    }
+}
+
+impl From<layerbatch_wgpu::Error> for DrawError {
+    fn from(e: layerbatch_wgpu::Error) -> Self {
+        match e {
+            layerbatch_wgpu::Error::Plan(p) => DrawError::Plan(p),
+            e => DrawError::Other(e.to_string()),
+        }
+    }
+}
 
 /// Which device to render on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +133,7 @@ impl Headless {
 
     /// Clears the target and draws `plan` into it; returns when the device has finished, so
     /// timing a frame measures the device's work too.
-    pub fn draw(&mut self, plan: &FramePlan) -> Result<(), String> {
+    pub fn draw(&mut self, plan: &FramePlan) -> Result<(), DrawError> {
         match self {
             Headless::Gl(g) => g.draw(plan),
             Headless::Wgpu(w) => w.draw(plan),
@@ -149,8 +194,8 @@ impl GlHeadless {
         Ok(())
     }
 
-    fn draw(&mut self, plan: &FramePlan) -> Result<(), String> {
-        let r = self.renderer.as_mut().ok_or("init first")?;
+    fn draw(&mut self, plan: &FramePlan) -> Result<(), DrawError> {
+        let r = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
         let [w, h] = self.size;
         // SAFETY: state calls on our own framebuffer, on the current context.
         unsafe {
@@ -159,7 +204,7 @@ impl GlHeadless {
             self.gl.clear_color(CLEAR[0], CLEAR[1], CLEAR[2], CLEAR[3]);
             self.gl.clear(glow::COLOR_BUFFER_BIT);
         }
-        r.paint(plan, &layerbatch_gl::Target::framebuffer(self.fbo, self.size)).map_err(|e| e.to_string())?;
+        r.paint(plan, &layerbatch_gl::Target::framebuffer(self.fbo, self.size))?;
         // SAFETY: a plain synchronisation call.
         unsafe { self.gl.finish() };
         Ok(())
@@ -225,19 +270,21 @@ impl WgpuHeadless {
         Ok(())
     }
 
-    fn draw(&mut self, plan: &FramePlan) -> Result<(), String> {
-        let r = self.renderer.as_mut().ok_or("init first")?;
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    fn draw(&mut self, plan: &FramePlan) -> Result<(), DrawError> {
+        let r = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        r.prepare(&self.device, &self.queue, &mut encoder, plan, self.size).map_err(|e| e.to_string())?;
+        // `prepare` returns the device's errors itself; nothing is submitted after one.
+        r.prepare(&self.device, &self.queue, &mut encoder, plan, self.size)?;
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         {
             let mut pass = gpu::clear_pass(&mut encoder, &self.view, CLEAR.map(f64::from));
             r.render(&mut pass);
         }
         self.queue.submit([encoder.finish()]);
-        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("poll: {e}"))?;
-        match pollster::block_on(scope.pop()) {
-            Some(e) => Err(format!("wgpu validation error: {e}")),
+        let popped = pollster::block_on(scope.pop());
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| DrawError::Other(format!("poll: {e}")))?;
+        match popped {
+            Some(e) => Err(DrawError::Other(format!("wgpu validation error: {e}"))),
             None => Ok(()),
         }
     }

@@ -148,6 +148,6 @@ pub fn bad_plans(texture: TextureId, budget: &Budget) -> Vec<(&'static str, Fram
             }),
             PlanError::TableMismatch { segment: 0, slot: 0, held: None, table: Some(array) },
         ),
-        ("wrong order (plan 2 first)", with(&|p| p.sequence = 2), PlanError::Sequence { expected: 1, got: 2 }),
+        ("plan 2 first", with(&|p| p.sequence = 2), PlanError::NeedsRebuild { got: 2 }),
     ]
 }

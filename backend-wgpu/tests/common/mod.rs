@@ -2,8 +2,10 @@
 //! readback. See ../shared/notes/headless-gpu.md.
 #![allow(dead_code)]
 
+use std::sync::{Arc, Mutex};
+
 use layerbatch_core::{Batcher, Config, FramePlan};
-use layerbatch_wgpu::{device_limits, Renderer, RendererOptions};
+use layerbatch_wgpu::{device_limits, Error, Renderer, RendererOptions};
 
 // Device, pass and readback recipes, shared with the root examples, benches and tests.
 #[path = "../../../examples/support/gpu.rs"]
@@ -44,6 +46,56 @@ pub fn gpu(backends: wgpu::Backends, test: &str) -> Option<Gpu> {
 fn try_gpu(backends: wgpu::Backends) -> Result<Gpu, String> {
     let (adapter, device, queue) = gpu::device(&gpu::headless_instance(backends), None)?;
     Ok(Gpu { device, queue, backend: adapter.get_info().backend, adapter: gpu::describe(&adapter) })
+}
+
+/// [`gpu`] on a device requested with the usual limits changed by `adjust` (e.g. a small
+/// `max_buffer_size`).
+pub fn gpu_with(backends: wgpu::Backends, test: &str, adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Gpu> {
+    match try_gpu_with(backends, adjust) {
+        Ok(g) => Some(g),
+        Err(reason) if in_ci() => panic!("{test}: no {backends:?} adapter under CI=true: {reason}"),
+        Err(reason) => {
+            println!("skipped: {test}: no {backends:?} adapter: {reason}");
+            None
+        }
+    }
+}
+
+fn try_gpu_with(backends: wgpu::Backends, adjust: impl FnOnce(&mut wgpu::Limits)) -> Result<Gpu, String> {
+    let instance = gpu::headless_instance(backends);
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        force_fallback_adapter: false,
+        compatible_surface: None,
+        apply_limit_buckets: false,
+    }))
+    .map_err(|e| format!("no adapter: {e}"))?;
+    // The limits of `gpu::device`, adjusted.
+    let mut limits = wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits());
+    adjust(&mut limits);
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("layerbatch"),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .map_err(|e| format!("request_device: {e}"))?;
+    Ok(Gpu { device, queue, backend: adapter.get_info().backend, adapter: gpu::describe(&adapter) })
+}
+
+/// Replaces the device's uncaptured-error handler (which panics) with one that records every
+/// error, so a test can assert that none reached it.
+pub fn record_uncaptured(device: &wgpu::Device) -> Arc<Mutex<Vec<String>>> {
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let sink = errors.clone();
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().unwrap().push(e.to_string())));
+    errors
+}
+
+/// Panics if any error reached the device's uncaptured-error handler.
+#[track_caller]
+pub fn assert_no_uncaptured(errors: &Mutex<Vec<String>>, what: &str) {
+    let errors = errors.lock().unwrap();
+    assert!(errors.is_empty(), "{what}: uncaptured wgpu errors: {errors:?}");
 }
 
 /// Defines `vulkan::$name` and `gl::$name` tests that run `$name(&Gpu)` on each backend.
@@ -113,22 +165,30 @@ pub fn close(a: [u8; 4], b: [u8; 4], tol: u8) -> bool {
 pub fn draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Frame {
     let device = &gpu.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let frame = try_draw(gpu, renderer, plan).unwrap_or_else(|e| panic!("{}: prepare: {e}", gpu.adapter));
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        panic!("{}: wgpu validation error: {e}", gpu.adapter);
+    }
+    frame
+}
+
+/// [`draw`] without an error scope of its own: `prepare`'s error comes back (and is the
+/// frame's only outcome: the encoder is submitted anyway), and any other wgpu error goes to
+/// the device's uncaptured-error handler (see [`record_uncaptured`]).
+pub fn try_draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Result<Frame, Error> {
+    let device = &gpu.device;
     let target = gpu::target(device, [SIZE, SIZE], FORMAT);
     let view = target.create_view(&Default::default());
     let mut encoder = device.create_command_encoder(&Default::default());
-    renderer
-        .prepare(device, &gpu.queue, &mut encoder, plan, [SIZE, SIZE])
-        .unwrap_or_else(|e| panic!("{}: prepare: {e}", gpu.adapter));
+    let prepared = renderer.prepare(device, &gpu.queue, &mut encoder, plan, [SIZE, SIZE]);
     {
         let mut pass = gpu::clear_pass(&mut encoder, &view, CLEAR.map(|v| f64::from(v) / 255.0));
         renderer.render(&mut pass);
     }
     gpu.queue.submit([encoder.finish()]);
+    prepared?;
     let pixels = gpu::read_texture(device, &gpu.queue, &target);
-    if let Some(e) = pollster::block_on(scope.pop()) {
-        panic!("{}: wgpu validation error: {e}", gpu.adapter);
-    }
-    Frame { width: SIZE, height: SIZE, pixels }
+    Ok(Frame { width: SIZE, height: SIZE, pixels })
 }
 
 /// `w` x `h` pixels of one colour.

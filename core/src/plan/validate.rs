@@ -27,6 +27,18 @@ pub enum PlanError {
         /// The plan number it got.
         got: u64,
     },
+    /// The executor holds nothing the plan could build on (it is new, or it dropped
+    /// everything after an error or a lost device), and the plan is neither a batcher's first
+    /// nor a rebuild plan. Call [`crate::Batcher::restore`]: its next plan rebuilds the
+    /// device.
+    #[error(
+        "plan {got} builds on plans this device never executed (it is new, or dropped its arrays after an \
+         error): call Batcher::restore so the next plan rebuilds it"
+    )]
+    NeedsRebuild {
+        /// The plan number it got.
+        got: u64,
+    },
     /// `instance_capacity` differs from the budget's.
     #[error("the plan's instance capacity is {got}; the budget's is {expected}")]
     InstanceCapacity {
@@ -244,6 +256,9 @@ impl PlanValidator {
     /// The first [`PlanError`] found; then nothing changed.
     pub fn check(&mut self, plan: &FramePlan) -> Result<(), PlanError> {
         let expected = self.last_sequence + 1;
+        if self.last_sequence == 0 && !plan.rebuild && plan.sequence != 1 {
+            return Err(PlanError::NeedsRebuild { got: plan.sequence });
+        }
         let in_order = plan.sequence == expected || (plan.rebuild && plan.sequence > self.last_sequence);
         if !in_order {
             return Err(PlanError::Sequence { expected, got: plan.sequence });
@@ -286,8 +301,10 @@ impl PlanValidator {
         Ok(())
     }
 
-    /// The device was lost or replaced: forget every array and binding. The next plan must be
-    /// a rebuild plan ([`crate::Batcher::restore`]).
+    /// The device was lost or replaced, or its executor dropped what it held after an error:
+    /// forget every array and binding. The next plan must be a rebuild plan
+    /// ([`crate::Batcher::restore`]) or a new batcher's first; any other gets
+    /// [`PlanError::NeedsRebuild`].
     pub fn reset(&mut self) {
         self.arrays.clear();
         self.bound.iter_mut().for_each(|b| *b = None);
