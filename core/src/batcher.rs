@@ -286,7 +286,11 @@ impl Batcher {
     pub fn begin_frame(&mut self) {
         let discarded = self.frame_open;
         if discarded {
-            self.discard_frame();
+            // Releases what the abandoned frame's frees deferred.
+            for p in std::mem::take(&mut self.deferred_frees) {
+                self.free_placement(p);
+            }
+            self.drain_alloc_ops();
         }
         self.frame_open = true;
         self.instances.clear();
@@ -295,20 +299,6 @@ impl Batcher {
         self.flush_marks.clear();
         self.moved_in_frame.clear();
         self.frame = Counters { frames_discarded: discarded as u64, ..Counters::default() };
-    }
-
-    /// Drops the open frame's quads and releases what its frees deferred.
-    fn discard_frame(&mut self) {
-        self.frame_open = false;
-        self.instances.clear();
-        self.prefix.reset();
-        self.quad_arrays.clear();
-        self.flush_marks.clear();
-        self.moved_in_frame.clear();
-        for p in std::mem::take(&mut self.deferred_frees) {
-            self.free_placement(p);
-        }
-        self.drain_alloc_ops();
     }
 
     /// Records a quad, drawn after every quad pushed before it.
