@@ -388,6 +388,14 @@ impl Renderer {
         result
     }
 
+    /// Drops the renderer of a context that is gone (lost, or already destroyed by the host)
+    /// without a GL call: its objects died with the context. Then make a renderer on the new
+    /// context and call [`layerbatch_core::Batcher::restore`]; its next plan rebuilds every
+    /// array there, with every `TextureId` unchanged.
+    pub fn abandon(mut self) {
+        self.destroyed = true;
+    }
+
     /// Deletes every GL object the renderer made (programs, vertex array, buffer, arrays,
     /// copy framebuffers). The renderer's context must be current.
     pub fn destroy(mut self) {

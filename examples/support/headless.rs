@@ -148,6 +148,24 @@ impl Headless {
         }
     }
 
+    /// Simulates losing the device: the GL context is destroyed under the renderer (which is
+    /// abandoned, without a GL call), or the wgpu device is destroyed and dropped with
+    /// everything on it.
+    pub fn lose(self) {
+        match self {
+            Headless::Gl(mut g) => {
+                if let Some(r) = g.renderer.take() {
+                    r.abandon();
+                }
+                // Dropping `g` destroys the context and display.
+            }
+            Headless::Wgpu(w) => {
+                w.device.destroy();
+                // Dropping `w` drops the renderer and every object of the lost device.
+            }
+        }
+    }
+
     /// The renderer's counters.
     pub fn stats(&self) -> Stats {
         match self {
