@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Checks that each library crate builds on the oldest Rust it declares (`rust-version`):
+# layerbatch-core and layerbatch-gl on 1.85, layerbatch-wgpu and the facade (both backends)
+# on 1.87. The tests, examples and benches need more (image 0.25 needs 1.88). Installs the two
+# toolchains with rustup (minimal profile) if they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${MSRV_TARGET_DIR:-target/msrv}"
+for v in 1.85.0 1.87.0; do
+  rustup toolchain list | grep -q "^$v" || rustup toolchain install "$v" --profile minimal
+done
+cargo +1.85.0 check --locked -p layerbatch-core -p layerbatch-gl --target-dir "$target"
+cargo +1.87.0 check --locked -p layerbatch-wgpu -p layerbatch --features gl,wgpu --target-dir "$target"
+echo "MSRV: core and gl build on 1.85, wgpu and the facade on 1.87."
