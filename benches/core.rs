@@ -1,5 +1,5 @@
-//! Core throughput: pushing quads into a frame plan against a plain copy of the same number
-//! of instance bytes, in one group so the ratio comes from one run.
+//! Core throughput: pushing quads into a frame plan (one by one, and as a slice) against a plain
+//! copy of the same number of instance bytes, in one group so the ratios come from one run.
 //!
 //! `cargo bench --bench core`. With the `CI` env var set, sizes shrink.
 
@@ -42,6 +42,15 @@ fn push_vs_memcpy(c: &mut Criterion) {
             for q in quads {
                 batcher.push(q).expect("live texture");
             }
+            let plan = batcher.finish();
+            assert_eq!(plan.segments.len(), 1);
+            black_box(plan.instances.len())
+        })
+    });
+    group.bench_with_input(BenchmarkId::new("push_all_finish", n), &quads, |b, quads| {
+        b.iter(|| {
+            batcher.begin_frame();
+            batcher.push_all(quads).expect("live textures");
             let plan = batcher.finish();
             assert_eq!(plan.segments.len(), 1);
             black_box(plan.instances.len())

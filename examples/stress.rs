@@ -30,7 +30,15 @@
 //!   may allow fewer).
 //! - `--arrays on|off`: `off` gives every texture its own array, i.e. the plain slot ladder, for
 //!   the side-by-side (default `on`).
-//! - `--frames N`: frames to run (default: 300 offscreen; in a window, until it is closed).
+//! - `--frames N`: frames to run (default: offscreen, as many as fit in `--seconds`; in a
+//!   window, until it is closed).
+//! - `--seconds S`: how long an offscreen run without `--frames` draws (default 3; at least 2
+//!   frames). On a software device a 20,000-sprite frame takes 0.1 to 1 s.
+//! - `--soak S`: a long-session run, offscreen, for `S` seconds: every frame frees
+//!   `--churn N` random textures and registers as many of random sizes (1 to 256 px a side),
+//!   and once a second a line shows the bytes allocated against the live texels, so a leak is
+//!   visible.
+//! - `--churn N`: textures replaced per frame in a soak (default 5).
 //! - `--headless`: render offscreen even with a display.
 //! - `--out FILE.png`: where an offscreen run saves its last frame (default `stress.png`).
 //! - `--json`: also print the figures as one JSON object, on the last line of stdout.
@@ -46,7 +54,6 @@ mod scene;
 #[path = "support/window.rs"]
 mod window;
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -57,8 +64,10 @@ use scene::{Scene, SceneOptions};
 
 /// The viewport of offscreen runs and the initial window size, in pixels.
 const SIZE: [u32; 2] = [800, 600];
-/// Frames of an offscreen run without `--frames`.
-const HEADLESS_FRAMES: u64 = 300;
+/// Seconds an offscreen run without `--frames` draws.
+const HEADLESS_SECONDS: f64 = 3.0;
+/// Largest side of a texture a soak registers.
+const SOAK_MAX_PX: u32 = 256;
 /// Scene time per frame offscreen: fixed, so every backend draws the same frames.
 const FIXED_DT: f32 = 1.0 / 60.0;
 /// Upper bounds that keep a typo from allocating the machine away.
@@ -67,14 +76,20 @@ const MAX_TEXTURES: usize = 65_536;
 
 const USAGE: &str = "\
 usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--slots N] [--arrays on|off]
-              [--frames N] [--headless] [--out FILE.png] [--json] [--help]
+              [--frames N] [--seconds S] [--soak S] [--churn N] [--headless] [--out FILE.png]
+              [--json] [--help]
 
   --backend gl|wgpu   backend (default gl)
   --sprites N         sprites, moving every frame (default 20000)
   --textures N        distinct textures, in 4 sizes (default 64)
   --slots N           Config::max_slots, 1..=32 (default 16; the device may allow fewer)
   --arrays on|off     off: every texture its own array, the plain slot ladder (default on)
-  --frames N          frames to run (default 300 offscreen; in a window, until closed)
+  --frames N          frames to run (default: offscreen, what fits in --seconds; in a
+                      window, until closed)
+  --seconds S         offscreen run length without --frames (default 3, at least 2 frames)
+  --soak S            long session: S seconds offscreen, churning textures every frame and
+                      printing bytes allocated once a second
+  --churn N           textures replaced per frame in a soak (default 5)
   --headless          render offscreen even when a display is available
   --out FILE.png      where an offscreen run saves its last frame (default stress.png)
   --json              print the figures as one JSON object on the last line of stdout
@@ -108,6 +123,9 @@ pub struct Args {
     pub slots: u32,
     pub arrays: bool,
     pub frames: Option<u64>,
+    pub seconds: f64,
+    pub soak: Option<f64>,
+    pub churn: usize,
     pub headless: bool,
     pub out: PathBuf,
     pub json: bool,
@@ -122,6 +140,9 @@ impl Default for Args {
             slots: 16,
             arrays: true,
             frames: None,
+            seconds: HEADLESS_SECONDS,
+            soak: None,
+            churn: 5,
             headless: false,
             out: PathBuf::from("stress.png"),
             json: false,
@@ -146,63 +167,69 @@ enum Command {
     Help,
 }
 
-/// Parses the flags (without the program name). `--flag value` and `--flag=value` both work.
-fn parse_args(args: impl Iterator<Item = std::ffi::OsString>) -> Result<Command, String> {
-    let args: Vec<String> = args
-        .map(|a| a.into_string().map_err(|a| format!("argument {a:?} is not valid UTF-8")))
-        .collect::<Result<_, _>>()?;
-    let mut it = args.into_iter();
+/// Parses the flags (without the program name); `--flag value` and `--flag=value` both work.
+fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Command, String> {
+    use lexopt::prelude::*;
+    let mut parser = lexopt::Parser::from_args(args);
     let mut a = Args::default();
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            inline.clone().or_else(|| it.next()).ok_or_else(|| format!("{name} needs a value"))
-        };
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
-            "--backend" => {
-                a.backend = match value("--backend")?.as_str() {
+    let err = |e: lexopt::Error| e.to_string();
+    while let Some(arg) = parser.next().map_err(err)? {
+        match arg {
+            Short('h') | Long("help") => return Ok(Command::Help),
+            Long("backend") => {
+                a.backend = match parser.value().map_err(err)?.string().map_err(err)?.as_str() {
                     "gl" => Backend::Gl,
                     "wgpu" => Backend::Wgpu,
                     other => return Err(format!("--backend must be gl or wgpu, not {other:?}")),
                 }
             }
-            "--sprites" => a.sprites = number("--sprites", &value("--sprites")?, 0, MAX_SPRITES)?,
-            "--textures" => a.textures = number("--textures", &value("--textures")?, 1, MAX_TEXTURES)?,
-            "--slots" => a.slots = number("--slots", &value("--slots")?, 1, MAX_SLOTS_PER_DRAW as usize)? as u32,
-            "--arrays" => {
-                a.arrays = match value("--arrays")?.as_str() {
+            Long("sprites") => a.sprites = number(&mut parser, "--sprites", 0, MAX_SPRITES)?,
+            Long("textures") => a.textures = number(&mut parser, "--textures", 1, MAX_TEXTURES)?,
+            Long("slots") => a.slots = number(&mut parser, "--slots", 1, MAX_SLOTS_PER_DRAW as usize)? as u32,
+            Long("arrays") => {
+                a.arrays = match parser.value().map_err(err)?.string().map_err(err)?.as_str() {
                     "on" => true,
                     "off" => false,
                     other => return Err(format!("--arrays must be on or off, not {other:?}")),
                 }
             }
-            "--frames" => a.frames = Some(number("--frames", &value("--frames")?, 1, usize::MAX)? as u64),
-            "--out" => {
-                let v = value("--out")?;
-                if v.is_empty() {
+            Long("frames") => a.frames = Some(number(&mut parser, "--frames", 1, usize::MAX)? as u64),
+            Long("seconds") => a.seconds = seconds(&mut parser, "--seconds")?,
+            Long("soak") => a.soak = Some(seconds(&mut parser, "--soak")?),
+            Long("churn") => a.churn = number(&mut parser, "--churn", 0, MAX_TEXTURES)?,
+            Long("out") => {
+                let v = PathBuf::from(parser.value().map_err(err)?);
+                if v.as_os_str().is_empty() {
                     return Err("--out needs a file name".into());
                 }
-                a.out = PathBuf::from(v);
+                a.out = v;
             }
-            "--headless" | "--json" if inline.is_some() => return Err(format!("{flag} takes no value")),
-            "--headless" => a.headless = true,
-            "--json" => a.json = true,
-            other => return Err(format!("unknown argument {other:?}")),
+            Long("headless") => a.headless = true,
+            Long("json") => a.json = true,
+            other => return Err(other.unexpected().to_string()),
         }
     }
     Ok(Command::Run(a))
 }
 
-/// Parses `v` as a whole number in `min..=max`.
-fn number(flag: &str, v: &str, min: usize, max: usize) -> Result<usize, String> {
+/// The value of `flag` as a whole number in `min..=max`.
+fn number(parser: &mut lexopt::Parser, flag: &str, min: usize, max: usize) -> Result<usize, String> {
+    use lexopt::ValueExt as _;
+    let v = parser.value().map_err(|e| e.to_string())?.string().map_err(|e| e.to_string())?;
     let range = if max == usize::MAX { format!("at least {min}") } else { format!("from {min} to {max}") };
     match v.trim().parse::<usize>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
         _ => Err(format!("{flag} needs a whole number {range}, not {v:?}")),
+    }
+}
+
+/// The value of `flag` as a positive, finite number of seconds (at most a day).
+fn seconds(parser: &mut lexopt::Parser, flag: &str) -> Result<f64, String> {
+    use lexopt::ValueExt as _;
+    let v = parser.value().map_err(|e| e.to_string())?.string().map_err(|e| e.to_string())?;
+    match v.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err(format!("{flag} needs a number of seconds above 0 and at most 86400, not {v:?}")),
     }
 }
 
@@ -222,7 +249,13 @@ fn main() -> ExitCode {
         Ok(report) => {
             report.print_table();
             if args.json {
-                println!("{}", report.json());
+                match serde_json::to_string(&report) {
+                    Ok(line) => println!("{line}"),
+                    Err(e) => {
+                        eprintln!("stress: error: the JSON summary: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
             }
             ExitCode::SUCCESS
         }
@@ -235,7 +268,7 @@ fn main() -> ExitCode {
 
 /// In a window when there is a display and it works, offscreen otherwise.
 fn run(args: &Args) -> Result<Report, String> {
-    if !args.headless {
+    if !args.headless && args.soak.is_none() {
         match display_missing() {
             None => match window::run(args) {
                 Ok(report) => return Ok(report),
@@ -281,14 +314,39 @@ fn open_headless(backend: Backend) -> Result<Headless, String> {
     Err(format!("no offscreen {} device: {}", backend.name(), errors.join("; ")))
 }
 
-/// Renders `--frames` frames offscreen and saves the last one to `--out`.
+/// Renders offscreen (`--frames` frames, or as many as fit in `--seconds`; with `--soak`,
+/// churning textures) and saves the last frame to `--out`.
 fn run_headless(args: &Args) -> Result<Report, String> {
     let mut dev = open_headless(args.backend)?;
     let mut batcher = Batcher::new(dev.limits(), args.config()).map_err(|e| format!("config: {e}"))?;
     dev.init(batcher.budget())?;
     let mut scene = Scene::new(&mut batcher, args.scene_options(SIZE)).map_err(|e| format!("textures: {e}"))?;
     let mut recorder = Recorder::default();
-    for _ in 0..args.frames.unwrap_or(HEADLESS_FRAMES) {
+    let mut soak = Vec::new();
+    let mut rng = scene::Rng::new(11);
+    let start = Instant::now();
+    let limit = args.soak.unwrap_or(args.seconds);
+    let mut next_sample = 0.0;
+    loop {
+        let elapsed = start.elapsed().as_secs_f64();
+        let done = match (args.frames, args.soak) {
+            (Some(n), None) => recorder.frames >= n,
+            _ => recorder.frames >= 2 && elapsed >= limit,
+        };
+        if args.soak.is_some() && (elapsed >= next_sample || done) {
+            let sample = SoakSample::now(elapsed, &recorder, &batcher, &scene);
+            println!("{}", sample.line());
+            soak.push(sample);
+            next_sample += 1.0;
+        }
+        if done {
+            break;
+        }
+        if args.soak.is_some() {
+            if let Err(e) = scene.churn(&mut batcher, &mut rng, args.churn, SOAK_MAX_PX) {
+                return Err(format!("soak: frame {}: {e}", recorder.frames + 1));
+            }
+        }
         let t0 = Instant::now();
         let plan = scene.frame(&mut batcher, FIXED_DT);
         dev.draw(plan)?; // waits for the device
@@ -304,14 +362,55 @@ fn run_headless(args: &Args) -> Result<Report, String> {
         image::ImageFormat::Png,
     )
     .map_err(|e| format!("saving {}: {e}", args.out.display()))?;
-    Ok(Report::new(
+    let mut report = Report::new(
         args,
         Mode::Headless { out: args.out.clone() },
         dev.backend_name(),
         dev.adapter().to_string(),
         batcher.budget(),
         &recorder,
-    ))
+    );
+    report.texel_bytes = scene.texel_bytes();
+    report.arrays_alive = batcher.allocator().array_count();
+    report.soak = soak;
+    Ok(report)
+}
+
+/// One line of a soak: where the memory stands.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SoakSample {
+    seconds: f64,
+    frames: u64,
+    texel_bytes: u64,
+    bytes_allocated: u64,
+    arrays_alive: usize,
+    frame_ms_last: f64,
+}
+
+impl SoakSample {
+    fn now(seconds: f64, rec: &Recorder, batcher: &Batcher, scene: &Scene) -> Self {
+        Self {
+            seconds,
+            frames: rec.frames,
+            texel_bytes: scene.texel_bytes(),
+            bytes_allocated: batcher.allocator().allocated_bytes(),
+            arrays_alive: batcher.allocator().array_count(),
+            frame_ms_last: rec.last_ms,
+        }
+    }
+
+    fn line(&self) -> String {
+        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+        format!(
+            "soak {:>7.1} s  frame {:>6}  texels {:>7.2} MiB  allocated {:>7.2} MiB ({:.1}x)  arrays {:>4}",
+            self.seconds,
+            self.frames,
+            mib(self.texel_bytes),
+            mib(self.bytes_allocated),
+            self.bytes_allocated as f64 / self.texel_bytes.max(1) as f64,
+            self.arrays_alive
+        )
+    }
 }
 
 /// Per-frame counts summed over a run of frames.
@@ -355,6 +454,8 @@ pub struct Recorder {
     steady_ms: Vec<f64>,
     compiles_after_first: u64,
     last: Stats,
+    /// The last frame's time.
+    pub last_ms: f64,
 }
 
 impl Recorder {
@@ -370,6 +471,7 @@ impl Recorder {
             self.steady_ms.push(frame_ms);
         }
         self.last = stats;
+        self.last_ms = frame_ms;
     }
 
     /// Per-frame sums over the frames after the first (the first alone if there is no other).
@@ -405,12 +507,14 @@ pub enum Mode {
     Window,
 }
 
-/// The figures a run prints at exit.
-#[derive(Clone, Debug)]
+/// The figures a run prints at exit; `--json` prints them as one object.
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Report {
     backend: &'static str,
     adapter: String,
-    mode: Mode,
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out: Option<String>,
     frames: u64,
     sprites: usize,
     textures: usize,
@@ -421,17 +525,22 @@ pub struct Report {
     device_draw_calls_per_frame: f64,
     flushes_per_frame: f64,
     flushes_slots_exhausted_per_frame: f64,
+    cache_resets: u64,
     slot_binds_per_frame: f64,
     slot_evictions_per_frame: f64,
-    cache_resets: u64,
     max_slot_tier: u64,
     layer_uploads: u64,
     pipeline_compiles: u64,
     pipeline_compiles_after_warmup: u64,
+    /// Bytes of the scene's live texels (level 0), beside what the arrays hold.
+    texel_bytes: u64,
     bytes_allocated: u64,
     budget_bytes: u64,
+    arrays_alive: usize,
     frame_ms_median: f64,
     frame_ms_p99: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    soak: Vec<SoakSample>,
 }
 
 impl Report {
@@ -449,10 +558,15 @@ impl Report {
         ms.sort_by(f64::total_cmp);
         let total = &rec.last.core_total;
         let compiles = rec.last.device_total.pipeline_compiles;
+        let (mode, out) = match mode {
+            Mode::Headless { out } => ("headless", Some(out.display().to_string())),
+            Mode::Window => ("window", None),
+        };
         Self {
             backend,
             adapter,
             mode,
+            out,
             frames: rec.frames,
             sprites: args.sprites,
             textures: args.textures,
@@ -470,19 +584,22 @@ impl Report {
             layer_uploads: total.layer_uploads,
             pipeline_compiles: compiles,
             pipeline_compiles_after_warmup: compiles.saturating_sub(rec.compiles_after_first),
+            texel_bytes: 0,
             bytes_allocated: total.bytes_allocated,
             budget_bytes: budget.budget_bytes,
+            arrays_alive: 0,
             frame_ms_median: percentile(&ms, 0.5),
             frame_ms_p99: percentile(&ms, 0.99),
+            soak: Vec::new(),
         }
     }
 
     /// The human summary, on stdout.
     pub fn print_table(&self) {
         let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
-        let mode = match &self.mode {
-            Mode::Headless { .. } => format!("offscreen {}x{}", SIZE[0], SIZE[1]),
-            Mode::Window => "window".to_string(),
+        let mode = match self.mode {
+            "headless" => format!("offscreen {}x{}", SIZE[0], SIZE[1]),
+            other => other.to_string(),
         };
         let slots = if self.budget_slots == self.slots {
             self.slots.to_string()
@@ -510,58 +627,27 @@ impl Report {
             println!("    {name:<30} {v:>20}");
         }
         println!("  whole run:");
+        let texels =
+            if self.texel_bytes > 0 { format!(", texels {:.1} MiB", mib(self.texel_bytes)) } else { String::new() };
         let rows: [(&str, String); 8] = [
             ("cache resets", self.cache_resets.to_string()),
             ("largest slot tier drawn", self.max_slot_tier.to_string()),
             ("layer uploads", self.layer_uploads.to_string()),
             ("pipelines compiled", self.pipeline_compiles.to_string()),
             ("  after the first frame", self.pipeline_compiles_after_warmup.to_string()),
-            ("texture memory", format!("{:.1} of {:.0} MiB", mib(self.bytes_allocated), mib(self.budget_bytes))),
+            (
+                "texture memory",
+                format!("{:.1} of {:.0} MiB{texels}", mib(self.bytes_allocated), mib(self.budget_bytes)),
+            ),
             ("frame time, median", format!("{:.2} ms", self.frame_ms_median)),
             ("frame time, p99", format!("{:.2} ms", self.frame_ms_p99)),
         ];
         for (name, v) in rows {
             println!("    {name:<30} {v:>20}");
         }
-        if let Mode::Headless { out } = &self.mode {
-            println!("  last frame saved to {}", out.display());
+        if let Some(out) = &self.out {
+            println!("  last frame saved to {out}");
         }
-    }
-
-    /// The figures as one line of JSON.
-    pub fn json(&self) -> String {
-        let mode = if matches!(self.mode, Mode::Window) { "window" } else { "headless" };
-        let mut fields: Vec<(&str, String)> = vec![
-            ("backend", json_str(self.backend)),
-            ("adapter", json_str(&self.adapter)),
-            ("mode", json_str(mode)),
-            ("frames", self.frames.to_string()),
-            ("sprites", self.sprites.to_string()),
-            ("textures", self.textures.to_string()),
-            ("slots", self.slots.to_string()),
-            ("budget_slots", self.budget_slots.to_string()),
-            ("arrays", self.arrays.to_string()),
-            ("draw_calls_per_frame", json_f64(self.draw_calls_per_frame)),
-            ("device_draw_calls_per_frame", json_f64(self.device_draw_calls_per_frame)),
-            ("flushes_per_frame", json_f64(self.flushes_per_frame)),
-            ("flushes_slots_exhausted_per_frame", json_f64(self.flushes_slots_exhausted_per_frame)),
-            ("cache_resets", self.cache_resets.to_string()),
-            ("slot_binds_per_frame", json_f64(self.slot_binds_per_frame)),
-            ("slot_evictions_per_frame", json_f64(self.slot_evictions_per_frame)),
-            ("max_slot_tier", self.max_slot_tier.to_string()),
-            ("layer_uploads", self.layer_uploads.to_string()),
-            ("pipeline_compiles", self.pipeline_compiles.to_string()),
-            ("pipeline_compiles_after_warmup", self.pipeline_compiles_after_warmup.to_string()),
-            ("bytes_allocated", self.bytes_allocated.to_string()),
-            ("budget_bytes", self.budget_bytes.to_string()),
-            ("frame_ms_median", json_f64(self.frame_ms_median)),
-            ("frame_ms_p99", json_f64(self.frame_ms_p99)),
-        ];
-        if let Mode::Headless { out } = &self.mode {
-            fields.push(("out", json_str(&out.display().to_string())));
-        }
-        let body: Vec<String> = fields.into_iter().map(|(k, v)| format!("{}:{v}", json_str(k))).collect();
-        format!("{{{}}}", body.join(","))
     }
 }
 
@@ -572,32 +658,4 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     }
     let rank = (p * sorted.len() as f64).ceil() as usize;
     sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-fn json_f64(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.3}")
-    } else {
-        "null".into()
-    }
-}
-
-fn json_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

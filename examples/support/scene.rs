@@ -143,6 +143,44 @@ impl Scene {
         &self.textures
     }
 
+    /// Bytes of the live textures' texels (level 0, 4 bytes a pixel).
+    pub fn texel_bytes(&self) -> u64 {
+        self.sizes.iter().map(|&(w, h)| u64::from(w) * u64::from(h) * 4).sum()
+    }
+
+    /// Churn, as a long session does: frees `count` textures picked by `rng` and registers a
+    /// new one of a random size (1..=`max_px` a side) in each place, so the sprites that used
+    /// it draw the new one. Call between frames.
+    ///
+    /// # Errors
+    /// The batcher's, e.g. an exhausted budget (the old texture is freed already then, and the
+    /// place is refilled by a 1x1 texture if even that fits).
+    pub fn churn(
+        &mut self,
+        batcher: &mut Batcher,
+        rng: &mut Rng,
+        count: usize,
+        max_px: u32,
+    ) -> Result<(), TextureError> {
+        for _ in 0..count {
+            let i = rng.next_u32() as usize % self.textures.len().max(1);
+            let (w, h) = (1 + rng.next_u32() % max_px.max(1), 1 + rng.next_u32() % max_px.max(1));
+            batcher.free(self.textures[i])?;
+            match batcher.register(&TextureDesc::new(w, h), &texture_pixels(i, w, h)) {
+                Ok(id) => {
+                    self.textures[i] = id;
+                    self.sizes[i] = (w, h);
+                }
+                Err(e) => {
+                    self.textures[i] = batcher.register(&TextureDesc::new(1, 1), &texture_pixels(i, 1, 1))?;
+                    self.sizes[i] = (1, 1);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Moves every sprite by `dt` seconds, bouncing off the edges.
     pub fn step(&mut self, dt: f32) {
         for s in &mut self.sprites {
