@@ -17,9 +17,8 @@ fn quads() -> usize {
 
 fn push_vs_memcpy(c: &mut Criterion) {
     let n = quads();
-    let mut batcher =
-        Batcher::new(Limits::guaranteed_minimum(), Config { instance_capacity: 1 << 17, ..Config::default() })
-            .expect("default config");
+    let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_instance_capacity(1 << 17))
+        .expect("default config");
     let sizes = [(16, 16), (32, 32), (64, 64), (128, 64)];
     let textures: Vec<_> = (0..64)
         .map(|i| {

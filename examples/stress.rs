@@ -153,7 +153,7 @@ impl Default for Args {
 impl Args {
     /// The batcher's configuration.
     pub fn config(&self) -> Config {
-        Config { max_slots: self.slots, arrays_enabled: self.arrays, ..Config::default() }
+        Config::default().with_max_slots(self.slots).with_arrays_enabled(self.arrays)
     }
 
     /// The scene's options, for a `viewport_px` box.

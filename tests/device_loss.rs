@@ -42,7 +42,7 @@ fn reupload(batcher: &mut Batcher, scene: &Scene, listed: &[TextureId]) {
 
 fn loss(kind: DeviceKind, keep_pixels: bool, test: &str) {
     let Some(mut dev) = open(kind, test) else { return };
-    let config = Config { keep_pixels, ..Config::default() };
+    let config = Config::default().with_keep_pixels(keep_pixels);
     let mut batcher = Batcher::new(dev.limits(), config).expect("budget");
     dev.init(batcher.budget()).expect("renderer");
     let opts = SceneOptions { sprites: 300, textures: 24, viewport_px: SIZE, ..SceneOptions::default() };

@@ -78,5 +78,5 @@ fn same_pixels_and_counters_arrays_on() {
 #[test]
 fn same_pixels_and_counters_arrays_off() {
     // The plain ladder: 24 one-texture arrays over 16 slots, many flushes, same on both.
-    compare(Config { arrays_enabled: false, ..Config::default() }, "same_pixels_and_counters_arrays_off");
+    compare(Config::default().with_arrays_enabled(false), "same_pixels_and_counters_arrays_off");
 }

@@ -25,6 +25,7 @@ impl std::fmt::Display for Stage {
 
 /// What went wrong creating a [`crate::Renderer`] or painting a plan.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A shader did not compile or a program did not link. Nothing is ever drawn with it.
     #[error("layerbatch-gl: {stage} failed (tier {tier:?}): {info_log}")]

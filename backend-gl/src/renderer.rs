@@ -149,14 +149,8 @@ impl Renderer {
             "layerbatch-gl: {version} ({renderer}), GLSL {glsl}; MAX_TEXTURE_IMAGE_UNITS {units}, \
              MAX_ARRAY_TEXTURE_LAYERS {layers}, MAX_TEXTURE_SIZE {size}"
         );
-        Limits {
-            max_texture_units: units,
-            max_samplers: units,
-            max_array_layers: layers,
-            max_texture_size_px: size,
-            avoid_ambiguous_layer_counts: false,
-            max_buffer_bytes: i32::MAX as u64,
-        }
+        // glow takes buffer sizes and attribute offsets as `i32`.
+        Limits::new(units, layers, size).with_max_buffer_bytes(i32::MAX as u64)
     }
 
     /// Creates the renderer for `budget` (from [`layerbatch_core::Batcher::budget`]): compiles
@@ -253,7 +247,7 @@ impl Renderer {
                 if caps.copy_image { CopyPath::CopyImage } else { CopyPath::Blit },
                 caps.texture_storage,
             );
-            let device_total = DeviceCounters { pipeline_compiles: links, ..DeviceCounters::default() };
+            let stats = Stats::created(links);
             Ok(Self {
                 gl,
                 caps,
@@ -263,7 +257,7 @@ impl Renderer {
                 arrays: HashMap::new(),
                 copy_fbos: None,
                 validator: PlanValidator::new(budget),
-                stats: Stats { device_total, ..Stats::default() },
+                stats,
                 frame_bound: vec![None; budget.slots as usize],
                 deleted: Vec::new(),
                 drawn_tiers: Vec::new(),
@@ -367,7 +361,7 @@ impl Renderer {
             needs.units = needs.units.max(plan.segments.iter().map(|s| s.tier).max().unwrap_or(1));
         }
         let saved = Saved::capture_and_prepare(&self.gl, needs);
-        let mut c = DeviceCounters { frames: 1, ..DeviceCounters::default() };
+        let mut c = DeviceCounters::one_frame();
         self.deleted.clear();
         self.drawn_tiers.clear();
         if plan.rebuild {

@@ -209,7 +209,7 @@ both_flavors!(padding_poison);
 // 3. Four slots, ten textures that cannot share an array (ten sizes, no padding),
 //    interleaved: right pixels, and the draws and flushes core planned.
 fn slots_4_ten_sizes(ctx: &Ctx) {
-    let config = Config { max_slots: 4, max_padding_waste: 0.0, ..Config::default() };
+    let config = Config::default().with_max_slots(4).with_max_padding_waste(0.0);
     let mut rig = Rig::new(ctx, config);
     let colors = distinct_colors(10);
     let ids: Vec<TextureId> = colors
@@ -254,7 +254,7 @@ fn srgb_to_linear(c: u8) -> u8 {
 // 4. Growth mid-session: more textures than the initial layers, across frames. Pixels stay
 //    right after the GPU copy (every mip level), growths are counted, nothing is re-uploaded.
 fn growth(ctx: &Ctx, path: CopyPath) {
-    let config = Config { initial_layers: 4, ..Config::default() };
+    let config = Config::default().with_initial_layers(4);
     let caps = Capabilities { copy_image: path == CopyPath::CopyImage, ..Capabilities::detect(&ctx.gl) };
     let mut rig = Rig::with_caps(ctx, config, Some(caps));
     if path == CopyPath::CopyImage && rig.renderer().copy_path() != CopyPath::CopyImage {
@@ -333,7 +333,7 @@ both_flavors!(growth_blit);
 // Arrays without immutable storage (glTexImage3D per level) behave the same.
 fn mutable_storage(ctx: &Ctx) {
     let caps = Capabilities { texture_storage: false, copy_image: false, ..Capabilities::detect(&ctx.gl) };
-    let mut rig = Rig::with_caps(ctx, Config { initial_layers: 2, ..Config::default() }, Some(caps));
+    let mut rig = Rig::with_caps(ctx, Config::default().with_initial_layers(2), Some(caps));
     let colors = distinct_colors(5);
     let ids: Vec<TextureId> =
         colors.iter().map(|&c| rig.register(TextureDesc::new(8, 8).with_mip_levels(4), c)).collect();
@@ -494,7 +494,7 @@ both_flavors!(many_textures);
 // Frames longer than the instance buffer: segments per chunk, attribute pointers offset per
 // segment (no base instance on GLES 3.0).
 fn instance_chunks(ctx: &Ctx) {
-    let mut rig = Rig::new(ctx, Config { instance_capacity: 16, max_slots: 2, ..Config::default() });
+    let mut rig = Rig::new(ctx, Config::default().with_instance_capacity(16).with_max_slots(2));
     let colors = distinct_colors(6);
     // Three classes with two slots: flushes inside chunks too.
     let ids: Vec<TextureId> = colors
@@ -527,7 +527,7 @@ fn state_restored(ctx: &Ctx) {
     let gl = &*ctx.gl;
     // The blit copy path: it changes the most state (framebuffers, FRAMEBUFFER_SRGB).
     let caps = Capabilities { copy_image: false, ..Capabilities::detect(gl) };
-    let mut rig = Rig::with_caps(ctx, Config { initial_layers: 1, ..Config::default() }, Some(caps));
+    let mut rig = Rig::with_caps(ctx, Config::default().with_initial_layers(1), Some(caps));
     // Red | green, 2x1, linear: in between, the pixels mix (a host sampler set to nearest
     // would make them pure: the renderer unbinds sampler objects from its units).
     let a = rig.batcher.register(&TextureDesc::new(2, 1), &[255, 0, 0, 255, 0, 255, 0, 255]).unwrap();
@@ -736,7 +736,7 @@ fn gl_out_of_memory_is_an_error(ctx: &Ctx) {
     use glow::HasContext;
     let limits = Renderer::query_limits(&ctx.gl);
     let width = (limits.max_texture_size_px + 1).max(20000);
-    let inflated = Limits { max_texture_size_px: 1 << 20, ..limits };
+    let inflated = limits.with_max_texture_size_px(1 << 20);
     let mut rig = Rig::build(ctx, inflated, Config::default(), None);
     let red = [230, 30, 30, 255];
     let small = rig.register(TextureDesc::new(8, 8), red);

@@ -18,7 +18,7 @@ fn sampler_declarations(src: &str) -> usize {
 #[test]
 fn sampler_count_per_stage() {
     let minimum = Limits::guaranteed_minimum();
-    let budget = Budget::new(&minimum, &Config { max_slots: 32, ..Config::default() }).unwrap();
+    let budget = Budget::new(&minimum, &Config::default().with_max_slots(32)).unwrap();
     assert_eq!(budget.slots, 16);
     assert_eq!(budget.tiers, [1, 2, 4, 8, 16]);
     for gles in [false, true] {
@@ -49,7 +49,7 @@ fn minimum_budget_links(ctx: &Ctx) {
     assert_eq!(renderer.stats().device_total.pipeline_compiles, 5);
     // The most the device allows (32 on llvmpipe) links too.
     let limits = Renderer::query_limits(&ctx.gl);
-    let big = Batcher::new(limits, Config { max_slots: 32, ..Config::default() }).unwrap();
+    let big = Batcher::new(limits, Config::default().with_max_slots(32)).unwrap();
     let r2 = Renderer::new(ctx.gl.clone(), big.budget()).expect("every tier links");
     assert_eq!(r2.stats().device_total.pipeline_compiles, big.budget().tiers.len() as u64);
     r2.destroy();

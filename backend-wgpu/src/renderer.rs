@@ -34,16 +34,11 @@ use crate::Error;
 /// assert!(l.avoid_ambiguous_layer_counts);
 /// ```
 pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
-    Limits {
-        max_texture_units: device_limits
-            .max_sampled_textures_per_shader_stage
-            .min(device_limits.max_samplers_per_shader_stage),
-        max_samplers: device_limits.max_samplers_per_shader_stage,
-        max_array_layers: device_limits.max_texture_array_layers,
-        max_texture_size_px: device_limits.max_texture_dimension_2d,
-        avoid_ambiguous_layer_counts: backend == wgpu::Backend::Gl,
-        max_buffer_bytes: device_limits.max_buffer_size,
-    }
+    let units = device_limits.max_sampled_textures_per_shader_stage.min(device_limits.max_samplers_per_shader_stage);
+    Limits::new(units, device_limits.max_texture_array_layers, device_limits.max_texture_dimension_2d)
+        .with_max_samplers(device_limits.max_samplers_per_shader_stage)
+        .with_avoid_ambiguous_layer_counts(backend == wgpu::Backend::Gl)
+        .with_max_buffer_bytes(device_limits.max_buffer_size)
 }
 
 /// [`limits`] for `device`: its backend and the limits it was created with.
@@ -52,14 +47,32 @@ pub fn device_limits(device: &wgpu::Device) -> Limits {
 }
 
 /// How the pipelines are built, beyond the target format. Match the host's render pass.
+///
+/// `#[non_exhaustive]`: start from `RendererOptions::default()` and use the `with_*` methods.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct RendererOptions {
     /// Multisampling of the host's pass. Default: 1 sample.
     pub multisample: wgpu::MultisampleState,
     /// The depth-stencil attachment of the host's pass, if any. layerbatch draws in painter's
     /// order and needs no depth test: pass e.g. `depth_compare: Always`, `depth_write_enabled:
-    /// false`.
+    /// false`. Default: none.
     pub depth_stencil: Option<wgpu::DepthStencilState>,
+}
+
+impl RendererOptions {
+    /// Sets `multisample`.
+    #[must_use]
+    pub fn with_multisample(mut self, multisample: wgpu::MultisampleState) -> Self {
+        self.multisample = multisample;
+        self
+    }
+    /// Sets `depth_stencil`.
+    #[must_use]
+    pub fn with_depth_stencil(mut self, depth_stencil: Option<wgpu::DepthStencilState>) -> Self {
+        self.depth_stencil = depth_stencil;
+        self
+    }
 }
 
 /// Bind groups kept in the cache beyond those the current frame uses.
@@ -327,14 +340,9 @@ impl Renderer {
             slot_layouts.push(layout);
         }
 
-        let stats = Stats {
-            device_total: DeviceCounters {
-                pipeline_compiles: pipelines.len() as u64,
-                bind_group_creates: 1,
-                ..DeviceCounters::default()
-            },
-            ..Stats::default()
-        };
+        let mut stats = Stats::created(pipelines.len() as u64);
+        // The globals group.
+        stats.device_total.bind_group_creates = 1;
         Ok(Self {
             validator: PlanValidator::new(budget),
             tiers: budget.tiers.clone(),
@@ -400,11 +408,10 @@ impl Renderer {
     }
 
     fn render_counters(&self) -> DeviceCounters {
-        DeviceCounters {
-            draw_calls: self.render_draws.load(Ordering::Relaxed),
-            bind_group_sets: self.render_group_sets.load(Ordering::Relaxed),
-            ..DeviceCounters::default()
-        }
+        let mut c = DeviceCounters::ZERO;
+        c.draw_calls = self.render_draws.load(Ordering::Relaxed);
+        c.bind_group_sets = self.render_group_sets.load(Ordering::Relaxed);
+        c
     }
 
     /// Executes `plan` up to the draws: checks it with core's [`PlanValidator`], then applies
@@ -429,16 +436,14 @@ impl Renderer {
         viewport_px: [u32; 2],
     ) -> Result<(), Error> {
         // The last frame's draws were counted by `render`; fold them in before a new frame.
-        let rendered = DeviceCounters {
-            draw_calls: self.render_draws.swap(0, Ordering::Relaxed),
-            bind_group_sets: self.render_group_sets.swap(0, Ordering::Relaxed),
-            ..DeviceCounters::default()
-        };
+        let mut rendered = DeviceCounters::ZERO;
+        rendered.draw_calls = self.render_draws.swap(0, Ordering::Relaxed);
+        rendered.bind_group_sets = self.render_group_sets.swap(0, Ordering::Relaxed);
         self.stats.add_device(rendered);
         self.draws.clear();
         self.validator.check(plan)?;
 
-        let mut frame = DeviceCounters { frames: 1, ..DeviceCounters::default() };
+        let mut frame = DeviceCounters::one_frame();
         match self.execute(device, queue, encoder, plan, viewport_px, &mut frame) {
             Ok(()) => {
                 self.stats.record(plan, frame);

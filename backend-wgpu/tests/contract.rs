@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use common::{assert_no_uncaptured, color, draw, record_uncaptured, setup, solid, try_draw, Gpu, CLEAR, SIZE};
 use layerbatch_core::{
-    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, FlushCause, Format, FramePlan, Instance, Limits, PlanError,
-    Quad, ResourceOp, TextureDesc, TextureId, Usage, Wrap,
+    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, FlushCause, Format, FramePlan, Instance, PlanError, Quad,
+    ResourceOp, TextureDesc, TextureId, Usage, Wrap,
 };
 use layerbatch_wgpu::{device_limits, Error, Renderer, RendererOptions};
 
@@ -144,7 +144,7 @@ fn staged_writes_beyond_max_buffer_size() {
             continue;
         };
         let errors = record_uncaptured(&gpu.device);
-        let (mut b, mut r) = setup(&gpu, Config { initial_layers: 2, ..Config::default() });
+        let (mut b, mut r) = setup(&gpu, Config::default().with_initial_layers(2));
         let (w, h, levels) = (1024, 512, 3);
         let desc = TextureDesc::new(w, h).with_filter(Filter::Nearest).with_mip_levels(levels);
         let mut ids = Vec::new();
@@ -308,8 +308,8 @@ fn bad_plans_give_the_validator_errors(gpu: &Gpu) {
 fn device_error_is_an_error_then_rebuild_recovers(gpu: &Gpu) {
     let errors = record_uncaptured(&gpu.device);
     let huge = gpu.device.limits().max_texture_dimension_2d * 2;
-    let limits = Limits { max_texture_size_px: huge, ..device_limits(&gpu.device) };
-    let mut b = Batcher::new(limits, Config { budget_bytes: u64::MAX, ..Config::default() }).unwrap();
+    let limits = device_limits(&gpu.device).with_max_texture_size_px(huge);
+    let mut b = Batcher::new(limits, Config::default().with_budget_bytes(u64::MAX)).unwrap();
     let mut r = Renderer::new(&gpu.device, common::FORMAT, b.budget(), &RendererOptions::default()).unwrap();
     let green = b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(1))).unwrap();
     let target = b.register(&TextureDesc::new(huge, 16).with_usage(Usage::RenderTarget), &[]).unwrap();

@@ -19,7 +19,7 @@ use layerbatch_wgpu::{device_limits, limits, Error, Renderer, RendererOptions};
 on_both_backends!(layer_counts_1_6_12_sample_correctly);
 
 fn ambiguous(layers: u32) -> bool {
-    layers == 1 || layers % 6 == 0
+    layers == 1 || layers.is_multiple_of(6)
 }
 
 /// Drives a batcher through many admissions, frees, growths and dedicated arrays, and returns
@@ -74,7 +74,7 @@ fn gl_device_limits_never_create_ambiguous_arrays() {
 #[test]
 fn gl_limits_initial_layers_one() {
     let gl = limits(wgpu::Backend::Gl, &wgpu::Limits::downlevel_webgl2_defaults());
-    for d in created_arrays(gl, Config { initial_layers: 1, ..Config::default() }) {
+    for d in created_arrays(gl, Config::default().with_initial_layers(1)) {
         assert!(!ambiguous(d.layers), "created an array of {} layers", d.layers);
     }
 }
@@ -83,7 +83,8 @@ fn check_never_ambiguous(limits: Limits) {
     let mut total = 0;
     for initial_layers in 1..=13 {
         for max_layers_per_array in [1, 2, 5, 6, 7, 12, 13, 18, 24, 36, 256] {
-            let config = Config { initial_layers, max_layers_per_array, ..Config::default() };
+            let config =
+                Config::default().with_initial_layers(initial_layers).with_max_layers_per_array(max_layers_per_array);
             let created = created_arrays(limits, config);
             assert!(!created.is_empty());
             for d in &created {
@@ -104,8 +105,8 @@ fn check_never_ambiguous(limits: Limits) {
 /// wgpu's GL backend such a budget is an error at `Renderer::new`, and with the GL device's
 /// own limits the same textures sample correctly in arrays core sized unambiguously.
 fn layer_counts_1_6_12_sample_correctly(gpu: &Gpu) {
-    let unguarded = Limits { avoid_ambiguous_layer_counts: false, ..device_limits(&gpu.device) };
-    let config = Config { initial_layers: 6, max_layers_per_array: 12, ..Config::default() };
+    let unguarded = device_limits(&gpu.device).with_avoid_ambiguous_layer_counts(false);
+    let config = Config::default().with_initial_layers(6).with_max_layers_per_array(12);
     let limits = if gpu.backend == wgpu::Backend::Gl {
         let b = Batcher::new(unguarded, config).unwrap();
         let err = Renderer::new(&gpu.device, FORMAT, b.budget(), &RendererOptions::default()).unwrap_err();

@@ -72,7 +72,7 @@ fn padding_poison_never_shows(gpu: &Gpu) {
     const POISON: [u8; 4] = [255, 0, 255, 255];
     const GREEN: [u8; 4] = [0, 255, 0, 255];
     const BLUE: [u8; 4] = [0, 0, 255, 255];
-    let (mut b, mut r) = setup(gpu, Config { max_padding_waste: 0.75, ..Config::default() });
+    let (mut b, mut r) = setup(gpu, Config::default().with_max_padding_waste(0.75));
     let lin = TextureDesc::new(64, 64);
     let near = TextureDesc::new(64, 64).with_filter(Filter::Nearest);
     let p_lin = b.register(&lin, &solid(64, 64, POISON)).unwrap();
@@ -127,7 +127,7 @@ fn padding_poison_never_shows(gpu: &Gpu) {
 /// Ten textures of ten sizes with padding off: ten arrays, only four slots. Interleaved, they
 /// flush for slots; the device issues exactly the planned draws, and every cell is right.
 fn ten_unbucketable_textures_on_four_slots(gpu: &Gpu) {
-    let (mut b, mut r) = setup(gpu, Config { max_slots: 4, max_padding_waste: 0.0, ..Config::default() });
+    let (mut b, mut r) = setup(gpu, Config::default().with_max_slots(4).with_max_padding_waste(0.0));
     let ids: Vec<TextureId> = (0..10u32)
         .map(|i| {
             let s = 17 + i;
@@ -166,7 +166,7 @@ fn ten_unbucketable_textures_on_four_slots(gpu: &Gpu) {
 /// update after the growth, in the same plan) wins over the copy.
 fn growth_mid_session_keeps_pixels(gpu: &Gpu) {
     const TEX: u64 = 16 * 16 * 4;
-    let (mut b, mut r) = setup(gpu, Config { initial_layers: 2, ..Config::default() });
+    let (mut b, mut r) = setup(gpu, Config::default().with_initial_layers(2));
     let cols = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 0, 255], [0, 255, 255, 255]];
     let white = [255, 255, 255, 255];
     let reg =
@@ -491,11 +491,9 @@ fn bad_plan_is_an_error(gpu: &Gpu) {
 /// A budget the device cannot bind (32 slots on a device with 16 textures per stage) is an
 /// error at creation, not a validation panic mid-frame.
 fn budget_beyond_device_is_an_error(gpu: &Gpu) {
-    let budget = layerbatch_core::Budget::new(
-        &layerbatch_core::Limits::desktop(),
-        &Config { max_slots: 32, ..Config::default() },
-    )
-    .unwrap();
+    let budget =
+        layerbatch_core::Budget::new(&layerbatch_core::Limits::desktop(), &Config::default().with_max_slots(32))
+            .unwrap();
     assert!(budget.slots > gpu.device.limits().max_sampled_textures_per_shader_stage);
     let err = layerbatch_wgpu::Renderer::new(&gpu.device, common::FORMAT, &budget, &Default::default()).unwrap_err();
     assert!(matches!(err, layerbatch_wgpu::Error::Unsupported { needed: 32, .. }), "{err}");
@@ -505,7 +503,7 @@ fn budget_beyond_device_is_an_error(gpu: &Gpu) {
 /// after the first changes exactly one slot, and each change makes exactly one new bind group
 /// (and one set), not a storm. Slot tables seen before come from the cache.
 fn one_slot_change_one_bind_group(gpu: &Gpu) {
-    let (mut b, mut r) = setup(gpu, Config { arrays_enabled: false, max_slots: 16, ..Config::default() });
+    let (mut b, mut r) = setup(gpu, Config::default().with_arrays_enabled(false).with_max_slots(16));
     let ids: Vec<TextureId> =
         (0..17).map(|i| b.register(&TextureDesc::new(8, 8), &solid(8, 8, color(i))).unwrap()).collect();
     let mut seen = std::collections::HashSet::new();

@@ -95,8 +95,7 @@ fn stage_bindings(src: &str, entry: &str) -> (usize, usize) {
 fn every_tier_fits_webgl2_limits() {
     let webgl2 = wgpu::Limits::downlevel_webgl2_defaults();
     // The budget a wgpu-GL device with WebGL2 limits gets, even when 32 slots are asked for.
-    let budget =
-        Budget::new(&limits(wgpu::Backend::Gl, &webgl2), &Config { max_slots: 32, ..Config::default() }).unwrap();
+    let budget = Budget::new(&limits(wgpu::Backend::Gl, &webgl2), &Config::default().with_max_slots(32)).unwrap();
     assert_eq!(budget.tiers, [1, 2, 4, 8, 16]);
     for &tier in &budget.tiers {
         let src = shader_source(tier);

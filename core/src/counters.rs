@@ -2,6 +2,7 @@
 
 /// What core planned. Per frame (reset at each `begin_frame`) and cumulative.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Counters {
     /// Frames finished.
     pub frames: u64,
@@ -111,6 +112,7 @@ impl Counters {
 /// What a device actually issued executing plans. The same struct for every backend and the
 /// mock device; a field a backend has no use for stays 0 (its doc says which).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DeviceCounters {
     /// Frames executed.
     pub frames: u64,
@@ -138,6 +140,28 @@ pub struct DeviceCounters {
 }
 
 impl DeviceCounters {
+    /// The counters of one frame that has issued nothing yet: `frames` 1, the rest 0.
+    pub const fn one_frame() -> Self {
+        let mut c = Self::ZERO;
+        c.frames = 1;
+        c
+    }
+
+    /// Every field 0.
+    pub const ZERO: Self = Self {
+        frames: 0,
+        draw_calls: 0,
+        texture_binds: 0,
+        bind_group_sets: 0,
+        bind_group_creates: 0,
+        pipeline_compiles: 0,
+        texture_bytes_written: 0,
+        instance_bytes_written: 0,
+        layers_copied: 0,
+        arrays_created: 0,
+        arrays_destroyed: 0,
+    };
+
     /// Adds every field of `other` into `self`.
     pub fn accumulate(&mut self, other: &DeviceCounters) {
         // Destructured without `..`: a new field that is not accumulated does not compile.
@@ -170,6 +194,7 @@ impl DeviceCounters {
 
 /// Both sets of counters, as a backend's `stats()` returns them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Core's counters of the last frame executed.
     pub core_frame: Counters,
@@ -182,6 +207,14 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// The stats of a renderer that has compiled `pipelines` programs or pipelines at creation
+    /// and executed nothing yet.
+    pub fn created(pipelines: u64) -> Self {
+        let mut s = Self::default();
+        s.device_total.pipeline_compiles = pipelines;
+        s
+    }
+
     /// Records an executed plan: core's counters come from the plan, the device's frame
     /// counters replace the last frame's and are added to the totals. The one place a backend
     /// updates its stats.

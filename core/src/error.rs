@@ -4,6 +4,7 @@ use crate::{Format, Limits, TextureId};
 
 /// Creation: the config or the device limits cannot make a budget.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// A config field that must be positive is zero.
     #[error("config field `{0}` must be at least 1")]
@@ -18,6 +19,7 @@ pub enum ConfigError {
 
 /// Texture registration, update and free.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TextureError {
     /// Width or height is zero.
     #[error("texture is {width_px}x{height_px}: width and height must be at least 1")]
@@ -86,6 +88,7 @@ pub enum TextureError {
 
 /// Quad submission.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QuadError {
     /// The quad names a freed or foreign texture.
     #[error("quad uses stale texture id {0:?}")]
@@ -101,6 +104,7 @@ pub enum QuadError {
 /// A quad [`crate::Batcher::push_all`] dropped: its index in the slice, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("quad {index} of the slice was dropped: {error}")]
+#[non_exhaustive]
 pub struct RejectedQuad {
     /// Index in the slice given to `push_all`.
     pub index: usize,

@@ -9,7 +9,11 @@ use crate::Instance;
 pub const MAX_SLOTS_PER_DRAW: u32 = 32;
 
 /// What the device reports. Backends fill this once, at creation.
+///
+/// `#[non_exhaustive]`: build it with [`Limits::new`] or a profile and the `with_*` methods,
+/// so that new limits can be added without breaking callers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Textures a fragment shader may sample (`MAX_TEXTURE_IMAGE_UNITS`,
     /// `max_sampled_textures_per_shader_stage`).
@@ -32,6 +36,57 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// A device with `max_texture_units` texture units (and as many samplers),
+    /// `max_array_layers` layers per array texture and `max_texture_size_px` a side; layer
+    /// counts unambiguous, buffers unbounded (`u64::MAX`). Refine with the `with_*` methods.
+    pub const fn new(max_texture_units: u32, max_array_layers: u32, max_texture_size_px: u32) -> Self {
+        Self {
+            max_texture_units,
+            max_samplers: max_texture_units,
+            max_array_layers,
+            max_texture_size_px,
+            avoid_ambiguous_layer_counts: false,
+            max_buffer_bytes: u64::MAX,
+        }
+    }
+
+    /// Sets `max_texture_units`.
+    #[must_use]
+    pub const fn with_max_texture_units(mut self, max_texture_units: u32) -> Self {
+        self.max_texture_units = max_texture_units;
+        self
+    }
+    /// Sets `max_samplers`.
+    #[must_use]
+    pub const fn with_max_samplers(mut self, max_samplers: u32) -> Self {
+        self.max_samplers = max_samplers;
+        self
+    }
+    /// Sets `max_array_layers`.
+    #[must_use]
+    pub const fn with_max_array_layers(mut self, max_array_layers: u32) -> Self {
+        self.max_array_layers = max_array_layers;
+        self
+    }
+    /// Sets `max_texture_size_px`.
+    #[must_use]
+    pub const fn with_max_texture_size_px(mut self, max_texture_size_px: u32) -> Self {
+        self.max_texture_size_px = max_texture_size_px;
+        self
+    }
+    /// Sets `avoid_ambiguous_layer_counts`.
+    #[must_use]
+    pub const fn with_avoid_ambiguous_layer_counts(mut self, avoid_ambiguous_layer_counts: bool) -> Self {
+        self.avoid_ambiguous_layer_counts = avoid_ambiguous_layer_counts;
+        self
+    }
+    /// Sets `max_buffer_bytes`.
+    #[must_use]
+    pub const fn with_max_buffer_bytes(mut self, max_buffer_bytes: u64) -> Self {
+        self.max_buffer_bytes = max_buffer_bytes;
+        self
+    }
+
     /// The weakest device layerbatch supports: GLES 3.0 / WebGL2 / wgpu downlevel. 16 texture
     /// units and samplers, 256 array layers, 2048 px.
     pub const fn guaranteed_minimum() -> Self {
@@ -74,7 +129,17 @@ pub enum VictimChoice {
 
 /// What the caller asks for. Every field is clamped by the device's [`Limits`] into a
 /// [`Budget`].
+///
+/// `#[non_exhaustive]`: start from `Config::default()` and change fields with the `with_*`
+/// methods (or assign them), so that new options can be added without breaking callers.
+///
+/// ```
+/// use layerbatch_core::Config;
+/// let config = Config::default().with_max_slots(8).with_keep_pixels(true);
+/// assert_eq!((config.max_slots, config.instance_capacity), (8, 65536));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Config {
     /// Most slots (bound arrays) one draw may sample. Default 16, the guaranteed minimum.
     /// Clamped to the device's units and to [`MAX_SLOTS_PER_DRAW`].
@@ -126,9 +191,73 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// Sets `max_slots`.
+    #[must_use]
+    pub const fn with_max_slots(mut self, max_slots: u32) -> Self {
+        self.max_slots = max_slots;
+        self
+    }
+    /// Sets `arrays_enabled`.
+    #[must_use]
+    pub const fn with_arrays_enabled(mut self, arrays_enabled: bool) -> Self {
+        self.arrays_enabled = arrays_enabled;
+        self
+    }
+    /// Sets `max_layers_per_array`.
+    #[must_use]
+    pub const fn with_max_layers_per_array(mut self, max_layers_per_array: u32) -> Self {
+        self.max_layers_per_array = max_layers_per_array;
+        self
+    }
+    /// Sets `initial_layers`.
+    #[must_use]
+    pub const fn with_initial_layers(mut self, initial_layers: u32) -> Self {
+        self.initial_layers = initial_layers;
+        self
+    }
+    /// Sets `budget_bytes`.
+    #[must_use]
+    pub const fn with_budget_bytes(mut self, budget_bytes: u64) -> Self {
+        self.budget_bytes = budget_bytes;
+        self
+    }
+    /// Sets `max_class_size_px`.
+    #[must_use]
+    pub const fn with_max_class_size_px(mut self, max_class_size_px: u32) -> Self {
+        self.max_class_size_px = max_class_size_px;
+        self
+    }
+    /// Sets `max_padding_waste`.
+    #[must_use]
+    pub const fn with_max_padding_waste(mut self, max_padding_waste: f32) -> Self {
+        self.max_padding_waste = max_padding_waste;
+        self
+    }
+    /// Sets `instance_capacity`.
+    #[must_use]
+    pub const fn with_instance_capacity(mut self, instance_capacity: u32) -> Self {
+        self.instance_capacity = instance_capacity;
+        self
+    }
+    /// Sets `victim`.
+    #[must_use]
+    pub const fn with_victim(mut self, victim: VictimChoice) -> Self {
+        self.victim = victim;
+        self
+    }
+    /// Sets `keep_pixels`.
+    #[must_use]
+    pub const fn with_keep_pixels(mut self, keep_pixels: bool) -> Self {
+        self.keep_pixels = keep_pixels;
+        self
+    }
+}
+
 /// What the batcher works with: [`Config`] clamped by [`Limits`], derived once at creation and
 /// never changed afterwards.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Budget {
     /// Most slots one draw samples: the one number both backends size their shaders by.
     pub slots: u32,

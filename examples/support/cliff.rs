@@ -30,11 +30,11 @@ impl Strategy {
     /// The batcher configuration that models the strategy.
     pub fn config(self) -> Config {
         match self {
-            Strategy::BreakOnChange => Config { max_slots: 1, arrays_enabled: false, ..Config::default() },
+            Strategy::BreakOnChange => Config::default().with_max_slots(1).with_arrays_enabled(false),
             Strategy::Ladder16 => {
-                Config { max_slots: 16, arrays_enabled: false, victim: VictimChoice::WipeAll, ..Config::default() }
+                Config::default().with_max_slots(16).with_arrays_enabled(false).with_victim(VictimChoice::WipeAll)
             }
-            Strategy::Arrays => Config { max_slots: 16, ..Config::default() },
+            Strategy::Arrays => Config::default().with_max_slots(16),
         }
     }
 }

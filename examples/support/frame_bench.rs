@@ -14,10 +14,9 @@ pub fn bench_frames(c: &mut Criterion, group: &str, kind: DeviceKind) {
     let (sprites, size) = if ci { (500, [256, 192]) } else { (5_000, [640, 480]) };
     let mut g = c.benchmark_group(group);
     g.sample_size(10);
-    for (name, config) in [
-        ("arrays_on", Config::default()),
-        ("arrays_off_16_slots", Config { arrays_enabled: false, ..Config::default() }),
-    ] {
+    for (name, config) in
+        [("arrays_on", Config::default()), ("arrays_off_16_slots", Config::default().with_arrays_enabled(false))]
+    {
         let mut dev = match Headless::new(kind, size) {
             Ok(d) => d,
             Err(e) => {

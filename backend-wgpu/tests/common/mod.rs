@@ -1,5 +1,5 @@
 //! Headless wgpu devices (Vulkan on lavapipe, GL on llvmpipe), offscreen rendering and
-//! readback. See ../shared/notes/headless-gpu.md.
+//! readback. See docs/ARCHITECTURE.md (testing without a GPU).
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
