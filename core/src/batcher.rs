@@ -11,6 +11,10 @@ use crate::{
     TextureError, TextureId,
 };
 
+/// Quads `push_all` checks and converts at a time: small enough that a chunk's quads and
+/// instances stay in L1.
+const CHUNK: usize = 256;
+
 /// Tags of batchers created in this process, so an id from one is rejected by another.
 static NEXT_BATCHER_TAG: AtomicU32 = AtomicU32::new(1);
 
@@ -329,14 +333,8 @@ impl Batcher {
         if self.prefix.open {
             let (hot, p) = (&self.hot, &mut self.prefix);
             let mut run = p.run();
-            while let Some(q) = chunk.get(k) {
-                let slot = hot[q.texture.index as usize].slot;
-                if slot == Hot::NO_SLOT {
-                    break;
-                }
-                run.note(start + k as u32, slot, &mut p.runs);
-                k += 1;
-            }
+            let slots = chunk.iter().map(|q| hot[q.texture.index as usize].slot);
+            k = run.note_all(start, slots, &mut p.runs) as usize;
             p.set_run(run);
         }
         for (j, q) in chunk.iter().enumerate().skip(k) {
@@ -377,21 +375,19 @@ impl Batcher {
                 false => Err(RejectedQuad { index: 0, error: QuadError::NoFrame }),
             };
         }
-        // Small enough that a chunk's quads stay in L1 between its two passes.
-        const CHUNK: usize = 256;
         let mut first = None;
         for (c, chunk) in quads.chunks(CHUNK).enumerate() {
             // Optimistic: check and convert in one pass (one read of the quads from memory);
-            // a chunk with a bad quad is taken back and redone quad by quad.
+            // a chunk with a bad quad is taken back and redone quad by quad. The `map` over a
+            // slice is exact-size: `extend` reserves once and writes without a capacity check
+            // per quad.
             let start = self.instances.len();
             let mut all_ok = true;
             let hot = &self.hot;
-            // Slice iterators with `map` are exact-size: `extend` reserves once and writes
-            // without a capacity check per element.
             self.instances.extend(chunk.iter().map(|q| {
                 let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
                 // `h.key` carries this batcher's tag: one compare checks the id's tag too.
-                all_ok &= h.key == Hot::key(q.texture.batcher, q.texture.generation) && q.is_finite();
+                all_ok &= (h.key == Hot::key(q.texture.batcher, q.texture.generation)) & q.is_finite();
                 instance(h, q)
             }));
             if all_ok {
@@ -638,7 +634,8 @@ impl Batcher {
         let [u0, v0, u1, v1] = e.placement.uv_rect;
         self.hot[index as usize] = Hot {
             key: Hot::key(self.tag, e.generation),
-            uv_offset_scale: [u0, v0, u1 - u0, v1 - v0],
+            uv_offset: [u0, v0, u0, v0],
+            uv_scale: [u1 - u0, v1 - v0, u1 - u0, v1 - v0],
             flags_layer: flags_layer(&e.desc, &e.placement),
             array: e.placement.array.0,
             slot: self.ladder.resident(e.placement.array.0).unwrap_or(Hot::NO_SLOT),
@@ -726,8 +723,10 @@ impl Batcher {
 struct Hot {
     /// [`Hot::key`] of the live id; 0 when the index holds no live texture.
     key: u64,
-    /// `[u0, v0, u1 - u0, v1 - v0]` of the texture's rectangle in its layer.
-    uv_offset_scale: [f32; 4],
+    /// `[u0, v0]` of the texture's rectangle in its layer, twice.
+    uv_offset: [f32; 4],
+    /// `[u1 - u0, v1 - v0]` twice: with `uv_offset`, one multiply-add maps a quad's UVs.
+    uv_scale: [f32; 4],
     /// Layer and flags bits of [`Instance::slot_flags_layer`].
     flags_layer: u32,
     /// The array.
@@ -738,7 +737,8 @@ struct Hot {
 }
 
 impl Hot {
-    const DEAD: Hot = Hot { key: 0, uv_offset_scale: [0.0; 4], flags_layer: 0, array: 0, slot: Hot::NO_SLOT };
+    const DEAD: Hot =
+        Hot { key: 0, uv_offset: [0.0; 4], uv_scale: [0.0; 4], flags_layer: 0, array: 0, slot: Hot::NO_SLOT };
     /// No slot holds the array. Has no bit in [`Instance::SLOT_MASK`].
     const NO_SLOT: u32 = 1 << 31;
 
@@ -768,12 +768,12 @@ fn check_quad(hot: &[Hot], quad: &Quad) -> Result<(), QuadError> {
 /// written now, so `finish` need not touch the instance again.
 #[inline(always)]
 fn instance(hot: &Hot, quad: &Quad) -> Instance {
-    let [u0, v0, sx, sy] = hot.uv_offset_scale;
+    let (o, k, uv) = (hot.uv_offset, hot.uv_scale, quad.uv);
     Instance {
         origin: quad.origin,
         axis_x: quad.axis_x,
         axis_y: quad.axis_y,
-        uv_rect: [u0 + quad.uv[0] * sx, v0 + quad.uv[1] * sy, u0 + quad.uv[2] * sx, v0 + quad.uv[3] * sy],
+        uv_rect: [o[0] + uv[0] * k[0], o[1] + uv[1] * k[1], o[2] + uv[2] * k[2], o[3] + uv[3] * k[3]],
         color: quad.color,
         // NO_SLOT has no bit in the slot field: a quad whose array no slot holds gets slot 0
         // until it is planned.

@@ -57,6 +57,34 @@ impl Run {
         }
     }
 
+    /// [`Run::note`] for quads `start, start + 1, ...` while `slots` yields a slot (below
+    /// [`MAX_SLOTS`]); returns how many were noted. The run's mask and boundary stay in
+    /// registers across the loop.
+    #[inline]
+    pub(crate) fn note_all(&mut self, start: u32, slots: impl Iterator<Item = u32>, runs: &mut Vec<(u32, u32)>) -> u32 {
+        let (mut mask, mut next_cap, mut n) = (self.mask, self.next_cap, start);
+        for u in slots {
+            if u >= MAX_SLOTS as u32 {
+                break;
+            }
+            if n == next_cap {
+                if mask != 0 {
+                    runs.push((n, mask));
+                    mask = 0;
+                }
+                next_cap = next_cap.saturating_add(self.capacity);
+            }
+            mask |= 1 << u;
+            self.last[u as usize] = n + 1;
+            n += 1;
+        }
+        (self.mask, self.next_cap) = (mask, next_cap);
+        if n > start {
+            self.len = n;
+        }
+        n - start
+    }
+
     /// Quad `n` uses slot `u`, resident when pushed.
     #[inline(always)]
     pub(crate) fn note(&mut self, n: u32, u: u32, runs: &mut Vec<(u32, u32)>) {

@@ -155,7 +155,8 @@ pub const fn mip_chain_bytes(width_px: u32, height_px: u32, levels: u32, format:
 /// A registered texture. Generational: once the texture is freed, this id is rejected
 /// forever, even after its index is reused by another texture. It also names the
 /// [`crate::Batcher`] that issued it: another batcher rejects it as stale.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct TextureId {
     pub(crate) index: u32,
     pub(crate) generation: u32,
