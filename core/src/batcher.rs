@@ -470,6 +470,12 @@ impl Batcher {
                     c.arrays_destroyed += 1;
                     c.array_growths += 1;
                 }
+                ResourceOp::Array(ArrayOp::Shrink { .. }) => {
+                    c.arrays_created += 1;
+                    c.arrays_destroyed += 1;
+                    c.array_shrinks += 1;
+                }
+                ResourceOp::Array(ArrayOp::CopyRect { .. }) => c.rect_copies += 1,
                 ResourceOp::Array(ArrayOp::Destroy { .. }) => c.arrays_destroyed += 1,
             }
         }
@@ -631,11 +637,12 @@ impl Batcher {
     /// Recomputes what `push` reads of a live entry.
     fn refresh_hot(&mut self, index: u32) {
         let e = &self.entries[index as usize];
-        let [u0, v0, u1, v1] = e.placement.uv_rect;
+        let [x, y, w, h] = e.placement.rect_px.map(|v| v as f32);
         self.hot[index as usize] = Hot {
             key: Hot::key(self.tag, e.generation),
-            uv_offset: [u0, v0, u0, v0],
-            uv_scale: [u1 - u0, v1 - v0, u1 - u0, v1 - v0],
+            uv_offset: [x, y, x, y],
+            uv_scale: [w, h, w, h],
+            tex_rect: [x, y, x + w, y + h],
             flags_layer: flags_layer(&e.desc, &e.placement),
             array: e.placement.array.0,
             slot: self.ladder.resident(e.placement.array.0).unwrap_or(Hot::NO_SLOT),
@@ -723,10 +730,13 @@ impl Batcher {
 struct Hot {
     /// [`Hot::key`] of the live id; 0 when the index holds no live texture.
     key: u64,
-    /// `[u0, v0]` of the texture's rectangle in its layer, twice.
+    /// The top-left corner of the texture's rectangle in its layer, texels, twice.
     uv_offset: [f32; 4],
-    /// `[u1 - u0, v1 - v0]` twice: with `uv_offset`, one multiply-add maps a quad's UVs.
+    /// The rectangle's width and height, twice: with `uv_offset`, one multiply-add maps a
+    /// quad's UVs to texels.
     uv_scale: [f32; 4],
+    /// [`Instance::tex_rect`].
+    tex_rect: [f32; 4],
     /// Layer and flags bits of [`Instance::slot_flags_layer`].
     flags_layer: u32,
     /// The array.
@@ -737,8 +747,15 @@ struct Hot {
 }
 
 impl Hot {
-    const DEAD: Hot =
-        Hot { key: 0, uv_offset: [0.0; 4], uv_scale: [0.0; 4], flags_layer: 0, array: 0, slot: Hot::NO_SLOT };
+    const DEAD: Hot = Hot {
+        key: 0,
+        uv_offset: [0.0; 4],
+        uv_scale: [0.0; 4],
+        tex_rect: [0.0; 4],
+        flags_layer: 0,
+        array: 0,
+        slot: Hot::NO_SLOT,
+    };
     /// No slot holds the array. Has no bit in [`Instance::SLOT_MASK`].
     const NO_SLOT: u32 = 1 << 31;
 
@@ -774,6 +791,7 @@ fn instance(hot: &Hot, quad: &Quad) -> Instance {
         axis_x: quad.axis_x,
         axis_y: quad.axis_y,
         uv_rect: [o[0] + uv[0] * k[0], o[1] + uv[1] * k[1], o[2] + uv[2] * k[2], o[3] + uv[3] * k[3]],
+        tex_rect: hot.tex_rect,
         color: quad.color,
         // NO_SLOT has no bit in the slot field: a quad whose array no slot holds gets slot 0
         // until it is planned.

@@ -42,8 +42,12 @@ pub struct Counters {
     pub arrays_created: u64,
     /// Array growths (reallocate and copy on the GPU).
     pub array_growths: u64,
-    /// Arrays destroyed (growth included).
+    /// Arrays destroyed (growth and shrinking included).
     pub arrays_destroyed: u64,
+    /// Arrays shrunk to give memory back (reallocate smaller and copy on the GPU).
+    pub array_shrinks: u64,
+    /// Rectangles copied between layers on the GPU ([`crate::Batcher::compact`]).
+    pub rect_copies: u64,
     /// Bytes of array storage held against the budget, at the end of the frame (a level, not
     /// a sum: equal in per-frame and cumulative counters).
     pub bytes_allocated: u64,
@@ -80,6 +84,8 @@ impl Counters {
             arrays_created,
             array_growths,
             arrays_destroyed,
+            array_shrinks,
+            rect_copies,
             bytes_allocated,
             max_slot_tier,
             cpu_copy_bytes,
@@ -103,6 +109,8 @@ impl Counters {
         self.arrays_created += arrays_created;
         self.array_growths += array_growths;
         self.arrays_destroyed += arrays_destroyed;
+        self.array_shrinks += array_shrinks;
+        self.rect_copies += rect_copies;
         self.bytes_allocated = bytes_allocated;
         self.max_slot_tier = self.max_slot_tier.max(max_slot_tier);
         self.cpu_copy_bytes = cpu_copy_bytes;

@@ -40,6 +40,15 @@ pub enum Call {
         /// Bytes written.
         bytes: usize,
     },
+    /// Copy a rectangle between two layers of an array.
+    CopyRect {
+        /// Array.
+        array: ArrayId,
+        /// Source layer.
+        from_layer: u32,
+        /// Destination layer.
+        to_layer: u32,
+    },
     /// Bind an array to a slot.
     BindSlot {
         /// Slot.
@@ -59,8 +68,31 @@ pub enum Call {
 #[derive(Clone, Debug)]
 struct MockArray {
     desc: ArrayDesc,
-    /// Per layer: the texture last written there and a hash of its level-0 bytes.
-    content: Vec<Option<(TextureId, u64)>>,
+    /// Per layer: the rectangles written there (`[x, y, w, h]` texels), each with the texture
+    /// written and a hash of its level-0 bytes. A write replaces what it overlaps.
+    content: Vec<Vec<Written>>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Written {
+    rect: [u32; 4],
+    texture: TextureId,
+    hash: u64,
+}
+
+fn overlaps(a: [u32; 4], b: [u32; 4]) -> bool {
+    a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3]
+}
+
+impl MockArray {
+    fn new(desc: ArrayDesc) -> Self {
+        Self { desc, content: vec![Vec::new(); desc.layers as usize] }
+    }
+    fn write(&mut self, layer: u32, w: Written) {
+        let list = &mut self.content[layer as usize];
+        list.retain(|o| !overlaps(o.rect, w.rect));
+        list.push(w);
+    }
 }
 
 /// The mock device.
@@ -155,16 +187,18 @@ impl MockDevice {
         for op in &plan.ops {
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
-                    self.arrays.insert(*array, MockArray { desc: *desc, content: vec![None; desc.layers as usize] });
+                    self.arrays.insert(*array, MockArray::new(*desc));
                     live_bytes += desc.bytes();
                     c.arrays_created += 1;
                     self.calls.push(Call::CreateArray { array: *array, layers: desc.layers });
                 }
-                ResourceOp::Array(ArrayOp::Grow { from, to, desc, copy_layers }) => {
+                ResourceOp::Array(
+                    ArrayOp::Grow { from, to, desc, copy_layers } | ArrayOp::Shrink { from, to, desc, copy_layers },
+                ) => {
                     let old = self.arrays.remove(from).expect("validated");
-                    let mut content = vec![None; desc.layers as usize];
-                    content[..*copy_layers as usize].copy_from_slice(&old.content[..*copy_layers as usize]);
-                    self.arrays.insert(*to, MockArray { desc: *desc, content });
+                    let mut new = MockArray::new(*desc);
+                    new.content[..*copy_layers as usize].clone_from_slice(&old.content[..*copy_layers as usize]);
+                    self.arrays.insert(*to, new);
                     live_bytes += desc.bytes();
                     live_bytes -= old.desc.bytes();
                     retired_bytes += old.desc.bytes();
@@ -173,6 +207,29 @@ impl MockDevice {
                     c.layers_copied += u64::from(*copy_layers);
                     self.calls.push(Call::GrowArray { from: *from, to: *to, layers: *copy_layers });
                 }
+                ResourceOp::Array(ArrayOp::CopyRect { array, from_layer, from_xy, to_layer, to_xy, size }) => {
+                    let a = self.arrays.get_mut(array).expect("validated");
+                    let src = [from_xy[0], from_xy[1], size[0], size[1]];
+                    let inside = |r: [u32; 4]| {
+                        r[0] >= src[0]
+                            && r[1] >= src[1]
+                            && r[0] + r[2] <= src[0] + src[2]
+                            && r[1] + r[3] <= src[1] + src[3]
+                    };
+                    let moved: Vec<Written> = a.content[*from_layer as usize]
+                        .iter()
+                        .filter(|w| inside(w.rect))
+                        .map(|w| Written {
+                            rect: [w.rect[0] - src[0] + to_xy[0], w.rect[1] - src[1] + to_xy[1], w.rect[2], w.rect[3]],
+                            ..*w
+                        })
+                        .collect();
+                    let dst = [to_xy[0], to_xy[1], size[0], size[1]];
+                    a.content[*to_layer as usize].retain(|o| !overlaps(o.rect, dst));
+                    a.content[*to_layer as usize].extend(moved);
+                    c.layers_copied += 1;
+                    self.calls.push(Call::CopyRect { array: *array, from_layer: *from_layer, to_layer: *to_layer });
+                }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     let old = self.arrays.remove(array).expect("validated");
                     live_bytes -= old.desc.bytes();
@@ -180,11 +237,12 @@ impl MockDevice {
                     c.arrays_destroyed += 1;
                     self.calls.push(Call::DestroyArray { array: *array });
                 }
-                ResourceOp::WriteLayer { texture, array, layer, width_px, height_px, bytes, .. } => {
+                ResourceOp::WriteLayer { texture, array, layer, x_px, y_px, width_px, height_px, bytes, .. } => {
                     let a = self.arrays.get_mut(array).expect("validated");
                     let level0 = *width_px as usize * *height_px as usize * a.desc.format.bytes_per_pixel() as usize;
                     let level0 = &plan.upload_bytes[bytes.start..bytes.start + level0];
-                    a.content[*layer as usize] = Some((*texture, Self::hash(level0)));
+                    let rect = [*x_px, *y_px, *width_px, *height_px];
+                    a.write(*layer, Written { rect, texture: *texture, hash: Self::hash(level0) });
                     c.texture_bytes_written += bytes.len() as u64;
                     self.calls.push(Call::WriteLayer { array: *array, layer: *layer, bytes: bytes.len() });
                 }
@@ -202,7 +260,13 @@ impl MockDevice {
             for i in seg.instances.clone() {
                 let inst = &plan.instances[i as usize];
                 let array = table[inst.slot() as usize].expect("validated");
-                self.sampled[i as usize] = self.arrays[&array].content[inst.layer() as usize];
+                // The written rectangle the instance's texture rectangle names, exactly.
+                let [x0, y0, x1, y1] = inst.tex_rect;
+                let rect = [x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32];
+                self.sampled[i as usize] = self.arrays[&array].content[inst.layer() as usize]
+                    .iter()
+                    .find(|w| w.rect == rect)
+                    .map(|w| (w.texture, w.hash));
             }
             c.draw_calls += 1;
             self.calls.push(Call::Draw { tier: seg.tier, instances: seg.instances.clone() });

@@ -64,8 +64,10 @@ pub enum ArrayOp {
         desc: ArrayDesc,
     },
     /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
-    /// the GPU, then destroy `from`. `desc` differs from `from`'s only in `layers`. Core
-    /// coalesces several growths of one array within a plan into one copy.
+    /// the GPU, then destroy `from`. `desc` has at least `from`'s layers, width and height
+    /// (atlas pages grow in size before they grow in layers), and equals it otherwise; each
+    /// layer is copied to the same place, `from`'s width x height at the origin, so texel
+    /// coordinates stay valid.
     Grow {
         /// The full array.
         from: ArrayId,
@@ -76,6 +78,35 @@ pub enum ArrayOp {
         /// Layers to copy (all of `from`).
         copy_layers: u32,
     },
+    /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
+    /// the GPU, then destroy `from`: an array whose top layers emptied gives memory back.
+    /// `desc` equals `from`'s but for fewer layers.
+    Shrink {
+        /// The array to shrink.
+        from: ArrayId,
+        /// The new, smaller array.
+        to: ArrayId,
+        /// Description of `to`.
+        desc: ArrayDesc,
+        /// Layers to copy (the occupied ones, all at the bottom).
+        copy_layers: u32,
+    },
+    /// Copy a rectangle of level 0 from one layer of `array` to another layer of it on the GPU
+    /// (compaction of atlas pages; the array has one mip level).
+    CopyRect {
+        /// The array.
+        array: ArrayId,
+        /// Source layer.
+        from_layer: u32,
+        /// Source top-left corner, texels.
+        from_xy: [u32; 2],
+        /// Destination layer (never `from_layer`).
+        to_layer: u32,
+        /// Destination top-left corner, texels.
+        to_xy: [u32; 2],
+        /// Width and height, texels.
+        size: [u32; 2],
+    },
     /// Destroy `array`.
     Destroy {
         /// The array.
@@ -83,10 +114,21 @@ pub enum ArrayOp {
     },
 }
 
-/// One quad as the GPU reads it: 48 bytes, one per quad, instanced over a 4-vertex strip.
+impl ArrayOp {
+    /// Whether the op copies on the GPU (growth, shrink, rectangle copy): a backend that
+    /// writes texels through a queue that runs before its command stream must order later
+    /// writes after it.
+    pub const fn is_gpu_copy(&self) -> bool {
+        matches!(self, ArrayOp::Grow { .. } | ArrayOp::Shrink { .. } | ArrayOp::CopyRect { .. })
+    }
+}
+
+/// One quad as the GPU reads it: 64 bytes, one per quad, instanced over a 4-vertex strip.
 ///
 /// A corner `(s, t)` in `{0,1}^2` lands at `origin + s * axis_x + t * axis_y` (pixels, y down)
-/// and samples `mix(uv_rect.xy, uv_rect.zw, (s, t))` in the layer.
+/// and samples `mix(uv_rect.xy, uv_rect.zw, (s, t))` in the layer. Sampling positions are in
+/// texels of level 0 (a shader divides by the layer's size), so an atlas page growing in
+/// size changes no instance.
 ///
 /// `slot_flags_layer` packs three fields; the layout is [`Instance::SLOT_MASK`],
 /// [`Instance::FLAGS_SHIFT`], [`Instance::FLAGS_MASK`] and [`Instance::LAYER_SHIFT`], and the
@@ -107,15 +149,20 @@ pub struct Instance {
     pub axis_x: [f32; 2],
     /// From corner (0, 0) to corner (0, 1), pixels.
     pub axis_y: [f32; 2],
-    /// `[u0, v0, u1, v1]` in layer space (already remapped for padding).
+    /// The quad's `[u0, v0, u1, v1]`, mapped into the layer: texels of level 0 (may reach
+    /// outside the texture's rectangle, and be flipped).
     pub uv_rect: [f32; 4],
+    /// The texture's own rectangle in the layer, `[x0, y0, x1, y1]` in texels of level 0
+    /// (`x0 < x1`, `y0 < y1`). With [`Instance::FLAG_CLAMP_TO_RECT`] sampling stays half a
+    /// texel inside it, whatever `uv_rect` says.
+    pub tex_rect: [f32; 4],
     /// RGBA8 tint, premultiplied, multiplied with the texel.
     pub color: [u8; 4],
     /// Slot, flags and layer, packed: see [`Instance::pack`].
     pub slot_flags_layer: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<Instance>() == 48);
+const _: () = assert!(std::mem::size_of::<Instance>() == 64);
 
 impl Instance {
     /// Bytes of one instance.
@@ -128,6 +175,8 @@ impl Instance {
     pub const OFFSET_AXIS_Y: u32 = std::mem::offset_of!(Instance, axis_y) as u32;
     /// Byte offset of `uv_rect`.
     pub const OFFSET_UV_RECT: u32 = std::mem::offset_of!(Instance, uv_rect) as u32;
+    /// Byte offset of `tex_rect`.
+    pub const OFFSET_TEX_RECT: u32 = std::mem::offset_of!(Instance, tex_rect) as u32;
     /// Byte offset of `color`.
     pub const OFFSET_COLOR: u32 = std::mem::offset_of!(Instance, color) as u32;
     /// Byte offset of `slot_flags_layer`.
@@ -144,17 +193,18 @@ impl Instance {
     /// Layers an instance can address: the layer field's range.
     pub const MAX_LAYERS: u32 = 1 << (32 - Self::LAYER_SHIFT);
 
-    /// The sampling position is clamped into `uv_rect`, inset by half a texel, so linear
-    /// filtering never reads a neighbour's or the padding's texels. Set for clamp-to-edge
-    /// textures; repeat and mirror textures are never padded and tile instead.
+    /// The sampling position is clamped into `tex_rect`, inset by half a texel, so no UV
+    /// (outside 0..1, flipped) and no linear filtering reads a neighbour's or the padding's
+    /// texels. Set for clamp-to-edge textures; repeat and mirror textures fill their layer
+    /// and are wrapped by the sampler.
     pub const FLAG_CLAMP_TO_RECT: u32 = 1;
-    /// The texture's filter is [`crate::Filter::Linear`] (for backends whose samplers are not
-    /// per array, e.g. wgpu; GL sets filters on the array texture itself).
+    /// The texture's filter is [`crate::Filter::Linear`]. Informational: samplers follow the
+    /// array's filter.
     pub const FLAG_LINEAR: u32 = 2;
-    /// The texture's wrap is [`crate::Wrap::Repeat`] (for backends that wrap in the shader).
+    /// The texture's wrap is [`crate::Wrap::Repeat`]. Informational: samplers follow the
+    /// array's wrap.
     pub const FLAG_REPEAT: u32 = 4;
-    /// The texture's wrap is [`crate::Wrap::MirroredRepeat`] (for backends that wrap in the
-    /// shader).
+    /// The texture's wrap is [`crate::Wrap::MirroredRepeat`]. Informational.
     pub const FLAG_MIRROR: u32 = 8;
 
     /// Every constant a shader needs to unpack an instance, by the name the shader generators
@@ -376,11 +426,12 @@ impl FramePlan {
             ResourceOp::Array(_) => &[],
         }
     }
-    /// Arrays created by this plan's ops, with their descriptions (growth included).
+    /// Arrays created by this plan's ops, with their descriptions (growth and shrinking
+    /// included).
     pub fn created_arrays(&self) -> impl Iterator<Item = (ArrayId, ArrayDesc)> + '_ {
         self.ops.iter().filter_map(|op| match op {
             ResourceOp::Array(ArrayOp::Create { array, desc }) => Some((*array, *desc)),
-            ResourceOp::Array(ArrayOp::Grow { to, desc, .. }) => Some((*to, *desc)),
+            ResourceOp::Array(ArrayOp::Grow { to, desc, .. } | ArrayOp::Shrink { to, desc, .. }) => Some((*to, *desc)),
             _ => None,
         })
     }

@@ -87,6 +87,16 @@ pub enum PlanError {
         /// Why.
         reason: &'static str,
     },
+    /// A rectangle copy that does not fit its array.
+    #[error("op {op}: rectangle copy in array {array:?}: {reason}")]
+    BadCopy {
+        /// Index of the op.
+        op: usize,
+        /// The array.
+        array: ArrayId,
+        /// Why.
+        reason: &'static str,
+    },
     /// A layer write outside its array: layer out of range, rectangle past the layer's edge,
     /// an empty rectangle, or a level count other than the array's.
     #[error("op {op}: write to layer {layer} of array {array:?} does not fit: {reason}")]
@@ -351,15 +361,33 @@ impl PlanValidator {
                     self.check_desc(i, *array, desc)?;
                     arrays.insert(*array, *desc);
                 }
-                ResourceOp::Array(ArrayOp::Grow { from, to, desc, copy_layers }) => {
+                ResourceOp::Array(
+                    op @ (ArrayOp::Grow { from, to, desc, copy_layers }
+                    | ArrayOp::Shrink { from, to, desc, copy_layers }),
+                ) => {
                     let old = *arrays.get(from).ok_or(PlanError::UnknownArray { at: i, array: *from })?;
                     if arrays.contains_key(to) {
                         return Err(PlanError::ArrayExists { op: i, array: *to });
                     }
                     self.check_desc(i, *to, desc)?;
                     let bad = |reason| Err(PlanError::BadGrow { op: i, from: *from, to: *to, reason });
-                    if (ArrayDesc { layers: old.layers, ..*desc }) != old {
-                        return bad("the new array differs from the old in more than its layer count");
+                    let same =
+                        ArrayDesc { layers: old.layers, width_px: old.width_px, height_px: old.height_px, ..*desc };
+                    if same != old {
+                        return bad("the new array differs from the old in more than its size and layer count");
+                    }
+                    let grow = matches!(op, ArrayOp::Grow { .. });
+                    if grow
+                        && (desc.width_px < old.width_px || desc.height_px < old.height_px || desc.layers < old.layers)
+                    {
+                        return bad("a growth to a smaller array");
+                    }
+                    if !grow
+                        && (desc.width_px != old.width_px
+                            || desc.height_px != old.height_px
+                            || desc.layers >= old.layers)
+                    {
+                        return bad("a shrink that does not only drop layers");
                     }
                     if *copy_layers > old.layers || *copy_layers > desc.layers {
                         return bad("copies more layers than one of the arrays has");
@@ -367,6 +395,26 @@ impl PlanValidator {
                     arrays.remove(from);
                     unbind(bound, *from);
                     arrays.insert(*to, *desc);
+                }
+                ResourceOp::Array(ArrayOp::CopyRect { array, from_layer, from_xy, to_layer, to_xy, size }) => {
+                    let d = arrays.get(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
+                    let bad = |reason| Err(PlanError::BadCopy { op: i, array: *array, reason });
+                    if d.mip_levels != 1 {
+                        return bad("rectangle copies are for one-level arrays");
+                    }
+                    if from_layer == to_layer {
+                        return bad("a copy within one layer");
+                    }
+                    if *from_layer >= d.layers || *to_layer >= d.layers {
+                        return bad("a layer past the array's last");
+                    }
+                    let fits = |[x, y]: [u32; 2]| {
+                        u64::from(x) + u64::from(size[0]) <= u64::from(d.width_px)
+                            && u64::from(y) + u64::from(size[1]) <= u64::from(d.height_px)
+                    };
+                    if size[0] == 0 || size[1] == 0 || !fits(*from_xy) || !fits(*to_xy) {
+                        return bad("an empty rectangle, or one reaching past the layer's edge");
+                    }
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     arrays.remove(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
