@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::alloc::{Admission, Placement};
+use crate::alloc::{Admission, Moved, Placement};
 use crate::ladder::{Prefix, SlotLadder, PREPLACED};
 use crate::plan::{ArrayOp, FramePlan, Instance, ResourceOp};
 use crate::texture::{max_mip_levels, push_mip_chain, Filter, Usage, Wrap};
@@ -488,6 +488,10 @@ impl Batcher {
         for p in std::mem::take(&mut self.deferred_frees) {
             self.free_placement(p);
         }
+        // Memory comes back between frames: the next plan carries the ops.
+        let moved = self.alloc.maintain();
+        self.apply_moved(&moved);
+        self.refresh_slots();
         self.drain_alloc_ops();
         self.frame.bytes_allocated = self.alloc.allocated_bytes();
         self.frame.cpu_copy_bytes = self.cpu_copy_bytes;
@@ -658,23 +662,83 @@ impl Batcher {
 
     fn apply_admission(&mut self, admission: &Admission) {
         if let Some((old, new)) = admission.moved {
-            self.ladder.replace(old, new);
-            for i in 0..self.entries.len() {
-                let e = &mut self.entries[i];
-                if e.live && e.placement.array == old {
-                    e.placement.array = new;
-                    self.refresh_hot(i as u32);
-                }
-            }
-            for p in &mut self.deferred_frees {
-                if p.array == old {
-                    p.array = new;
-                }
-            }
-            if self.frame_open {
-                self.moved_in_frame.push((old, new));
+            self.array_moved(old, new);
+        }
+    }
+
+    /// Every placement in array `old` now lives at the same place of `new` (a growth, which
+    /// may enlarge the layers, or a shrink).
+    fn array_moved(&mut self, old: ArrayId, new: ArrayId) {
+        self.ladder.replace(old, new);
+        let desc = *self.alloc.array(new).expect("the new array lives");
+        let (lw, lh) = (desc.width_px as f32, desc.height_px as f32);
+        for i in 0..self.entries.len() {
+            let e = &mut self.entries[i];
+            if e.live && e.placement.array == old {
+                e.placement.array = new;
+                let [x, y, w, h] = e.placement.rect_px.map(|v| v as f32);
+                e.placement.uv_rect = [x / lw, y / lh, (x + w) / lw, (y + h) / lh];
+                self.refresh_hot(i as u32);
             }
         }
+        for p in &mut self.deferred_frees {
+            if p.array == old {
+                p.array = new;
+            }
+        }
+        if self.frame_open {
+            self.moved_in_frame.push((old, new));
+        }
+    }
+
+    /// Applies what the allocator's memory return or compaction moved.
+    fn apply_moved(&mut self, moved: &[Moved]) {
+        for m in moved {
+            match *m {
+                Moved::Array { from, to } => self.array_moved(from, to),
+                Moved::Destroyed(array) => self.ladder.forget(array),
+                Moved::Rect { from, from_layer, from_xy, to, to_layer, to_xy } => {
+                    let found = self.entries.iter().position(|e| {
+                        e.live
+                            && e.placement.array == from
+                            && e.placement.layer == from_layer
+                            && e.placement.rect_px[..2] == from_xy
+                    });
+                    let i = found.expect("a moved rectangle belongs to a live texture");
+                    let desc = *self.alloc.array(to).expect("the new array lives");
+                    let e = &mut self.entries[i];
+                    let [_, _, w, h] = e.placement.rect_px;
+                    let (lw, lh) = (desc.width_px as f32, desc.height_px as f32);
+                    let (x, y) = (to_xy[0] as f32, to_xy[1] as f32);
+                    e.placement.array = to;
+                    e.placement.layer = to_layer;
+                    e.placement.rect_px = [to_xy[0], to_xy[1], w, h];
+                    e.placement.uv_rect = [x / lw, y / lh, (x + w as f32) / lw, (y + h as f32) / lh];
+                    self.refresh_hot(i as u32);
+                    // A slot that held the old array holds the new one (idempotent).
+                    self.ladder.replace(from, to);
+                }
+            }
+        }
+    }
+
+    /// Repacks fragmented atlas pages now: rectangles move down from the top layers of each
+    /// page array (GPU copies in the next plan, counted as `rect_copies`) and the emptied
+    /// layers are given back. Every [`TextureId`] stays valid. Returns how many textures
+    /// moved.
+    ///
+    /// Call it between frames: with a frame open (its quads point at the old places) it does
+    /// nothing and returns 0. `Config::auto_compact` (on by default) does the same by itself
+    /// for page arrays less than half full.
+    pub fn compact(&mut self) -> usize {
+        if self.frame_open {
+            return 0;
+        }
+        let moved = self.alloc.compact();
+        self.apply_moved(&moved);
+        self.drain_alloc_ops();
+        self.refresh_slots();
+        moved.iter().filter(|m| matches!(m, Moved::Rect { .. })).count()
     }
 
     fn release(&mut self, placement: Placement) {

@@ -36,11 +36,12 @@ mod error;
 mod ladder;
 mod limits;
 mod mock;
+mod pages;
 pub mod plan;
 mod quad;
 mod texture;
 
-pub use alloc::{Admission, Allocator, ClassKey, Placement};
+pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};
 pub use batcher::Batcher;
 pub use counters::{Counters, DeviceCounters, Stats};
 pub use error::{ConfigError, QuadError, RejectedQuad, TextureError};

@@ -40,12 +40,14 @@ pub enum Call {
         /// Bytes written.
         bytes: usize,
     },
-    /// Copy a rectangle between two layers of an array.
+    /// Copy a rectangle between layers (of one array or two).
     CopyRect {
-        /// Array.
-        array: ArrayId,
+        /// Source array.
+        from: ArrayId,
         /// Source layer.
         from_layer: u32,
+        /// Destination array.
+        to: ArrayId,
         /// Destination layer.
         to_layer: u32,
     },
@@ -207,8 +209,7 @@ impl MockDevice {
                     c.layers_copied += u64::from(*copy_layers);
                     self.calls.push(Call::GrowArray { from: *from, to: *to, layers: *copy_layers });
                 }
-                ResourceOp::Array(ArrayOp::CopyRect { array, from_layer, from_xy, to_layer, to_xy, size }) => {
-                    let a = self.arrays.get_mut(array).expect("validated");
+                ResourceOp::Array(ArrayOp::CopyRect { from, from_layer, from_xy, to, to_layer, to_xy, size }) => {
                     let src = [from_xy[0], from_xy[1], size[0], size[1]];
                     let inside = |r: [u32; 4]| {
                         r[0] >= src[0]
@@ -216,7 +217,7 @@ impl MockDevice {
                             && r[0] + r[2] <= src[0] + src[2]
                             && r[1] + r[3] <= src[1] + src[3]
                     };
-                    let moved: Vec<Written> = a.content[*from_layer as usize]
+                    let moved: Vec<Written> = self.arrays[from].content[*from_layer as usize]
                         .iter()
                         .filter(|w| inside(w.rect))
                         .map(|w| Written {
@@ -225,10 +226,16 @@ impl MockDevice {
                         })
                         .collect();
                     let dst = [to_xy[0], to_xy[1], size[0], size[1]];
+                    let a = self.arrays.get_mut(to).expect("validated");
                     a.content[*to_layer as usize].retain(|o| !overlaps(o.rect, dst));
                     a.content[*to_layer as usize].extend(moved);
                     c.layers_copied += 1;
-                    self.calls.push(Call::CopyRect { array: *array, from_layer: *from_layer, to_layer: *to_layer });
+                    self.calls.push(Call::CopyRect {
+                        from: *from,
+                        from_layer: *from_layer,
+                        to: *to,
+                        to_layer: *to_layer,
+                    });
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     let old = self.arrays.remove(array).expect("validated");

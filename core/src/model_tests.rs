@@ -327,15 +327,12 @@ fn run(seed: u64, ops: usize) {
                 assert!(dev.peak_bytes() <= budget.budget_bytes, "{}", ctx(step, "device peak over budget"));
                 m.pushed.clear();
                 // The device holds what the allocator counts, plus what the next plan destroys.
-                let pending: u64 = b
-                    .pending_ops()
-                    .iter()
-                    .map(|op| match op {
-                        ResourceOp::Array(ArrayOp::Destroy { array }) => dev.array_bytes(*array).unwrap_or(0),
-                        _ => 0,
-                    })
-                    .sum();
-                assert_eq!(dev.allocated_bytes(), b.allocator().allocated_bytes() + pending, "{}", ctx(step, "bytes"));
+                assert_eq!(
+                    device_bytes_after(&dev, b.pending_ops()),
+                    b.allocator().allocated_bytes(),
+                    "{}",
+                    ctx(step, "bytes")
+                );
             }
         }
         check(&b, &m, &budget, &ctx(step, "invariants"));
@@ -376,7 +373,7 @@ fn check(b: &Batcher, m: &Model, budget: &Budget, what: &str) {
     let alloc = b.allocator();
     alloc.check_invariants();
     assert!(alloc.peak_bytes() <= budget.budget_bytes, "{what}: allocator peak over budget");
-    let mut used = BTreeSet::new();
+    let mut rects: BTreeMap<(ArrayId, u32), Vec<[u32; 4]>> = BTreeMap::new();
     let mut texel_bytes = 0u64;
     for (id, t) in &m.live {
         assert!(b.contains(*id), "{what}: live {id:?} unknown");
@@ -387,7 +384,9 @@ fn check(b: &Batcher, m: &Model, budget: &Budget, what: &str) {
         let [x, y, w, h] = p.rect_px;
         assert!(x + w <= a.width_px && y + h <= a.height_px, "{what}: rect outside the layer");
         assert_eq!((w, h), (t.desc.width_px, t.desc.height_px), "{what}: rect size");
-        assert!(used.insert((p.array, p.layer)), "{what}: two textures share {p:?}");
+        let list = rects.entry((p.array, p.layer)).or_default();
+        assert!(list.iter().all(|r| apart(*r, p.rect_px)), "{what}: {id:?} at {p:?} overlaps another texture");
+        list.push(p.rect_px);
         texel_bytes += mip_chain_bytes(w, h, t.desc.mip_levels, t.desc.format);
     }
     assert!(alloc.allocated_bytes() >= texel_bytes, "{what}: fewer bytes than texels");
@@ -403,6 +402,28 @@ fn check(b: &Batcher, m: &Model, budget: &Budget, what: &str) {
             .sum();
         assert_eq!(b.cpu_copy_bytes(), kept, "{what}: CPU copy bytes");
     }
+}
+
+/// The array bytes the device will hold once it applies `pending` (ops queued for the next
+/// plan): what the allocator already counts.
+pub(crate) fn device_bytes_after(dev: &MockDevice, pending: &[ResourceOp]) -> u64 {
+    let mut bytes = dev.allocated_bytes() as i128;
+    for op in pending {
+        match op {
+            ResourceOp::Array(ArrayOp::Create { desc, .. }) => bytes += i128::from(desc.bytes()),
+            ResourceOp::Array(ArrayOp::Grow { from, desc, .. } | ArrayOp::Shrink { from, desc, .. }) => {
+                bytes += i128::from(desc.bytes()) - i128::from(dev.array_bytes(*from).unwrap_or(0));
+            }
+            ResourceOp::Array(ArrayOp::Destroy { array }) => bytes -= i128::from(dev.array_bytes(*array).unwrap_or(0)),
+            _ => {}
+        }
+    }
+    bytes as u64
+}
+
+/// Whether two `[x, y, w, h]` rectangles do not overlap.
+pub(crate) fn apart(a: [u32; 4], b: [u32; 4]) -> bool {
+    a[0] + a[2] <= b[0] || b[0] + b[2] <= a[0] || a[1] + a[3] <= b[1] || b[1] + b[3] <= a[1]
 }
 
 fn env(name: &str, default: usize) -> usize {

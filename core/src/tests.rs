@@ -7,8 +7,10 @@ fn solid(desc: &TextureDesc, seed: u32) -> Vec<u8> {
     px.repeat((desc.width_px * desc.height_px) as usize)
 }
 
+/// A batcher for the size-class and ladder tests: packing into atlas pages off, so textures
+/// get class arrays as these tests count them. (Pages have their own tests.)
 fn batcher(config: Config) -> Batcher {
-    Batcher::new(Limits::guaranteed_minimum(), config).unwrap()
+    Batcher::new(Limits::guaranteed_minimum(), config.with_max_packed_size_px(0)).unwrap()
 }
 
 fn register_n(b: &mut Batcher, sizes: &[(u32, u32)], n: usize) -> Vec<TextureId> {
@@ -227,7 +229,7 @@ fn allocator_admission_sequence_exact() {
         budget_bytes: 1 << 20,
         ..Config::default()
     };
-    let budget = Budget::new(&Limits::guaranteed_minimum(), &cfg).unwrap();
+    let budget = Budget::new(&Limits::guaranteed_minimum(), &cfg.with_max_packed_size_px(0)).unwrap();
     let mut a = Allocator::new(&budget);
     let l32 = 32 * 32 * 4u64;
     let mut place =
@@ -492,8 +494,11 @@ fn dynamic_textures_resize_in_their_own_array() {
 #[test]
 fn ambiguous_layer_counts_never_happen_when_the_device_says_so() {
     let limits = Limits { avoid_ambiguous_layer_counts: true, ..Limits::guaranteed_minimum() };
-    let mut b =
-        Batcher::new(limits, Config { initial_layers: 3, max_layers_per_array: 12, ..Config::default() }).unwrap();
+    let mut b = Batcher::new(
+        limits,
+        Config { initial_layers: 3, max_layers_per_array: 12, max_packed_size_px: 0, ..Config::default() },
+    )
+    .unwrap();
     let mut dev = MockDevice::new(b.budget());
     let ids = register_n(&mut b, &[(8, 8), (16, 16)], 60);
     let dedicated = b.register(&TextureDesc::new(8, 8).with_usage(Usage::Dynamic), &[0; 256]).unwrap();
@@ -525,7 +530,7 @@ fn mips_are_generated_and_uploaded_with_every_level() {
 mod props {
     use super::*;
     use proptest::prelude::*;
-    use std::collections::{HashMap, HashSet};
+    use std::collections::HashMap;
 
     #[derive(Clone, Debug)]
     enum Op {
@@ -727,20 +732,18 @@ mod props {
                         pushed.clear();
                         uploads = 0;
                         // Arrays freed during the frame are destroyed by the next plan's ops.
-                        let pending: u64 = b.pending_ops().iter().map(|op| match op {
-                            ResourceOp::Array(ArrayOp::Destroy { array }) => dev.array_bytes(*array).unwrap(),
-                            _ => 0,
-                        }).sum();
-                        prop_assert_eq!(dev.allocated_bytes(), b.allocator().allocated_bytes() + pending);
+                        prop_assert_eq!(crate::model_tests::device_bytes_after(&dev, b.pending_ops()), b.allocator().allocated_bytes());
                     }
                 }
                 // After every step: never over budget, no two live textures share a layer.
                 prop_assert!(b.allocator().peak_bytes() <= b.budget().budget_bytes);
                 b.allocator().check_invariants();
-                let mut seen = HashSet::new();
+                let mut seen: HashMap<(ArrayId, u32), Vec<[u32; 4]>> = HashMap::new();
                 for id in &live {
                     let p = b.placement(*id).unwrap();
-                    prop_assert!(seen.insert((p.array, p.layer)), "two textures in {:?}", p);
+                    let list = seen.entry((p.array, p.layer)).or_default();
+                    prop_assert!(list.iter().all(|r| crate::model_tests::apart(*r, p.rect_px)), "overlap at {:?}", p);
+                    list.push(p.rect_px);
                 }
                 for id in &dead {
                     prop_assert!(!b.contains(*id));
@@ -1023,4 +1026,148 @@ fn push_all_matches_push_and_reports_the_first_rejected() {
     let q = Quad::rect(ia[0], [0.0; 2], [1.0; 2]);
     assert_eq!(a.push_all(&[q]), Err(RejectedQuad { index: 0, error: QuadError::NoFrame }));
     assert_eq!(a.push_all(&[]), Ok(()));
+}
+
+// Atlas pages: loose images of every size.
+
+/// `n` seeded random sizes, each side 1..=256.
+fn random_sizes(seed: u64, n: usize) -> Vec<(u32, u32)> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n).map(|_| (1 + (next() % 256) as u32, 1 + (next() % 256) as u32)).collect()
+}
+
+fn texel_bytes(sizes: &[(u32, u32)]) -> u64 {
+    sizes.iter().map(|&(w, h)| u64::from(w) * u64::from(h) * 4).sum()
+}
+
+#[test]
+fn two_hundred_loose_images_share_one_array_in_one_draw() {
+    for seed in [1, 2, 3, 4, 5] {
+        let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+        let mut dev = MockDevice::new(b.budget());
+        let sizes = random_sizes(seed, 200);
+        let ids: Vec<TextureId> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &(w, h))| {
+                let d = TextureDesc::new(w, h);
+                b.register(&d, &solid(&d, i as u32)).unwrap()
+            })
+            .collect();
+        // 200 overlapping sprites, one per texture.
+        let seq: Vec<usize> = (0..200).collect();
+        let c = frame(&mut b, &mut dev, &ids, &seq);
+        assert_eq!(b.allocator().array_count(), 1, "seed {seed}: every texture in one array");
+        assert_eq!((c.draw_calls, b.plan().segments[0].tier), (1, 1), "seed {seed}");
+        let texels = texel_bytes(&sizes);
+        let allocated = b.allocator().allocated_bytes();
+        let ratio = allocated as f64 / texels as f64;
+        println!("seed {seed}: {allocated} bytes for {texels} texel bytes: {ratio:.3}x");
+        assert!(ratio <= 1.3, "seed {seed}: {ratio:.3}x the texel bytes");
+        b.allocator().check_invariants();
+    }
+}
+
+#[test]
+fn small_sets_stay_small() {
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let ids = register_n(&mut b, &[(16, 16)], 3);
+    assert!(b.allocator().allocated_bytes() <= 256 << 10, "{} bytes", b.allocator().allocated_bytes());
+    assert_eq!(b.allocator().array_count(), 1);
+    let mut dev = MockDevice::new(b.budget());
+    frame(&mut b, &mut dev, &ids, &[0, 1, 2, 0]);
+    assert_eq!(b.plan().segments.len(), 1);
+}
+
+#[test]
+fn mipmapped_and_repeating_textures_stay_out_of_pages() {
+    // Mips would need gutters and aligned rectangles at every level; repeat and mirror tile
+    // their whole layer. Both keep size classes (or arrays of their own).
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let d = TextureDesc::new(16, 16);
+    let packed = b.register(&d, &solid(&d, 1)).unwrap();
+    let mipped = b.register(&d.with_mip_levels(5), &solid(&d, 2)).unwrap();
+    let tiled = b.register(&d.with_wrap(Wrap::Repeat), &solid(&d, 3)).unwrap();
+    let page = b.placement(packed).unwrap().array;
+    for id in [mipped, tiled] {
+        let p = b.placement(id).unwrap();
+        assert_ne!(p.array, page, "{:?} packed", b.desc(id).unwrap());
+        assert_eq!(p.rect_px, [0, 0, 16, 16]);
+        assert_eq!(b.allocator().array(p.array).unwrap().width_px, 16, "its own class");
+    }
+    // Larger than max_packed_size_px: a class too.
+    let big = TextureDesc::new(300, 40);
+    let big = b.register(&big, &solid(&big, 4)).unwrap();
+    assert_ne!(b.placement(big).unwrap().array, page);
+}
+
+#[test]
+fn churn_three_thousand_frames_memory_levels_off() {
+    let frames = std::env::var("LAYERBATCH_CHURN_FRAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    let page_bytes = {
+        let p = b.budget().page_size_px as u64;
+        p * p * 4
+    };
+    let mut sizes = random_sizes(99, 100_000).into_iter();
+    let mut rng = 12345u64;
+    let mut pick = move |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as usize
+    };
+    let mut live: Vec<(TextureId, u64)> = Vec::new();
+    let mut register = |b: &mut Batcher, live: &mut Vec<(TextureId, u64)>, seed: u32| {
+        let (w, h) = sizes.next().unwrap();
+        let d = TextureDesc::new(w, h);
+        let id = b.register(&d, &solid(&d, seed)).unwrap_or_else(|e| panic!("registration failed: {e}"));
+        live.push((id, u64::from(w) * u64::from(h) * 4));
+    };
+    for i in 0..100 {
+        register(&mut b, &mut live, i);
+    }
+    let mut worst = 0.0f64;
+    for f in 0..frames {
+        for _ in 0..5 {
+            let (id, _) = live.swap_remove(pick(live.len()));
+            b.free(id).unwrap();
+        }
+        for k in 0..5 {
+            register(&mut b, &mut live, f * 5 + k);
+        }
+        let ids: Vec<TextureId> = live.iter().map(|t| t.0).collect();
+        let seq: Vec<usize> = (0..ids.len()).collect();
+        frame(&mut b, &mut dev, &ids, &seq);
+        b.allocator().check_invariants();
+        let texels: u64 = live.iter().map(|t| t.1).sum();
+        let allocated = b.allocator().allocated_bytes();
+        if std::env::var_os("CHURN_TRACE").is_some() {
+            let c = b.plan().counters;
+            println!(
+                "frame {f}: {:.2}x, {} KiB, rect copies {}, shrinks {}, growths {}",
+                allocated as f64 / texels as f64,
+                allocated >> 10,
+                c.rect_copies,
+                c.array_shrinks,
+                c.array_growths
+            );
+        }
+        if f >= 100 {
+            assert!(
+                allocated <= 2 * texels + page_bytes,
+                "frame {f}: {allocated} bytes allocated for {texels} live texel bytes"
+            );
+            worst = worst.max(allocated as f64 / texels as f64);
+        }
+        assert!(dev.peak_bytes() <= b.budget().budget_bytes);
+    }
+    println!("churn: {frames} frames, worst {worst:.2}x the live texel bytes after frame 100");
 }

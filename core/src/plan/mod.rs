@@ -91,16 +91,19 @@ pub enum ArrayOp {
         /// Layers to copy (the occupied ones, all at the bottom).
         copy_layers: u32,
     },
-    /// Copy a rectangle of level 0 from one layer of `array` to another layer of it on the GPU
-    /// (compaction of atlas pages; the array has one mip level).
+    /// Copy a rectangle of level 0 on the GPU, from a layer of `from` to a layer of `to`
+    /// (compaction of atlas pages into a new, smaller array; both arrays have one mip level
+    /// and one format). Within one array the layers differ.
     CopyRect {
-        /// The array.
-        array: ArrayId,
+        /// Source array.
+        from: ArrayId,
         /// Source layer.
         from_layer: u32,
         /// Source top-left corner, texels.
         from_xy: [u32; 2],
-        /// Destination layer (never `from_layer`).
+        /// Destination array.
+        to: ArrayId,
+        /// Destination layer.
         to_layer: u32,
         /// Destination top-left corner, texels.
         to_xy: [u32; 2],

@@ -396,23 +396,24 @@ impl PlanValidator {
                     unbind(bound, *from);
                     arrays.insert(*to, *desc);
                 }
-                ResourceOp::Array(ArrayOp::CopyRect { array, from_layer, from_xy, to_layer, to_xy, size }) => {
-                    let d = arrays.get(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
-                    let bad = |reason| Err(PlanError::BadCopy { op: i, array: *array, reason });
-                    if d.mip_levels != 1 {
-                        return bad("rectangle copies are for one-level arrays");
+                ResourceOp::Array(ArrayOp::CopyRect { from, from_layer, from_xy, to, to_layer, to_xy, size }) => {
+                    let src = arrays.get(from).ok_or(PlanError::UnknownArray { at: i, array: *from })?;
+                    let dst = arrays.get(to).ok_or(PlanError::UnknownArray { at: i, array: *to })?;
+                    let bad = |reason| Err(PlanError::BadCopy { op: i, array: *from, reason });
+                    if src.mip_levels != 1 || dst.mip_levels != 1 || src.format != dst.format {
+                        return bad("rectangle copies are between one-level arrays of one format");
                     }
-                    if from_layer == to_layer {
+                    if from == to && from_layer == to_layer {
                         return bad("a copy within one layer");
                     }
-                    if *from_layer >= d.layers || *to_layer >= d.layers {
+                    if *from_layer >= src.layers || *to_layer >= dst.layers {
                         return bad("a layer past the array's last");
                     }
-                    let fits = |[x, y]: [u32; 2]| {
+                    let fits = |[x, y]: [u32; 2], d: &ArrayDesc| {
                         u64::from(x) + u64::from(size[0]) <= u64::from(d.width_px)
                             && u64::from(y) + u64::from(size[1]) <= u64::from(d.height_px)
                     };
-                    if size[0] == 0 || size[1] == 0 || !fits(*from_xy) || !fits(*to_xy) {
+                    if size[0] == 0 || size[1] == 0 || !fits(*from_xy, src) || !fits(*to_xy, dst) {
                         return bad("an empty rectangle, or one reaching past the layer's edge");
                     }
                 }
