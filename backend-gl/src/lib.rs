@@ -44,11 +44,31 @@
 //! `0..tier`; the slot is chosen by a branch on a flat per-instance attribute (a balanced tree
 //! of `if`s), the layer is a texture coordinate, and the tier-1 program has no branch at all.
 //! UV derivatives are taken before the branch and sampling uses `textureGrad`, so mipmaps
-//! work. The bit layout of `Instance::slot_flags_layer` comes from
+//! work (see [Sampling](#sampling)). The bit layout of `Instance::slot_flags_layer` comes from
 //! [`layerbatch_core::Instance::SHADER_CONSTANTS`], declared in both stages as
 //! `const uint NAME = VALUEu;` and used by name. A compile or link failure is an [`Error::Shader`] with the [`Stage`] and the driver's
 //! info log; nothing is drawn with a program that did not link. [`shader_sources`] returns the
 //! generated GLSL.
+//!
+//! ## Sampling
+//!
+//! `Instance::uv_rect` and `Instance::tex_rect` are in texels of level 0, not `0..1`: the
+//! vertex stage interpolates the quad's corner UVs in texels, and the fragment stage takes
+//! their derivatives (before any branch), then, in the slot's branch, divides position and
+//! derivatives by the layer's size (`textureSize(s, 0)`) and samples with `textureGrad`. An
+//! atlas page that grows in size therefore changes no instance.
+//!
+//! With `Instance::FLAG_CLAMP_TO_RECT` (clamp-to-edge textures) the sampling position is
+//! clamped, in texels, into the texture's own rectangle inset by half a texel,
+//! `clamp(uv, tex_rect.xy + 0.5, tex_rect.zw - 0.5)`, or to the rectangle's centre on an axis
+//! where it is under one texel. The vertex stage computes these bounds once per quad, flat
+//! (unbounded without the flag), so the per-pixel cost is one `clamp`. UVs outside `0..1`,
+//! flipped UVs, rotation and linear filtering at any scale then read only the texture's own
+//! texels, never a neighbour's or the padding's: the parts of a quad past the texture's edge
+//! show its edge texels. The clamp is at level 0: a mip level below it may still blend a
+//! neighbour at the rectangle's border. Repeat and mirrored-repeat textures fill their whole
+//! layer and are wrapped by the array's own `TEXTURE_WRAP_*` parameters; `FLAG_LINEAR`,
+//! `FLAG_REPEAT` and `FLAG_MIRROR` are informational (samplers follow the array).
 //!
 //! ## Blending and colour
 //!
@@ -68,8 +88,8 @@
 //! [`Renderer::paint`] saves every piece of state below before changing it and restores it
 //! before returning (errors included). Only the groups a plan needs are saved and touched.
 //!
-//! - Texture units `0..n` (`n` = the largest tier drawn, or 1 when the plan creates, grows or
-//!   writes arrays): the `TEXTURE_2D_ARRAY` binding and the bound sampler object (set to 0 so
+//! - Texture units `0..n` (`n` = the largest tier drawn, or 1 when the plan creates, grows,
+//!   shrinks or writes arrays): the `TEXTURE_2D_ARRAY` binding and the bound sampler object (set to 0 so
 //!   the arrays' own filter and wrap apply); `ACTIVE_TEXTURE`. A host binding that names an
 //!   array the paint deleted is restored as 0.
 //! - Draws: `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING` (the renderer has its own vertex array),
@@ -81,10 +101,10 @@
 //! - Layer writes: `PIXEL_UNPACK_BUFFER_BINDING` (0 while uploading), `UNPACK_ALIGNMENT` (1),
 //!   `UNPACK_ROW_LENGTH`, `UNPACK_IMAGE_HEIGHT`, `UNPACK_SKIP_PIXELS`, `UNPACK_SKIP_ROWS`,
 //!   `UNPACK_SKIP_IMAGES` (0).
-//! - Growth without copy-image (see [`CopyPath::Blit`]): `READ_FRAMEBUFFER_BINDING`,
-//!   `DRAW_FRAMEBUFFER_BINDING` (the renderer's two copy framebuffers), and on desktop GL for
-//!   sRGB arrays `FRAMEBUFFER_SRGB` (enabled), put back right after the copies, before any
-//!   draw.
+//! - GPU copies (growth, shrinking, rectangle copies) without copy-image (see
+//!   [`CopyPath::Blit`]): `READ_FRAMEBUFFER_BINDING`, `DRAW_FRAMEBUFFER_BINDING` (the
+//!   renderer's two copy framebuffers), and on desktop GL for sRGB arrays `FRAMEBUFFER_SRGB`
+//!   (enabled), put back right after each op's copies, before any draw.
 //!
 //! Not saved, because the renderer never changes it: everything else, e.g. `POLYGON_MODE`
 //! (desktop; a host left in wireframe sees wireframe quads), `FRAMEBUFFER_SRGB` outside sRGB
@@ -114,7 +134,8 @@
 //!
 //! Then it reads and drops the GL errors the host left pending (`glGetError` until
 //! `NO_ERROR`, at most 16 times, each logged at `debug!`), so that the errors it checks for
-//! next are its own. After every array creation, growth copy and layer write it calls
+//! next are its own. After every array creation, GPU copy (growth, shrink, rectangle copy)
+//! and layer write it calls
 //! `glGetError`, and any error is an [`Error::Gl`] naming the op (e.g. an array larger than
 //! the driver can create). Draws are checked only in debug builds (`debug_assertions`), as a
 //! `glGetError` per draw can stall a driver. After such an error the renderer deletes every
@@ -136,16 +157,28 @@
 //! ## Arrays
 //!
 //! `glTexStorage3D` where the context has it (GL 4.2, GLES 3.0, `GL_ARB_texture_storage`),
-//! else `glTexImage3D` per level; `glTexSubImage3D` per level for layer writes; growth copies
-//! all layers and levels on the GPU with `glCopyImageSubData` (GL 4.3, GLES 3.2,
-//! `GL_ARB_copy_image`) or a framebuffer-layer blit, then deletes the old array.
+//! else `glTexImage3D` per level; `glTexSubImage3D` per level for layer writes, at the write's
+//! offset in the layer. GPU copies use `glCopyImageSubData` (GL 4.3, GLES 3.2,
+//! `GL_ARB_copy_image`) where the context has it, else a framebuffer blit (the source layer
+//! and level attached to a read framebuffer, the destination's to a draw framebuffer):
+//!
+//! - `ArrayOp::Grow` creates the new array, which may have larger layers as well as more of
+//!   them, copies layers `0..copy_layers` of every level of the old one, each as the *old*
+//!   array's width x height, to the origin of the same layer and level (texel coordinates stay
+//!   valid), then deletes the old array.
+//! - `ArrayOp::Shrink` does the same into an array with fewer layers of the same size.
+//! - `ArrayOp::CopyRect` copies a level-0 rectangle from a layer of one array to a layer of
+//!   another, or to another layer of the same array (compaction of atlas pages): one
+//!   `glCopyImageSubData`, or one blit from the source layer to the destination layer.
 //!
 //! ## Counters
 //!
 //! [`Renderer::stats`] returns core's counters of the last plan and the renderer's
 //! [`layerbatch_core::DeviceCounters`] (recorded with `Stats::record`): draw calls,
 //! `glBindTexture`s for slots (texture binds), programs linked, texture and instance bytes
-//! uploaded, layers copied, arrays created and destroyed (a rebuild's deletions included).
+//! uploaded, layers copied (`copy_layers` per growth or shrink, 1 per rectangle copy), arrays
+//! created and destroyed (growth and shrinking create one and destroy one; a rebuild's
+//! deletions included).
 //! `bind_group_*` stay 0 on GL.
 #![deny(missing_docs)]
 

@@ -48,8 +48,9 @@ impl Target {
 pub struct Capabilities {
     /// An OpenGL ES context: shaders are `#version 300 es`. Otherwise `#version 330 core`.
     pub gles: bool,
-    /// `glCopyImageSubData` (GL 4.3, GLES 3.2, `GL_ARB_copy_image`): array growth copies
-    /// layers with it. Otherwise each layer and level is blitted between two framebuffers.
+    /// `glCopyImageSubData` (GL 4.3, GLES 3.2, `GL_ARB_copy_image`): array growth, shrinking
+    /// and rectangle copies use it. Otherwise each layer and level (or rectangle) is blitted
+    /// between two framebuffers.
     pub copy_image: bool,
     /// `glTexStorage3D` (GL 4.2, GLES 3.0, `GL_ARB_texture_storage`): arrays get immutable
     /// storage. Otherwise `glTexImage3D` per level.
@@ -79,13 +80,24 @@ impl Capabilities {
     }
 }
 
-/// How array growth copies layers on the GPU.
+/// How GPU copies (array growth and shrinking, rectangle copies) run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CopyPath {
-    /// `glCopyImageSubData`, all layers of a level in one call.
+    /// `glCopyImageSubData`: all layers of a level in one call, or one call per rectangle.
     CopyImage,
-    /// `glFramebufferTextureLayer` + `glBlitFramebuffer`, per layer and level.
+    /// `glFramebufferTextureLayer` + `glBlitFramebuffer`, per layer and level (a rectangle:
+    /// the source layer attached for reading, the destination layer for drawing).
     Blit,
+}
+
+/// One GPU copy between two arrays (or two layers of one): `size` = `[width, height, layers]`
+/// texels of `level`, from `from` = `[x, y, first layer]` to `to`.
+#[derive(Clone, Copy, Debug)]
+struct Region {
+    level: u32,
+    from: [u32; 3],
+    to: [u32; 3],
+    size: [u32; 3],
 }
 
 #[derive(Debug)]
@@ -271,7 +283,7 @@ impl Renderer {
         self.caps
     }
 
-    /// How array growth copies layers.
+    /// How GPU copies run (growth, shrinking, rectangle copies).
     pub fn copy_path(&self) -> CopyPath {
         if self.caps.copy_image {
             CopyPath::CopyImage
@@ -311,9 +323,10 @@ impl Renderer {
     }
 
     /// Executes `plan` into `target`: checks it, applies its resource ops in order (array
-    /// creation, growth by GPU copy, destruction, layer writes), then draws its segments in
-    /// order, each with the program of its tier, after binding the arrays its slot table names.
-    /// Every plan the batcher finishes must be painted, once, in order.
+    /// creation, growth and shrinking by GPU copy, rectangle copies between layers and arrays,
+    /// destruction, layer writes), then draws its segments in order, each with the program of
+    /// its tier, after binding the arrays its slot table names. Every plan the batcher
+    /// finishes must be painted, once, in order.
     ///
     /// The plan is checked first with the [`PlanValidator`] every executor uses, before any GL
     /// call. Then errors the host left pending are drained (`glGetError` until `NO_ERROR`, at
@@ -328,33 +341,31 @@ impl Renderer {
     /// - [`Error::Plan`] with the validator's [`PlanError`] for a plan that cannot run (out of
     ///   order, or naming what the device does not hold): nothing was done, the renderer is
     ///   unchanged, and a later good plan paints normally.
-    /// - [`Error::Gl`] when GL reports an error after an array creation, growth copy or layer
-    ///   write (and, in debug builds, after a draw), or [`Error::CreateObject`] /
-    ///   [`Error::IncompleteFramebuffer`]. The renderer then holds no array any more and
-    ///   expects a rebuild plan: call [`layerbatch_core::Batcher::restore`] and re-upload the
-    ///   textures it lists (any other plan gets [`PlanError::NeedsRebuild`]).
+    /// - [`Error::Gl`] when GL reports an error after an array creation, GPU copy (growth,
+    ///   shrink, rectangle copy) or layer write (and, in debug builds, after a draw), or
+    ///   [`Error::CreateObject`] / [`Error::IncompleteFramebuffer`]. The renderer then holds
+    ///   no array any more and expects a rebuild plan: call
+    ///   [`layerbatch_core::Batcher::restore`] and re-upload the textures it lists (any other
+    ///   plan gets [`PlanError::NeedsRebuild`]).
     pub fn paint(&mut self, plan: &FramePlan, target: &Target) -> Result<(), Error> {
         self.validator.check(plan)?;
         self.drain_host_errors();
         let [w, h] = target.viewport_px;
         let draw = !plan.segments.is_empty() && w > 0 && h > 0;
         let mut needs = Needs { draw, draw_framebuffer: draw && target.framebuffer.is_some(), ..Needs::default() };
-        let mut srgb_blit = false;
         for op in &plan.ops {
             match op {
                 ResourceOp::WriteLayer { .. } => {
                     needs.upload = true;
                     needs.units = needs.units.max(1);
                 }
-                ResourceOp::Array(ArrayOp::Create { .. }) => needs.units = needs.units.max(1),
-                ResourceOp::Array(ArrayOp::Grow { desc, .. }) => {
-                    needs.units = needs.units.max(1);
-                    if !self.caps.copy_image {
-                        needs.blit = true;
-                        srgb_blit |= !self.caps.gles && desc.format == Format::Rgba8UnormSrgb;
+                ResourceOp::Array(a) => {
+                    // Creating an array binds it on unit 0; copies without copy-image blit.
+                    if matches!(a, ArrayOp::Create { .. } | ArrayOp::Grow { .. } | ArrayOp::Shrink { .. }) {
+                        needs.units = needs.units.max(1);
                     }
+                    needs.blit |= a.is_gpu_copy() && !self.caps.copy_image;
                 }
-                ResourceOp::Array(ArrayOp::Destroy { .. }) => {}
             }
         }
         if draw {
@@ -367,7 +378,7 @@ impl Renderer {
         if plan.rebuild {
             self.drop_arrays(&mut c);
         }
-        let mut result = self.apply_ops(plan, &mut c, srgb_blit);
+        let mut result = self.apply_ops(plan, &mut c);
         if result.is_ok() && draw {
             result = self.draw(plan, target, &mut c);
         }
@@ -448,23 +459,59 @@ impl Renderer {
         self.arrays.get(&id).ok_or(Error::Plan(PlanError::UnknownArray { at, array: id }))
     }
 
-    fn apply_ops(&mut self, plan: &FramePlan, c: &mut DeviceCounters, srgb_blit: bool) -> Result<(), Error> {
+    fn apply_ops(&mut self, plan: &FramePlan, c: &mut DeviceCounters) -> Result<(), Error> {
         for (i, op) in plan.ops.iter().enumerate() {
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
                     self.create_array(*array, *desc)?;
                     c.arrays_created += 1;
                 }
-                ResourceOp::Array(ArrayOp::Grow { from, to, desc, copy_layers }) => {
-                    let old = self.array(i, *from)?.texture;
+                ResourceOp::Array(
+                    op @ (ArrayOp::Grow { from, to, desc, copy_layers }
+                    | ArrayOp::Shrink { from, to, desc, copy_layers }),
+                ) => {
+                    let old = self.array(i, *from)?;
+                    let (old_texture, old_desc) = (old.texture, old.desc);
                     self.create_array(*to, *desc)?;
                     c.arrays_created += 1;
                     let new = self.array(i, *to)?.texture;
-                    self.copy_layers(old, new, desc, *copy_layers, srgb_blit)?;
-                    self.check_gl(|| format!("grow array {} into {} (copy {copy_layers} layers)", from.0, to.0))?;
-                    c.layers_copied += u64::from(*copy_layers);
+                    // Each layer is copied as the old array's width x height, every level, to
+                    // the origin: a growth may enlarge the layers, and texel coordinates stay.
+                    let layers = *copy_layers;
+                    let copies = (0..old_desc.mip_levels).map(|level| {
+                        let (w, h) = mip_size(old_desc.width_px, old_desc.height_px, level);
+                        Region { level, from: [0, 0, 0], to: [0, 0, 0], size: [w, h, layers] }
+                    });
+                    self.gpu_copy(old_texture, new, old_desc.format, copies)?;
+                    let verb = if matches!(op, ArrayOp::Grow { .. }) { "grow" } else { "shrink" };
+                    self.check_gl(|| {
+                        let (w, h, n) = (desc.width_px, desc.height_px, desc.layers);
+                        format!("{verb} array {} into {} ({w}x{h}, {n} layers; copy {layers} layers)", from.0, to.0)
+                    })?;
+                    c.layers_copied += u64::from(layers);
                     self.delete_array(*from);
                     c.arrays_destroyed += 1;
+                }
+                ResourceOp::Array(ArrayOp::CopyRect { from, from_layer, from_xy, to, to_layer, to_xy, size }) => {
+                    let src = self.array(i, *from)?;
+                    let (src_texture, format) = (src.texture, src.desc.format);
+                    let dst_texture = self.array(i, *to)?.texture;
+                    let region = Region {
+                        level: 0,
+                        from: [from_xy[0], from_xy[1], *from_layer],
+                        to: [to_xy[0], to_xy[1], *to_layer],
+                        size: [size[0], size[1], 1],
+                    };
+                    self.gpu_copy(src_texture, dst_texture, format, std::iter::once(region))?;
+                    self.check_gl(|| {
+                        let ([fx, fy], [tx, ty], [w, h]) = (from_xy, to_xy, size);
+                        format!(
+                            "copy rect {w}x{h} from layer {from_layer} of array {} at {fx}, {fy} to layer {to_layer} \
+                             of array {} at {tx}, {ty}",
+                            from.0, to.0
+                        )
+                    })?;
+                    c.layers_copied += 1;
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     self.delete_array(*array);
@@ -590,46 +637,50 @@ impl Renderer {
         self.deleted.push(texture);
     }
 
-    /// Copies layers `0..layers` of every level of `from` into `to`, both arrays of `desc`
-    /// but for their layer counts (the validator checked both have `layers`).
-    fn copy_layers(
+    /// Copies `regions` of `from` into `to` on the GPU (possibly one texture: a rectangle copy
+    /// between two layers of one array), both arrays of `format`: `glCopyImageSubData` per region where the
+    /// context has it, else a framebuffer blit per region and layer.
+    fn gpu_copy(
         &mut self,
         from: glow::Texture,
         to: glow::Texture,
-        desc: &ArrayDesc,
-        layers: u32,
-        srgb_blit: bool,
+        format: Format,
+        regions: impl Iterator<Item = Region> + Clone,
     ) -> Result<(), Error> {
-        let (width_px, height_px, levels) = (desc.width_px, desc.height_px, desc.mip_levels);
-        if layers == 0 {
-            return Ok(());
-        }
         let gl = &self.gl;
         if self.caps.copy_image {
-            for level in 0..levels {
-                let (w, h) = mip_size(width_px, height_px, level);
-                // SAFETY: both textures are live arrays of the same size, format and levels,
-                // with at least `layers` layers (checked by the validator).
+            for r in regions {
+                let ([fx, fy, fz], [tx, ty, tz], [w, h, d]) = (r.from, r.to, r.size);
+                if w == 0 || h == 0 || d == 0 {
+                    continue;
+                }
+                // SAFETY: both textures are live arrays of one format; the validator checked
+                // every region lies inside both (layers, and the level's size: the old array's
+                // extent, which the new one's covers). A copy within one texture is between
+                // two different layers, so source and destination never overlap.
                 unsafe {
                     gl.copy_image_sub_data(
                         from,
                         glow::TEXTURE_2D_ARRAY,
-                        level as i32,
-                        0,
-                        0,
-                        0,
+                        r.level as i32,
+                        fx as i32,
+                        fy as i32,
+                        fz as i32,
                         to,
                         glow::TEXTURE_2D_ARRAY,
-                        level as i32,
-                        0,
-                        0,
-                        0,
+                        r.level as i32,
+                        tx as i32,
+                        ty as i32,
+                        tz as i32,
                         w as i32,
                         h as i32,
-                        layers as i32,
+                        d as i32,
                     );
                 }
             }
+            return Ok(());
+        }
+        if regions.clone().all(|r| r.size.contains(&0)) {
             return Ok(());
         }
         let [read_fbo, draw_fbo] = match self.copy_fbos {
@@ -652,10 +703,15 @@ impl Renderer {
                 fbos
             }
         };
-        // SAFETY: our own framebuffers, attached to live layers and levels of `from` and `to`;
+        // Desktop GL may decode sRGB on a blit's read whatever FRAMEBUFFER_SRGB says, but
+        // encodes on the write only with it on: with it on, both convert and the bytes survive.
+        let srgb_blit = !self.caps.gles && format == Format::Rgba8UnormSrgb;
+        // SAFETY: our own framebuffers, attached to live layers and levels of `from` and `to`
+        // (two different layers when they are one texture: distinct images, no feedback);
         // completeness is checked before each blit; both attachments are removed afterwards,
-        // before `from` is deleted; the framebuffer bindings and FRAMEBUFFER_SRGB found here
-        // are put back before returning (the draws that follow use the host's framebuffer).
+        // before `from` may be deleted; the framebuffer bindings and FRAMEBUFFER_SRGB found
+        // here are put back before returning (the draws that follow use the host's
+        // framebuffer).
         unsafe {
             let prev_read = gl.get_parameter_framebuffer(glow::READ_FRAMEBUFFER_BINDING);
             let prev_draw = gl.get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING);
@@ -663,28 +719,29 @@ impl Renderer {
             gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(draw_fbo));
             let prev_srgb = srgb_blit && gl.is_enabled(glow::FRAMEBUFFER_SRGB);
             if srgb_blit {
-                // Desktop GL may decode sRGB on a blit's read whatever FRAMEBUFFER_SRGB says,
-                // but encodes on the write only with it on: with it on, both convert and the
-                // bytes survive.
                 gl.enable(glow::FRAMEBUFFER_SRGB);
             }
             let mut result = Ok(());
-            'copy: for level in 0..levels {
-                let (w, h) = mip_size(width_px, height_px, level);
-                for layer in 0..layers {
+            'copy: for r in regions {
+                let ([fx, fy, fz], [tx, ty, tz], [w, h, d]) = (r.from, r.to, r.size);
+                if w == 0 || h == 0 {
+                    continue;
+                }
+                for layer in 0..d {
+                    let level = r.level as i32;
                     gl.framebuffer_texture_layer(
                         glow::READ_FRAMEBUFFER,
                         glow::COLOR_ATTACHMENT0,
                         Some(from),
-                        level as i32,
-                        layer as i32,
+                        level,
+                        (fz + layer) as i32,
                     );
                     gl.framebuffer_texture_layer(
                         glow::DRAW_FRAMEBUFFER,
                         glow::COLOR_ATTACHMENT0,
                         Some(to),
-                        level as i32,
-                        layer as i32,
+                        level,
+                        (tz + layer) as i32,
                     );
                     for target in [glow::READ_FRAMEBUFFER, glow::DRAW_FRAMEBUFFER] {
                         let status = gl.check_framebuffer_status(target);
@@ -693,8 +750,19 @@ impl Renderer {
                             break 'copy;
                         }
                     }
-                    let (w, h) = (w as i32, h as i32);
-                    gl.blit_framebuffer(0, 0, w, h, 0, 0, w, h, glow::COLOR_BUFFER_BIT, glow::NEAREST);
+                    let (fx, fy, tx, ty, w, h) = (fx as i32, fy as i32, tx as i32, ty as i32, w as i32, h as i32);
+                    gl.blit_framebuffer(
+                        fx,
+                        fy,
+                        fx + w,
+                        fy + h,
+                        tx,
+                        ty,
+                        tx + w,
+                        ty + h,
+                        glow::COLOR_BUFFER_BIT,
+                        glow::NEAREST,
+                    );
                 }
             }
             gl.framebuffer_texture_layer(glow::READ_FRAMEBUFFER, glow::COLOR_ATTACHMENT0, None, 0, 0);
@@ -776,6 +844,14 @@ impl Renderer {
                     false,
                     stride,
                     at(Instance::OFFSET_UV_RECT),
+                );
+                gl.vertex_attrib_pointer_f32(
+                    attr::TEX_RECT,
+                    4,
+                    glow::FLOAT,
+                    false,
+                    stride,
+                    at(Instance::OFFSET_TEX_RECT),
                 );
                 gl.vertex_attrib_pointer_f32(
                     attr::COLOR,

@@ -3,9 +3,14 @@
 //! One vertex shader serves every tier. The fragment shader of tier `n` declares `n`
 //! `sampler2DArray` uniforms `u_slot0..u_slot{n-1}` and picks one with a balanced tree of
 //! `if`s on the flat per-instance slot (about `log2(n)` comparisons per pixel); the layer is a
-//! texture coordinate, never a branch. The tier-1 program has no branch at all. Derivatives of
-//! the UV are taken before any branch and every sample uses `textureGrad`, so mipmaps select
-//! the right level whichever branch runs.
+//! texture coordinate, never a branch. The tier-1 program has no branch at all.
+//!
+//! Sampling positions arrive in texels of level 0 (`Instance::uv_rect`). Their derivatives are
+//! taken before any branch; with `FLAG_CLAMP_TO_RECT` the position is clamped into the
+//! texture's own rectangle (`Instance::tex_rect`) inset by half a texel, with bounds the vertex
+//! stage computes once per quad (clamping in texels needs no texture size). Each slot's branch
+//! then divides position and derivatives by its layer size (`textureSize`) and samples with
+//! `textureGrad`, so mipmaps select the right level whichever branch runs.
 
 use std::fmt::Write as _;
 
@@ -20,14 +25,16 @@ pub(crate) mod attr {
     pub(crate) const AXIS_X: u32 = 1;
     /// `axis_y: [f32; 2]`.
     pub(crate) const AXIS_Y: u32 = 2;
-    /// `uv_rect: [f32; 4]`.
+    /// `uv_rect: [f32; 4]`, texels.
     pub(crate) const UV_RECT: u32 = 3;
+    /// `tex_rect: [f32; 4]`, texels.
+    pub(crate) const TEX_RECT: u32 = 4;
     /// `color: [u8; 4]`, normalized.
-    pub(crate) const COLOR: u32 = 4;
+    pub(crate) const COLOR: u32 = 5;
     /// `slot_flags_layer: u32` (an integer attribute).
-    pub(crate) const SLOT_FLAGS_LAYER: u32 = 5;
+    pub(crate) const SLOT_FLAGS_LAYER: u32 = 6;
     /// Number of attributes.
-    pub(crate) const COUNT: u32 = 6;
+    pub(crate) const COUNT: u32 = 7;
 }
 
 /// Name of the `vec2` uniform holding the viewport size in pixels.
@@ -48,23 +55,36 @@ fn header(gles: bool, fragment: bool) -> &'static str {
     }
 }
 
-const VERTEX_BODY: &str = r"
-layout(location = 0) in vec2 a_origin;
-layout(location = 1) in vec2 a_axis_x;
-layout(location = 2) in vec2 a_axis_y;
-layout(location = 3) in vec4 a_uv_rect;
-layout(location = 4) in vec4 a_color;
-layout(location = 5) in uint a_slot_flags_layer;
+/// Appends the vertex attribute declarations, at the locations of [`attr`].
+fn vertex_inputs(out: &mut String) {
+    out.push('\n');
+    for (location, ty, name) in [
+        (attr::ORIGIN, "vec2", "a_origin"),
+        (attr::AXIS_X, "vec2", "a_axis_x"),
+        (attr::AXIS_Y, "vec2", "a_axis_y"),
+        (attr::UV_RECT, "vec4", "a_uv_rect"),
+        (attr::TEX_RECT, "vec4", "a_tex_rect"),
+        (attr::COLOR, "vec4", "a_color"),
+        (attr::SLOT_FLAGS_LAYER, "uint", "a_slot_flags_layer"),
+    ] {
+        let _ = writeln!(out, "layout(location = {location}) in {ty} {name};");
+    }
+}
 
+const VERTEX_BODY: &str = r"
 // Viewport size in pixels: (0, 0) is the top-left corner, y points down.
 uniform vec2 u_viewport_px;
 
+// The sampling position, texels of level 0.
 out vec2 v_uv;
-flat out vec4 v_rect;
+// Clamp bounds of the sampling position, texels: (lo.xy, hi.xy).
+flat out vec4 v_bounds;
 flat out vec4 v_color;
 flat out uint v_slot;
-flat out float v_clamp;
 flat out float v_layer;
+
+// No sampling position reaches this far: the bounds of an unclamped instance.
+const float UNBOUNDED = 1e30;
 
 void main() {
     // Corner (s, t) of a 4-vertex triangle strip: (0,0) (1,0) (0,1) (1,1).
@@ -72,36 +92,36 @@ void main() {
     vec2 pos = a_origin + st.x * a_axis_x + st.y * a_axis_y;
     gl_Position = vec4(pos.x / u_viewport_px.x * 2.0 - 1.0, 1.0 - pos.y / u_viewport_px.y * 2.0, 0.0, 1.0);
     v_uv = mix(a_uv_rect.xy, a_uv_rect.zw, st);
-    v_rect = vec4(min(a_uv_rect.xy, a_uv_rect.zw), max(a_uv_rect.xy, a_uv_rect.zw));
+    // The texture's rectangle inset by half a texel, so linear filtering never reads a
+    // neighbour's or the padding's texels; on an axis under one texel wide, its centre.
+    vec2 mid = 0.5 * (a_tex_rect.xy + a_tex_rect.zw);
+    vec2 lo = min(a_tex_rect.xy + 0.5, mid);
+    vec2 hi = max(a_tex_rect.zw - 0.5, mid);
     v_color = a_color;
     // The bit layout of Instance::slot_flags_layer, from the constants above.
     v_slot = a_slot_flags_layer & SLOT_MASK;
     uint flags = (a_slot_flags_layer >> FLAGS_SHIFT) & FLAGS_MASK;
-    v_clamp = float((flags & FLAG_CLAMP_TO_RECT) != 0u);
+    // A select (mix with a bool vector), not arithmetic: exact bounds either way.
+    bvec4 clamped = bvec4((flags & FLAG_CLAMP_TO_RECT) != 0u);
+    v_bounds = mix(vec4(-UNBOUNDED, -UNBOUNDED, UNBOUNDED, UNBOUNDED), vec4(lo, hi), clamped);
     v_layer = float(a_slot_flags_layer >> LAYER_SHIFT);
 }
 ";
 
 const FRAGMENT_COMMON: &str = r"
 in vec2 v_uv;
-flat in vec4 v_rect;
+flat in vec4 v_bounds;
 flat in vec4 v_color;
 flat in uint v_slot;
-flat in float v_clamp;
 flat in float v_layer;
 
 layout(location = 0) out vec4 o_color;
 
-// Samples one layer of an array. With FLAG_CLAMP_TO_RECT the position is clamped into the
-// instance's uv rect inset by half a texel (branch-free), so linear filtering never reads the
-// padding or a neighbour. The gradients come from the caller, taken before any branch.
-vec4 sample_array(sampler2DArray s, vec2 uv, vec2 ddx, vec2 ddy) {
-    vec2 half_texel = 0.5 / vec2(textureSize(s, 0).xy);
-    vec2 mid = 0.5 * (v_rect.xy + v_rect.zw);
-    vec2 lo = min(v_rect.xy + half_texel, mid);
-    vec2 hi = max(v_rect.zw - half_texel, mid);
-    vec2 p = mix(uv, clamp(uv, lo, hi), v_clamp);
-    return textureGrad(s, vec3(p, v_layer), ddx, ddy);
+// Samples one layer of an array at `p` (texels of level 0, already clamped), with the
+// gradients of the unclamped position (texels per pixel), taken before any branch.
+vec4 sample_array(sampler2DArray s, vec2 p, vec2 ddx, vec2 ddy) {
+    vec2 inv_size = 1.0 / vec2(textureSize(s, 0).xy);
+    return textureGrad(s, vec3(p * inv_size, v_layer), ddx * inv_size, ddy * inv_size);
 }
 ";
 
@@ -119,7 +139,7 @@ fn layout_constants(out: &mut String) {
 fn slot_tree(out: &mut String, lo: u32, hi: u32, depth: usize) {
     let pad = "    ".repeat(depth);
     if hi - lo == 1 {
-        let _ = writeln!(out, "{pad}texel = sample_array(u_slot{lo}, v_uv, ddx, ddy);");
+        let _ = writeln!(out, "{pad}texel = sample_array(u_slot{lo}, p, ddx, ddy);");
         return;
     }
     let mid = lo + (hi - lo) / 2;
@@ -151,6 +171,7 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
     assert!(tier > 0, "a program samples at least one slot");
     let mut vs = String::from(header(gles, false));
     layout_constants(&mut vs);
+    vertex_inputs(&mut vs);
     vs.push_str(VERTEX_BODY);
     let mut fs = String::from(header(gles, true));
     layout_constants(&mut fs);
@@ -159,7 +180,15 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
         let _ = writeln!(fs, "uniform sampler2DArray {};", slot_uniform(s));
     }
     fs.push_str(FRAGMENT_COMMON);
-    fs.push_str("\nvoid main() {\n    vec2 ddx = dFdx(v_uv);\n    vec2 ddy = dFdy(v_uv);\n    vec4 texel;\n");
+    fs.push_str(concat!(
+        "\nvoid main() {\n",
+        "    // Derivatives of the texel-space position, before any branch.\n",
+        "    vec2 ddx = dFdx(v_uv);\n",
+        "    vec2 ddy = dFdy(v_uv);\n",
+        "    // FLAG_CLAMP_TO_RECT: into the texture's rectangle (unbounded without the flag).\n",
+        "    vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw);\n",
+        "    vec4 texel;\n",
+    ));
     slot_tree(&mut fs, 0, tier, 1);
     fs.push_str("    // Texel and tint are both premultiplied.\n    o_color = texel * v_color;\n}\n");
     (vs, fs)
@@ -198,5 +227,48 @@ mod tests {
         let first_if = fs[main..].find("if (").unwrap();
         assert!(ddx < first_if);
         assert!(!fs.contains("texture("), "every sample uses textureGrad");
+    }
+
+    // Texel-space sampling: derivatives of the unclamped position, then one clamp to the
+    // bounds the vertex stage computed (from tex_rect and FLAG_CLAMP_TO_RECT), both before the
+    // branch; each branch divides by its own layer size.
+    #[test]
+    fn clamp_in_texels_before_branch() {
+        for gles in [false, true] {
+            for tier in [1, 2, 8] {
+                let (vs, fs) = shader_sources(tier, gles);
+                let main = &fs[fs.find("void main()").unwrap()..];
+                let ddx = main.find("dFdx(v_uv)").unwrap();
+                let clamp = main.find("clamp(v_uv, v_bounds.xy, v_bounds.zw)").unwrap();
+                assert!(ddx < clamp);
+                if let Some(first_if) = main.find("if (") {
+                    assert!(clamp < first_if);
+                }
+                assert_eq!(fs.matches("textureSize(s, 0)").count(), 1, "{fs}");
+                assert_eq!(fs.matches("textureGrad(").count(), 1, "one sampling function: {fs}");
+                assert!(vs.contains("a_tex_rect.xy + 0.5") && vs.contains("a_tex_rect.zw - 0.5"), "{vs}");
+                assert!(vs.contains("FLAG_CLAMP_TO_RECT) != 0u"), "{vs}");
+            }
+        }
+    }
+
+    // Every attribute location of `attr` is declared once, with the field it names.
+    #[test]
+    fn attribute_locations() {
+        let (vs, _) = shader_sources(1, false);
+        for (loc, name) in [
+            (attr::ORIGIN, "a_origin"),
+            (attr::AXIS_X, "a_axis_x"),
+            (attr::AXIS_Y, "a_axis_y"),
+            (attr::UV_RECT, "a_uv_rect"),
+            (attr::TEX_RECT, "a_tex_rect"),
+            (attr::COLOR, "a_color"),
+            (attr::SLOT_FLAGS_LAYER, "a_slot_flags_layer"),
+        ] {
+            let decl = format!("layout(location = {loc}) in ");
+            assert_eq!(vs.matches(&decl).count(), 1, "{decl}");
+            assert!(vs.lines().any(|l| l.starts_with(&decl) && l.ends_with(&format!(" {name};"))), "{name}");
+        }
+        assert_eq!(vs.matches("layout(location = ").count() as u32, attr::COUNT);
     }
 }

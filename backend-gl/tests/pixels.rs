@@ -10,8 +10,8 @@ mod plans;
 
 use common::{close, distinct_colors, over, solid, Ctx, Image, Offscreen};
 use layerbatch_core::{
-    Batcher, Config, Filter, Format, FramePlan, Limits, PlanError, Quad, QuadError, Stats, TextureDesc, TextureError,
-    TextureId,
+    Batcher, Config, Filter, Format, FramePlan, Instance, Limits, PlanError, Quad, QuadError, Stats, TextureDesc,
+    TextureError, TextureId,
 };
 use layerbatch_gl::{Capabilities, CopyPath, Error, Renderer, Target};
 
@@ -106,7 +106,7 @@ fn check_plan_executed(plan: &FramePlan, renderer: &Renderer) {
     assert_eq!(stats.core_frame, plan.counters);
     let tiers: Vec<u32> = plan.segments.iter().map(|s| s.tier).collect();
     assert_eq!(renderer.last_drawn_tiers(), tiers.as_slice());
-    assert_eq!(stats.device_frame.instance_bytes_written, plan.instances.len() as u64 * 48);
+    assert_eq!(stats.device_frame.instance_bytes_written, plan.instances.len() as u64 * u64::from(Instance::BYTES));
     assert_eq!(stats.device_frame.texture_bytes_written, plan.counters.bytes_uploaded);
     assert_eq!(stats.device_total.pipeline_compiles, renderer.tiers().len() as u64);
 }
@@ -209,7 +209,8 @@ both_flavors!(padding_poison);
 // 3. Four slots, ten textures that cannot share an array (ten sizes, no padding),
 //    interleaved: right pixels, and the draws and flushes core planned.
 fn slots_4_ten_sizes(ctx: &Ctx) {
-    let config = Config::default().with_max_slots(4).with_max_padding_waste(0.0);
+    // Size classes, not atlas pages (which would pack all ten into one array).
+    let config = Config::default().with_max_slots(4).with_max_padding_waste(0.0).with_max_packed_size_px(0);
     let mut rig = Rig::new(ctx, config);
     let colors = distinct_colors(10);
     let ids: Vec<TextureId> = colors
@@ -494,7 +495,9 @@ both_flavors!(many_textures);
 // Frames longer than the instance buffer: segments per chunk, attribute pointers offset per
 // segment (no base instance on GLES 3.0).
 fn instance_chunks(ctx: &Ctx) {
-    let mut rig = Rig::new(ctx, Config::default().with_instance_capacity(16).with_max_slots(2));
+    // Size classes, not atlas pages: three arrays for two slots.
+    let config = Config::default().with_instance_capacity(16).with_max_slots(2).with_max_packed_size_px(0);
+    let mut rig = Rig::new(ctx, config);
     let colors = distinct_colors(6);
     // Three classes with two slots: flushes inside chunks too.
     let ids: Vec<TextureId> = colors
@@ -516,7 +519,7 @@ fn instance_chunks(ctx: &Ctx) {
     let stats = rig.stats();
     assert_eq!(stats.core_frame.flushes_instance_buffer_full, 3);
     assert!(stats.core_frame.flushes_slots_exhausted > 0);
-    assert_eq!(stats.device_frame.instance_bytes_written, 64 * 48);
+    assert_eq!(stats.device_frame.instance_bytes_written, 64 * u64::from(Instance::BYTES));
     rig.finish();
 }
 both_flavors!(instance_chunks);
@@ -527,7 +530,9 @@ fn state_restored(ctx: &Ctx) {
     let gl = &*ctx.gl;
     // The blit copy path: it changes the most state (framebuffers, FRAMEBUFFER_SRGB).
     let caps = Capabilities { copy_image: false, ..Capabilities::detect(gl) };
-    let mut rig = Rig::with_caps(ctx, Config::default().with_initial_layers(1), Some(caps));
+    // Size classes (not atlas pages): the third texture grows its class's array.
+    let config = Config::default().with_initial_layers(1).with_max_packed_size_px(0);
+    let mut rig = Rig::with_caps(ctx, config, Some(caps));
     // Red | green, 2x1, linear: in between, the pixels mix (a host sampler set to nearest
     // would make them pure: the renderer unbinds sampler objects from its units).
     let a = rig.batcher.register(&TextureDesc::new(2, 1), &[255, 0, 0, 255, 0, 255, 0, 255]).unwrap();

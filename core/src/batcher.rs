@@ -189,6 +189,67 @@ impl Batcher {
         Ok(())
     }
 
+    /// Replaces the pixels of a rectangle `[x, y, width, height]` of a texture (texels, top
+    /// left origin), e.g. a glyph in a glyph cache or a frame of a dynamic atlas: one layer
+    /// write of just that rectangle. `pixels` are tightly packed rows of the rectangle, in the
+    /// texture's format, premultiplied. Like [`Batcher::update`] it applies to the whole frame
+    /// being built.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, Config, Limits, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let atlas = batcher.register(&TextureDesc::new(64, 64), &[0; 64 * 64 * 4])?;
+    /// batcher.update_region(atlas, [8, 16, 4, 2], &[255; 4 * 2 * 4])?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`TextureError::Stale`]; [`TextureError::Region`] for an empty rectangle, one reaching
+    /// past the texture, or a texture with mip levels (its smaller levels could not follow);
+    /// [`TextureError::PixelLength`] when `pixels` is not the rectangle's size.
+    pub fn update_region(&mut self, id: TextureId, rect_px: [u32; 4], pixels: &[u8]) -> Result<(), TextureError> {
+        let e = self.entry(id)?;
+        let desc = e.desc;
+        let [x, y, w, h] = rect_px;
+        let inside = u64::from(x) + u64::from(w) <= u64::from(desc.width_px)
+            && u64::from(y) + u64::from(h) <= u64::from(desc.height_px);
+        if w == 0 || h == 0 || !inside || desc.mip_levels != 1 {
+            return Err(TextureError::Region {
+                rect_px,
+                width_px: desc.width_px,
+                height_px: desc.height_px,
+                mip_levels: desc.mip_levels,
+            });
+        }
+        let region = TextureDesc { width_px: w, height_px: h, ..desc };
+        check_len(&region, pixels)?;
+        let bpp = desc.format.bytes_per_pixel() as usize;
+        let e = &mut self.entries[id.index as usize];
+        if !e.pixels.is_empty() {
+            // Keep the CPU copy whole: patch the rectangle's rows.
+            let row = w as usize * bpp;
+            for r in 0..h as usize {
+                let at = ((y as usize + r) * desc.width_px as usize + x as usize) * bpp;
+                e.pixels[at..at + row].copy_from_slice(&pixels[r * row..(r + 1) * row]);
+            }
+        }
+        let start = self.upload_bytes.len();
+        self.upload_bytes.extend_from_slice(pixels);
+        let [px, py, ..] = e.placement.rect_px;
+        self.ops.push(ResourceOp::WriteLayer {
+            texture: id,
+            array: e.placement.array,
+            layer: e.placement.layer,
+            x_px: px + x,
+            y_px: py + y,
+            width_px: w,
+            height_px: h,
+            mip_levels: 1,
+            bytes: start..self.upload_bytes.len(),
+        });
+        Ok(())
+    }
+
     /// Changes a [`Usage::Dynamic`] texture's size and pixels. Its one-texture array is
     /// replaced; the id stays valid. Quads pushed before the resize in the frame being
     /// recorded still draw the old pixels (unlike [`Batcher::update`], whose pixels apply to
@@ -563,7 +624,10 @@ impl Batcher {
                 let Ok(e) = self.entry(texture) else { continue };
                 let p = &e.placement;
                 let whole = [x_px, y_px, width_px, height_px] == p.rect_px;
-                if p.array == array && p.layer == layer && whole {
+                let here = p.array == array && p.layer == layer;
+                // A region write is kept after a kept whole write of its texture (in order);
+                // alone it is dropped: the re-upload (or the CPU copy, which has it) follows.
+                if here && (whole || written[texture.index as usize]) {
                     written[texture.index as usize] = true;
                     self.ops.push(op);
                 }

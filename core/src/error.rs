@@ -69,6 +69,22 @@ pub enum TextureError {
     /// batcher.
     #[error("texture id {0:?} is stale: it was freed or never registered here")]
     Stale(TextureId),
+    /// An [`crate::Batcher::update_region`] rectangle that is empty, reaches past the
+    /// texture, or names a texture with mip levels.
+    #[error(
+        "region {rect_px:?} of a {width_px}x{height_px} texture with {mip_levels} levels: must be non-empty, inside \
+         it, and the texture must have one level"
+    )]
+    Region {
+        /// `[x, y, width, height]` asked for.
+        rect_px: [u32; 4],
+        /// The texture's width.
+        width_px: u32,
+        /// The texture's height.
+        height_px: u32,
+        /// The texture's levels.
+        mip_levels: u32,
+    },
     /// The operation needs another usage (e.g. `resize` on a static texture).
     #[error("texture {0:?} is not Usage::Dynamic: only dynamic textures can be resized")]
     NotDynamic(TextureId),

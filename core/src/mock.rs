@@ -75,10 +75,12 @@ struct MockArray {
     content: Vec<Vec<Written>>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Written {
     rect: [u32; 4],
     texture: TextureId,
+    /// Level-0 bytes of the rectangle, so that a write of part of it patches them.
+    pixels: Vec<u8>,
     hash: u64,
 }
 
@@ -90,10 +92,32 @@ impl MockArray {
     fn new(desc: ArrayDesc) -> Self {
         Self { desc, content: vec![Vec::new(); desc.layers as usize] }
     }
-    fn write(&mut self, layer: u32, w: Written) {
+    /// Records a write of `pixels` (level 0, tight rows) at `rect` of `layer`: inside a
+    /// rectangle the same texture wrote before (an `update_region`), it patches that one;
+    /// otherwise it replaces whatever it overlaps.
+    fn write(&mut self, layer: u32, rect: [u32; 4], texture: TextureId, pixels: &[u8]) {
         let list = &mut self.content[layer as usize];
-        list.retain(|o| !overlaps(o.rect, w.rect));
-        list.push(w);
+        let bpp = self.desc.format.bytes_per_pixel() as usize;
+        let inside = |o: &Written| {
+            o.texture == texture
+                && o.rect != rect
+                && rect[0] >= o.rect[0]
+                && rect[1] >= o.rect[1]
+                && rect[0] + rect[2] <= o.rect[0] + o.rect[2]
+                && rect[1] + rect[3] <= o.rect[1] + o.rect[3]
+        };
+        if let Some(o) = list.iter_mut().find(|o| inside(o)) {
+            let row = rect[2] as usize * bpp;
+            for r in 0..rect[3] as usize {
+                let y = (rect[1] - o.rect[1]) as usize + r;
+                let at = (y * o.rect[2] as usize + (rect[0] - o.rect[0]) as usize) * bpp;
+                o.pixels[at..at + row].copy_from_slice(&pixels[r * row..(r + 1) * row]);
+            }
+            o.hash = MockDevice::hash(&o.pixels);
+            return;
+        }
+        list.retain(|o| !overlaps(o.rect, rect));
+        list.push(Written { rect, texture, pixels: pixels.to_vec(), hash: MockDevice::hash(pixels) });
     }
 }
 
@@ -222,7 +246,7 @@ impl MockDevice {
                         .filter(|w| inside(w.rect))
                         .map(|w| Written {
                             rect: [w.rect[0] - src[0] + to_xy[0], w.rect[1] - src[1] + to_xy[1], w.rect[2], w.rect[3]],
-                            ..*w
+                            ..w.clone()
                         })
                         .collect();
                     let dst = [to_xy[0], to_xy[1], size[0], size[1]];
@@ -248,8 +272,7 @@ impl MockDevice {
                     let a = self.arrays.get_mut(array).expect("validated");
                     let level0 = *width_px as usize * *height_px as usize * a.desc.format.bytes_per_pixel() as usize;
                     let level0 = &plan.upload_bytes[bytes.start..bytes.start + level0];
-                    let rect = [*x_px, *y_px, *width_px, *height_px];
-                    a.write(*layer, Written { rect, texture: *texture, hash: Self::hash(level0) });
+                    a.write(*layer, [*x_px, *y_px, *width_px, *height_px], *texture, level0);
                     c.texture_bytes_written += bytes.len() as u64;
                     self.calls.push(Call::WriteLayer { array: *array, layer: *layer, bytes: bytes.len() });
                 }

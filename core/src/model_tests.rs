@@ -33,6 +33,8 @@ struct ModelTexture {
     /// Hash of the level-0 pixels last written (`None`: a render target, or lost with the
     /// device and not re-uploaded yet).
     content: Option<u64>,
+    /// Those pixels, to follow region updates.
+    pixels: Vec<u8>,
 }
 
 struct Model {
@@ -137,7 +139,7 @@ fn run(seed: u64, ops: usize) {
                         if trace {
                             eprintln!("  register {id:?} {desc:?} at {:?}", b.placement(id));
                         }
-                        m.live.insert(id, ModelTexture { desc, content });
+                        m.live.insert(id, ModelTexture { desc, content, pixels: px.clone() });
                     }
                     (_, Err(TextureError::BudgetExhausted { .. })) => {
                         assert_eq!(
@@ -163,7 +165,9 @@ fn run(seed: u64, ops: usize) {
                         if trace {
                             eprintln!("  update {id:?}");
                         }
-                        m.live.get_mut(&id).unwrap().content = Some(MockDevice::hash(&px));
+                        let t = m.live.get_mut(&id).unwrap();
+                        t.content = Some(MockDevice::hash(&px));
+                        t.pixels = px;
                     }
                 }
             }
@@ -180,7 +184,7 @@ fn run(seed: u64, ops: usize) {
                                 eprintln!("  resize {id:?} at {:?}", b.placement(id));
                             }
                             assert_eq!(old.usage, Usage::Dynamic, "{}", ctx(step, "resized a non-dynamic texture"));
-                            m.live.insert(id, ModelTexture { desc, content: Some(MockDevice::hash(&px)) });
+                            m.live.insert(id, ModelTexture { desc, content: Some(MockDevice::hash(&px)), pixels: px });
                             for q in m.pushed.iter_mut().filter(|q| q.0 == id) {
                                 q.1 = false;
                             }
@@ -206,7 +210,46 @@ fn run(seed: u64, ops: usize) {
                 }
             }
             // Push quads (opening a frame when none is), with misuse.
-            42..=71 => {
+            // A region update (glyph caches, dynamic atlases), valid or not.
+            68..=69 => {
+                if let Some(id) = pick(&mut rng, &m) {
+                    let t = m.live.get_mut(&id).unwrap();
+                    let d = t.desc;
+                    let (x, y) = (rng.below(u64::from(d.width_px)) as u32, rng.below(u64::from(d.height_px)) as u32);
+                    let w = 1 + rng.below(u64::from(d.width_px - x)) as u32;
+                    let h = 1 + rng.below(u64::from(d.height_px - y)) as u32;
+                    let bpp = d.format.bytes_per_pixel() as usize;
+                    let patch = vec![stamp as u8 | 1; w as usize * h as usize * bpp];
+                    if trace {
+                        eprintln!("  update_region {id:?} {:?} known {}", [x, y, w, h], t.content.is_some());
+                    }
+                    match b.update_region(id, [x, y, w, h], &patch) {
+                        Ok(()) => {
+                            assert_eq!(d.mip_levels, 1, "{}", ctx(step, "region update of a mipped texture"));
+                            if t.content.is_some() {
+                                let row = w as usize * bpp;
+                                for r in 0..h as usize {
+                                    let at = ((y as usize + r) * d.width_px as usize + x as usize) * bpp;
+                                    t.pixels[at..at + row].copy_from_slice(&patch[r * row..(r + 1) * row]);
+                                }
+                                t.content = Some(MockDevice::hash(&t.pixels));
+                            }
+                        }
+                        Err(TextureError::Region { .. }) => {
+                            assert!(d.mip_levels > 1, "{}", ctx(step, "region refused"))
+                        }
+                        Err(e) => panic!("{}", ctx(step, &format!("update_region: {e}"))),
+                    }
+                    let r = b.update_region(id, [d.width_px, 0, 1, 1], &[0; 4]);
+                    assert!(matches!(r, Err(TextureError::Region { .. })), "{}", ctx(step, "region outside"));
+                }
+            }
+            // Repack pages between frames (inside one it does nothing).
+            70..=71 => {
+                let moved = b.compact();
+                assert!(!m.open || moved == 0, "{}", ctx(step, "compacted inside a frame"));
+            }
+            42..=67 => {
                 if !m.open {
                     b.begin_frame();
                     m.open = true;
@@ -344,6 +387,9 @@ fn run(seed: u64, ops: usize) {
 fn restore(b: &mut Batcher, m: &mut Model, rng: &mut Rng, stamp: &mut u64) {
     let keep = b.budget().keep_pixels;
     let listed: BTreeSet<TextureId> = b.restore().into_iter().collect();
+    if std::env::var_os("LAYERBATCH_MODEL_TRACE").is_some() {
+        eprintln!("  restore listed {listed:?}");
+    }
     if keep {
         assert!(listed.is_empty(), "CPU copies on, yet restore listed {listed:?}");
     }
@@ -359,6 +405,7 @@ fn restore(b: &mut Batcher, m: &mut Model, rng: &mut Rng, stamp: &mut u64) {
                 let px = pixels(&t.desc, *stamp);
                 b.update(*id, &px).unwrap();
                 t.content = Some(MockDevice::hash(&px));
+                t.pixels = px;
             } else {
                 t.content = None;
             }

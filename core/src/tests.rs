@@ -558,6 +558,13 @@ mod props {
         Abandon,
         /// An id from another batcher.
         PushForeign,
+        /// `update_region` of part of a texture.
+        UpdateRegion {
+            pick: usize,
+            corner: (u32, u32),
+        },
+        /// `compact` between frames.
+        Compact,
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -572,6 +579,8 @@ mod props {
             1 => Just(Op::SkipAndRestore),
             1 => Just(Op::Abandon),
             1 => Just(Op::PushForeign),
+            1 => (any::<usize>(), (0u32..8, 0u32..8)).prop_map(|(pick, corner)| Op::UpdateRegion { pick, corner }),
+            1 => Just(Op::Compact),
         ]
     }
 
@@ -608,12 +617,14 @@ mod props {
             let mut live: Vec<TextureId> = Vec::new();
             let mut dead: Vec<TextureId> = Vec::new();
             let mut content: HashMap<TextureId, u64> = HashMap::new();
+            // Level-0 pixels of each live texture, to follow region updates.
+            let mut pixels: HashMap<TextureId, Vec<u8>> = HashMap::new();
             let mut pushed: Vec<TextureId> = Vec::new();
             let mut seed = 0u32;
             let mut open = false;
             let mut uploads = 0u64;
             for op in ops {
-                if !open && !matches!(op, Op::Finish | Op::SkipAndRestore) {
+                if !open && !matches!(op, Op::Finish | Op::SkipAndRestore | Op::Compact) {
                     b.begin_frame();
                     open = true;
                 }
@@ -632,6 +643,8 @@ mod props {
                                 prop_assert!(!live.contains(&id) && !dead.contains(&id), "id reused: {:?}", id);
                                 live.push(id);
                                 content.insert(id, MockDevice::hash(&px));
+                            pixels.insert(id, px.clone());
+                                pixels.insert(id, px.clone());
                                 uploads += 1;
                             }
                             Err(TextureError::BudgetExhausted { .. }) => {
@@ -648,6 +661,34 @@ mod props {
                                 pushed.push(id);
                             }
                         }
+                    }
+                    Op::UpdateRegion { pick, corner } => {
+                        if !live.is_empty() {
+                            let id = live[pick % live.len()];
+                            let d = b.desc(id).unwrap();
+                            let (x, y) = (corner.0 % d.width_px, corner.1 % d.height_px);
+                            let (w, h) = ((d.width_px - x).min(3), (d.height_px - y).min(2));
+                            seed += 1;
+                            let patch = vec![(seed * 7) as u8; (w * h * 4) as usize];
+                            match b.update_region(id, [x, y, w, h], &patch) {
+                                Ok(()) => {
+                                    prop_assert_eq!(d.mip_levels, 1);
+                                    let px = pixels.get_mut(&id).unwrap();
+                                    for r in 0..h {
+                                        let at = (((y + r) * d.width_px + x) * 4) as usize;
+                                        px[at..at + (w * 4) as usize].copy_from_slice(&patch[..(w * 4) as usize]);
+                                    }
+                                    content.insert(id, MockDevice::hash(px));
+                                    uploads += 1;
+                                }
+                                Err(TextureError::Region { .. }) => prop_assert!(d.mip_levels > 1),
+                                Err(e) => prop_assert!(false, "update_region: {}", e),
+                            }
+                        }
+                    }
+                    Op::Compact => {
+                        let moved = b.compact();
+                        prop_assert!(!open || moved == 0, "compact moved textures inside a frame");
                     }
                     Op::PushForeign => {
                         prop_assert_eq!(b.push(&Quad::rect(foreign, [0.0; 2], [1.0; 2])), Err(QuadError::Stale(foreign)));
@@ -675,6 +716,7 @@ mod props {
                             let px = solid(&d, seed);
                             b.update(id, &px).unwrap();
                             content.insert(id, MockDevice::hash(&px));
+                            pixels.insert(id, px.clone());
                             uploads += 1;
                         }
                     }
@@ -699,6 +741,7 @@ mod props {
                             let px = solid(&d, seed);
                             b.update(id, &px).unwrap();
                             content.insert(id, MockDevice::hash(&px));
+                            pixels.insert(id, px.clone());
                             uploads += 1;
                         }
                     }
