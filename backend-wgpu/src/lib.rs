@@ -5,11 +5,12 @@
 //! and draws into the host's `wgpu::RenderPass`, embedded the way glyphon and egui-wgpu are. It
 //! borrows the device and queue, never owns them, and never submits.
 //!
-//! Core decides everything (placement, slots, segments, growths, binds); the renderer
-//! executes the plan and counts what it issued. Textures live in layers of
-//! `texture_2d_array`s; each draw binds one bind group of up to `budget.slots` arrays and
-//! picks the array per quad with a `switch` (no branch at tier 1). One render pipeline per
-//! slot tier is created in [`Renderer::new`], never later.
+//! Core decides everything (placement, slots, segments, growths, shrinks, rectangle copies,
+//! binds); the renderer executes the plan and counts what it issued. Textures live in
+//! rectangles of layers of `texture_2d_array`s; each draw binds one bind group of up to
+//! `budget.slots` arrays, each with its sampler, and picks the array per quad with a `switch`
+//! (no branch at tier 1). One render pipeline per slot tier is created in [`Renderer::new`],
+//! never later.
 //!
 //! ## The plan contract
 //!
@@ -29,7 +30,14 @@
 //! - **Bounded buffers.** Instances live in one vertex buffer per block of the plan's
 //!   `instance_capacity` (core never lets a draw cross a block), a pool reused frame to frame:
 //!   any number of quads, no buffer above the device's `max_buffer_size`. Layer writes
-//!   staged after a growth are split into buffers no larger than it, too.
+//!   staged after a GPU copy are split into buffers no larger than it, too.
+//! - **GPU copies.** [`ArrayOp::Grow`](layerbatch_core::ArrayOp::Grow) (more layers, or larger
+//!   layers: each old layer is copied, all levels, as the old width x height to the origin of
+//!   the new one), [`ArrayOp::Shrink`](layerbatch_core::ArrayOp::Shrink) (fewer layers) and
+//!   [`ArrayOp::CopyRect`](layerbatch_core::ArrayOp::CopyRect) (a level-0 rectangle from a layer
+//!   of one array to another layer of it, or to a layer of another array: compaction) are
+//!   `copy_texture_to_texture` commands recorded into the host's encoder; every layer write after the plan's first GPU copy is recorded after it, so the
+//!   plan's op order holds (see [`Renderer`]).
 //! - **Errors, not panics.** Whatever wgpu refuses while a plan is applied (out of memory, a
 //!   limit the budget did not know) comes back as [`Error::Device`], caught in error scopes,
 //!   never at the device's uncaptured-error handler.
@@ -76,14 +84,26 @@
 //!
 //! ## Sampling
 //!
-//! Every slot is sampled through **one** sampler (trilinear, clamp to edge), not one per slot
-//! and not one per filter: wgpu's GL backend keeps a single sampler per texture binding, so a
-//! texture sampled through two samplers would silently use one. The shader applies each
-//! quad's flags itself: `LINEAR` samples with `textureSampleGrad` (derivatives taken before the
-//! slot `switch`); nearest rounds the level of detail to the nearest mip level (each bind
-//! group carries its slots' mip counts, since GLES has no `textureNumLevels`) and samples that
-//! level's texel centre; `CLAMP_TO_RECT` keeps padding and neighbours out; `REPEAT` / `MIRROR`
-//! wrap in the shader.
+//! - **Texel coordinates.** An [`Instance`](layerbatch_core::Instance)'s `uv_rect` (the quad's
+//!   UVs mapped into the layer) and `tex_rect` (the texture's own rectangle) are in texels of
+//!   level 0. The shader divides by the bound layer's size (`textureDimensions`), so core can
+//!   grow an atlas page in size without touching an instance.
+//! - **Clamping.** With [`Instance::FLAG_CLAMP_TO_RECT`](layerbatch_core::Instance::FLAG_CLAMP_TO_RECT)
+//!   the sampling position is clamped into `tex_rect` inset by half a texel (its centre on an
+//!   axis under one texel), so UVs outside 0..1, flipped UVs and linear filtering at any scale
+//!   never read a neighbour's or the padding's texels: the sampler's clamp-to-edge, exactly,
+//!   for a texture that shares its layer.
+//! - **Samplers per slot.** Each slot of a bind group is sampled through the sampler matching
+//!   its array's [`Filter`](layerbatch_core::Filter) and [`Wrap`](layerbatch_core::Wrap), like
+//!   a GL texture unit: `Linear` is bilinear (trilinear with mips), `Nearest` the nearest texel
+//!   of the nearest level; clamp-to-edge, repeat or mirrored repeat. Repeat and mirror textures
+//!   fill their layer, so the sampler wraps them, bilinear seams included. The six samplers are
+//!   created once; the device must allow `budget.slots` samplers per stage (checked by
+//!   [`Renderer::new`]). This is safe on wgpu's GL backend, which keeps one sampler per texture
+//!   binding: each texture is sampled through one sampler only.
+//! - **Small per-pixel work.** Filtering and wrapping are the sampler's, so the fragment shader
+//!   only takes the derivatives, clamps, and per slot asks the layer's size and samples once
+//!   with `textureSampleGrad` (software rasterizers such as lavapipe are fill-bound).
 //!
 //! See [`Renderer`] for the submission-ordering contract, [`device_limits`] for the limits core
 //! gets, and [`shader_source`] for the WGSL.

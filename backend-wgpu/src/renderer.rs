@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, DeviceCounters, Format, FramePlan, Instance, LevelWrite, Limits,
-    PlanValidator, ResourceOp, Stats, MAX_SLOTS_PER_DRAW,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, DeviceCounters, Filter, Format, FramePlan, Instance, LevelWrite,
+    Limits, PlanValidator, ResourceOp, Stats, Wrap, MAX_SLOTS_PER_DRAW,
 };
 use wgpu::util::DeviceExt as _;
 
@@ -19,8 +19,8 @@ use crate::Error;
 /// limits, [`wgpu::Device::limits`], not the adapter's: a device may be requested with less).
 ///
 /// - `max_texture_units`: `max_sampled_textures_per_shader_stage`, and no more than
-///   `max_samplers_per_shader_stage`: the shader uses one sampler for every slot, but on wgpu's
-///   GL backend each slot is a combined GL texture unit that holds a sampler binding of its own.
+///   `max_samplers_per_shader_stage`: each slot is sampled through a sampler of its own (and
+///   on wgpu's GL backend is one combined GL texture unit).
 /// - `max_samplers`, `max_array_layers`, `max_texture_size_px`: the matching wgpu limits.
 /// - `avoid_ambiguous_layer_counts`: `true` on [`wgpu::Backend::Gl`], which guesses a texture's
 ///   type from its layer count (1 layer = 2D, a multiple of 6 = cube).
@@ -118,9 +118,9 @@ struct Draw {
 ///
 /// 1. [`Renderer::prepare`] checks the plan with core's [`PlanValidator`] (the one every
 ///    executor uses) before touching the device, then applies its ops in order (array
-///    creation, growth by `copy_texture_to_texture`, destruction, layer writes), uploads the
-///    instances and the viewport, and resolves each segment's bind group (cached across
-///    frames).
+///    creation; growth, shrinking and rectangle copies by `copy_texture_to_texture`;
+///    destruction; layer writes), uploads the instances and the viewport, and resolves each
+///    segment's bind group (cached across frames).
 /// 2. The host begins its render pass **in the encoder it gave `prepare`** (or in an encoder it
 ///    submits after that one), and calls [`Renderer::render`], which records the segments in
 ///    order: one `draw` each, with the pipeline of the segment's tier.
@@ -143,9 +143,24 @@ struct Draw {
 /// writes) runs inside validation, out-of-memory and internal error scopes: a failure comes
 /// back as [`Error::Device`] instead of reaching the device's uncaptured-error handler. The
 /// renderer then drops every array it holds and accepts only a rebuild plan next (call
-/// `Batcher::restore`). Commands recorded into the encoder (growth copies, staged writes) are
-/// validated by wgpu when the host finishes the encoder; they only ever involve arrays the
-/// renderer created successfully, in ranges the validator checked.
+/// `Batcher::restore`). Commands recorded into the encoder (growth, shrink and rectangle
+/// copies, staged writes) are validated by wgpu when the host finishes the encoder; they only
+/// ever involve arrays the renderer created successfully, in ranges the validator checked.
+///
+/// # Sampling
+///
+/// Instances carry texel coordinates of level 0 (`uv_rect`, and the texture's own `tex_rect`);
+/// the shader divides by the bound layer's size (`textureDimensions`), so a plan that grows an
+/// atlas page in size needs no new instances. With [`Instance::FLAG_CLAMP_TO_RECT`] the
+/// sampling position is clamped into `tex_rect` inset by half a texel, so neither a neighbour
+/// in the layer nor its padding ever bleeds in.
+///
+/// Each slot of a bind group gets the sampler of the array bound there: its
+/// [`Filter`](layerbatch_core::Filter) (`Linear`: bilinear, trilinear with mips; `Nearest`:
+/// nearest texel of the nearest mip level) and its [`Wrap`](layerbatch_core::Wrap)
+/// (clamp-to-edge, repeat, mirrored repeat), like a GL texture unit. The six samplers are
+/// created once, in [`Renderer::new`]. Repeat and mirror textures fill their whole layer, so
+/// the sampler's wrapping, bilinear seams included, is exactly the texture's.
 ///
 /// # Instances
 ///
@@ -158,14 +173,16 @@ struct Draw {
 /// # Submission ordering
 ///
 /// `prepare` writes with `Queue::write_texture` / `write_buffer`, which wgpu executes at the
-/// next `submit`, *before* every command buffer of that submit. Growth copies cannot be queue
-/// writes: they are recorded into the host's `encoder`. A layer write that follows a growth in
-/// the plan (e.g. a texture admitted into the grown array) would be overwritten by the copy if
-/// it were a queue write, so every write after the plan's first growth is staged in buffers no
-/// larger than the device's `max_buffer_size` (a level larger than that is split by rows) and
-/// recorded into the same encoder with `copy_buffer_to_texture`, in op order around the
-/// copies. The result is exactly the plan's op order. The host must submit the encoder before
-/// the next `prepare` (the instance buffers are rewritten then).
+/// next `submit`, *before* every command buffer of that submit. GPU copies (growth, shrinking,
+/// rectangle copies: [`ArrayOp::is_gpu_copy`]) cannot be queue writes: they are recorded into
+/// the host's `encoder`. A layer write that follows a GPU copy in the plan (e.g. a texture
+/// admitted into the grown array, or into the rectangle a compaction freed) would be
+/// overwritten by, or read by, the copy if it were a queue write, so every write after the
+/// plan's first GPU copy is staged in buffers no larger than the device's `max_buffer_size` (a
+/// level larger than that is split by rows) and recorded into the same encoder with
+/// `copy_buffer_to_texture`, in op order around the copies. The result is exactly the plan's
+/// op order. The host must submit the encoder before the next `prepare` (the instance buffers
+/// are rewritten then).
 #[derive(Debug)]
 pub struct Renderer {
     validator: PlanValidator,
@@ -175,6 +192,8 @@ pub struct Renderer {
     globals_buffer: wgpu::Buffer,
     globals_group: wgpu::BindGroup,
     placeholder: wgpu::TextureView,
+    /// One sampler per (filter, wrap), indexed by [`sampler_index`].
+    samplers: Vec<wgpu::Sampler>,
     arrays: HashMap<ArrayId, Array>,
     /// The array each slot holds, as the plans' binds left it (the validator's view, mirrored).
     slots: Vec<Option<ArrayId>>,
@@ -223,9 +242,10 @@ impl Renderer {
             }
         };
         check("max_sampled_textures_per_shader_stage", budget.slots, dl.max_sampled_textures_per_shader_stage)?;
-        check("max_samplers_per_shader_stage", 1, dl.max_samplers_per_shader_stage)?;
+        // One sampler per slot.
+        check("max_samplers_per_shader_stage", budget.slots, dl.max_samplers_per_shader_stage)?;
         check("max_bind_groups", 2, dl.max_bind_groups)?;
-        check("max_bindings_per_bind_group", budget.slots + 1, dl.max_bindings_per_bind_group)?;
+        check("max_bindings_per_bind_group", 2 * budget.slots, dl.max_bindings_per_bind_group)?;
         check("max_vertex_attributes", INSTANCE_ATTRIBUTES.len() as u32, dl.max_vertex_attributes)?;
         check("max_vertex_buffer_array_stride", Instance::BYTES, dl.max_vertex_buffer_array_stride)?;
         let max_instances = (dl.max_buffer_size / u64::from(Instance::BYTES)).min(u64::from(u32::MAX)) as u32;
@@ -242,54 +262,34 @@ impl Renderer {
 
         let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("layerbatch globals"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(16),
-                    },
-                    count: None,
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(16),
                 },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
+                count: None,
+            }],
         });
-        let (globals_buffer, globals_group, placeholder) = checked(
+        let (globals_buffer, globals_group, placeholder, samplers) = checked(
             device,
-            || "creating the globals and the placeholder texture".to_string(),
+            || "creating the globals, the samplers and the placeholder texture".to_string(),
             || {
                 let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some("layerbatch globals"),
                     contents: bytemuck::cast_slice(&[1.0f32, 1.0, 0.0, 0.0]),
                     usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 });
-                // The one sampler: trilinear, clamp to edge. Nearest filtering and wrapping are
-                // done in the shader (see the `shader` module for why).
-                let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-                    label: Some("layerbatch sampler"),
-                    address_mode_u: wgpu::AddressMode::ClampToEdge,
-                    address_mode_v: wgpu::AddressMode::ClampToEdge,
-                    address_mode_w: wgpu::AddressMode::ClampToEdge,
-                    mag_filter: wgpu::FilterMode::Linear,
-                    min_filter: wgpu::FilterMode::Linear,
-                    mipmap_filter: wgpu::MipmapFilterMode::Linear,
-                    ..Default::default()
-                });
                 let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("layerbatch globals"),
                     layout: &globals_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() },
-                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&sampler) },
-                    ],
+                    entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() }],
                 });
+                // Every slot's sampler, chosen per array by `sampler_index`.
+                let samplers =
+                    SAMPLER_KINDS.iter().map(|&(filter, wrap)| create_sampler(device, filter, wrap)).collect();
                 // Bound in slots a segment does not sample, so that every bind group is
                 // complete. Two layers: never a layer count wgpu's GL backend misreads.
                 let placeholder = device
@@ -308,7 +308,7 @@ impl Renderer {
                         dimension: Some(wgpu::TextureViewDimension::D2Array),
                         ..Default::default()
                     });
-                (buffer, group, placeholder)
+                (buffer, group, placeholder, samplers)
             },
         )?;
 
@@ -351,6 +351,7 @@ impl Renderer {
             globals_buffer,
             globals_group,
             placeholder,
+            samplers,
             arrays: HashMap::new(),
             slots: vec![None; budget.slots as usize],
             groups: HashMap::new(),
@@ -417,7 +418,7 @@ impl Renderer {
     /// Executes `plan` up to the draws: checks it with core's [`PlanValidator`], then applies
     /// its ops in order, uploads the instances and the viewport (`viewport_px`: the size of the
     /// host's viewport in pixels; quads are in pixels, y down, `(0, 0)` its top-left corner),
-    /// and resolves the bind groups the segments need. Growth copies (and layer writes after
+    /// and resolves the bind groups the segments need. GPU copies (and layer writes after
     /// them) are recorded into `encoder`: see [`Renderer`] for the ordering contract.
     ///
     /// # Errors
@@ -547,37 +548,72 @@ impl Renderer {
         plan: &FramePlan,
         frame: &mut DeviceCounters,
     ) -> Result<(), Error> {
-        // Writes after the first growth go through staging buffers recorded into `encoder`, so
-        // that they land after the copy (queue writes run before every command buffer).
+        // Writes after the first GPU copy go through staging buffers recorded into `encoder`,
+        // so that they land after the copy (queue writes run before every command buffer).
         let mut staging = Staging { limit: self.max_buffer_size, pieces: Vec::new(), bytes: 0 };
-        let mut after_growth = false;
+        let mut after_copy = false;
         for op in &plan.ops {
+            if let ResourceOp::Array(a) = op {
+                if a.is_gpu_copy() {
+                    // Staged writes before this copy (to its source, say) must precede it.
+                    staging.flush(device, encoder, plan)?;
+                    after_copy = true;
+                }
+            }
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
                     self.create_array(device, *array, desc)?;
                     frame.arrays_created += 1;
                 }
-                ResourceOp::Array(ArrayOp::Grow { from, to, desc, copy_layers }) => {
-                    // Staged writes before this growth (to `from`, say) must precede its copy.
-                    staging.flush(device, encoder, plan)?;
+                ResourceOp::Array(
+                    ArrayOp::Grow { from, to, desc, copy_layers } | ArrayOp::Shrink { from, to, desc, copy_layers },
+                ) => {
                     self.create_array(device, *to, desc)?;
                     let old = self.arrays.remove(from).ok_or_else(|| out_of_step(*from))?;
                     let new = self.array(*to)?;
                     if *copy_layers > 0 {
-                        for level in 0..desc.mip_levels {
-                            let (w, h) = mip_size(desc.width_px, desc.height_px, level);
-                            encoder.copy_texture_to_texture(
-                                copy_info(&old.texture, level, [0; 3]),
-                                copy_info(&new.texture, level, [0; 3]),
-                                wgpu::Extent3d { width: w, height: h, depth_or_array_layers: *copy_layers },
-                            );
-                        }
+                        // Each layer as the old array's width x height, every level, to the
+                        // origin: texel coordinates stay valid in a larger layer.
+                        let levels = old.desc.mip_levels.min(desc.mip_levels);
+                        checked(
+                            device,
+                            || format!("copying {copy_layers} layers of array {from:?} into {to:?}"),
+                            || {
+                                for level in 0..levels {
+                                    let (w, h) = mip_size(old.desc.width_px, old.desc.height_px, level);
+                                    encoder.copy_texture_to_texture(
+                                        copy_info(&old.texture, level, [0; 3]),
+                                        copy_info(&new.texture, level, [0; 3]),
+                                        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: *copy_layers },
+                                    );
+                                }
+                            },
+                        )?;
                     }
                     self.release(*from);
                     frame.arrays_created += 1;
                     frame.arrays_destroyed += 1;
                     frame.layers_copied += u64::from(*copy_layers);
-                    after_growth = true;
+                }
+                ResourceOp::Array(ArrayOp::CopyRect { from, from_layer, from_xy, to, to_layer, to_xy, size }) => {
+                    let (src, dst) = (self.array(*from)?, self.array(*to)?);
+                    checked(
+                        device,
+                        || {
+                            format!(
+                                "copying a rectangle from layer {from_layer} of {from:?} to layer {to_layer} of {to:?}"
+                            )
+                        },
+                        || {
+                            encoder.copy_texture_to_texture(
+                                copy_info(&src.texture, 0, [from_xy[0], from_xy[1], *from_layer]),
+                                copy_info(&dst.texture, 0, [to_xy[0], to_xy[1], *to_layer]),
+                                wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 },
+                            );
+                        },
+                    )?;
+                    // Counted as one layer copied, as core's mock device counts it.
+                    frame.layers_copied += 1;
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     self.arrays.remove(array).ok_or_else(|| out_of_step(*array))?;
@@ -588,7 +624,7 @@ impl Renderer {
                     let a = self.array(*array)?;
                     let bytes_per_pixel = a.desc.format.bytes_per_pixel();
                     for level in op.levels(bytes_per_pixel) {
-                        if after_growth {
+                        if after_copy {
                             staging.push(device, encoder, plan, &a.texture, *layer, level)?;
                         } else {
                             let data = upload(plan, &level.bytes)?;
@@ -617,8 +653,8 @@ impl Renderer {
         staging.flush(device, encoder, plan)
     }
 
-    /// Forgets a destroyed (or grown-from) array: its cached bind groups and the slots holding
-    /// it, as the validator does.
+    /// Forgets a destroyed (or grown- or shrunk-from) array: its cached bind groups and the
+    /// slots holding it, as the validator does.
     fn release(&mut self, array: ArrayId) {
         self.groups.retain(|(_, ids), _| !ids.contains(&array.0));
         for s in self.slots.iter_mut().filter(|s| **s == Some(array)) {
@@ -718,39 +754,35 @@ impl Renderer {
         Ok(())
     }
 
-    /// The bind group of tier `pipeline`'s slots as they are held now.
+    /// The bind group of tier `pipeline`'s slots as they are held now: per slot, the array's
+    /// view and the sampler of its filter and wrap (the placeholder and any sampler for an
+    /// empty slot).
     fn create_group(&self, device: &wgpu::Device, pipeline: usize, tier: u32) -> Result<wgpu::BindGroup, Error> {
         let held = &self.slots[..(tier as usize).min(self.slots.len())];
-        // Per slot (width, height, mip levels, 0), as the shader's `SlotInfo`; the placeholder
-        // of an empty slot is one 1x1 level.
-        let mut info = vec![[1.0f32, 1.0, 1.0, 0.0]; (shader::slot_info_size(tier) / 16) as usize];
-        let mut views = Vec::with_capacity(tier as usize);
-        for (row, a) in info.iter_mut().zip(held) {
-            match a {
+        let mut bound = Vec::with_capacity(tier as usize);
+        for a in held {
+            bound.push(match a {
                 Some(a) => {
                     let a = self.array(*a)?;
-                    let d = &a.desc;
-                    *row = [d.width_px as f32, d.height_px as f32, d.mip_levels as f32, 0.0];
-                    views.push(&a.view);
+                    (&a.view, &self.samplers[sampler_index(a.desc.filter, a.desc.wrap)])
                 }
-                None => views.push(&self.placeholder),
-            }
+                None => (&self.placeholder, &self.samplers[0]),
+            });
         }
         checked(
             device,
             || format!("creating a bind group for slot tier {tier}"),
             || {
-                let info = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("layerbatch slot info"),
-                    contents: bytemuck::cast_slice(&info),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
-                let mut entries = Vec::with_capacity(views.len() + 1);
-                entries.push(wgpu::BindGroupEntry { binding: 0, resource: info.as_entire_binding() });
-                for (i, view) in views.iter().enumerate() {
+                let mut entries = Vec::with_capacity(2 * bound.len());
+                for (i, (view, sampler)) in bound.iter().enumerate() {
+                    let i = i as u32;
                     entries.push(wgpu::BindGroupEntry {
-                        binding: i as u32 + 1,
+                        binding: shader::texture_binding(i),
                         resource: wgpu::BindingResource::TextureView(view),
+                    });
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: shader::sampler_binding(i),
+                        resource: wgpu::BindingResource::Sampler(sampler),
                     });
                 }
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -962,26 +994,22 @@ fn out_of_step(array: ArrayId) -> Error {
 }
 
 fn slot_layout(device: &wgpu::Device, tier: u32) -> wgpu::BindGroupLayout {
-    let mut entries = Vec::with_capacity(tier as usize + 1);
-    entries.push(wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: wgpu::BufferSize::new(shader::slot_info_size(tier)),
-        },
-        count: None,
-    });
+    let mut entries = Vec::with_capacity(2 * tier as usize);
     for i in 0..tier {
         entries.push(wgpu::BindGroupLayoutEntry {
-            binding: i + 1,
+            binding: shader::texture_binding(i),
             visibility: wgpu::ShaderStages::FRAGMENT,
             ty: wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Float { filterable: true },
                 view_dimension: wgpu::TextureViewDimension::D2Array,
                 multisampled: false,
             },
+            count: None,
+        });
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: shader::sampler_binding(i),
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
             count: None,
         });
     }
@@ -991,14 +1019,65 @@ fn slot_layout(device: &wgpu::Device, tier: u32) -> wgpu::BindGroupLayout {
     })
 }
 
+/// The (filter, wrap) of each sampler, in [`sampler_index`] order.
+const SAMPLER_KINDS: [(Filter, Wrap); 6] = [
+    (Filter::Nearest, Wrap::ClampToEdge),
+    (Filter::Nearest, Wrap::Repeat),
+    (Filter::Nearest, Wrap::MirroredRepeat),
+    (Filter::Linear, Wrap::ClampToEdge),
+    (Filter::Linear, Wrap::Repeat),
+    (Filter::Linear, Wrap::MirroredRepeat),
+];
+
+/// Index into [`SAMPLER_KINDS`] (and the renderer's samplers) of an array's sampler.
+const fn sampler_index(filter: Filter, wrap: Wrap) -> usize {
+    let f = match filter {
+        Filter::Nearest => 0,
+        Filter::Linear => 3,
+    };
+    let w = match wrap {
+        Wrap::ClampToEdge => 0,
+        Wrap::Repeat => 1,
+        Wrap::MirroredRepeat => 2,
+    };
+    f + w
+}
+
+/// The sampler of arrays with `filter` and `wrap`, as GL samples such a texture:
+/// `Linear` is bilinear within a level and linear between levels (trilinear), `Nearest` is the
+/// nearest texel of the nearest level. With one level the mipmap filter has nothing to choose
+/// from, so (filter, wrap) is the whole key.
+fn create_sampler(device: &wgpu::Device, filter: Filter, wrap: Wrap) -> wgpu::Sampler {
+    let address = match wrap {
+        Wrap::ClampToEdge => wgpu::AddressMode::ClampToEdge,
+        Wrap::Repeat => wgpu::AddressMode::Repeat,
+        Wrap::MirroredRepeat => wgpu::AddressMode::MirrorRepeat,
+    };
+    let (texel, mip) = match filter {
+        Filter::Nearest => (wgpu::FilterMode::Nearest, wgpu::MipmapFilterMode::Nearest),
+        Filter::Linear => (wgpu::FilterMode::Linear, wgpu::MipmapFilterMode::Linear),
+    };
+    device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("layerbatch sampler"),
+        address_mode_u: address,
+        address_mode_v: address,
+        address_mode_w: wgpu::AddressMode::ClampToEdge,
+        mag_filter: texel,
+        min_filter: texel,
+        mipmap_filter: mip,
+        ..Default::default()
+    })
+}
+
 /// The instance attributes, at the offsets core's [`Instance`] declares.
-const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 6] = [
+const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 7] = [
     attribute(0, wgpu::VertexFormat::Float32x2, Instance::OFFSET_ORIGIN),
     attribute(1, wgpu::VertexFormat::Float32x2, Instance::OFFSET_AXIS_X),
     attribute(2, wgpu::VertexFormat::Float32x2, Instance::OFFSET_AXIS_Y),
     attribute(3, wgpu::VertexFormat::Float32x4, Instance::OFFSET_UV_RECT),
-    attribute(4, wgpu::VertexFormat::Unorm8x4, Instance::OFFSET_COLOR),
-    attribute(5, wgpu::VertexFormat::Uint32, Instance::OFFSET_SLOT_FLAGS_LAYER),
+    attribute(4, wgpu::VertexFormat::Float32x4, Instance::OFFSET_TEX_RECT),
+    attribute(5, wgpu::VertexFormat::Unorm8x4, Instance::OFFSET_COLOR),
+    attribute(6, wgpu::VertexFormat::Uint32, Instance::OFFSET_SLOT_FLAGS_LAYER),
 ];
 
 const fn attribute(shader_location: u32, format: wgpu::VertexFormat, offset: u32) -> wgpu::VertexAttribute {

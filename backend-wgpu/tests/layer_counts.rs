@@ -106,7 +106,8 @@ fn check_never_ambiguous(limits: Limits) {
 /// own limits the same textures sample correctly in arrays core sized unambiguously.
 fn layer_counts_1_6_12_sample_correctly(gpu: &Gpu) {
     let unguarded = device_limits(&gpu.device).with_avoid_ambiguous_layer_counts(false);
-    let config = Config::default().with_initial_layers(6).with_max_layers_per_array(12);
+    // Size classes, not atlas pages: one array per size, layer counts as planned here.
+    let config = Config::default().with_initial_layers(6).with_max_layers_per_array(12).with_max_packed_size_px(0);
     let limits = if gpu.backend == wgpu::Backend::Gl {
         let b = Batcher::new(unguarded, config).unwrap();
         let err = Renderer::new(&gpu.device, FORMAT, b.budget(), &RendererOptions::default()).unwrap_err();

@@ -127,7 +127,9 @@ fn padding_poison_never_shows(gpu: &Gpu) {
 /// Ten textures of ten sizes with padding off: ten arrays, only four slots. Interleaved, they
 /// flush for slots; the device issues exactly the planned draws, and every cell is right.
 fn ten_unbucketable_textures_on_four_slots(gpu: &Gpu) {
-    let (mut b, mut r) = setup(gpu, Config::default().with_max_slots(4).with_max_padding_waste(0.0));
+    // Size classes, not atlas pages (which would share one array).
+    let config = Config::default().with_max_slots(4).with_max_padding_waste(0.0).with_max_packed_size_px(0);
+    let (mut b, mut r) = setup(gpu, config);
     let ids: Vec<TextureId> = (0..10u32)
         .map(|i| {
             let s = 17 + i;
@@ -166,7 +168,8 @@ fn ten_unbucketable_textures_on_four_slots(gpu: &Gpu) {
 /// update after the growth, in the same plan) wins over the copy.
 fn growth_mid_session_keeps_pixels(gpu: &Gpu) {
     const TEX: u64 = 16 * 16 * 4;
-    let (mut b, mut r) = setup(gpu, Config::default().with_initial_layers(2));
+    // Size classes, not atlas pages: each texture takes a layer, so the third grows the array.
+    let (mut b, mut r) = setup(gpu, Config::default().with_initial_layers(2).with_max_packed_size_px(0));
     let cols = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 0, 255], [0, 255, 255, 255]];
     let white = [255, 255, 255, 255];
     let reg =
@@ -262,7 +265,8 @@ fn free_and_reuse(gpu: &Gpu) {
 /// Translucent quads from two arrays, overlapping, across an explicit flush: every pixel equals
 /// premultiplied blending in submission order (within 2 per channel).
 fn translucent_overlap_in_submission_order(gpu: &Gpu) {
-    let (mut b, mut r) = setup(gpu, Config::default());
+    // Size classes, not atlas pages: two sizes, two arrays.
+    let (mut b, mut r) = setup(gpu, Config::default().with_max_packed_size_px(0));
     let w16 = b.register(&TextureDesc::new(16, 16), &solid(16, 16, [255; 4])).unwrap();
     let w32 = b.register(&TextureDesc::new(32, 32), &solid(32, 32, [255; 4])).unwrap();
     assert_ne!(b.placement(w16).unwrap().array, b.placement(w32).unwrap().array);
@@ -355,7 +359,7 @@ fn two_hundred_textures_pipelines_fixed(gpu: &Gpu) {
     assert_eq!(ids.len(), 200);
 }
 
-/// Repeat and mirrored-repeat wrap in the shader, nearest filtering is exact at level 0 and
+/// Repeat and mirrored-repeat wrap in the sampler, nearest filtering is exact at level 0 and
 /// picks the nearest mip level when minified.
 fn wrap_modes_and_nearest_mips(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
@@ -530,7 +534,7 @@ fn one_slot_change_one_bind_group(gpu: &Gpu) {
         let d = r.stats().device_frame;
         assert_eq!(d.bind_group_creates, new_tables, "frame {frame_no}: one bind group per new slot table");
         assert!(new_tables <= segments);
-        // One set per draw, plus the globals group (viewport, sampler) once per render.
+        // One set per draw, plus the globals group (the viewport) once per render.
         assert_eq!(d.bind_group_sets, segments + 1, "frame {frame_no}: one set per draw");
         assert_eq!(d.draw_calls, segments);
     }

@@ -101,14 +101,15 @@ fn every_tier_fits_webgl2_limits() {
         let src = shader_source(tier);
         let all = globals(&src);
         assert_eq!(all.iter().filter(|g| g.ty.starts_with("texture_2d_array")).count(), tier as usize);
-        assert_eq!(all.iter().filter(|g| g.ty == "sampler").count(), 1, "one sampler, not one per slot");
+        assert_eq!(all.iter().filter(|g| g.ty == "sampler").count(), tier as usize, "one sampler per slot");
+        assert!(!all.iter().any(|g| g.ty.contains("SlotInfo")), "tier {tier}: no slot uniform");
 
         let (vs_textures, vs_samplers) = stage_bindings(&src, "vs_main");
         assert_eq!((vs_textures, vs_samplers), (0, 0), "tier {tier}: the vertex stage samples nothing");
 
         let (fs_textures, fs_samplers) = stage_bindings(&src, "fs_main");
         assert_eq!(fs_textures, tier as usize, "tier {tier}");
-        assert_eq!(fs_samplers, 1, "tier {tier}");
+        assert_eq!(fs_samplers, tier as usize, "tier {tier}: one sampler per slot");
         assert!(fs_textures as u32 <= webgl2.max_sampled_textures_per_shader_stage, "tier {tier}");
         assert!(fs_samplers as u32 <= webgl2.max_samplers_per_shader_stage, "tier {tier}");
     }
@@ -127,6 +128,10 @@ fn tier_one_has_no_branch_and_derivatives_come_first() {
     }
 }
 
+/// The sampler does the filtering and the wrapping: each slot is sampled once, through its
+/// own sampler, at the clamped texel position divided by the layer's size (asked of the
+/// texture, not of a uniform), and the shader emulates neither nearest filtering nor repeat or
+/// mirror wrapping.
 #[test]
 fn one_sample_per_slot_and_nothing_else_in_the_switch() {
     for tier in [1, 2, 4, 16, 32] {
@@ -134,21 +139,35 @@ fn one_sample_per_slot_and_nothing_else_in_the_switch() {
         // One explicit-gradient sample per slot, and no other texture access anywhere.
         assert!(!src.contains("textureSample("), "tier {tier}: no implicit-derivative sampling");
         assert!(!src.contains("textureSampleLevel("), "tier {tier}: one sampling path");
-        assert!(!src.contains("textureDimensions("), "tier {tier}: sizes come from SlotInfo");
+        assert!(!src.contains("textureLoad("), "tier {tier}: one sampling path");
         assert_eq!(src.matches("textureSampleGrad(").count(), tier as usize, "tier {tier}");
+        assert_eq!(src.matches("textureDimensions(").count(), tier as usize, "tier {tier}: one size query per slot");
+        // No emulation: no wrapping (fract), no texel snapping (floor), no level choice (log2).
+        for emulation in ["fract(", "floor(", "log2(", "round(", "SlotInfo", "slot_info"] {
+            assert!(!src.contains(emulation), "tier {tier}: the shader emulates the sampler ({emulation})");
+        }
         let fs = &functions(&src)["fs_main"];
         assert_eq!(fs.matches("textureSampleGrad(").count(), tier as usize, "tier {tier}: sampled in fs_main");
+        let sample = |i: u32| {
+            format!(
+                "let inv = 1.0 / vec2<f32>(textureDimensions(slot{i}, 0)); \
+                 texel = textureSampleGrad(slot{i}, samp{i}, p * inv, layer, ddx * inv, ddy * inv);"
+            )
+        };
         if tier == 1 {
             assert!(!fs.contains("if ") && !fs.contains("switch"), "tier 1 is branch-free");
+            let flat: String = fs.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(flat.contains(&sample(0)), "tier 1 samples slot 0 through samp0: {fs}");
             continue;
         }
-        // Every case body is exactly the sample of its slot.
+        // Every case body is exactly the size query and the sample of its slot, through its
+        // own sampler.
         let switch = &fs[fs.find("switch").unwrap()..];
         for i in 0..tier {
             let label = if i + 1 == tier { format!("case {i}u, default: {{ ") } else { format!("case {i}u: {{ ") };
             let body = &switch[switch.find(&label).unwrap_or_else(|| panic!("tier {tier}: {label}")) + label.len()..];
             let body = &body[..body.find('}').unwrap()];
-            assert_eq!(body.trim(), format!("texel = textureSampleGrad(slot{i}, samp, st, layer, gx, gy);"));
+            assert_eq!(body.trim(), sample(i));
         }
     }
 }
@@ -199,11 +218,14 @@ fn shader_constants_match_rust() {
                 }
             }
         }
-        // The names are what unpacks the instance.
+        // The names are what unpacks the instance. The filter and wrap flags are
+        // informational (the samplers follow the arrays): declared, never read.
         for (name, _) in Instance::SHADER_CONSTANTS {
             let used = mentions(&body, name);
             if name == "SLOT_MASK" && tier == 1 {
                 assert!(!used, "tier 1 reads no slot");
+            } else if ["FLAG_LINEAR", "FLAG_REPEAT", "FLAG_MIRROR"].contains(&name) {
+                assert!(!used, "tier {tier}: {name} is informational; the sampler filters and wraps");
             } else {
                 assert!(used, "tier {tier}: {name} is declared but not used");
             }

@@ -836,7 +836,14 @@ impl Batcher {
             e.pixels.extend_from_slice(pixels);
         }
         let start = self.upload_bytes.len();
-        push_mip_chain(&mut self.upload_bytes, pixels, e.desc.width_px, e.desc.height_px, e.desc.mip_levels);
+        push_mip_chain(
+            &mut self.upload_bytes,
+            pixels,
+            e.desc.width_px,
+            e.desc.height_px,
+            e.desc.mip_levels,
+            e.desc.format,
+        );
         let [x_px, y_px, ..] = e.placement.rect_px;
         self.ops.push(ResourceOp::WriteLayer {
             texture: id,

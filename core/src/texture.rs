@@ -180,9 +180,49 @@ impl TextureId {
     }
 }
 
-/// Appends a full mip chain generated from level 0 (`pixels`) to `out`: level 0 itself, then
-/// each level a 2x2 box filter of the previous one.
-pub(crate) fn push_mip_chain(out: &mut Vec<u8>, pixels: &[u8], width_px: u32, height_px: u32, levels: u32) {
+/// Source texels a destination texel `x` of a level averages, along one axis whose previous
+/// level is `prev` texels: `2x` and `2x + 1`, and for an odd `prev` the last texel takes
+/// `2x + 2` too, so the last row and column are never dropped.
+fn taps(x: u32, size: u32, prev: u32) -> (u32, u32) {
+    let first = (2 * x).min(prev - 1);
+    let last = if prev % 2 == 1 && x + 1 == size { prev - 1 } else { (2 * x + 1).min(prev - 1) };
+    (first, last)
+}
+
+/// sRGB-encoded byte to linear light.
+fn srgb_to_linear(v: u8) -> f32 {
+    static TABLE: std::sync::OnceLock<[f32; 256]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        std::array::from_fn(|i| {
+            let c = i as f32 / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        })
+    })[v as usize]
+}
+
+/// Linear light to an sRGB-encoded byte.
+fn linear_to_srgb(l: f32) -> u8 {
+    let c = if l <= 0.003_130_8 { l * 12.92 } else { 1.055 * l.powf(1.0 / 2.4) - 0.055 };
+    (c * 255.0).round().clamp(0.0, 255.0) as u8
+}
+
+/// Appends a full mip chain generated from level 0 (`pixels`, RGBA8 of `format`) to `out`:
+/// level 0 itself, then each level a box filter of the previous one (2x2 texels, 3 along an
+/// odd axis's last row or column). sRGB textures are averaged in linear light (decoded,
+/// averaged, encoded; alpha is linear), so their mips keep their brightness.
+pub(crate) fn push_mip_chain(
+    out: &mut Vec<u8>,
+    pixels: &[u8],
+    width_px: u32,
+    height_px: u32,
+    levels: u32,
+    format: Format,
+) {
+    let srgb = format == Format::Rgba8UnormSrgb;
     let start = out.len();
     out.extend_from_slice(pixels);
     let mut prev_start = start;
@@ -192,18 +232,24 @@ pub(crate) fn push_mip_chain(out: &mut Vec<u8>, pixels: &[u8], width_px: u32, he
         let this_start = out.len();
         out.reserve(w as usize * h as usize * 4);
         for y in 0..h {
+            let (y0, y1) = taps(y, h, ph);
             for x in 0..w {
-                let mut acc = [0u32; 4];
-                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    let sx = (x * 2 + dx).min(pw - 1);
-                    let sy = (y * 2 + dy).min(ph - 1);
-                    let i = prev_start + ((sy * pw + sx) * 4) as usize;
-                    for c in 0..4 {
-                        acc[c] += out[i + c] as u32;
+                let (x0, x1) = taps(x, w, pw);
+                let mut acc = [0f32; 4];
+                let mut n = 0.0;
+                for sy in y0..=y1 {
+                    for sx in x0..=x1 {
+                        let i = prev_start + ((sy * pw + sx) * 4) as usize;
+                        for c in 0..4 {
+                            let v = out[i + c];
+                            acc[c] += if srgb && c < 3 { srgb_to_linear(v) } else { f32::from(v) / 255.0 };
+                        }
+                        n += 1.0;
                     }
                 }
-                for a in acc {
-                    out.push(((a + 2) / 4) as u8);
+                for (c, a) in acc.into_iter().enumerate() {
+                    let mean = a / n;
+                    out.push(if srgb && c < 3 { linear_to_srgb(mean) } else { (mean * 255.0).round() as u8 });
                 }
             }
         }
@@ -216,6 +262,42 @@ pub(crate) fn push_mip_chain(out: &mut Vec<u8>, pixels: &[u8], width_px: u32, he
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn srgb_mips_average_in_linear_light() {
+        // Black and white texels: linear light averages to 0.5, which sRGB encodes as 188,
+        // not the 128 an average of the encoded bytes gives (visibly darker).
+        let px: Vec<u8> = [[0u8, 0, 0, 255], [255, 255, 255, 255], [0, 0, 0, 255], [255, 255, 255, 255]].concat();
+        let mut out = Vec::new();
+        push_mip_chain(&mut out, &px, 2, 2, 2, Format::Rgba8UnormSrgb);
+        assert_eq!(&out[16..], &[188, 188, 188, 255]);
+        let mut linear = Vec::new();
+        push_mip_chain(&mut linear, &px, 2, 2, 2, Format::Rgba8Unorm);
+        assert_eq!(&linear[16..], &[128, 128, 128, 255]);
+    }
+
+    #[test]
+    fn odd_sizes_keep_their_last_row_and_column() {
+        // 3x1: level 1 is 1x1 and averages all three texels (the old 2x2 box dropped the last).
+        let px: Vec<u8> = [[0u8, 0, 0, 255], [0, 0, 0, 255], [255, 255, 255, 255]].concat();
+        let mut out = Vec::new();
+        push_mip_chain(&mut out, &px, 3, 1, 2, Format::Rgba8Unorm);
+        assert_eq!(&out[12..], &[85, 85, 85, 255]);
+        // 5x5 with a white last row and column: level 1 (2x2) keeps them in its last row and
+        // column, level 2 (1x1) in its only texel.
+        let mut px = vec![0u8; 5 * 5 * 4];
+        for i in 0..25 {
+            let (x, y) = (i % 5, i / 5);
+            let v = if x == 4 || y == 4 { 255 } else { 0 };
+            px[i * 4..i * 4 + 4].copy_from_slice(&[v, v, v, 255]);
+        }
+        let mut out = Vec::new();
+        push_mip_chain(&mut out, &px, 5, 5, 3, Format::Rgba8Unorm);
+        let level1 = &out[100..116];
+        assert_eq!(level1[0], 0, "top-left stays black");
+        assert!(level1[4] > 0 && level1[8] > 0 && level1[12] > 0, "the white edge reaches level 1: {level1:?}");
+        assert!(out[116] > 0, "and level 2");
+    }
 
     #[test]
     fn mip_math() {
@@ -231,7 +313,7 @@ mod tests {
     fn mip_chain_averages() {
         let mut out = Vec::new();
         let px: Vec<u8> = [[0u8, 0, 0, 255], [255, 255, 255, 255], [0, 0, 0, 255], [255, 255, 255, 255]].concat();
-        push_mip_chain(&mut out, &px, 2, 2, 2);
+        push_mip_chain(&mut out, &px, 2, 2, 2, Format::Rgba8Unorm);
         assert_eq!(out.len(), 20);
         assert_eq!(&out[16..], &[128, 128, 128, 255]);
     }
