@@ -26,6 +26,8 @@
 //! - `--backend gl|wgpu`: the backend (default `gl`).
 //! - `--sprites N`: sprites (default 20000).
 //! - `--textures N`: distinct textures (default 64).
+//! - `--sizes pow2|mixed`: texture sizes: four power-of-two sizes, or seeded random sizes from
+//!   1 to 256 px a side, loose images (default `pow2`).
 //! - `--slots N`: `Config::max_slots`, the most arrays one draw samples (default 16; the device
 //!   may allow fewer).
 //! - `--arrays on|off`: `off` gives every texture its own array, i.e. the plain slot ladder, for
@@ -60,7 +62,7 @@ use std::time::Instant;
 
 use headless::{DeviceKind, Headless};
 use layerbatch::{Batcher, Budget, Config, Stats, MAX_SLOTS_PER_DRAW};
-use scene::{Scene, SceneOptions};
+use scene::{Scene, SceneOptions, Sizes};
 
 /// The viewport of offscreen runs and the initial window size, in pixels.
 const SIZE: [u32; 2] = [800, 600];
@@ -75,13 +77,14 @@ const MAX_SPRITES: usize = 5_000_000;
 const MAX_TEXTURES: usize = 65_536;
 
 const USAGE: &str = "\
-usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--slots N] [--arrays on|off]
+usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mixed] [--slots N] [--arrays on|off]
               [--frames N] [--seconds S] [--soak S] [--churn N] [--headless] [--out FILE.png]
               [--json] [--help]
 
   --backend gl|wgpu   backend (default gl)
   --sprites N         sprites, moving every frame (default 20000)
-  --textures N        distinct textures, in 4 sizes (default 64)
+  --textures N        distinct textures (default 64)
+  --sizes pow2|mixed  4 power-of-two sizes, or random sizes 1..256 px (default pow2)
   --slots N           Config::max_slots, 1..=32 (default 16; the device may allow fewer)
   --arrays on|off     off: every texture its own array, the plain slot ladder (default on)
   --frames N          frames to run (default: offscreen, what fits in --seconds; in a
@@ -120,6 +123,7 @@ pub struct Args {
     pub backend: Backend,
     pub sprites: usize,
     pub textures: usize,
+    pub sizes: Sizes,
     pub slots: u32,
     pub arrays: bool,
     pub frames: Option<u64>,
@@ -137,6 +141,7 @@ impl Default for Args {
             backend: Backend::Gl,
             sprites: 20_000,
             textures: 64,
+            sizes: Sizes::Pow2,
             slots: 16,
             arrays: true,
             frames: None,
@@ -158,7 +163,13 @@ impl Args {
 
     /// The scene's options, for a `viewport_px` box.
     pub fn scene_options(&self, viewport_px: [u32; 2]) -> SceneOptions {
-        SceneOptions { sprites: self.sprites, textures: self.textures, viewport_px, ..SceneOptions::default() }
+        SceneOptions {
+            sprites: self.sprites,
+            textures: self.textures,
+            viewport_px,
+            sizes: self.sizes,
+            ..SceneOptions::default()
+        }
     }
 }
 
@@ -185,6 +196,13 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
             }
             Long("sprites") => a.sprites = number(&mut parser, "--sprites", 0, MAX_SPRITES)?,
             Long("textures") => a.textures = number(&mut parser, "--textures", 1, MAX_TEXTURES)?,
+            Long("sizes") => {
+                a.sizes = match parser.value().map_err(err)?.string().map_err(err)?.as_str() {
+                    "pow2" => Sizes::Pow2,
+                    "mixed" => Sizes::Mixed,
+                    other => return Err(format!("--sizes must be pow2 or mixed, not {other:?}")),
+                }
+            }
             Long("slots") => a.slots = number(&mut parser, "--slots", 1, MAX_SLOTS_PER_DRAW as usize)? as u32,
             Long("arrays") => {
                 a.arrays = match parser.value().map_err(err)?.string().map_err(err)?.as_str() {
@@ -518,6 +536,7 @@ pub struct Report {
     frames: u64,
     sprites: usize,
     textures: usize,
+    sizes: &'static str,
     slots: u32,
     budget_slots: u32,
     arrays: bool,
@@ -570,6 +589,7 @@ impl Report {
             frames: rec.frames,
             sprites: args.sprites,
             textures: args.textures,
+            sizes: if args.sizes == Sizes::Mixed { "mixed" } else { "pow2" },
             slots: args.slots,
             budget_slots: budget.slots,
             arrays: args.arrays,
@@ -608,9 +628,10 @@ impl Report {
         };
         println!("layerbatch stress: {} on {}, {mode}", self.backend, self.adapter);
         println!(
-            "  {} sprites, {} textures, slots {slots}, arrays {}, {} frames",
+            "  {} sprites, {} textures ({} sizes), slots {slots}, arrays {}, {} frames",
             self.sprites,
             self.textures,
+            self.sizes,
             if self.arrays { "on" } else { "off" },
             self.frames
         );

@@ -1,11 +1,12 @@
-//! Whole frames of the stress scene on a (software) device, arrays on against arrays off in
-//! one criterion group, so the ratio comes from one run. Shared by `benches/gl_frame.rs` and
-//! `benches/wgpu_frame.rs`.
+//! Whole frames of the stress scene on a (software) device, in one criterion group per backend
+//! so the ratios come from one run: arrays on against arrays off (four power-of-two sizes),
+//! and atlas packing on against off (64 loose images of random sizes). Shared by
+//! `benches/gl_frame.rs` and `benches/wgpu_frame.rs`.
 
 use criterion::{BenchmarkId, Criterion};
 
 use crate::headless::{DeviceKind, Headless};
-use crate::scene::{Scene, SceneOptions};
+use crate::scene::{Scene, SceneOptions, Sizes};
 use layerbatch::{Batcher, Config};
 
 /// Benchmarks one frame (step, push, finish, draw, wait for the device) on `kind`.
@@ -14,9 +15,13 @@ pub fn bench_frames(c: &mut Criterion, group: &str, kind: DeviceKind) {
     let (sprites, size) = if ci { (500, [256, 192]) } else { (5_000, [640, 480]) };
     let mut g = c.benchmark_group(group);
     g.sample_size(10);
-    for (name, config) in
-        [("arrays_on", Config::default()), ("arrays_off_16_slots", Config::default().with_arrays_enabled(false))]
-    {
+    let runs = [
+        ("arrays_on", Config::default(), Sizes::Pow2),
+        ("arrays_off_16_slots", Config::default().with_arrays_enabled(false), Sizes::Pow2),
+        ("mixed_packing_on", Config::default(), Sizes::Mixed),
+        ("mixed_packing_off", Config::default().with_max_packed_size_px(0), Sizes::Mixed),
+    ];
+    for (name, config, sizes) in runs {
         let mut dev = match Headless::new(kind, size) {
             Ok(d) => d,
             Err(e) => {
@@ -27,8 +32,9 @@ pub fn bench_frames(c: &mut Criterion, group: &str, kind: DeviceKind) {
         };
         let mut batcher = Batcher::new(dev.limits(), config).expect("budget");
         dev.init(batcher.budget()).expect("renderer");
-        let opts = SceneOptions { sprites, textures: 64, viewport_px: size, ..SceneOptions::default() };
+        let opts = SceneOptions { sprites, textures: 64, viewport_px: size, sizes, ..SceneOptions::default() };
         let mut scene = Scene::new(&mut batcher, opts).expect("textures fit");
+        let texels = scene.texel_bytes();
         let mut frame = |batcher: &mut Batcher, dev: &mut Headless| {
             let plan = scene.frame(batcher, 1.0 / 60.0);
             dev.draw(plan).expect("draw");
@@ -37,12 +43,16 @@ pub fn bench_frames(c: &mut Criterion, group: &str, kind: DeviceKind) {
         frame(&mut batcher, &mut dev); // uploads
         let c = frame(&mut batcher, &mut dev);
         eprintln!(
-            "{group}/{name} on {}: {sprites} sprites, {} draw calls, {} flushes, {} slot binds, max tier {} per frame",
+            "{group}/{name} on {}: {sprites} sprites, {} draw calls, {} flushes, {} slot binds, max tier {} per frame, \
+             {} arrays, {} bytes allocated for {} texel bytes",
             dev.adapter(),
             c.draw_calls,
             c.flushes,
             c.slot_binds,
-            c.max_slot_tier
+            c.max_slot_tier,
+            batcher.allocator().array_count(),
+            c.bytes_allocated,
+            texels,
         );
         g.bench_function(BenchmarkId::new(name, sprites), |b| b.iter(|| frame(&mut batcher, &mut dev)));
     }

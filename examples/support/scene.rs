@@ -101,21 +101,45 @@ pub struct SceneOptions {
     pub translucency: bool,
     /// Seed. Default 7.
     pub seed: u32,
+    /// Texture sizes. Default [`Sizes::Pow2`].
+    pub sizes: Sizes,
+}
+
+/// The sizes of the scene's textures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sizes {
+    /// Cycling through [`SIZES`]: four power-of-two sizes.
+    Pow2,
+    /// Seeded random sizes, 1 to 256 px a side: loose images.
+    Mixed,
 }
 
 impl Default for SceneOptions {
     fn default() -> Self {
-        Self { sprites: 20_000, textures: 64, viewport_px: [800, 600], rotation: true, translucency: true, seed: 7 }
+        Self {
+            sprites: 20_000,
+            textures: 64,
+            viewport_px: [800, 600],
+            rotation: true,
+            translucency: true,
+            seed: 7,
+            sizes: Sizes::Pow2,
+        }
     }
 }
 
 impl Scene {
-    /// Registers `opts.textures` textures (cycling through [`SIZES`]) and places the sprites.
+    /// Registers `opts.textures` textures (cycling through [`SIZES`], or random sizes) and
+    /// places the sprites.
     pub fn new(batcher: &mut Batcher, opts: SceneOptions) -> Result<Self, TextureError> {
         let mut textures = Vec::with_capacity(opts.textures);
         let mut sizes = Vec::with_capacity(opts.textures);
+        let mut size_rng = Rng::new(opts.seed.wrapping_mul(31).wrapping_add(5));
         for i in 0..opts.textures {
-            let (w, h) = SIZES[i % SIZES.len()];
+            let (w, h) = match opts.sizes {
+                Sizes::Pow2 => SIZES[i % SIZES.len()],
+                Sizes::Mixed => (1 + size_rng.next_u32() % 256, 1 + size_rng.next_u32() % 256),
+            };
             textures.push(batcher.register(&TextureDesc::new(w, h), &texture_pixels(i, w, h))?);
             sizes.push((w, h));
         }

@@ -54,14 +54,17 @@ pub fn run(args: &Args) -> Result<Report, Error> {
     }
     result.map_err(|e| fail(format!("event loop: {e}")))?;
     let running = app.running.take().ok_or_else(|| Error::Unavailable("the window was never created".into()))?;
-    Ok(Report::new(
+    let mut report = Report::new(
         args,
         Mode::Window,
         running.gfx.backend_name(),
         running.gfx.adapter(),
         running.batcher.budget(),
         &app.recorder,
-    ))
+    );
+    report.texel_bytes = running.scene.texel_bytes();
+    report.arrays_alive = running.batcher.allocator().array_count();
+    Ok(report)
 }
 
 /// The window's attributes: the scene's size, in physical pixels.

@@ -1,0 +1,201 @@
+//! Atlas pages and sampling modes through both backends:
+//!
+//! - 200 loose images of seeded random sizes (1..256 px a side) share one array: 200
+//!   overlapping sprites draw in one draw call at slot tier 1 on GL and on wgpu, each visible
+//!   sprite shows its own colour, and the bytes allocated stay within 1.3x the texel bytes.
+//! - Repeat + linear, mirrored repeat, nearest, and full mip chains (linear and nearest)
+//!   read back the same on layerbatch-gl (GL 3.3 core, llvmpipe) and layerbatch-wgpu (Vulkan,
+//!   lavapipe), within 2 per channel.
+//!
+//! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
+
+#[allow(unsafe_code)]
+#[path = "../examples/support/headless.rs"]
+mod headless;
+
+use headless::{DeviceKind, Headless};
+use layerbatch::{Batcher, Config, Filter, Quad, TextureDesc, Wrap};
+
+fn open(kind: DeviceKind, size: [u32; 2], test: &str) -> Option<Headless> {
+    match Headless::new(kind, size) {
+        Ok(d) => Some(d),
+        Err(e) if headless::in_ci() => panic!("{test}: CI=true and no {kind:?} device: {e}"),
+        Err(e) => {
+            println!("skipped: {test}: no {kind:?} device: {e}");
+            None
+        }
+    }
+}
+
+/// A distinct, opaque colour per index.
+fn colour(i: usize) -> [u8; 4] {
+    let h = (i as u32).wrapping_mul(2_654_435_761);
+    [(h >> 24) as u8 | 0x20, (h >> 16) as u8 | 0x20, (h >> 8) as u8 | 0x20, 255]
+}
+
+fn random_sizes(seed: u64, n: usize) -> Vec<(u32, u32)> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n).map(|_| (1 + (next() % 256) as u32, 1 + (next() % 256) as u32)).collect()
+}
+
+#[test]
+fn two_hundred_loose_images_one_draw_on_both_backends() {
+    const TEST: &str = "two_hundred_loose_images_one_draw_on_both_backends";
+    const SIZE: [u32; 2] = [400, 400];
+    for kind in [DeviceKind::Gl, DeviceKind::WgpuVulkan] {
+        let Some(mut dev) = open(kind, SIZE, TEST) else { continue };
+        let mut batcher = Batcher::new(dev.limits(), Config::default()).expect("budget");
+        dev.init(batcher.budget()).expect("renderer");
+        let sizes = random_sizes(1, 200);
+        let ids: Vec<_> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &(w, h))| batcher.register(&TextureDesc::new(w, h), &colour(i).repeat((w * h) as usize)).unwrap())
+            .collect();
+        // 200 sprites of 40x40 on a 20-px grid: each overlaps its neighbours; the last drawn
+        // (painter's order) shows in the top-left 20x20 quarter of its cell unless a later
+        // sprite covers it.
+        batcher.begin_frame();
+        for i in 0..200 {
+            let (x, y) = ((i % 19) as f32 * 20.0, (i / 19) as f32 * 20.0);
+            batcher.push(&Quad::rect(ids[i], [x, y], [40.0, 40.0])).unwrap();
+        }
+        let plan = batcher.finish();
+        assert_eq!((plan.counters.draw_calls, plan.segments[0].tier), (1, 1), "{kind:?}");
+        dev.draw(plan).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let stats = dev.stats();
+        assert_eq!(stats.device_frame.draw_calls, 1, "{kind:?}: one draw call issued");
+        assert_eq!(batcher.allocator().array_count(), 1, "{kind:?}: one array");
+        let texels: u64 = sizes.iter().map(|&(w, h)| u64::from(w * h) * 4).sum();
+        let ratio = batcher.allocator().allocated_bytes() as f64 / texels as f64;
+        assert!(ratio <= 1.3, "{kind:?}: {ratio:.3}x the texel bytes");
+        // The pixel at the centre of each sprite's top-left quarter: the sprite drawn last over
+        // it. Sprite i covers cells (i) and its right, lower and lower-right neighbours.
+        let px = dev.read();
+        let w = SIZE[0] as usize;
+        for i in 0..200usize {
+            let (cx, cy) = ((i % 19) * 20 + 10, (i / 19) * 20 + 10);
+            // The topmost sprite over (cx, cy): the largest index j whose 40x40 covers it.
+            let top = (0..200usize)
+                .filter(|&j| {
+                    let (x, y) = ((j % 19) * 20, (j / 19) * 20);
+                    (x..x + 40).contains(&cx) && (y..y + 40).contains(&cy)
+                })
+                .max()
+                .unwrap();
+            let got = &px[(cy * w + cx) * 4..][..4];
+            assert_eq!(got, colour(top), "{kind:?}: sprite {top} at ({cx}, {cy})");
+        }
+        println!("{TEST}: {} ({}): 1 draw, tier 1, {ratio:.3}x the texel bytes", kind_name(kind), dev.adapter());
+    }
+}
+
+fn kind_name(kind: DeviceKind) -> &'static str {
+    match kind {
+        DeviceKind::Gl => "gl",
+        DeviceKind::Gles => "gles",
+        DeviceKind::WgpuVulkan => "wgpu-vulkan",
+        DeviceKind::WgpuGl => "wgpu-gl",
+    }
+}
+
+/// An 8x8 texture of 2x2-texel checks in two colours, with a brighter first column, so
+/// seams and mirroring show.
+fn checker(a: [u8; 4], b: [u8; 4]) -> Vec<u8> {
+    let mut px = Vec::with_capacity(8 * 8 * 4);
+    for y in 0..8 {
+        for x in 0..8 {
+            let c = if x == 0 {
+                [255, 255, 255, 255]
+            } else if (x / 2 + y / 2) % 2 == 0 {
+                a
+            } else {
+                b
+            };
+            px.extend_from_slice(&c);
+        }
+    }
+    px
+}
+
+/// A 64x64 texture whose texels vary, so every mip level differs.
+fn gradient() -> Vec<u8> {
+    let mut px = Vec::with_capacity(64 * 64 * 4);
+    for y in 0..64u32 {
+        for x in 0..64u32 {
+            let stripe = if (x / 4 + y / 4) % 2 == 0 { 255 } else { 40 };
+            px.extend_from_slice(&[(x * 4) as u8, (y * 4) as u8, stripe, 255]);
+        }
+    }
+    px
+}
+
+fn sampling_scene(kind: DeviceKind, size: [u32; 2], test: &str) -> Option<(Vec<u8>, String)> {
+    let mut dev = open(kind, size, test)?;
+    let mut batcher = Batcher::new(dev.limits(), Config::default()).expect("budget");
+    dev.init(batcher.budget()).expect("renderer");
+    let d8 = TextureDesc::new(8, 8);
+    let repeat =
+        batcher.register(&d8.with_wrap(Wrap::Repeat), &checker([200, 40, 40, 255], [40, 40, 200, 255])).unwrap();
+    let mirror = batcher
+        .register(&d8.with_wrap(Wrap::MirroredRepeat), &checker([40, 200, 40, 255], [200, 200, 40, 255]))
+        .unwrap();
+    let nearest =
+        batcher.register(&d8.with_filter(Filter::Nearest), &checker([40, 200, 200, 255], [200, 40, 200, 255])).unwrap();
+    let d64 = TextureDesc::new(64, 64).with_mip_levels(7);
+    let mipped = batcher.register(&d64, &gradient()).unwrap();
+    let mipped_nearest = batcher.register(&d64.with_filter(Filter::Nearest), &gradient()).unwrap();
+    batcher.begin_frame();
+    // Fractional corners keep edges off pixel centres, where GL's and Vulkan's tie rules
+    // differ (GL draws y-up).
+    let quads = [
+        // Repeat + linear across tile seams, magnified 4x.
+        Quad::rect(repeat, [4.37, 4.61], [96.0, 96.0]).with_uv([0.0, 0.0, 3.0, 3.0]),
+        // Mirrored repeat, outside 0..1 on both sides.
+        Quad::rect(mirror, [108.37, 4.61], [96.0, 96.0]).with_uv([-1.0, -1.0, 2.0, 2.0]),
+        // Nearest, magnified 8x and rotated.
+        Quad::rotated(nearest, [260.37, 52.61], [64.0, 64.0], 0.3),
+        // Full mip chains, minified 4x and 8x, linear (trilinear) and nearest.
+        Quad::rect(mipped, [4.37, 110.61], [16.0, 16.0]),
+        Quad::rect(mipped, [30.37, 110.61], [8.0, 8.0]),
+        Quad::rect(mipped, [50.37, 110.61], [24.0, 40.0]),
+        Quad::rect(mipped_nearest, [90.37, 110.61], [16.0, 16.0]),
+        Quad::rect(mipped_nearest, [120.37, 110.61], [8.0, 8.0]),
+        Quad::rotated(mipped, [200.37, 140.61], [30.0, 30.0], 0.7),
+    ];
+    for q in &quads {
+        batcher.push(q).unwrap();
+    }
+    dev.draw(batcher.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+    Some((dev.read(), dev.adapter().to_string()))
+}
+
+#[test]
+fn repeat_mirror_nearest_and_mips_read_back_the_same_on_gl_and_wgpu() {
+    const TEST: &str = "repeat_mirror_nearest_and_mips_read_back_the_same_on_gl_and_wgpu";
+    const SIZE: [u32; 2] = [320, 180];
+    let Some((gl, gl_name)) = sampling_scene(DeviceKind::Gl, SIZE, TEST) else { return };
+    let Some((vk, vk_name)) = sampling_scene(DeviceKind::WgpuVulkan, SIZE, TEST) else { return };
+    let mut worst = 0u8;
+    let mut differing = 0;
+    for (i, (a, b)) in gl.chunks_exact(4).zip(vk.chunks_exact(4)).enumerate() {
+        let d = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).max().unwrap();
+        worst = worst.max(d);
+        if d > 2 {
+            differing += 1;
+            if differing <= 5 {
+                eprintln!("({}, {}): {gl_name} {a:?} vs {vk_name} {b:?}", i as u32 % SIZE[0], i as u32 / SIZE[0]);
+            }
+        }
+    }
+    assert_eq!(differing, 0, "{differing} pixels differ by more than 2 (worst {worst})");
+    let lit = gl.chunks_exact(4).filter(|p| p[..3] != [0, 0, 0]).count();
+    assert!(lit > 20_000, "the scene drew: {lit} pixels");
+    println!("{TEST}: {gl_name} vs {vk_name}: worst channel difference {worst}");
+}
