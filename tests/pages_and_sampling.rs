@@ -62,9 +62,9 @@ fn two_hundred_loose_images_one_draw_on_both_backends() {
         // (painter's order) shows in the top-left 20x20 quarter of its cell unless a later
         // sprite covers it.
         batcher.begin_frame();
-        for i in 0..200 {
+        for (i, &id) in ids.iter().enumerate() {
             let (x, y) = ((i % 19) as f32 * 20.0, (i / 19) as f32 * 20.0);
-            batcher.push(&Quad::rect(ids[i], [x, y], [40.0, 40.0])).unwrap();
+            batcher.push(&Quad::rect(id, [x, y], [40.0, 40.0])).unwrap();
         }
         let plan = batcher.finish();
         assert_eq!((plan.counters.draw_calls, plan.segments[0].tier), (1, 1), "{kind:?}");
