@@ -199,3 +199,54 @@ fn repeat_mirror_nearest_and_mips_read_back_the_same_on_gl_and_wgpu() {
     assert!(lit > 20_000, "the scene drew: {lit} pixels");
     println!("{TEST}: {gl_name} vs {vk_name}: worst channel difference {worst}");
 }
+
+/// The review's padding finding, through the public API on both backends: a 24x24
+/// clamp-to-edge texture in a 32x32 class layer (or an atlas page) whose padding holds another
+/// colour, drawn with UVs outside 0..1, must never show that colour. And `update_region`
+/// rewrites just its rectangle.
+#[test]
+fn no_padding_or_neighbour_shows_and_regions_update_on_both_backends() {
+    const TEST: &str = "no_padding_or_neighbour_shows_and_regions_update_on_both_backends";
+    const SIZE: [u32; 2] = [200, 100];
+    let poison = [255, 0, 255, 255];
+    let own = [0, 160, 60, 255];
+    for kind in [DeviceKind::Gl, DeviceKind::WgpuVulkan] {
+        for packing in [false, true] {
+            let Some(mut dev) = open(kind, SIZE, TEST) else { continue };
+            let config = if packing { Config::default() } else { Config::default().with_max_packed_size_px(0) };
+            let mut batcher = Batcher::new(dev.limits(), config).expect("budget");
+            dev.init(batcher.budget()).expect("renderer");
+            // Poison first, where the texture will go: a 32x32 texture freed before the 24x24
+            // one takes its layer (classes) or a rectangle next to a poison neighbour (pages).
+            let p32 = TextureDesc::new(32, 32);
+            let old = batcher.register(&p32, &poison.repeat(32 * 32)).unwrap();
+            batcher.begin_frame();
+            dev.draw(batcher.finish()).unwrap();
+            batcher.free(old).unwrap();
+            let neighbour = batcher.register(&TextureDesc::new(24, 24), &poison.repeat(24 * 24)).unwrap();
+            let tex = batcher.register(&TextureDesc::new(24, 24), &own.repeat(24 * 24)).unwrap();
+            // A magenta-free green square in the middle of it, rewritten by update_region.
+            batcher.update_region(tex, [8, 8, 8, 8], &[0, 0, 255, 255].repeat(64)).unwrap();
+            batcher.begin_frame();
+            let quads = [
+                Quad::rect(tex, [10.37, 10.61], [72.0, 72.0]).with_uv([-0.25, -0.25, 1.25, 1.25]),
+                Quad::rect(tex, [100.37, 10.61], [48.0, 24.0]).with_uv([0.0, 0.0, 1.5, 1.0]),
+                Quad::rotated(tex, [170.37, 50.61], [40.0, 40.0], 0.4).with_uv([1.5, -0.5, -0.5, 1.5]),
+            ];
+            for q in &quads {
+                batcher.push(q).unwrap();
+            }
+            dev.draw(batcher.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+            let px = dev.read();
+            // Only the poison has red: any red at all, blended or not, is a bleed.
+            let magenta = px.chunks_exact(4).filter(|p| p[0] > 0).count();
+            assert_eq!(magenta, 0, "{kind:?}, packing {packing}: {magenta} pixels show the padding or a neighbour");
+            // The first quad maps texel (x, y) to 10.37 + (x + 6) * 2: the region's texel 12
+            // lands at pixel 46.
+            let at = |x: usize, y: usize| &px[(y * SIZE[0] as usize + x) * 4..][..4];
+            assert_eq!(at(46, 46), [0, 0, 255, 255], "{kind:?}, packing {packing}: the updated region");
+            assert_eq!(at(24, 24), own, "{kind:?}, packing {packing}: outside the region");
+            assert!(batcher.contains(neighbour));
+        }
+    }
+}
