@@ -77,6 +77,8 @@ pub struct Batcher {
     sequence: u64,
     rebuild_pending: bool,
     cpu_copy_bytes: u64,
+    /// The white texel of [`Batcher::white`], once asked for.
+    white: Option<TextureId>,
     frame: Counters,
     total: Counters,
     plan: FramePlan,
@@ -110,6 +112,7 @@ impl Batcher {
             sequence: 0,
             rebuild_pending: false,
             cpu_copy_bytes: 0,
+            white: None,
             frame: Counters::default(),
             total: Counters::default(),
             plan: FramePlan { instance_capacity: budget.instance_capacity, ..FramePlan::default() },
@@ -301,6 +304,38 @@ impl Batcher {
         }
         self.release(placement);
         Ok(())
+    }
+
+    /// A 1x1 white texture for untextured quads ([`Quad::solid`]: health bars, debug boxes,
+    /// fades), registered on first use. It is a rectangle of the atlas pages of linear RGBA8
+    /// images, so solid quads share the draw and the slot of the sprites around them instead
+    /// of costing a slot or a draw of their own. The batcher looks after it: [`Batcher::restore`]
+    /// re-uploads it itself.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let sprite = batcher.register(&TextureDesc::new(16, 16), &[200; 16 * 16 * 4])?;
+    /// let white = batcher.white()?;
+    /// batcher.begin_frame();
+    /// batcher.push(&Quad::rect(sprite, [0.0, 0.0], [16.0, 16.0]))?;
+    /// batcher.push(&Quad::solid(white, [0.0, 20.0], [16.0, 2.0], [0, 200, 0, 255]))?; // a health bar
+    /// let plan = batcher.finish();
+    /// assert_eq!((plan.segments.len(), plan.segments[0].tier), (1, 1)); // same draw, same slot
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`TextureError::BudgetExhausted`] on first use if not even a texel fits.
+    pub fn white(&mut self) -> Result<TextureId, TextureError> {
+        match self.white {
+            Some(id) if self.contains(id) => Ok(id),
+            _ => {
+                let id = self.register(&TextureDesc::new(1, 1), &[255; 4])?;
+                self.white = Some(id);
+                Ok(id)
+            }
+        }
     }
 
     /// Whether `id` names a live texture.
@@ -645,7 +680,9 @@ impl Batcher {
                 continue;
             }
             let id = TextureId { index: i as u32, generation: e.generation, batcher: tag };
-            if e.pixels.is_empty() {
+            if self.white == Some(id) {
+                self.queue_write(id, &[255; 4]);
+            } else if e.pixels.is_empty() {
                 missing.push(id);
             } else {
                 let pixels = std::mem::take(&mut self.entries[i].pixels);

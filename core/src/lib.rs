@@ -51,7 +51,7 @@ pub use plan::{
     ArrayDesc, ArrayId, ArrayOp, FlushCause, FramePlan, Instance, LevelWrite, PlanError, PlanValidator, ResourceOp,
     Segment, SlotBind,
 };
-pub use quad::Quad;
+pub use quad::{premultiply, Quad};
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, Format, TextureDesc, TextureId, Usage, Wrap};
 
 #[cfg(test)]

@@ -62,10 +62,100 @@ impl Quad {
         }
     }
 
+    /// A quad `size_px` big, scaled by `scale` and rotated by `angle_rad` (clockwise on a y-down
+    /// screen) about its `pivot`, which lands on `pos_px`. The pivot is in the quad's own
+    /// `0..1` coordinates: `[0, 0]` is the top-left corner, `[0.5, 0.5]` the centre,
+    /// `[0.5, 1]` the middle of the bottom edge (feet of a character). A negative scale
+    /// mirrors.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Quad, TextureId};
+    /// # fn f(tex: TextureId) {
+    /// // Feet at (100, 200), twice as big, no rotation: the quad spans x 68..132, y 136..200.
+    /// let q = Quad::placed(tex, [100.0, 200.0], [32.0, 32.0], [0.5, 1.0], [2.0, 2.0], 0.0);
+    /// assert_eq!(q.origin, [68.0, 136.0]);
+    /// # }
+    /// ```
+    pub fn placed(
+        texture: TextureId,
+        pos_px: [f32; 2],
+        size_px: [f32; 2],
+        pivot: [f32; 2],
+        scale: [f32; 2],
+        angle_rad: f32,
+    ) -> Self {
+        let (s, c) = angle_rad.sin_cos();
+        let (w, h) = (size_px[0] * scale[0], size_px[1] * scale[1]);
+        let ax = [c * w, s * w];
+        let ay = [-s * h, c * h];
+        Self {
+            texture,
+            origin: [pos_px[0] - pivot[0] * ax[0] - pivot[1] * ay[0], pos_px[1] - pivot[0] * ax[1] - pivot[1] * ay[1]],
+            axis_x: ax,
+            axis_y: ay,
+            uv: [0.0, 0.0, 1.0, 1.0],
+            color: [255; 4],
+        }
+    }
+
+    /// An untextured quad of one premultiplied colour: `white` is
+    /// [`crate::Batcher::white`], a white texel in the batcher's atlas pages, so solid quads
+    /// share the draw (and the slot) of the sprites around them.
+    pub const fn solid(white: TextureId, pos_px: [f32; 2], size_px: [f32; 2], color: [u8; 4]) -> Self {
+        Self::rect(white, pos_px, size_px).with_color(color)
+    }
+
     /// Shows only `[u0, v0, u1, v1]` of the texture (a sprite-sheet frame).
     pub const fn with_uv(mut self, uv: [f32; 4]) -> Self {
         self.uv = uv;
         self
+    }
+
+    /// Shows only the pixel rectangle `[x, y, width, height]` of a texture of
+    /// `texture_size_px` (a sprite-sheet frame, in the sheet's pixels).
+    ///
+    /// ```
+    /// # use layerbatch_core::{Quad, TextureId};
+    /// # fn f(sheet: TextureId) {
+    /// let frame = Quad::rect(sheet, [0.0, 0.0], [16.0, 16.0]).with_source_px([16.0, 0.0, 16.0, 16.0], [64, 16]);
+    /// assert_eq!(frame.uv, [0.25, 0.0, 0.5, 1.0]);
+    /// # }
+    /// ```
+    pub fn with_source_px(mut self, rect_px: [f32; 4], texture_size_px: [u32; 2]) -> Self {
+        let (w, h) = (texture_size_px[0].max(1) as f32, texture_size_px[1].max(1) as f32);
+        let [x, y, rw, rh] = rect_px;
+        self.uv = [x / w, y / h, (x + rw) / w, (y + rh) / h];
+        self
+    }
+
+    /// Mirrors the texture left-right and/or top-bottom (swaps the UVs).
+    pub const fn flipped(mut self, horizontal: bool, vertical: bool) -> Self {
+        let [u0, v0, u1, v1] = self.uv;
+        if horizontal {
+            self.uv[0] = u1;
+            self.uv[2] = u0;
+        }
+        if vertical {
+            self.uv[1] = v1;
+            self.uv[3] = v0;
+        }
+        self
+    }
+
+    /// Sets the tint from a straight-alpha colour (the kind colour pickers give): the colour
+    /// channels are multiplied by alpha, as the premultiplied blending expects. With
+    /// [`Quad::with_color`], `[255, 0, 0, 128]` would be a half-transparent red added at full
+    /// strength.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Quad, TextureId};
+    /// # fn f(tex: TextureId) {
+    /// let q = Quad::rect(tex, [0.0, 0.0], [8.0, 8.0]).with_straight_color([255, 0, 0, 128]);
+    /// assert_eq!(q.color, [128, 0, 0, 128]);
+    /// # }
+    /// ```
+    pub const fn with_straight_color(self, rgba: [u8; 4]) -> Self {
+        self.with_color(premultiply(rgba))
     }
 
     /// Sets the premultiplied tint.
@@ -85,4 +175,16 @@ impl Quad {
         let words: &[u32; 14] = bytemuck::cast_ref(self);
         words[..10].iter().fold(0u32, |m, &b| m | ((b & EXP) + ONE)) & (1 << 31) == 0
     }
+}
+
+/// A straight-alpha RGBA8 colour premultiplied (rounded): `[r * a, g * a, b * a, a]`.
+///
+/// ```
+/// assert_eq!(layerbatch_core::premultiply([255, 128, 0, 128]), [128, 64, 0, 128]);
+/// ```
+pub const fn premultiply(rgba: [u8; 4]) -> [u8; 4] {
+    const fn mul(c: u8, a: u8) -> u8 {
+        ((c as u32 * a as u32 + 127) / 255) as u8
+    }
+    [mul(rgba[0], rgba[3]), mul(rgba[1], rgba[3]), mul(rgba[2], rgba[3]), rgba[3]]
 }

@@ -1214,3 +1214,68 @@ fn churn_three_thousand_frames_memory_levels_off() {
     }
     println!("churn: {frames} frames, worst {worst:.2}x the live texel bytes after frame 100");
 }
+
+// Sprite-layer helpers.
+
+#[test]
+fn solid_quads_share_the_sprites_draw_and_survive_restore() {
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    let ids = register_n(&mut b, &[(16, 16), (30, 7)], 6);
+    let white = b.white().unwrap();
+    assert_eq!(b.white().unwrap(), white, "registered once");
+    assert_eq!(b.placement(white).unwrap().array, b.placement(ids[0]).unwrap().array, "in the sprites' page");
+    let mut all = ids.clone();
+    all.push(white);
+    let seq: Vec<usize> = (0..all.len()).chain(0..all.len()).collect();
+    let c = frame(&mut b, &mut dev, &all, &seq);
+    assert_eq!((c.draw_calls, b.plan().segments[0].tier), (1, 1));
+    let white_hash = MockDevice::hash(&[255; 4]);
+    assert_eq!(dev.sampled()[6], Some((white, white_hash)));
+    // The host re-uploads its textures after a loss; the white texel is the batcher's.
+    let listed = b.restore();
+    assert!(!listed.contains(&white));
+    assert_eq!(listed.len(), ids.len());
+    let mut dev = MockDevice::new(b.budget());
+    for (k, &id) in ids.iter().enumerate() {
+        let d = b.desc(id).unwrap();
+        b.update(id, &solid(&d, k as u32)).unwrap();
+    }
+    frame(&mut b, &mut dev, &all, &seq);
+    assert_eq!(dev.sampled()[6], Some((white, white_hash)));
+    // Freed by the host: the next call makes a new one.
+    b.free(white).unwrap();
+    let again = b.white().unwrap();
+    assert_ne!(again, white);
+    assert!(b.contains(again));
+}
+
+#[test]
+fn quad_helpers_place_flip_and_premultiply() {
+    let mut b = batcher(Config::default());
+    let t = register_n(&mut b, &[(8, 8)], 1)[0];
+    // Rotated a quarter turn about its centre: corners as `rotated` gives them.
+    let a = Quad::placed(t, [50.0, 50.0], [20.0, 10.0], [0.5, 0.5], [1.0, 1.0], std::f32::consts::FRAC_PI_2);
+    let r = Quad::rotated(t, [50.0, 50.0], [20.0, 10.0], std::f32::consts::FRAC_PI_2);
+    for k in 0..2 {
+        assert!((a.origin[k] - r.origin[k]).abs() < 1e-4 && (a.axis_x[k] - r.axis_x[k]).abs() < 1e-4);
+    }
+    // Pivot at the top-left corner, scaled 3x: the corner stays put.
+    let p = Quad::placed(t, [5.0, 6.0], [4.0, 2.0], [0.0, 0.0], [3.0, 3.0], 0.0);
+    assert_eq!((p.origin, p.axis_x, p.axis_y), ([5.0, 6.0], [12.0, 0.0], [0.0, 6.0]));
+    // A negative scale mirrors around the pivot.
+    let m = Quad::placed(t, [10.0, 0.0], [4.0, 4.0], [0.5, 0.0], [-1.0, 1.0], 0.0);
+    assert_eq!((m.origin, m.axis_x), ([12.0, 0.0], [-4.0, 0.0]));
+    let f = Quad::rect(t, [0.0; 2], [1.0; 2]).with_uv([0.1, 0.2, 0.3, 0.4]).flipped(true, true);
+    assert_eq!(f.uv, [0.3, 0.4, 0.1, 0.2]);
+    assert_eq!(premultiply([255, 255, 255, 0]), [0, 0, 0, 0]);
+    assert_eq!(premultiply([10, 20, 30, 255]), [10, 20, 30, 255]);
+    // Every helper's quad is accepted and samples its texture.
+    let mut dev = MockDevice::new(b.budget());
+    b.begin_frame();
+    for q in [a, p, m, f, Quad::rect(t, [0.0; 2], [8.0; 2]).with_source_px([2.0, 2.0, 4.0, 4.0], [8, 8])] {
+        b.push(&q).unwrap();
+    }
+    dev.execute(b.finish()).unwrap();
+    assert!(dev.sampled().iter().all(|s| s.is_some_and(|s| s.0 == t)));
+}
