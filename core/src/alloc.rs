@@ -636,7 +636,7 @@ impl Allocator {
     }
 
     /// Gives memory back, once per plan (the batcher calls it as it hands a plan over):
-    /// arrays empty for [`RETURN_AFTER_PLANS`] plans are destroyed; arrays whose used layers
+    /// arrays empty for 3 plans are destroyed; arrays whose used layers
     /// are at most half their layers for as long shrink to the used ones; with
     /// `Config::auto_compact`, a page array whose texels fill less than half its pages first
     /// moves its top layers' rectangles down, so that it can shrink. Returns what moved.
