@@ -7,101 +7,20 @@
 #![allow(unsafe_code)]
 
 mod common;
+#[path = "../../examples/support/plans.rs"]
+mod plans;
 
 use common::{solid, Ctx, Image, Offscreen};
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, FlushCause, Format, FramePlan, Instance,
-    Quad, ResourceOp, Segment, SlotBind, TextureDesc, TextureId, Wrap,
+    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, Format, FramePlan, Instance, Quad, TextureDesc, Wrap,
 };
 use layerbatch_gl::{Capabilities, CopyPath, Renderer, Target};
+use plans::PlanBuilder;
 
 const W: u32 = 256;
 const H: u32 = 256;
 const CLEAR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 const BLACK: [u8; 4] = [0, 0, 0, 255];
-
-/// A hand-made plan under construction: resource ops and upload bytes, and instances drawn as
-/// one tier-1 segment from slot 0.
-struct PlanBuilder {
-    plan: FramePlan,
-    texture: TextureId,
-}
-
-impl PlanBuilder {
-    /// Plan `sequence`; `texture` only names the writes.
-    fn new(sequence: u64, texture: TextureId, budget: &Budget) -> Self {
-        let mut plan = FramePlan { sequence, instance_capacity: budget.instance_capacity, ..FramePlan::default() };
-        plan.totals.frames = sequence;
-        Self { plan, texture }
-    }
-
-    fn op(&mut self, op: ArrayOp) -> &mut Self {
-        self.plan.ops.push(ResourceOp::Array(op));
-        self
-    }
-
-    /// Writes a `w x h` texture at `(x, y)` of `layer`, every level of `levels.len()` one solid
-    /// colour: `levels[l]` for level `l`.
-    fn write(
-        &mut self,
-        array: ArrayId,
-        layer: u32,
-        [x, y]: [u32; 2],
-        [w, h]: [u32; 2],
-        levels: &[[u8; 4]],
-    ) -> &mut Self {
-        let start = self.plan.upload_bytes.len();
-        for (l, &c) in levels.iter().enumerate() {
-            let (lw, lh) = mip_size(w, h, l as u32);
-            self.plan.upload_bytes.extend(solid(lw, lh, c));
-        }
-        self.plan.ops.push(ResourceOp::WriteLayer {
-            texture: self.texture,
-            array,
-            layer,
-            x_px: x,
-            y_px: y,
-            width_px: w,
-            height_px: h,
-            mip_levels: levels.len() as u32,
-            bytes: start..self.plan.upload_bytes.len(),
-        });
-        self
-    }
-
-    /// Draws `tex_rect` of `layer` from a quad at `origin` with axes `axis_x`, `axis_y`,
-    /// sampling `uv_rect` (texels).
-    fn draw(&mut self, quad: Corners, uv_rect: [f32; 4], tex_rect: [f32; 4], flags: u32, layer: u32) -> &mut Self {
-        let [origin, axis_x, axis_y] = quad;
-        self.plan.instances.push(Instance {
-            origin,
-            axis_x,
-            axis_y,
-            uv_rect,
-            tex_rect,
-            color: [255; 4],
-            slot_flags_layer: Instance::pack(0, flags, layer),
-        });
-        self
-    }
-
-    /// The plan, its instances drawn as one segment with `array` bound to slot 0.
-    fn finish(&mut self, array: ArrayId) -> FramePlan {
-        let mut plan = std::mem::take(&mut self.plan);
-        if !plan.instances.is_empty() {
-            plan.segments = vec![Segment {
-                instances: 0..plan.instances.len() as u32,
-                tier: 1,
-                slots: 0..1,
-                binds: 0..1,
-                cause: FlushCause::EndOfFrame,
-            }];
-            plan.binds = vec![SlotBind { slot: 0, array }];
-            plan.slot_tables = vec![Some(array)];
-        }
-        plan
-    }
-}
 
 /// A quad's `origin`, `axis_x` and `axis_y`, pixels.
 type Corners = [[f32; 2]; 3];
@@ -126,9 +45,8 @@ fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Fil
 /// A batcher (for its budget and a texture id to name writes), a renderer forced onto `path`
 /// (`None`: what the context offers) and an offscreen target. `None` when the context lacks
 /// copy-image and `path` asks for it.
-fn setup(ctx: &Ctx, path: Option<CopyPath>) -> Option<(Batcher, TextureId, Renderer, Offscreen)> {
-    let mut batcher = Batcher::new(Renderer::query_limits(&ctx.gl), Config::default()).unwrap();
-    let id = batcher.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap();
+fn setup(ctx: &Ctx, path: Option<CopyPath>) -> Option<(Batcher, Renderer, Offscreen)> {
+    let batcher = Batcher::new(Renderer::query_limits(&ctx.gl), Config::default()).unwrap();
     let renderer = match path {
         None => Renderer::new(ctx.gl.clone(), batcher.budget()).unwrap(),
         Some(path) => {
@@ -142,7 +60,7 @@ fn setup(ctx: &Ctx, path: Option<CopyPath>) -> Option<(Batcher, TextureId, Rende
             r
         }
     };
-    Some((batcher, id, renderer, Offscreen::new(&ctx.gl, W, H, CLEAR)))
+    Some((batcher, renderer, Offscreen::new(&ctx.gl, W, H, CLEAR)))
 }
 
 /// Paints `plan` into `target` (cleared first) and reads it back.
@@ -179,15 +97,15 @@ fn no_foreign_texel(ctx: &Ctx) {
     let (tw, th) = (x1 - x0, y1 - y0);
     let tex = [x0, y0, x1, y1];
     for filter in [Filter::Linear, Filter::Nearest] {
-        let Some((batcher, id, mut renderer, target)) = setup(ctx, None) else { return };
+        let Some((batcher, mut renderer, target)) = setup(ctx, None) else { return };
         let array = ArrayId(0);
-        let mut b = PlanBuilder::new(1, id, batcher.budget());
+        let mut b = PlanBuilder::new(1, batcher.budget());
         b.op(ArrayOp::Create { array, desc: desc(64, 64, 1, 1, filter) });
         let mut neighbours = NEIGHBOURS.iter();
         for (row, &h) in heights.iter().enumerate() {
             for (col, &w) in widths.iter().enumerate() {
                 let c = if (row, col) == (1, 1) { MID } else { *neighbours.next().unwrap() };
-                b.write(array, 0, [col_x[col], row_y[row]], [w, h], &[c]);
+                b.write_solid_levels(array, 0, [col_x[col], row_y[row]], [w, h], &[c]);
             }
         }
         let linear = if filter == Filter::Linear { Instance::FLAG_LINEAR } else { 0 };
@@ -209,7 +127,7 @@ fn no_foreign_texel(ctx: &Ctx) {
         for (quad, uv, _) in quads {
             b.draw(quad, uv, tex, flags, 0);
         }
-        let img = paint(ctx, &mut renderer, &target, &b.finish(array));
+        let img = paint(ctx, &mut renderer, &target, &b.finish_with(array));
         let what = format!("{filter:?}");
         for (x, y, p) in img.pixels() {
             assert!(p[0] == 0 && p[2] == 0 && p[3] == 255, "{what}: a foreign texel at ({x}, {y}): {p:?}");
@@ -232,7 +150,7 @@ both_flavors!(no_foreign_texel);
 //    space, and draws the old ones by the same texel coordinates at level 0 and level 1:
 //    the right colours, on both copy paths.
 fn grow_enlarges_layers_keeping_texels(ctx: &Ctx, path: CopyPath) {
-    let Some((batcher, id, mut renderer, target)) = setup(ctx, Some(path)) else { return };
+    let Some((batcher, mut renderer, target)) = setup(ctx, Some(path)) else { return };
     let (old, new) = (ArrayId(0), ArrayId(1));
     let colors: [[[u8; 4]; 2]; 4] = [
         [[230, 20, 20, 255], [120, 10, 10, 255]],
@@ -257,28 +175,28 @@ fn grow_enlarges_layers_keeping_texels(ctx: &Ctx, path: CopyPath) {
         img.assert_rect([col, 40, col + w / 2, 40 + h / 2], levels[1], 0, &format!("{when}: texture {i}, level 1"));
     };
 
-    let mut b = PlanBuilder::new(1, id, batcher.budget());
+    let mut b = PlanBuilder::new(1, batcher.budget());
     b.op(ArrayOp::Create { array: old, desc: desc(32, 32, 2, 2, Filter::Nearest) });
     for (i, &(layer, at, size)) in textures.iter().enumerate() {
-        b.write(old, layer, at, size, &colors[i]);
+        b.write_solid_levels(old, layer, at, size, &colors[i]);
         draw(&mut b, i, layer, at, size);
     }
-    let img = paint(ctx, &mut renderer, &target, &b.finish(old));
+    let img = paint(ctx, &mut renderer, &target, &b.finish_with(old));
     for (i, &(_, _, size)) in textures.iter().enumerate() {
         check(&img, i, size, colors[i], "plan 1");
     }
 
-    let mut b = PlanBuilder::new(2, id, batcher.budget());
+    let mut b = PlanBuilder::new(2, batcher.budget());
     b.op(ArrayOp::Grow { from: old, to: new, desc: desc(64, 64, 4, 2, Filter::Nearest), copy_layers: 2 });
     // A texture in the space the growth added: at (32, 16) of layer 0, and in a new layer.
     let added: [(u32, [u32; 2], [u32; 2]); 2] = [(0, [32, 16], [32, 32]), (3, [0, 0], [16, 16])];
     for &(layer, at, size) in &added {
-        b.write(new, layer, at, size, &colors[3]);
+        b.write_solid_levels(new, layer, at, size, &colors[3]);
     }
     for (i, &(layer, at, size)) in textures.iter().chain(&added).enumerate() {
         draw(&mut b, i, layer, at, size);
     }
-    let img = paint(ctx, &mut renderer, &target, &b.finish(new));
+    let img = paint(ctx, &mut renderer, &target, &b.finish_with(new));
     for (i, &(_, _, size)) in textures.iter().chain(&added).enumerate() {
         check(&img, i, size, colors[i.min(3)], &format!("plan 2 ({path:?})"));
     }
@@ -310,24 +228,24 @@ fn shrink_and_copy_rect(ctx: &Ctx, path: CopyPath) {
     const RED: [u8; 4] = [230, 20, 20, 255];
     const GREEN: [u8; 4] = [20, 230, 20, 255];
     const BLUE: [u8; 4] = [20, 20, 230, 255];
-    let Some((batcher, id, mut renderer, target)) = setup(ctx, Some(path)) else { return };
+    let Some((batcher, mut renderer, target)) = setup(ctx, Some(path)) else { return };
     let (old, new) = (ArrayId(0), ArrayId(1));
     let whole = [0.0, 0.0, 32.0, 32.0];
-    let mut b = PlanBuilder::new(1, id, batcher.budget());
+    let mut b = PlanBuilder::new(1, batcher.budget());
     b.op(ArrayOp::Create { array: old, desc: desc(32, 32, 2, 1, Filter::Nearest) })
-        .write(old, 0, [0, 0], [32, 32], &[WHITE])
-        .write(old, 0, [0, 0], [16, 16], &[RED])
-        .write(old, 1, [0, 0], [32, 32], &[BLUE])
-        .write(old, 1, [8, 8], [16, 16], &[GREEN])
+        .write_solid_levels(old, 0, [0, 0], [32, 32], &[WHITE])
+        .write_solid_levels(old, 0, [0, 0], [16, 16], &[RED])
+        .write_solid_levels(old, 1, [0, 0], [32, 32], &[BLUE])
+        .write_solid_levels(old, 1, [8, 8], [16, 16], &[GREEN])
         .draw(rect([0.0, 0.0], [32.0, 32.0]), whole, whole, 0, 0)
         .draw(rect([40.0, 0.0], [32.0, 32.0]), whole, whole, 0, 1);
-    let img = paint(ctx, &mut renderer, &target, &b.finish(old));
+    let img = paint(ctx, &mut renderer, &target, &b.finish_with(old));
     img.assert_rect([0, 0, 16, 16], RED, 0, "plan 1: layer 0");
     img.assert_rect([16, 16, 32, 32], WHITE, 0, "plan 1: layer 0");
     img.assert_rect([48, 8, 64, 24], GREEN, 0, "plan 1: layer 1");
     img.assert_rect([40, 0, 72, 8], BLUE, 0, "plan 1: layer 1");
 
-    let mut b = PlanBuilder::new(2, id, batcher.budget());
+    let mut b = PlanBuilder::new(2, batcher.budget());
     let moved = [16.0, 16.0, 32.0, 32.0];
     b.op(ArrayOp::CopyRect {
         from: old,
@@ -341,7 +259,7 @@ fn shrink_and_copy_rect(ctx: &Ctx, path: CopyPath) {
     .op(ArrayOp::Shrink { from: old, to: new, desc: desc(32, 32, 1, 1, Filter::Nearest), copy_layers: 1 })
     .draw(rect([0.0, 0.0], [32.0, 32.0]), whole, whole, 0, 0)
     .draw(rect([40.0, 0.0], [48.0, 48.0]), moved, moved, Instance::FLAG_CLAMP_TO_RECT, 0);
-    let img = paint(ctx, &mut renderer, &target, &b.finish(new));
+    let img = paint(ctx, &mut renderer, &target, &b.finish_with(new));
     let when = format!("plan 2 ({path:?})");
     img.assert_rect([0, 0, 16, 16], RED, 0, &format!("{when}: red kept"));
     img.assert_rect([16, 16, 32, 32], GREEN, 0, &format!("{when}: the copied rectangle"));
@@ -356,7 +274,7 @@ fn shrink_and_copy_rect(ctx: &Ctx, path: CopyPath) {
     // Plan 3 compacts into another, smaller array: green to layer 1 and red to layer 0 of a
     // 16x16 array of 2 layers, then the 32x32 one is destroyed.
     let small = ArrayId(2);
-    let mut b = PlanBuilder::new(3, id, batcher.budget());
+    let mut b = PlanBuilder::new(3, batcher.budget());
     let tile = [0.0, 0.0, 16.0, 16.0];
     let copy = |from_xy, to_layer| ArrayOp::CopyRect {
         from: new,
@@ -373,7 +291,7 @@ fn shrink_and_copy_rect(ctx: &Ctx, path: CopyPath) {
         .op(ArrayOp::Destroy { array: new })
         .draw(rect([0.0, 0.0], [32.0, 32.0]), tile, tile, Instance::FLAG_CLAMP_TO_RECT, 0)
         .draw(rect([40.0, 0.0], [32.0, 32.0]), tile, tile, Instance::FLAG_CLAMP_TO_RECT, 1);
-    let img = paint(ctx, &mut renderer, &target, &b.finish(small));
+    let img = paint(ctx, &mut renderer, &target, &b.finish_with(small));
     let when = format!("plan 3 ({path:?})");
     img.assert_rect([0, 0, 32, 32], RED, 0, &format!("{when}: layer 0 of the new array"));
     img.assert_rect([40, 0, 72, 32], GREEN, 0, &format!("{when}: layer 1 of the new array"));

@@ -4,12 +4,15 @@
 //! array's filter and wrap.
 
 mod common;
+#[path = "../../examples/support/plans.rs"]
+mod plans;
 
 use common::{color, draw, setup, solid, Frame, Gpu, CLEAR, SIZE};
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, FlushCause, Format, FramePlan, Instance,
-    MockDevice, Quad, ResourceOp, Segment, SlotBind, TextureDesc, TextureId, Wrap,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, Format, Instance, MockDevice, Quad,
+    TextureDesc, TextureId, Wrap,
 };
+use plans::PlanBuilder;
 
 on_both_backends!(
     no_foreign_texel,
@@ -27,89 +30,6 @@ const MAGENTA: [u8; 4] = [255, 0, 255, 255];
 const CYAN: [u8; 4] = [0, 255, 255, 255];
 const WHITE: [u8; 4] = [255, 255, 255, 255];
 const ORANGE: [u8; 4] = [255, 128, 0, 255];
-
-/// A hand-made plan, built op by op and quad by quad.
-struct PlanBuilder {
-    plan: FramePlan,
-    /// First instance not yet in a segment.
-    segment_start: u32,
-}
-
-impl PlanBuilder {
-    /// Plan `sequence` for a batcher of `budget`.
-    fn new(sequence: u64, budget: &Budget) -> Self {
-        let mut plan = FramePlan { sequence, instance_capacity: budget.instance_capacity, ..FramePlan::default() };
-        plan.totals.frames = sequence;
-        Self { plan, segment_start: 0 }
-    }
-
-    fn op(&mut self, op: ArrayOp) -> &mut Self {
-        self.plan.ops.push(ResourceOp::Array(op));
-        self
-    }
-
-    /// Writes a `w` x `h` texture at `(x, y)` of `layer`: `levels[l]` holds level `l`'s pixels.
-    fn write(
-        &mut self,
-        array: ArrayId,
-        layer: u32,
-        [x, y]: [u32; 2],
-        [w, h]: [u32; 2],
-        levels: &[Vec<u8>],
-    ) -> &mut Self {
-        let start = self.plan.upload_bytes.len();
-        for (l, pixels) in levels.iter().enumerate() {
-            let (lw, lh) = mip_size(w, h, l as u32);
-            assert_eq!(pixels.len(), (lw * lh * 4) as usize, "level {l} of a {w}x{h} write");
-            self.plan.upload_bytes.extend_from_slice(pixels);
-        }
-        self.plan.ops.push(ResourceOp::WriteLayer {
-            texture: bytemuck::Zeroable::zeroed(),
-            array,
-            layer,
-            x_px: x,
-            y_px: y,
-            width_px: w,
-            height_px: h,
-            mip_levels: levels.len() as u32,
-            bytes: start..self.plan.upload_bytes.len(),
-        });
-        self
-    }
-
-    /// A solid `w` x `h` texture with one level.
-    fn write_solid(&mut self, array: ArrayId, layer: u32, xy: [u32; 2], [w, h]: [u32; 2], color: [u8; 4]) -> &mut Self {
-        self.write(array, layer, xy, [w, h], &[solid(w, h, color)])
-    }
-
-    fn instance(&mut self, instance: Instance) -> &mut Self {
-        self.plan.instances.push(instance);
-        self
-    }
-
-    /// Ends a segment of the instances since the last one: `table` is its slot table (its
-    /// length the tier), `binds` the slots it rebinds.
-    fn segment(&mut self, table: &[Option<ArrayId>], binds: &[(u32, ArrayId)]) -> &mut Self {
-        let end = self.plan.instances.len() as u32;
-        let slots = self.plan.slot_tables.len() as u32;
-        self.plan.slot_tables.extend_from_slice(table);
-        let first_bind = self.plan.binds.len() as u32;
-        self.plan.binds.extend(binds.iter().map(|&(slot, array)| SlotBind { slot, array }));
-        self.plan.segments.push(Segment {
-            instances: self.segment_start..end,
-            tier: table.len() as u32,
-            slots: slots..slots + table.len() as u32,
-            binds: first_bind..self.plan.binds.len() as u32,
-            cause: FlushCause::EndOfFrame,
-        });
-        self.segment_start = end;
-        self
-    }
-
-    fn finish(&mut self) -> FramePlan {
-        std::mem::take(&mut self.plan)
-    }
-}
 
 fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Filter, wrap: Wrap) -> ArrayDesc {
     ArrayDesc { width_px, height_px, layers, format: Format::Rgba8Unorm, mip_levels, filter, wrap }
@@ -228,8 +148,8 @@ fn no_foreign_texel(gpu: &Gpu) {
         quad([140.0, 100.0], [40.0, 0.0], [0.0, 8.0], [x0, y1 - 1.0, x1, y1], rect),
     ];
     let plan_with = |p: &PlanBuilder, flags: u32, sequence: u64| {
-        let mut p = PlanBuilder { plan: p.plan.clone(), segment_start: 0 };
-        p.plan.sequence = sequence;
+        let mut p = p.clone();
+        p.set_sequence(sequence);
         for q in quads {
             p.instance(with(q, 0, flags, 1));
         }

@@ -5,9 +5,164 @@
 #![allow(dead_code)]
 
 use layerbatch_core::{
-    ArrayDesc, ArrayId, ArrayOp, Budget, Filter, FlushCause, Format, FramePlan, Instance, PlanError, ResourceOp,
-    Segment, SlotBind, TextureId, Wrap,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, Filter, FlushCause, Format, FramePlan, Instance, PlanError,
+    ResourceOp, Segment, SlotBind, TextureId, Wrap,
 };
+
+/// A hand-made plan, built op by op and quad by quad, for backend tests of plan shapes core
+/// does not produce (or not yet).
+#[derive(Clone)]
+pub struct PlanBuilder {
+    plan: FramePlan,
+    /// First instance not yet in a segment.
+    segment_start: u32,
+}
+
+impl PlanBuilder {
+    /// Plan `sequence` for a batcher of `budget`.
+    pub fn new(sequence: u64, budget: &Budget) -> Self {
+        let mut plan = FramePlan { sequence, instance_capacity: budget.instance_capacity, ..FramePlan::default() };
+        plan.totals.frames = sequence;
+        Self { plan, segment_start: 0 }
+    }
+
+    /// Renumbers the plan (a builder cloned to make several variants).
+    pub fn set_sequence(&mut self, sequence: u64) -> &mut Self {
+        self.plan.sequence = sequence;
+        self.plan.totals.frames = sequence;
+        self
+    }
+
+    /// Appends an array op.
+    pub fn op(&mut self, op: ArrayOp) -> &mut Self {
+        self.plan.ops.push(ResourceOp::Array(op));
+        self
+    }
+
+    /// Writes a `w` x `h` texture at `(x, y)` of `layer`: `levels[l]` holds level `l`'s pixels.
+    ///
+    /// # Panics
+    /// If a level's pixels are not its size.
+    pub fn write(
+        &mut self,
+        array: ArrayId,
+        layer: u32,
+        [x, y]: [u32; 2],
+        [w, h]: [u32; 2],
+        levels: &[Vec<u8>],
+    ) -> &mut Self {
+        let start = self.plan.upload_bytes.len();
+        for (l, pixels) in levels.iter().enumerate() {
+            let (lw, lh) = mip_size(w, h, l as u32);
+            assert_eq!(pixels.len(), (lw * lh * 4) as usize, "level {l} of a {w}x{h} write");
+            self.plan.upload_bytes.extend_from_slice(pixels);
+        }
+        self.plan.ops.push(ResourceOp::WriteLayer {
+            texture: bytemuck::Zeroable::zeroed(),
+            array,
+            layer,
+            x_px: x,
+            y_px: y,
+            width_px: w,
+            height_px: h,
+            mip_levels: levels.len() as u32,
+            bytes: start..self.plan.upload_bytes.len(),
+        });
+        self
+    }
+
+    /// A `w` x `h` texture of one level, one colour.
+    pub fn write_solid(
+        &mut self,
+        array: ArrayId,
+        layer: u32,
+        xy: [u32; 2],
+        [w, h]: [u32; 2],
+        color: [u8; 4],
+    ) -> &mut Self {
+        self.write(array, layer, xy, [w, h], &[color.repeat((w * h) as usize)])
+    }
+
+    /// A `w` x `h` texture whose level `l` is all `colors[l]`.
+    pub fn write_solid_levels(
+        &mut self,
+        array: ArrayId,
+        layer: u32,
+        xy: [u32; 2],
+        [w, h]: [u32; 2],
+        colors: &[[u8; 4]],
+    ) -> &mut Self {
+        let levels: Vec<Vec<u8>> = colors
+            .iter()
+            .enumerate()
+            .map(|(l, c)| {
+                let (lw, lh) = mip_size(w, h, l as u32);
+                c.repeat((lw * lh) as usize)
+            })
+            .collect();
+        self.write(array, layer, xy, [w, h], &levels)
+    }
+
+    /// Draws `tex_rect` of `layer` (texels) from a quad with corner `origin` and edges
+    /// `axis_x`, `axis_y`, sampling `uv_rect` (texels), from slot 0, untinted.
+    pub fn draw(
+        &mut self,
+        [origin, axis_x, axis_y]: [[f32; 2]; 3],
+        uv_rect: [f32; 4],
+        tex_rect: [f32; 4],
+        flags: u32,
+        layer: u32,
+    ) -> &mut Self {
+        self.instance(Instance {
+            origin,
+            axis_x,
+            axis_y,
+            uv_rect,
+            tex_rect,
+            color: [255; 4],
+            slot_flags_layer: Instance::pack(0, flags, layer),
+        })
+    }
+
+    /// Appends an instance.
+    pub fn instance(&mut self, instance: Instance) -> &mut Self {
+        self.plan.instances.push(instance);
+        self
+    }
+
+    /// Ends a segment of the instances since the last one: `table` is its slot table (its
+    /// length the tier), `binds` the slots it rebinds.
+    pub fn segment(&mut self, table: &[Option<ArrayId>], binds: &[(u32, ArrayId)]) -> &mut Self {
+        let end = self.plan.instances.len() as u32;
+        let slots = self.plan.slot_tables.len() as u32;
+        self.plan.slot_tables.extend_from_slice(table);
+        let first_bind = self.plan.binds.len() as u32;
+        self.plan.binds.extend(binds.iter().map(|&(slot, array)| SlotBind { slot, array }));
+        self.plan.segments.push(Segment {
+            instances: self.segment_start..end,
+            tier: table.len() as u32,
+            slots: slots..slots + table.len() as u32,
+            binds: first_bind..self.plan.binds.len() as u32,
+            cause: FlushCause::EndOfFrame,
+        });
+        self.segment_start = end;
+        self
+    }
+
+    /// The plan.
+    pub fn finish(&mut self) -> FramePlan {
+        std::mem::take(&mut self.plan)
+    }
+
+    /// The plan, its remaining instances (if any) drawn as one tier-1 segment with `array`
+    /// bound to slot 0.
+    pub fn finish_with(&mut self, array: ArrayId) -> FramePlan {
+        if self.plan.instances.len() as u32 > self.segment_start {
+            self.segment(&[Some(array)], &[(0, array)]);
+        }
+        self.finish()
+    }
+}
 
 /// A hand-made plan (number 1) writing a 32x32 red texture at a layer's origin and an 8x8
 /// green one at (16, 8) of the same layer, then drawing the whole layer 1:1 with nearest
