@@ -162,7 +162,7 @@ pub struct Config {
     /// padding. Default 0.5.
     pub max_padding_waste: f32,
     /// Instances per instance buffer. A frame with more quads flushes (counted) at each
-    /// multiple. Default 65536 (3 MiB). Clamped so one buffer of them fits the device's
+    /// multiple. Default 65536 (4 MiB). Clamped so one buffer of them fits the device's
     /// `max_buffer_bytes`.
     pub instance_capacity: u32,
     /// Victim choice of the slot ladder. Default [`VictimChoice::NextUse`].
