@@ -27,10 +27,17 @@
 //! - **Binds.** The renderer keeps the slot state the plans' binds describe, and sets a slot
 //!   bind group only when a segment rebinds a slot or changes tier. Bind groups are cached
 //!   by (tier, arrays held).
-//! - **Bounded buffers.** Instances live in one vertex buffer per block of the plan's
-//!   `instance_capacity` (core never lets a draw cross a block), a pool reused frame to frame:
-//!   any number of quads, no buffer above the device's `max_buffer_size`. Layer writes
-//!   staged after a GPU copy are split into buffers no larger than it, too.
+//! - **Bounded buffers.** Instances are uploaded by blocks of the plan's `instance_capacity`
+//!   (core never lets a draw cross a block), each in one vertex buffer of a pool reused frame
+//!   to frame: any number of quads, no buffer above the device's `max_buffer_size`. Layer
+//!   writes staged after a GPU copy are split into buffers no larger than it, too.
+//! - **Several plans per frame.** [`Renderer::prepare`] returns a [`Prepared`] handle and
+//!   [`Renderer::render_prepared`] draws that plan ([`Renderer::render`]: the last one), so
+//!   several plans prepared before one submit are each drawn in their own place, in one pass
+//!   or several. Each plan of a frame has its own instance space and viewport uniform; the
+//!   space is reused when the frame ends: at [`Renderer::begin_frame`], or, if the host never
+//!   calls it, at the first `prepare` after a render. Memory stays bounded by the largest
+//!   frame (see [`Renderer`], *Several plans per frame*).
 //! - **GPU copies.** [`ArrayOp::Grow`](layerbatch_core::ArrayOp::Grow) (more layers, or larger
 //!   layers: each old layer is copied, all levels, as the old width x height to the origin of
 //!   the new one), [`ArrayOp::Shrink`](layerbatch_core::ArrayOp::Shrink) (fewer layers) and
@@ -114,5 +121,5 @@ mod renderer;
 mod shader;
 
 pub use error::Error;
-pub use renderer::{device_limits, limits, Renderer, RendererOptions};
+pub use renderer::{device_limits, limits, Prepared, Renderer, RendererOptions};
 pub use shader::shader_source;

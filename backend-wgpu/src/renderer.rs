@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use layerbatch_core::{
@@ -80,6 +80,8 @@ const MAX_CACHED_GROUPS: usize = 256;
 /// Instances a block's vertex buffer holds at least (unless the block capacity is smaller), so
 /// that small frames do not recreate it for every few quads more.
 const MIN_INSTANCES: u64 = 1024;
+/// Plans one automatic frame may hold before a warning that no render ended it.
+const PLANS_WARNING: usize = 64;
 /// An empty slot in a bind-group key.
 const NO_ARRAY: u32 = u32::MAX;
 
@@ -105,10 +107,53 @@ struct Draw {
     pipeline: usize,
     group: wgpu::BindGroup,
     serial: u64,
-    /// Index of the instance block (and its vertex buffer).
-    block: usize,
+    /// Where the segment's instance block lies.
+    block: Block,
     /// Instances, relative to the block's first.
     instances: Range<u32>,
+}
+
+/// An instance block's place in the pool: `bytes` at `offset` of vertex buffer `index`.
+#[derive(Clone, Debug)]
+struct Block {
+    buffer: wgpu::Buffer,
+    index: usize,
+    offset: u64,
+    bytes: u64,
+}
+
+/// One plan prepared in the current frame: its draws and its viewport slot.
+#[derive(Debug)]
+struct PlanDraws {
+    viewport: usize,
+    draws: Vec<Draw>,
+}
+
+/// A viewport uniform and its bind group: one per place in a frame's plans, reused frame to
+/// frame.
+#[derive(Debug)]
+struct Viewport {
+    buffer: wgpu::Buffer,
+    group: wgpu::BindGroup,
+    /// The size last written into `buffer`.
+    px: [u32; 2],
+}
+
+/// A plan prepared by [`Renderer::prepare`], for [`Renderer::render_prepared`]: a small
+/// handle, valid until the frame ends (see [`Renderer`], *Several plans per frame*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Prepared {
+    /// The renderer's frame the plan was prepared in.
+    frame: u64,
+    /// Its place among that frame's plans.
+    index: u32,
+}
+
+impl Prepared {
+    /// The plan's place among the plans prepared in its frame: 0 for the first.
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
 }
 
 /// Executes [`FramePlan`]s with the host's `Device` and `Queue`, drawing into the host's
@@ -125,6 +170,62 @@ struct Draw {
 ///    submits after that one), and calls [`Renderer::render`], which records the segments in
 ///    order: one `draw` each, with the pipeline of the segment's tier.
 /// 3. The host submits. The renderer never calls `Queue::submit`.
+///
+/// # Several plans per frame
+///
+/// A frame may hold several plans (of one batcher, in order), each drawn in its own place in
+/// the host's passes, all submitted together: e.g. egui's callbacks prepare A, prepare B, then
+/// paint A, paint B. [`Renderer::prepare`] returns a [`Prepared`] handle (a small `Copy`
+/// value); [`Renderer::render_prepared`] draws that plan, into any pass of the frame, in any
+/// order; [`Renderer::render`] draws the last plan prepared (the one-plan frame above).
+///
+/// - **Space of its own.** Each plan of a frame gets its own instance space (blocks placed one
+///   after another in a pool of vertex buffers shared by the frame's plans) and its own
+///   viewport uniform (plan `i` of a frame uses the `i`th of a list of uniforms, each with its
+///   bind group). Queue writes run at the next submit, the last write to a range winning, so
+///   no two plans of a frame ever write the same range: the plans of one submit never
+///   overwrite each other.
+/// - **Frames.** The space is recycled when a frame ends, and a frame must not end before
+///   the host has submitted the renders of its plans. A frame ends in one of two ways:
+///   - *Explicit frames*: the host calls [`Renderer::begin_frame`] before each frame's first
+///     `prepare`, after submitting the previous frame. Once it has been called, `prepare`
+///     never ends a frame by itself. Needed when `prepare` and `render` alternate before one
+///     submit (prepare A, render A, prepare B, render B, submit).
+///   - *Automatic frames* (no `begin_frame` call ever): a `prepare` that follows a `render` or
+///     `render_prepared` starts a new frame. This covers one plan per submit (prepare, render,
+///     submit, as before) and "prepare every plan, then render them, then submit". A host
+///     that prepares plans and never renders holds their space until it renders (a warning is
+///     logged at 64 plans).
+/// - **Stale handles.** A [`Prepared`] of an earlier frame draws nothing (a warning is
+///   logged): its space may hold another plan's instances now.
+/// - **Bounded memory.** Each frame reuses the space of the frames before it: the pool grows
+///   only until it holds the largest frame (the first buffer grows toward the largest frame's
+///   instances, so that a frame's plans come to share it), and there are as many viewport
+///   uniforms as the most plans a frame held.
+/// - **Stats.** [`Renderer::stats`] gives core's counters of the last plan prepared and the
+///   device counters of the frame, summed over its plans and renders.
+///
+/// ```no_run
+/// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue,
+/// #     renderer: &mut layerbatch_wgpu::Renderer, batcher: &mut layerbatch_core::Batcher,
+/// #     pass_for: impl Fn(&mut wgpu::CommandEncoder) -> wgpu::RenderPass<'_>)
+/// # -> Result<(), layerbatch_wgpu::Error> {
+/// renderer.begin_frame(); // the previous frame was submitted
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// batcher.begin_frame();
+/// // ... the scene's quads ...
+/// let scene = renderer.prepare(device, queue, &mut encoder, batcher.finish(), [800, 600])?;
+/// batcher.begin_frame();
+/// // ... the overlay's quads, in a smaller viewport ...
+/// let overlay = renderer.prepare(device, queue, &mut encoder, batcher.finish(), [400, 300])?;
+/// {
+///     let mut pass = pass_for(&mut encoder);
+///     renderer.render_prepared(&mut pass, scene);
+///     renderer.render_prepared(&mut pass, overlay);
+/// }
+/// queue.submit([encoder.finish()]);
+/// # Ok(()) }
+/// ```
 ///
 /// # Plans
 ///
@@ -164,11 +265,11 @@ struct Draw {
 ///
 /// # Instances
 ///
-/// Instances live in one vertex buffer per block of [`FramePlan::instance_capacity`]
-/// instances (core never lets a segment cross a block), each no larger than the device's
-/// `max_buffer_size`. The pool grows to the blocks the largest frame needs and is reused
-/// frame to frame, so any number of quads fits and instance memory is bounded by the largest
-/// frame.
+/// Instances are uploaded by blocks of [`FramePlan::instance_capacity`] instances (core never
+/// lets a segment cross a block), each block in one vertex buffer of a pool, each buffer no
+/// larger than the device's `max_buffer_size`. A frame's blocks (of all its plans) are placed
+/// one after another; the pool grows to what the largest frame needs and is reused frame to
+/// frame, so any number of quads fits and instance memory is bounded by the largest frame.
 ///
 /// # Submission ordering
 ///
@@ -181,16 +282,17 @@ struct Draw {
 /// plan's first GPU copy is staged in buffers no larger than the device's `max_buffer_size` (a
 /// level larger than that is split by rows) and recorded into the same encoder with
 /// `copy_buffer_to_texture`, in op order around the copies. The result is exactly the plan's
-/// op order. The host must submit the encoder before the next `prepare` (the instance buffers
-/// are rewritten then).
+/// op order. The host must submit the encoder before the frame ends (the instance buffers and
+/// viewport uniforms of the frame's plans are rewritten then): see *Several plans per frame*.
 #[derive(Debug)]
 pub struct Renderer {
     validator: PlanValidator,
     tiers: Vec<u32>,
     pipelines: Vec<wgpu::RenderPipeline>,
     slot_layouts: Vec<wgpu::BindGroupLayout>,
-    globals_buffer: wgpu::Buffer,
-    globals_group: wgpu::BindGroup,
+    globals_layout: wgpu::BindGroupLayout,
+    /// One viewport uniform per place in a frame's plans: plan `i` of a frame uses the `i`th.
+    viewports: Vec<Viewport>,
     placeholder: wgpu::TextureView,
     /// One sampler per (filter, wrap), indexed by [`sampler_index`].
     samplers: Vec<wgpu::Sampler>,
@@ -199,13 +301,31 @@ pub struct Renderer {
     slots: Vec<Option<ArrayId>>,
     groups: HashMap<GroupKey, CachedGroup>,
     next_serial: u64,
+    /// Plans executed past the validator, successfully or not (the bind-group cache's clock).
     frame_index: u64,
-    /// One vertex buffer per instance block, reused frame to frame.
+    /// The pool of instance vertex buffers, shared by a frame's plans, reused frame to frame.
     instance_buffers: Vec<wgpu::Buffer>,
+    /// Where the current frame's next instance block goes: (buffer, byte offset).
+    cursor: (usize, u64),
+    /// Instance bytes the current frame has placed.
+    frame_bytes: u64,
+    /// The most instance bytes a finished frame placed: the first buffer grows toward it, so
+    /// that a frame's plans come to share one buffer.
+    peak_frame_bytes: u64,
     /// The device's `max_buffer_size`: the largest staging buffer.
     max_buffer_size: u64,
-    draws: Vec<Draw>,
-    viewport_px: [u32; 2],
+    /// The renderer's frame: [`Prepared`] handles of other frames are stale.
+    frame: u64,
+    /// The plans prepared in the current frame, in order.
+    plans: Vec<PlanDraws>,
+    /// The plan `render` draws: the last one prepared, if that succeeded.
+    latest: Option<Prepared>,
+    /// Set by [`Renderer::begin_frame`]: frames end only there, never in `prepare`.
+    explicit_frames: bool,
+    /// `render` or `render_prepared` ran since the last `prepare` (automatic frames).
+    rendered: AtomicBool,
+    /// The device counters of the current frame's plans, summed.
+    frame_counters: DeviceCounters,
     /// Everything up to the last `prepare`; `render`'s work for the current frame is added by
     /// [`Renderer::stats`].
     stats: Stats,
@@ -273,20 +393,11 @@ impl Renderer {
                 count: None,
             }],
         });
-        let (globals_buffer, globals_group, placeholder, samplers) = checked(
+        let (viewport, placeholder, samplers) = checked(
             device,
             || "creating the globals, the samplers and the placeholder texture".to_string(),
             || {
-                let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("layerbatch globals"),
-                    contents: bytemuck::cast_slice(&[1.0f32, 1.0, 0.0, 0.0]),
-                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                });
-                let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("layerbatch globals"),
-                    layout: &globals_layout,
-                    entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() }],
-                });
+                let viewport = create_viewport(device, &globals_layout);
                 // Every slot's sampler, chosen per array by `sampler_index`.
                 let samplers =
                     SAMPLER_KINDS.iter().map(|&(filter, wrap)| create_sampler(device, filter, wrap)).collect();
@@ -308,7 +419,7 @@ impl Renderer {
                         dimension: Some(wgpu::TextureViewDimension::D2Array),
                         ..Default::default()
                     });
-                (buffer, group, placeholder, samplers)
+                (viewport, placeholder, samplers)
             },
         )?;
 
@@ -341,15 +452,15 @@ impl Renderer {
         }
 
         let mut stats = Stats::created(pipelines.len() as u64);
-        // The globals group.
+        // The first viewport's globals group.
         stats.device_total.bind_group_creates = 1;
         Ok(Self {
             validator: PlanValidator::new(budget),
             tiers: budget.tiers.clone(),
             pipelines,
             slot_layouts,
-            globals_buffer,
-            globals_group,
+            globals_layout,
+            viewports: vec![viewport],
             placeholder,
             samplers,
             arrays: HashMap::new(),
@@ -358,9 +469,16 @@ impl Renderer {
             next_serial: 0,
             frame_index: 0,
             instance_buffers: Vec::new(),
+            cursor: (0, 0),
+            frame_bytes: 0,
+            peak_frame_bytes: 0,
             max_buffer_size: dl.max_buffer_size,
-            draws: Vec::new(),
-            viewport_px: [0, 0],
+            frame: 0,
+            plans: Vec::new(),
+            latest: None,
+            explicit_frames: false,
+            rendered: AtomicBool::new(false),
+            frame_counters: DeviceCounters::ZERO,
             stats,
             render_draws: AtomicU64::new(0),
             render_group_sets: AtomicU64::new(0),
@@ -387,8 +505,9 @@ impl Renderer {
         self.groups.len()
     }
 
-    /// Instance vertex buffers held: the most blocks of [`FramePlan::instance_capacity`]
-    /// instances any frame needed.
+    /// Instance vertex buffers in the pool, shared by a frame's plans: at least the most
+    /// blocks of [`FramePlan::instance_capacity`] instances any frame needed, each no larger
+    /// than the device's `max_buffer_size`.
     pub fn instance_buffers(&self) -> usize {
         self.instance_buffers.len()
     }
@@ -398,10 +517,17 @@ impl Renderer {
         self.instance_buffers.iter().map(wgpu::Buffer::size).sum()
     }
 
-    /// Core's counters and what this renderer issued, for the last plan prepared (the draws and
-    /// bind-group sets of `render` are counted when it runs). `bind_group_sets` counts every
-    /// `set_bind_group`, the globals group's one per `render` included; `texture_binds` stays
-    /// 0. `device_total` includes the pipelines and the globals bind group created by `new`.
+    /// Plans prepared successfully in the current frame.
+    pub fn prepared_plans(&self) -> usize {
+        self.plans.len()
+    }
+
+    /// Core's counters of the last plan prepared, and what this renderer issued for the current
+    /// frame, summed over its plans (the draws and bind-group sets of `render` and
+    /// `render_prepared` are counted when they run; `device_frame.frames` is the number of
+    /// plans prepared in the frame). `bind_group_sets` counts every `set_bind_group`, the
+    /// globals group's one per render call included; `texture_binds` stays 0. `device_total`
+    /// includes the pipelines and the globals bind group created by `new`.
     pub fn stats(&self) -> Stats {
         let mut s = self.stats;
         s.add_device(self.render_counters());
@@ -415,19 +541,54 @@ impl Renderer {
         c
     }
 
+    /// Starts a new frame: the host has submitted every encoder holding the renders of the
+    /// plans prepared so far (or dropped them). Their instance space and viewport uniforms are
+    /// reused by the plans prepared next, and their [`Prepared`] handles go stale.
+    ///
+    /// Call it once per frame, before the frame's first [`Renderer::prepare`] (the first call
+    /// switches the renderer to explicit frames for good: `prepare` then never starts a frame
+    /// by itself). Hosts that render each plan after preparing all of the frame's plans, or
+    /// that prepare one plan per submit, may leave it out: see [`Renderer`].
+    pub fn begin_frame(&mut self) {
+        self.explicit_frames = true;
+        self.rendered.store(false, Ordering::Relaxed);
+        self.start_frame();
+    }
+
+    /// Recycles the current frame's space: the frame's plans were submitted.
+    fn start_frame(&mut self) {
+        // The frame's draws were counted by `render`; fold them in before a new frame.
+        let mut rendered = DeviceCounters::ZERO;
+        rendered.draw_calls = self.render_draws.swap(0, Ordering::Relaxed);
+        rendered.bind_group_sets = self.render_group_sets.swap(0, Ordering::Relaxed);
+        self.stats.add_device(rendered);
+        self.frame_counters = DeviceCounters::ZERO;
+        self.frame += 1;
+        self.plans.clear();
+        self.latest = None;
+        self.peak_frame_bytes = self.peak_frame_bytes.max(self.frame_bytes);
+        self.frame_bytes = 0;
+        self.cursor = (0, 0);
+    }
+
     /// Executes `plan` up to the draws: checks it with core's [`PlanValidator`], then applies
     /// its ops in order, uploads the instances and the viewport (`viewport_px`: the size of the
-    /// host's viewport in pixels; quads are in pixels, y down, `(0, 0)` its top-left corner),
-    /// and resolves the bind groups the segments need. GPU copies (and layer writes after
-    /// them) are recorded into `encoder`: see [`Renderer`] for the ordering contract.
+    /// host's viewport in pixels; quads are in pixels, y down, `(0, 0)` its top-left corner)
+    /// into space of their own in the current frame, and resolves the bind groups the segments
+    /// need. GPU copies (and layer writes after them) are recorded into `encoder`: see
+    /// [`Renderer`] for the ordering contract and for when a frame ends.
+    ///
+    /// Returns the handle [`Renderer::render_prepared`] draws the plan with; [`Renderer::render`]
+    /// draws the last plan prepared.
     ///
     /// # Errors
     /// [`Error::Plan`] when the validator refuses the plan (out of order, or one that could not
     /// run): nothing was applied. [`Error::Device`] when wgpu refuses an operation of a valid
     /// plan (out of memory, a limit the budget did not know): part of the plan may be applied,
     /// so the renderer drops every array it holds and accepts only a rebuild plan next
-    /// ([`Batcher::restore`](layerbatch_core::Batcher::restore)). Either way nothing is drawn
-    /// for the frame.
+    /// ([`Batcher::restore`](layerbatch_core::Batcher::restore)). Either way there is no
+    /// handle and `render` draws nothing until the next successful `prepare`; plans prepared
+    /// earlier in the frame can still be drawn with their handles.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -435,25 +596,36 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         plan: &FramePlan,
         viewport_px: [u32; 2],
-    ) -> Result<(), Error> {
-        // The last frame's draws were counted by `render`; fold them in before a new frame.
-        let mut rendered = DeviceCounters::ZERO;
-        rendered.draw_calls = self.render_draws.swap(0, Ordering::Relaxed);
-        rendered.bind_group_sets = self.render_group_sets.swap(0, Ordering::Relaxed);
-        self.stats.add_device(rendered);
-        self.draws.clear();
+    ) -> Result<Prepared, Error> {
+        // Automatic frames: a `prepare` after a render starts the next frame (the host
+        // submitted before preparing again).
+        if self.rendered.swap(false, Ordering::Relaxed) && !self.explicit_frames {
+            self.start_frame();
+        }
+        self.latest = None;
         self.validator.check(plan)?;
 
-        let mut frame = DeviceCounters::one_frame();
-        match self.execute(device, queue, encoder, plan, viewport_px, &mut frame) {
-            Ok(()) => {
-                self.stats.record(plan, frame);
-                Ok(())
+        let mut counters = DeviceCounters::one_frame();
+        match self.execute(device, queue, encoder, plan, viewport_px, &mut counters) {
+            Ok(plan_draws) => {
+                let prepared = Prepared { frame: self.frame, index: self.plans.len() as u32 };
+                self.plans.push(plan_draws);
+                self.latest = Some(prepared);
+                self.frame_counters.accumulate(&counters);
+                self.stats.record(plan, counters);
+                // Core's counters are the last plan's; the device's, the frame's plans summed.
+                self.stats.device_frame = self.frame_counters;
+                if self.plans.len() == PLANS_WARNING && !self.explicit_frames {
+                    log::warn!(
+                        "layerbatch-wgpu: {PLANS_WARNING} plans prepared in one frame without a render: \
+                         their instance space is held until a render (or Renderer::begin_frame) ends the frame"
+                    );
+                }
+                Ok(prepared)
             }
             Err(e) => {
                 // Part of the plan may have been applied: hold nothing, so that the next plan,
                 // a rebuild, starts from an empty device (the validator now expects one).
-                self.draws.clear();
                 self.forget_arrays();
                 self.validator.reset();
                 Err(e)
@@ -461,25 +633,56 @@ impl Renderer {
         }
     }
 
-    /// Records the prepared segments into the host's pass, in order: per segment, its block's
-    /// vertex buffer, the tier's pipeline and the slot bind group (each only when it changes:
-    /// a bind group is set when a segment rebinds a slot or changes tier) and one instanced
-    /// draw. Draws nothing before the first successful [`Renderer::prepare`] or after a failed
-    /// one.
+    /// Records the last plan prepared into the host's pass: [`Renderer::render_prepared`] with
+    /// the handle of the last successful [`Renderer::prepare`]. Draws nothing before the first
+    /// successful `prepare`, after a failed one, or after [`Renderer::begin_frame`].
     pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
-        if self.draws.is_empty() {
+        self.rendered.store(true, Ordering::Relaxed);
+        if let Some(prepared) = self.latest {
+            self.draw_plan(pass, prepared);
+        }
+    }
+
+    /// Records the plan of `prepared` into the host's pass, in order: the plan's viewport
+    /// group, then per segment its instance block's vertex buffer range, the tier's pipeline
+    /// and the slot bind group (each only when it changes: a bind group is set when a segment
+    /// rebinds a slot or changes tier) and one instanced draw. Any plan of the current frame
+    /// may be drawn, in any pass, any number of times.
+    ///
+    /// A handle of an earlier frame is stale (its space may hold another plan now): nothing is
+    /// drawn, and a warning is logged.
+    pub fn render_prepared(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared) {
+        self.rendered.store(true, Ordering::Relaxed);
+        self.draw_plan(pass, prepared);
+    }
+
+    fn draw_plan(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared) {
+        let plan = match self.plans.get(prepared.index()) {
+            Some(plan) if prepared.frame == self.frame => plan,
+            _ => {
+                log::warn!(
+                    "layerbatch-wgpu: render_prepared with a stale handle (plan {} of frame {}, now frame {}): \
+                     nothing drawn",
+                    prepared.index,
+                    prepared.frame,
+                    self.frame
+                );
+                return;
+            }
+        };
+        if plan.draws.is_empty() {
             return;
         }
-        pass.set_bind_group(GROUP_GLOBALS, &self.globals_group, &[]);
+        let Some(viewport) = self.viewports.get(plan.viewport) else {
+            return;
+        };
+        pass.set_bind_group(GROUP_GLOBALS, &viewport.group, &[]);
         let (mut sets, mut draws) = (1, 0);
-        let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, usize::MAX);
-        for d in &self.draws {
-            if d.block != block {
-                let Some(buffer) = self.instance_buffers.get(d.block) else {
-                    continue;
-                };
-                pass.set_vertex_buffer(0, buffer.slice(..));
-                block = d.block;
+        let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, (usize::MAX, u64::MAX));
+        for d in &plan.draws {
+            if (d.block.index, d.block.offset) != block {
+                pass.set_vertex_buffer(0, d.block.buffer.slice(d.block.offset..d.block.offset + d.block.bytes));
+                block = (d.block.index, d.block.offset);
             }
             if d.pipeline != pipeline {
                 pass.set_pipeline(&self.pipelines[d.pipeline]);
@@ -505,31 +708,44 @@ impl Renderer {
         plan: &FramePlan,
         viewport_px: [u32; 2],
         frame: &mut DeviceCounters,
-    ) -> Result<(), Error> {
+    ) -> Result<PlanDraws, Error> {
         self.frame_index += 1;
         if plan.rebuild {
             frame.arrays_destroyed += self.arrays.len() as u64;
             self.forget_arrays();
         }
         self.apply_ops(device, queue, encoder, plan, frame)?;
-        self.resolve_segments(device, plan, frame)?;
-        self.upload_instances(device, queue, plan, frame)?;
-        if viewport_px != self.viewport_px {
+        let blocks = self.upload_instances(device, queue, plan, frame)?;
+        let draws = self.resolve_segments(device, plan, &blocks, frame)?;
+        // The plan's place in the frame picks its viewport uniform: no two plans of a frame
+        // (of a submit) write the same one.
+        let slot = self.plans.len();
+        if slot == self.viewports.len() {
+            let viewport = checked(
+                device,
+                || format!("creating the viewport uniform of plan {slot} of a frame"),
+                || create_viewport(device, &self.globals_layout),
+            )?;
+            self.viewports.push(viewport);
+            frame.bind_group_creates += 1;
+        }
+        let viewport = &mut self.viewports[slot];
+        if viewport_px != viewport.px {
             let v = [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32, 0.0, 0.0];
             checked(
                 device,
                 || "writing the viewport".to_string(),
                 || {
-                    queue.write_buffer(&self.globals_buffer, 0, bytemuck::cast_slice(&v));
+                    queue.write_buffer(&viewport.buffer, 0, bytemuck::cast_slice(&v));
                 },
             )?;
-            self.viewport_px = viewport_px;
+            viewport.px = viewport_px;
         }
         if self.groups.len() > MAX_CACHED_GROUPS {
             let frame = self.frame_index;
             self.groups.retain(|_, g| g.last_used == frame);
         }
-        Ok(())
+        Ok(PlanDraws { viewport: slot, draws })
     }
 
     /// Drops every array, cached bind group and slot binding: a rebuild plan, or a device
@@ -670,9 +886,11 @@ impl Renderer {
         &mut self,
         device: &wgpu::Device,
         plan: &FramePlan,
+        blocks: &[Block],
         frame: &mut DeviceCounters,
-    ) -> Result<(), Error> {
+    ) -> Result<Vec<Draw>, Error> {
         let capacity = plan.instance_capacity.max(1);
+        let mut draws = Vec::with_capacity(plan.segments.len());
         for seg in &plan.segments {
             for b in plan.binds(seg) {
                 if let Some(slot) = self.slots.get_mut(b.slot as usize) {
@@ -701,57 +919,99 @@ impl Renderer {
             cached.last_used = self.frame_index;
             let block = seg.instances.start / capacity;
             let base = block * capacity;
-            self.draws.push(Draw {
+            let placed = blocks.get(block as usize).ok_or_else(|| Error::Device {
+                op: format!("drawing instances {:?}", seg.instances),
+                message: format!(
+                    "they lie outside the plan's {} instances (renderer and validator out of step)",
+                    plan.instances.len()
+                ),
+            })?;
+            draws.push(Draw {
                 pipeline,
                 group: cached.group.clone(),
                 serial: cached.serial,
-                block: block as usize,
+                block: placed.clone(),
                 instances: seg.instances.start - base..seg.instances.end - base,
             });
         }
-        Ok(())
+        Ok(draws)
     }
 
-    /// Uploads the instances, one block of `instance_capacity` per vertex buffer of the pool.
+    /// Uploads the instances, one block of `instance_capacity` at a time, each into space of
+    /// its own in the pool (see [`Renderer::place`]), and returns where each block went.
     fn upload_instances(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         plan: &FramePlan,
         frame: &mut DeviceCounters,
-    ) -> Result<(), Error> {
+    ) -> Result<Vec<Block>, Error> {
         let capacity = u64::from(plan.instance_capacity.max(1));
         let blocks = (plan.instances.len() as u64).div_ceil(capacity);
+        let mut placed = Vec::with_capacity(blocks as usize);
         for k in 0..blocks {
             let data: &[u8] = bytemuck::cast_slice(plan.block(k as u32));
-            let needed = data.len() as u64;
-            let k = k as usize;
-            if self.instance_buffers.get(k).is_none_or(|b| b.size() < needed) {
-                // Full blocks get the whole capacity; a partial one room to grow, within it.
-                let instances =
-                    (needed / u64::from(Instance::BYTES)).next_power_of_two().max(MIN_INSTANCES).min(capacity);
-                let buffer = checked(
-                    device,
-                    || format!("creating the vertex buffer of instance block {k}"),
-                    || {
-                        device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some("layerbatch instances"),
-                            size: instances * u64::from(Instance::BYTES),
-                            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-                            mapped_at_creation: false,
-                        })
-                    },
-                )?;
-                match self.instance_buffers.get_mut(k) {
-                    Some(b) => *b = buffer,
-                    None => self.instance_buffers.push(buffer),
+            let bytes = data.len() as u64;
+            let block = self.place(device, bytes, capacity)?;
+            checked(
+                device,
+                || format!("writing instance block {k} ({bytes} bytes at {} of buffer {})", block.offset, block.index),
+                || queue.write_buffer(&block.buffer, block.offset, data),
+            )?;
+            frame.instance_bytes_written += bytes;
+            placed.push(block);
+        }
+        Ok(placed)
+    }
+
+    /// Room for a block of `bytes` (at most `capacity` instances) in the pool, after every
+    /// block placed earlier in the frame: the space of the frame's plans never overlaps, so
+    /// their queue writes, which all run at the next submit, never overwrite each other.
+    ///
+    /// The cursor walks the pool's buffers in order; a buffer without room left is skipped.
+    /// A buffer the frame has not used yet is replaced when it is too small for the block (or,
+    /// the first one, for the largest frame so far), with one of a power of two instances, at
+    /// least [`MIN_INSTANCES`] and at most `capacity`; past the last buffer a new one is
+    /// added. Buffers are never replaced once used in the frame, so every block placed keeps
+    /// its buffer. The pool stops growing once it holds the largest frame: at most one
+    /// buffer per block of the largest frame, each at most `capacity` instances.
+    fn place(&mut self, device: &wgpu::Device, bytes: u64, capacity: u64) -> Result<Block, Error> {
+        let stride = u64::from(Instance::BYTES);
+        let size_for =
+            |bytes: u64| (bytes.div_ceil(stride)).next_power_of_two().max(MIN_INSTANCES).min(capacity) * stride;
+        loop {
+            let (index, offset) = self.cursor;
+            if offset == 0 {
+                let want = if index == 0 { bytes.max(self.peak_frame_bytes) } else { bytes };
+                let held = self.instance_buffers.get(index).map(wgpu::Buffer::size);
+                if held.is_none_or(|size| size < bytes || size < size_for(want)) {
+                    let size = size_for(want).max(bytes);
+                    let buffer = checked(
+                        device,
+                        || format!("creating instance vertex buffer {index} ({size} bytes)"),
+                        || {
+                            device.create_buffer(&wgpu::BufferDescriptor {
+                                label: Some("layerbatch instances"),
+                                size,
+                                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                                mapped_at_creation: false,
+                            })
+                        },
+                    )?;
+                    match self.instance_buffers.get_mut(index) {
+                        Some(b) => *b = buffer,
+                        None => self.instance_buffers.push(buffer),
+                    }
                 }
             }
-            let buffer = &self.instance_buffers[k];
-            checked(device, || format!("writing instance block {k}"), || queue.write_buffer(buffer, 0, data))?;
-            frame.instance_bytes_written += needed;
+            let buffer = &self.instance_buffers[index];
+            if buffer.size() - offset >= bytes {
+                self.cursor = (index, offset + bytes);
+                self.frame_bytes += bytes;
+                return Ok(Block { buffer: buffer.clone(), index, offset, bytes });
+            }
+            self.cursor = (index + 1, 0);
         }
-        Ok(())
     }
 
     /// The bind group of tier `pipeline`'s slots as they are held now: per slot, the array's
@@ -1170,4 +1430,19 @@ fn ready<F: Future>(future: F) -> Option<F::Output> {
         Poll::Ready(v) => Some(v),
         Poll::Pending => None,
     }
+}
+
+/// A viewport uniform (1 x 1 px until written) and its globals bind group.
+fn create_viewport(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> Viewport {
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("layerbatch globals"),
+        contents: bytemuck::cast_slice(&[1.0f32, 1.0, 0.0, 0.0]),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("layerbatch globals"),
+        layout,
+        entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() }],
+    });
+    Viewport { buffer, group, px: [0, 0] }
 }

@@ -9,7 +9,7 @@ use layerbatch_wgpu::{device_limits, Error, Renderer, RendererOptions};
 
 // Device, pass and readback recipes, shared with the root examples, benches and tests.
 #[path = "../../../examples/support/gpu.rs"]
-mod gpu;
+pub mod gpu;
 
 /// Offscreen target size.
 pub const SIZE: u32 = 256;
