@@ -318,6 +318,8 @@ pub struct Renderer {
     frame: u64,
     /// The plans prepared in the current frame, in order.
     plans: Vec<PlanDraws>,
+    /// Draw lists of earlier frames' plans, emptied, for reuse.
+    spare_draws: Vec<Vec<Draw>>,
     /// The plan `render` draws: the last one prepared, if that succeeded.
     latest: Option<Prepared>,
     /// Set by [`Renderer::begin_frame`]: frames end only there, never in `prepare`.
@@ -475,6 +477,7 @@ impl Renderer {
             max_buffer_size: dl.max_buffer_size,
             frame: 0,
             plans: Vec::new(),
+            spare_draws: Vec::new(),
             latest: None,
             explicit_frames: false,
             rendered: AtomicBool::new(false),
@@ -564,7 +567,11 @@ impl Renderer {
         self.stats.add_device(rendered);
         self.frame_counters = DeviceCounters::ZERO;
         self.frame += 1;
-        self.plans.clear();
+        // Keep the draw lists' storage for the next frame's plans: no allocation per frame.
+        for mut p in self.plans.drain(..) {
+            p.draws.clear();
+            self.spare_draws.push(p.draws);
+        }
         self.latest = None;
         self.peak_frame_bytes = self.peak_frame_bytes.max(self.frame_bytes);
         self.frame_bytes = 0;
@@ -890,7 +897,8 @@ impl Renderer {
         frame: &mut DeviceCounters,
     ) -> Result<Vec<Draw>, Error> {
         let capacity = plan.instance_capacity.max(1);
-        let mut draws = Vec::with_capacity(plan.segments.len());
+        let mut draws = self.spare_draws.pop().unwrap_or_default();
+        draws.reserve(plan.segments.len());
         for seg in &plan.segments {
             for b in plan.binds(seg) {
                 if let Some(slot) = self.slots.get_mut(b.slot as usize) {
