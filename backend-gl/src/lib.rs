@@ -97,7 +97,9 @@
 //!   `DRAW_FRAMEBUFFER_BINDING` when [`Target::framebuffer`] names one.
 //! - Draws and blit copies: `SCISSOR_TEST`, `DEPTH_TEST`, `STENCIL_TEST`, `CULL_FACE`,
 //!   `RASTERIZER_DISCARD`, `SAMPLE_ALPHA_TO_COVERAGE`, `SAMPLE_COVERAGE` (all disabled while
-//!   painting) and `COLOR_WRITEMASK` (all channels on).
+//!   painting) and `COLOR_WRITEMASK` (all channels on). With [`Target::keep_host_clip`] the
+//!   draws run with the host's `SCISSOR_TEST` and `STENCIL_TEST` (and its scissor box and
+//!   stencil function) instead, so the host's clip applies; layer copies never run clipped.
 //! - Layer writes: `PIXEL_UNPACK_BUFFER_BINDING` (0 while uploading), `UNPACK_ALIGNMENT` (1),
 //!   `UNPACK_ROW_LENGTH`, `UNPACK_IMAGE_HEIGHT`, `UNPACK_SKIP_PIXELS`, `UNPACK_SKIP_ROWS`,
 //!   `UNPACK_SKIP_IMAGES` (0).

@@ -20,7 +20,11 @@ use crate::state::{Needs, Saved};
 const MAX_PENDING_ERRORS: usize = 16;
 
 /// Where a paint draws.
+///
+/// `#[non_exhaustive]`: build it with [`Target::bound`] or [`Target::framebuffer`] and the
+/// `with_*` methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Target {
     /// The framebuffer to draw into, bound to `DRAW_FRAMEBUFFER` for the paint and then
     /// rebound to what was there. `None`: whatever the host has bound (the default
@@ -30,16 +34,40 @@ pub struct Target {
     /// pixels with `(0, 0)` at the top-left corner and y pointing down. A zero width or height
     /// applies the plan's resource ops and draws nothing.
     pub viewport_px: [u32; 2],
+    /// Draw through the host's clip: keep `SCISSOR_TEST` and `STENCIL_TEST` as the host set
+    /// them (with its scissor box and stencil function), so a UI panel, a scroll view or a
+    /// split screen clips the sprites. Default `false`: both are disabled while drawing. Either
+    /// way they are restored after the paint, and layer copies never run clipped.
+    pub keep_host_clip: bool,
 }
 
 impl Target {
     /// Draw into whatever framebuffer the host has bound, over a `w x h` viewport.
     pub const fn bound(viewport_px: [u32; 2]) -> Self {
-        Self { framebuffer: None, viewport_px }
+        Self { framebuffer: None, viewport_px, keep_host_clip: false }
     }
     /// Draw into `framebuffer`, over a `w x h` viewport.
     pub const fn framebuffer(framebuffer: glow::Framebuffer, viewport_px: [u32; 2]) -> Self {
-        Self { framebuffer: Some(framebuffer), viewport_px }
+        Self { framebuffer: Some(framebuffer), viewport_px, keep_host_clip: false }
+    }
+    /// Sets [`Target::keep_host_clip`].
+    ///
+    /// ```no_run
+    /// # fn f(gl: &glow::Context, renderer: &mut layerbatch_gl::Renderer, plan: &layerbatch_core::FramePlan)
+    /// # -> Result<(), layerbatch_gl::Error> {
+    /// use glow::HasContext;
+    /// // SAFETY: plain state calls on the current context.
+    /// unsafe {
+    ///     gl.enable(glow::SCISSOR_TEST);
+    ///     gl.scissor(100, 100, 200, 150); // GL's window coordinates: y up
+    /// }
+    /// renderer.paint(plan, &layerbatch_gl::Target::bound([800, 600]).with_host_clip(true))?;
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub const fn with_host_clip(mut self, keep_host_clip: bool) -> Self {
+        self.keep_host_clip = keep_host_clip;
+        self
     }
 }
 
@@ -380,6 +408,9 @@ impl Renderer {
         }
         let mut result = self.apply_ops(plan, &mut c);
         if result.is_ok() && draw {
+            if target.keep_host_clip {
+                saved.reenable_host_clip(&self.gl);
+            }
             result = self.draw(plan, target, &mut c);
         }
         if result.is_err() {

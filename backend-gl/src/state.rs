@@ -141,6 +141,17 @@ impl Saved {
         }
     }
 
+    /// Turns `SCISSOR_TEST` and `STENCIL_TEST` back on where the host had them on, for draws
+    /// through the host's clip (after the layer copies, which must not be clipped).
+    pub(crate) fn reenable_host_clip(&self, gl: &glow::Context) {
+        for &(cap, on) in &self.enabled[..self.enabled_len] {
+            if on && (cap == glow::SCISSOR_TEST || cap == glow::STENCIL_TEST) {
+                // SAFETY: enabling a capability the host had enabled, on the current context.
+                unsafe { gl.enable(cap) };
+            }
+        }
+    }
+
     /// Puts back everything captured. A texture the paint deleted (`deleted`) is not rebound:
     /// its unit gets texture 0, as GL itself does when a bound texture is deleted.
     pub(crate) fn restore(self, gl: &glow::Context, deleted: &[glow::Texture]) {

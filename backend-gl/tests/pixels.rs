@@ -848,3 +848,66 @@ fn skipped_plan_recovers(ctx: &Ctx) {
     rig.finish();
 }
 both_flavors!(skipped_plan_recovers);
+
+// The host's scissor: honoured with `keep_host_clip`, ignored without, restored either way,
+// and never applied to the layer copies that run before the draws.
+fn host_scissor(ctx: &Ctx) {
+    use glow::HasContext as _;
+    let mut rig = Rig::new(ctx, Config::default().with_max_packed_size_px(0).with_initial_layers(2));
+    let red = rig.register(TextureDesc::new(8, 8), [255, 0, 0, 255]);
+    // Scissor box in GL window coordinates (y up): x 40..120, rows H-100..H-40, which is
+    // y 40..100 in the readback (y down).
+    let (sx, sy, sw, sh) = (40, H as i32 - 100, 80, 60);
+    for keep in [true, false] {
+        rig.target.clear(&ctx.gl, CLEAR);
+        // SAFETY: plain state calls on the current context.
+        unsafe {
+            ctx.gl.enable(glow::SCISSOR_TEST);
+            ctx.gl.scissor(sx, sy, sw, sh);
+        }
+        // Three more textures of the class: the array grows (a layer copy) in this very paint.
+        let more: Vec<_> = (0..3).map(|i| rig.register(TextureDesc::new(8, 8), [0, 60 * i as u8, 255, 255])).collect();
+        rig.batcher.begin_frame();
+        rig.batcher.push(&Quad::rect(red, [0.0, 0.0], [W as f32, H as f32])).unwrap();
+        for (i, &t) in more.iter().enumerate() {
+            rig.batcher.push(&Quad::rect(t, [150.0 + 20.0 * i as f32, 150.0], [10.0, 10.0])).unwrap();
+        }
+        let plan = rig.batcher.finish();
+        if keep {
+            assert!(plan.counters.array_growths > 0, "the paint copies layers");
+        }
+        let target = Target::framebuffer(rig.target.fbo, [W, H]).with_host_clip(keep);
+        rig.renderer.as_mut().unwrap().paint(plan, &target).unwrap();
+        // SAFETY: state queries on the current context.
+        let (on, boxed) = unsafe {
+            let mut b = [0i32; 4];
+            ctx.gl.get_parameter_i32_slice(glow::SCISSOR_BOX, &mut b);
+            (ctx.gl.is_enabled(glow::SCISSOR_TEST), b)
+        };
+        assert!(on, "keep {keep}: SCISSOR_TEST restored");
+        assert_eq!(boxed, [sx, sy, sw, sh], "keep {keep}: scissor box untouched");
+        // SAFETY: the readback below must not be clipped.
+        unsafe { ctx.gl.disable(glow::SCISSOR_TEST) };
+        let img = rig.target.read(&ctx.gl);
+        for y in 0..H {
+            for x in 0..W {
+                let inside = (40..120).contains(&x) && (40..100).contains(&y);
+                let px = img.at(x, y);
+                if keep && !inside {
+                    assert_eq!(px, [0, 0, 0, 255], "keep: ({x}, {y}) outside the host's scissor was drawn");
+                } else if !(150..210).contains(&x) || !(150..160).contains(&y) {
+                    // Drawn (inside the box, or everywhere without keep_host_clip), outside
+                    // the small quads.
+                    assert_eq!(px, [255, 0, 0, 255], "keep {keep}: ({x}, {y}) not drawn");
+                }
+            }
+        }
+        // The grown array's old layers survived the copy: the red texture still samples red
+        // (checked above inside the box); the new textures drew where the box allows.
+        if !keep {
+            assert_eq!(img.at(175, 155), [0, 60, 255, 255], "a texture admitted by the growth");
+        }
+    }
+    rig.finish();
+}
+both_flavors!(host_scissor);
