@@ -20,14 +20,7 @@ use scene::{texture_pixels, Scene, SceneOptions};
 const SIZE: [u32; 2] = [160, 120];
 
 fn open(kind: DeviceKind, test: &str) -> Option<Headless> {
-    match Headless::new(kind, SIZE) {
-        Ok(d) => Some(d),
-        Err(e) if headless::in_ci() => panic!("{test}: CI=true and no {kind:?} device: {e}"),
-        Err(e) => {
-            println!("skipped: {test}: no {kind:?} device: {e}");
-            None
-        }
-    }
+    headless::open_for_test(kind, SIZE, test)
 }
 
 /// Re-sends the pixels of every listed scene texture.

@@ -17,14 +17,7 @@ use headless::{DeviceKind, Headless};
 use layerbatch::{Batcher, Config, Filter, Quad, TextureDesc, Wrap};
 
 fn open(kind: DeviceKind, size: [u32; 2], test: &str) -> Option<Headless> {
-    match Headless::new(kind, size) {
-        Ok(d) => Some(d),
-        Err(e) if headless::in_ci() => panic!("{test}: CI=true and no {kind:?} device: {e}"),
-        Err(e) => {
-            println!("skipped: {test}: no {kind:?} device: {e}");
-            None
-        }
-    }
+    headless::open_for_test(kind, size, test)
 }
 
 /// A distinct, opaque colour per index.
@@ -182,18 +175,7 @@ fn repeat_mirror_nearest_and_mips_read_back_the_same_on_gl_and_wgpu() {
     const SIZE: [u32; 2] = [320, 180];
     let Some((gl, gl_name)) = sampling_scene(DeviceKind::Gl, SIZE, TEST) else { return };
     let Some((vk, vk_name)) = sampling_scene(DeviceKind::WgpuVulkan, SIZE, TEST) else { return };
-    let mut worst = 0u8;
-    let mut differing = 0;
-    for (i, (a, b)) in gl.chunks_exact(4).zip(vk.chunks_exact(4)).enumerate() {
-        let d = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).max().unwrap();
-        worst = worst.max(d);
-        if d > 2 {
-            differing += 1;
-            if differing <= 5 {
-                eprintln!("({}, {}): {gl_name} {a:?} vs {vk_name} {b:?}", i as u32 % SIZE[0], i as u32 / SIZE[0]);
-            }
-        }
-    }
+    let (differing, worst) = headless::compare(&gl, &vk, SIZE[0], 2, &gl_name, &vk_name);
     assert_eq!(differing, 0, "{differing} pixels differ by more than 2 (worst {worst})");
     let lit = gl.chunks_exact(4).filter(|p| p[..3] != [0, 0, 0]).count();
     assert!(lit > 20_000, "the scene drew: {lit} pixels");

@@ -10,7 +10,7 @@ mod headless;
 #[path = "../examples/support/scene.rs"]
 mod scene;
 
-use headless::{DeviceKind, Headless};
+use headless::DeviceKind;
 use layerbatch::{Batcher, Config, Counters};
 use scene::{Scene, SceneOptions};
 
@@ -25,14 +25,7 @@ struct Run {
 }
 
 fn render(kind: DeviceKind, config: Config, test: &str) -> Option<Run> {
-    let mut dev = match Headless::new(kind, SIZE) {
-        Ok(d) => d,
-        Err(e) if headless::in_ci() => panic!("{test}: CI=true and no {kind:?} device: {e}"),
-        Err(e) => {
-            println!("skipped: {test}: no {kind:?} device: {e}");
-            return None;
-        }
-    };
+    let mut dev = headless::open_for_test(kind, SIZE, test)?;
     let mut batcher = Batcher::new(dev.limits(), config).expect("budget");
     dev.init(batcher.budget()).expect("renderer");
     let opts = SceneOptions { sprites: 400, textures: 24, viewport_px: SIZE, ..SceneOptions::default() };

@@ -12,7 +12,7 @@ mod headless;
 #[path = "../examples/support/plans.rs"]
 mod plans;
 
-use headless::{DeviceKind, DrawError, Headless};
+use headless::{DeviceKind, DrawError};
 use layerbatch::{Batcher, Config, FramePlan, Limits, MockDevice, PlanError, TextureDesc};
 
 /// What one executor answered to each plan, in order: the bad plans, the good one, a repeat of
@@ -58,14 +58,8 @@ fn every_executor_refuses_bad_plans_with_the_same_error() {
     let mut mock = MockDevice::new(&budget);
     let reference = answers(|plan| mock.execute(plan), limits);
     for kind in [DeviceKind::Gl, DeviceKind::Gles, DeviceKind::WgpuVulkan, DeviceKind::WgpuGl] {
-        let mut dev = match Headless::new(kind, [32, 32]) {
-            Ok(d) => d,
-            Err(e) if headless::in_ci() => panic!("CI=true and no {kind:?} device: {e}"),
-            Err(e) => {
-                println!("skipped: every_executor_refuses_bad_plans_with_the_same_error on {kind:?}: {e}");
-                continue;
-            }
-        };
+        let test = "every_executor_refuses_bad_plans_with_the_same_error";
+        let Some(mut dev) = headless::open_for_test(kind, [32, 32], test) else { continue };
         let limits = dev.limits();
         let budget = Batcher::new(limits, Config::default()).unwrap().budget().clone();
         dev.init(&budget).expect("renderer");

@@ -72,8 +72,10 @@
 //!
 //! ## Blending and colour
 //!
-//! Premultiplied alpha: blend `ONE, ONE_MINUS_SRC_ALPHA` for colour and alpha, equation
-//! `FUNC_ADD`. Texels must be premultiplied (as core documents for `Batcher::register`), tints
+//! Premultiplied alpha: by default ([`layerbatch_core::BlendMode::Over`]) blend `ONE,
+//! ONE_MINUS_SRC_ALPHA` for colour and alpha, equation `FUNC_ADD`; a segment whose draw state
+//! names another mode gets that mode's [`layerbatch_core::BlendMode::factors`] (the wgpu
+//! backend builds its pipelines from the same table). Texels must be premultiplied (as core documents for `Batcher::register`), tints
 //! are premultiplied, and the output is `texel * tint`. sRGB arrays (`SRGB8_ALPHA8`) are
 //! decoded by the sampler; whether the framebuffer encodes is the host's `FRAMEBUFFER_SRGB`
 //! (desktop) or framebuffer format, which the renderer leaves alone.
@@ -82,6 +84,10 @@
 //!
 //! Instance positions are pixels, `(0, 0)` at the top-left corner of the viewport, y down.
 //! [`Target::viewport_px`] sets the viewport to `(0, 0, w, h)` and the projection with it.
+//! A segment's draw state transforms the corners first (a uniform, `u_transform`) and may
+//! clip to a rectangle of the target (y down), drawn with `glScissor` (y flipped to GL's
+//! window coordinates, intersected with the host's box under [`Target::keep_host_clip`]); a
+//! segment clipped away entirely issues no draw.
 //!
 //! ## GL state
 //!
@@ -100,6 +106,8 @@
 //!   painting) and `COLOR_WRITEMASK` (all channels on). With [`Target::keep_host_clip`] the
 //!   draws run with the host's `SCISSOR_TEST` and `STENCIL_TEST` (and its scissor box and
 //!   stencil function) instead, so the host's clip applies; layer copies never run clipped.
+//! - Draws with a clip rectangle in the plan's draw states: `SCISSOR_BOX` (and
+//!   `SCISSOR_TEST`, above).
 //! - Layer writes: `PIXEL_UNPACK_BUFFER_BINDING` (0 while uploading), `UNPACK_ALIGNMENT` (1),
 //!   `UNPACK_ROW_LENGTH`, `UNPACK_IMAGE_HEIGHT`, `UNPACK_SKIP_PIXELS`, `UNPACK_SKIP_ROWS`,
 //!   `UNPACK_SKIP_IMAGES` (0).

@@ -14,6 +14,9 @@ pub(crate) struct TierProgram {
     pub(crate) u_viewport: Option<glow::UniformLocation>,
     /// The viewport last written to `u_viewport`.
     pub(crate) viewport: [f32; 2],
+    pub(crate) u_transform: Option<glow::UniformLocation>,
+    /// The transform last written to `u_transform`.
+    pub(crate) transform: [f32; 6],
 }
 
 fn log_or_placeholder(log: String) -> String {
@@ -116,6 +119,8 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool) -> Result<Ti
             gl.uniform_1_i32(loc.as_ref(), slot as i32);
         }
         let u_viewport = gl.get_uniform_location(program, shader::VIEWPORT_UNIFORM);
-        Ok(TierProgram { tier, program, u_viewport, viewport: [0.0, 0.0] })
+        let u_transform = gl.get_uniform_location(program, shader::TRANSFORM_UNIFORM);
+        // A fresh program's uniforms are zero: `transform` starts as "not written".
+        Ok(TierProgram { tier, program, u_viewport, viewport: [0.0, 0.0], u_transform, transform: [0.0; 6] })
     }
 }

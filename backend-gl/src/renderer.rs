@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use glow::HasContext;
+
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, DeviceCounters, Filter, Format, FramePlan, Instance, Limits,
-    PlanError, PlanValidator, ResourceOp, Segment, Stats, Wrap,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, DeviceCounters, Filter, Format, FramePlan,
+    Instance, Limits, PlanError, PlanValidator, ResourceOp, Segment, Stats, Wrap,
 };
 
 use crate::error::Error;
@@ -398,6 +399,7 @@ impl Renderer {
         }
         if draw {
             needs.units = needs.units.max(plan.segments.iter().map(|s| s.tier).max().unwrap_or(1));
+            needs.scissor = plan.states.iter().any(|s| s.clip_px.is_some());
         }
         let saved = Saved::capture_and_prepare(&self.gl, needs);
         let mut c = DeviceCounters::one_frame();
@@ -408,10 +410,12 @@ impl Renderer {
         }
         let mut result = self.apply_ops(plan, &mut c);
         if result.is_ok() && draw {
+            let mut host_scissor = None;
             if target.keep_host_clip {
                 saved.reenable_host_clip(&self.gl);
+                host_scissor = saved.host_scissor();
             }
-            result = self.draw(plan, target, &mut c);
+            result = self.draw(plan, target, host_scissor, &mut c);
         }
         if result.is_err() {
             // What the device holds is unknown now: hold nothing, so that only a rebuild plan
@@ -807,7 +811,15 @@ impl Renderer {
         }
     }
 
-    fn draw(&mut self, plan: &FramePlan, target: &Target, c: &mut DeviceCounters) -> Result<(), Error> {
+    /// Draws the segments. `host_scissor` is the host's scissor box when its clip is kept and
+    /// a segment clip may change the box (segment clips are intersected with it).
+    fn draw(
+        &mut self,
+        plan: &FramePlan,
+        target: &Target,
+        host_scissor: Option<[i32; 4]>,
+        c: &mut DeviceCounters,
+    ) -> Result<(), Error> {
         let gl = Arc::clone(&self.gl);
         let gl = &*gl;
         let [w, h] = target.viewport_px;
@@ -831,8 +843,31 @@ impl Renderer {
         self.frame_bound.iter_mut().for_each(|b| *b = None);
         let mut block = u32::MAX;
         let mut current_program = usize::MAX;
+        let mut current_blend = BlendMode::Over;
+        let clips = host_scissor.is_some() || plan.states.iter().any(|s| s.clip_px.is_some());
+        // The scissor last set: `None` is the state the paint started the draws with.
+        let mut current_clip: Option<Option<[u32; 4]>> = None;
         for (si, seg) in plan.segments.iter().enumerate() {
             let r = &seg.instances;
+            let state = plan.state(seg);
+            if state.blend != current_blend {
+                let [src, dst, src_a, dst_a] = state.blend.factors().map(gl_blend_factor);
+                // SAFETY: valid blend enums; the host's blend functions were saved.
+                unsafe { gl.blend_func_separate(src, dst, src_a, dst_a) };
+                current_blend = state.blend;
+            }
+            if !clips {
+                // No segment clips: the scissor stays as the paint set it up (the host's clip
+                // where kept, else none).
+            } else if current_clip != Some(state.clip_px) {
+                current_clip = Some(state.clip_px);
+                if !self.set_clip(state.clip_px, [w, h], host_scissor) {
+                    // Clipped away entirely: the segment draws nothing.
+                    continue;
+                }
+            } else if state.clip_px.is_some_and(|clip| gl_scissor(clip, [w, h], host_scissor).is_none()) {
+                continue;
+            }
             let seg_block = r.start / cap;
             if seg_block != block {
                 block = seg_block;
@@ -861,6 +896,10 @@ impl Renderer {
                 if prog.viewport != viewport {
                     gl.uniform_2_f32(prog.u_viewport.as_ref(), viewport[0], viewport[1]);
                     prog.viewport = viewport;
+                }
+                if prog.transform != state.transform {
+                    gl.uniform_2_f32_slice(prog.u_transform.as_ref(), &state.transform);
+                    prog.transform = state.transform;
                 }
                 let base = (r.start - seg_block * cap) * Instance::BYTES;
                 let at = |offset: u32| (base + offset) as i32;
@@ -910,6 +949,33 @@ impl Renderer {
         Ok(())
     }
 
+    /// Sets the scissor for a segment's clip (`None`: the host's clip where it is kept, else
+    /// none). Returns false when nothing of the target is left to draw.
+    fn set_clip(&self, clip_px: Option<[u32; 4]>, viewport_px: [u32; 2], host: Option<[i32; 4]>) -> bool {
+        let gl = &self.gl;
+        // SAFETY: scissor state on the current context; the host's box and `SCISSOR_TEST`
+        // were saved (`Needs::scissor` is set whenever a plan state has a clip).
+        unsafe {
+            match clip_px {
+                None => match host {
+                    Some([x, y, w, h]) => {
+                        gl.scissor(x, y, w, h);
+                        gl.enable(glow::SCISSOR_TEST);
+                    }
+                    None => gl.disable(glow::SCISSOR_TEST),
+                },
+                Some(clip) => {
+                    let Some([x, y, w, h]) = gl_scissor(clip, viewport_px, host) else {
+                        return false;
+                    };
+                    gl.scissor(x, y, w, h);
+                    gl.enable(glow::SCISSOR_TEST);
+                }
+            }
+        }
+        true
+    }
+
     /// Applies a segment's binds, then binds every array of its slot table not yet bound on
     /// its unit during this paint: each paint restores the host's units, so the binds of
     /// earlier plans are gone. Counts each `glBindTexture`.
@@ -946,6 +1012,31 @@ impl Renderer {
         }
         Ok(())
     }
+}
+
+/// GL's name for a blend factor.
+fn gl_blend_factor(f: BlendFactor) -> u32 {
+    match f {
+        BlendFactor::Zero => glow::ZERO,
+        BlendFactor::One => glow::ONE,
+        BlendFactor::DstColor => glow::DST_COLOR,
+        BlendFactor::OneMinusSrcColor => glow::ONE_MINUS_SRC_COLOR,
+        BlendFactor::OneMinusSrcAlpha => glow::ONE_MINUS_SRC_ALPHA,
+    }
+}
+
+/// The GL scissor box (window coordinates, y up) of a clip rectangle given in target pixels
+/// (y down), intersected with the viewport and the host's box; `None` when empty.
+fn gl_scissor(clip_px: [u32; 4], viewport_px: [u32; 2], host: Option<[i32; 4]>) -> Option<[i32; 4]> {
+    let [x, y, w, h] = clip_px.map(i64::from);
+    let [vw, vh] = viewport_px.map(i64::from);
+    // [x0, y0, x1, y1] in GL window coordinates.
+    let mut r = [x.min(vw), (vh - y - h).max(0), (x + w).min(vw), (vh - y).max(0)];
+    if let Some([hx, hy, hw, hh]) = host.map(|b| b.map(i64::from)) {
+        r = [r[0].max(hx), r[1].max(hy), r[2].min(hx + hw), r[3].min(hy + hh)];
+    }
+    let [x0, y0, x1, y1] = r;
+    (x1 > x0 && y1 > y0).then(|| [x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32])
 }
 
 /// The internal format, pixel format and pixel type of an array of `format`.

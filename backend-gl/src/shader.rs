@@ -40,6 +40,10 @@ pub(crate) mod attr {
 /// Name of the `vec2` uniform holding the viewport size in pixels.
 pub(crate) const VIEWPORT_UNIFORM: &str = "u_viewport_px";
 
+/// Name of the `vec2[3]` uniform holding the segment's transform: the columns of
+/// `[a c tx; b d ty]`.
+pub(crate) const TRANSFORM_UNIFORM: &str = "u_transform";
+
 /// Name of the sampler uniform of `slot`.
 pub(crate) fn slot_uniform(slot: u32) -> String {
     format!("u_slot{slot}")
@@ -74,6 +78,8 @@ fn vertex_inputs(out: &mut String) {
 const VERTEX_BODY: &str = r"
 // Viewport size in pixels: (0, 0) is the top-left corner, y points down.
 uniform vec2 u_viewport_px;
+// The segment's affine transform of pixel positions, by columns: x axis, y axis, offset.
+uniform vec2 u_transform[3];
 
 // The sampling position, texels of level 0.
 out vec2 v_uv;
@@ -89,7 +95,8 @@ const float UNBOUNDED = 1e30;
 void main() {
     // Corner (s, t) of a 4-vertex triangle strip: (0,0) (1,0) (0,1) (1,1).
     vec2 st = vec2(float(gl_VertexID % 2), float(gl_VertexID / 2));
-    vec2 pos = a_origin + st.x * a_axis_x + st.y * a_axis_y;
+    vec2 local = a_origin + st.x * a_axis_x + st.y * a_axis_y;
+    vec2 pos = u_transform[0] * local.x + u_transform[1] * local.y + u_transform[2];
     gl_Position = vec4(pos.x / u_viewport_px.x * 2.0 - 1.0, 1.0 - pos.y / u_viewport_px.y * 2.0, 0.0, 1.0);
     v_uv = mix(a_uv_rect.xy, a_uv_rect.zw, st);
     // The texture's rectangle inset by half a texel, so linear filtering never reads a

@@ -17,6 +17,8 @@ pub(crate) struct Needs {
     /// Layer copies by framebuffer blit: scissor, discard, colour mask. (The blit itself puts
     /// back the framebuffer bindings and `FRAMEBUFFER_SRGB` it changes, before any draw.)
     pub(crate) blit: bool,
+    /// Segments with a clip rectangle set the scissor box.
+    pub(crate) scissor: bool,
 }
 
 /// Capabilities a paint disables (draws and blits must not be clipped, discarded or tested).
@@ -60,6 +62,7 @@ pub(crate) struct Saved {
     enabled: [(u32, bool); DISABLED_CAPS.len() + 1],
     enabled_len: usize,
     blend: Option<[i32; 6]>,
+    scissor_box: Option<[i32; 4]>,
     color_mask: Option<[bool; 4]>,
     unpack: Option<Unpack>,
 }
@@ -109,6 +112,11 @@ impl Saved {
                     ]
                     .map(|p| gl.get_parameter_i32(p))
                 }),
+                scissor_box: needs.scissor.then(|| {
+                    let mut v = [0i32; 4];
+                    gl.get_parameter_i32_slice(glow::SCISSOR_BOX, &mut v);
+                    v
+                }),
                 color_mask: fixed.then(|| gl.get_parameter_bool_array::<4>(glow::COLOR_WRITEMASK)),
                 unpack: needs.upload.then(|| Unpack {
                     buffer: gl.get_parameter_buffer(glow::PIXEL_UNPACK_BUFFER_BINDING),
@@ -152,6 +160,13 @@ impl Saved {
         }
     }
 
+    /// The host's scissor box where the host had `SCISSOR_TEST` on and the box was captured
+    /// (`Needs::scissor`): segment clips are intersected with it when the host's clip is kept.
+    pub(crate) fn host_scissor(&self) -> Option<[i32; 4]> {
+        let on = self.enabled[..self.enabled_len].iter().any(|&(cap, on)| cap == glow::SCISSOR_TEST && on);
+        self.scissor_box.filter(|_| on)
+    }
+
     /// Puts back everything captured. A texture the paint deleted (`deleted`) is not rebound:
     /// its unit gets texture 0, as GL itself does when a bound texture is deleted.
     pub(crate) fn restore(self, gl: &glow::Context, deleted: &[glow::Texture]) {
@@ -190,6 +205,9 @@ impl Saved {
             if let Some([src_rgb, dst_rgb, src_a, dst_a, eq_rgb, eq_a]) = self.blend {
                 gl.blend_func_separate(src_rgb as u32, dst_rgb as u32, src_a as u32, dst_a as u32);
                 gl.blend_equation_separate(eq_rgb as u32, eq_a as u32);
+            }
+            if let Some([x, y, w, h]) = self.scissor_box {
+                gl.scissor(x, y, w, h);
             }
             if let Some([r, g, b, a]) = self.color_mask {
                 gl.color_mask(r, g, b, a);

@@ -851,6 +851,17 @@ both_flavors!(skipped_plan_recovers);
 
 // The host's scissor: honoured with `keep_host_clip`, ignored without, restored either way,
 // and never applied to the layer copies that run before the draws.
+/// `SCISSOR_TEST` and `SCISSOR_BOX` as the context has them.
+fn scissor_state(gl: &glow::Context) -> (bool, [i32; 4]) {
+    use glow::HasContext as _;
+    // SAFETY: state queries on the current context.
+    unsafe {
+        let mut b = [0i32; 4];
+        gl.get_parameter_i32_slice(glow::SCISSOR_BOX, &mut b);
+        (gl.is_enabled(glow::SCISSOR_TEST), b)
+    }
+}
+
 fn host_scissor(ctx: &Ctx) {
     use glow::HasContext as _;
     let mut rig = Rig::new(ctx, Config::default().with_max_packed_size_px(0).with_initial_layers(2));
@@ -878,12 +889,7 @@ fn host_scissor(ctx: &Ctx) {
         }
         let target = Target::framebuffer(rig.target.fbo, [W, H]).with_host_clip(keep);
         rig.renderer.as_mut().unwrap().paint(plan, &target).unwrap();
-        // SAFETY: state queries on the current context.
-        let (on, boxed) = unsafe {
-            let mut b = [0i32; 4];
-            ctx.gl.get_parameter_i32_slice(glow::SCISSOR_BOX, &mut b);
-            (ctx.gl.is_enabled(glow::SCISSOR_TEST), b)
-        };
+        let (on, boxed) = scissor_state(&ctx.gl);
         assert!(on, "keep {keep}: SCISSOR_TEST restored");
         assert_eq!(boxed, [sx, sy, sw, sh], "keep {keep}: scissor box untouched");
         // SAFETY: the readback below must not be clipped.
@@ -911,3 +917,164 @@ fn host_scissor(ctx: &Ctx) {
     rig.finish();
 }
 both_flavors!(host_scissor);
+
+/// Paints one frame built by `build` over a target cleared to `clear`; returns the image and
+/// the number of draws the renderer issued.
+fn state_frame(rig: &mut Rig<'_>, clear: [f32; 4], build: impl FnOnce(&mut Batcher)) -> (Image, u64) {
+    rig.target.clear(&rig.ctx.gl, clear);
+    rig.batcher.begin_frame();
+    build(&mut rig.batcher);
+    let plan = rig.batcher.finish();
+    let target = Target::framebuffer(rig.target.fbo, [W, H]);
+    let renderer = rig.renderer.as_mut().expect("live renderer");
+    renderer.paint(plan, &target).expect("paint");
+    let draws = renderer.stats().device_frame.draw_calls;
+    (rig.target.read(&rig.ctx.gl), draws)
+}
+
+/// Every blend mode against its formula, on premultiplied colours; a mode change costs one
+/// draw and the default mode is back after it.
+fn blend_modes(ctx: &Ctx) {
+    use layerbatch_core::BlendMode;
+    let mut rig = Rig::new(ctx, Config::default());
+    let white = rig.batcher.white().unwrap();
+    let dst = [100u8, 200, 50, 255];
+    let src = [128u8, 64, 0, 128]; // straight (255, 128, 0) at half alpha, premultiplied
+    let f = |v: u8| f32::from(v) / 255.0;
+    let (s, d) = (src.map(f), dst.map(f));
+    let sa = s[3];
+    let want = |mode: BlendMode| -> [u8; 4] {
+        let px: [f32; 4] = std::array::from_fn(|i| {
+            let over_a = s[3] + d[3] * (1.0 - sa);
+            match mode {
+                BlendMode::Over => s[i] + d[i] * (1.0 - sa),
+                BlendMode::Additive => s[i] + d[i],
+                BlendMode::Multiply if i < 3 => s[i] * d[i] + d[i] * (1.0 - sa),
+                BlendMode::Screen if i < 3 => s[i] + d[i] * (1.0 - s[i]),
+                BlendMode::Multiply | BlendMode::Screen => over_a,
+                _ => s[i],
+            }
+        });
+        px.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+    };
+    for mode in BlendMode::ALL {
+        let (img, draws) = state_frame(&mut rig, dst.map(f), |b| {
+            b.push(&Quad::solid(white, [0.0, 0.0], [64.0, 64.0], src)).unwrap();
+            b.set_blend(mode);
+            b.push(&Quad::solid(white, [64.0, 0.0], [64.0, 64.0], src)).unwrap();
+            b.set_blend(BlendMode::Over);
+            b.push(&Quad::solid(white, [128.0, 0.0], [64.0, 64.0], src)).unwrap();
+        });
+        let changes = if mode == BlendMode::Over { 1 } else { 3 };
+        assert_eq!(draws, changes, "{mode:?}: a draw per blend run");
+        img.assert_rect([0, 0, 64, 64], want(BlendMode::Over), 2, "over before");
+        img.assert_rect([64, 0, 128, 64], want(mode), 2, &format!("{mode:?}"));
+        img.assert_rect([128, 0, 192, 64], want(BlendMode::Over), 2, "over after");
+        img.assert_rect([0, 64, W, H], dst, 0, "untouched");
+    }
+    rig.finish();
+}
+both_flavors!(blend_modes);
+
+/// Clip rectangles in target pixels (y down): inside drawn, outside untouched; a clip partly
+/// or wholly outside the target, or empty, neither panics nor draws outside; the host's clip,
+/// when kept, intersects; the host's scissor state is back after the paint.
+fn clip_rects(ctx: &Ctx) {
+    use glow::HasContext as _;
+    let mut rig = Rig::new(ctx, Config::default());
+    let white = rig.batcher.white().unwrap();
+    let red = [255, 0, 0, 255];
+    let black = [0, 0, 0, 255];
+    let full = |b: &mut Batcher| b.push(&Quad::solid(white, [0.0, 0.0], [W as f32, H as f32], red)).unwrap();
+    for (clip, inside) in [
+        ([40, 30, 50, 20], [40, 30, 90, 50]),
+        ([200, 220, 100, 100], [200, 220, W, H]),
+        ([300, 0, 10, 10], [0, 0, 0, 0]),
+        ([0, 300, 10, 10], [0, 0, 0, 0]),
+        ([10, 10, 0, 5], [0, 0, 0, 0]),
+        ([u32::MAX, u32::MAX, u32::MAX, u32::MAX], [0, 0, 0, 0]),
+    ] {
+        let (img, _) = state_frame(&mut rig, CLEAR, |b| {
+            b.set_clip(Some(clip));
+            full(b);
+            b.set_clip(None);
+            b.push(&Quad::solid(white, [0.0, 250.0], [6.0, 6.0], [0, 0, 255, 255])).unwrap();
+        });
+        for (x, y, px) in img.pixels() {
+            let [x0, y0, x1, y1] = inside;
+            let want = if (x0..x1).contains(&x) && (y0..y1).contains(&y) {
+                red
+            } else if x < 6 && y >= 250 {
+                [0, 0, 255, 255] // the unclipped quad after the clipped one
+            } else {
+                black
+            };
+            assert_eq!(px, want, "clip {clip:?}: ({x}, {y})");
+        }
+    }
+    // The host's scissor, kept: the segment's clip is intersected with it, and the box and
+    // test are the host's again after the paint.
+    let (sx, sy, sw, sh) = (0, H as i32 - 100, 100, 100); // y 0..100 in the readback
+    for keep in [true, false] {
+        rig.target.clear(&ctx.gl, CLEAR);
+        // SAFETY: plain state calls on the current context.
+        unsafe {
+            ctx.gl.enable(glow::SCISSOR_TEST);
+            ctx.gl.scissor(sx, sy, sw, sh);
+        }
+        rig.batcher.begin_frame();
+        rig.batcher.set_clip(Some([50, 50, 100, 100]));
+        full(&mut rig.batcher);
+        rig.batcher.set_clip(None);
+        rig.batcher.push(&Quad::solid(white, [200.0, 0.0], [10.0, 10.0], red)).unwrap();
+        let plan = rig.batcher.finish();
+        let target = Target::framebuffer(rig.target.fbo, [W, H]).with_host_clip(keep);
+        rig.renderer.as_mut().unwrap().paint(plan, &target).unwrap();
+        let (on, boxed) = scissor_state(&ctx.gl);
+        assert!(on, "keep {keep}: SCISSOR_TEST restored");
+        assert_eq!(boxed, [sx, sy, sw, sh], "keep {keep}: scissor box restored");
+        // SAFETY: the readback below must not be clipped.
+        unsafe { ctx.gl.disable(glow::SCISSOR_TEST) };
+        let img = rig.target.read(&ctx.gl);
+        let clipped = if keep { [50, 50, 100, 100] } else { [50, 50, 150, 150] };
+        img.assert_rect(clipped, red, 0, &format!("keep {keep}: inside both clips"));
+        assert_eq!(img.at(120, 120), if keep { black } else { red }, "keep {keep}: outside the host's box");
+        assert_eq!(img.at(40, 40), black, "keep {keep}: outside the segment's clip");
+        // The unclipped quad at (200, 0) lies outside the host's box (x < 100).
+        assert_eq!(img.at(205, 5), if keep { black } else { red }, "keep {keep}: unclipped segment");
+    }
+    rig.finish();
+}
+both_flavors!(clip_rects);
+
+/// A transform moves, scales and rotates quad corners; it lasts until changed and does not
+/// leak into the next segment or frame.
+fn transforms(ctx: &Ctx) {
+    let mut rig = Rig::new(ctx, Config::default());
+    let white = rig.batcher.white().unwrap();
+    let c = [0, 255, 0, 255];
+    let (img, draws) = state_frame(&mut rig, CLEAR, |b| {
+        b.set_transform([2.0, 0.0, 0.0, 2.0, 10.0, 20.0]); // zoom 2, then pan (10, 20)
+        b.push(&Quad::solid(white, [0.0, 0.0], [10.0, 10.0], c)).unwrap();
+        b.set_transform([0.0, 1.0, -1.0, 0.0, 200.0, 100.0]); // a quarter turn about (200, 100)
+        b.push(&Quad::solid(white, [0.0, 0.0], [20.0, 10.0], c)).unwrap();
+        b.set_transform(layerbatch_core::DrawState::IDENTITY);
+        b.push(&Quad::solid(white, [100.0, 200.0], [8.0, 8.0], c)).unwrap();
+    });
+    assert_eq!(draws, 3);
+    let mut want = Image::filled(W, H, [0, 0, 0, 255]);
+    want.fill([10, 20, 30, 40], c);
+    want.fill([190, 100, 200, 120], c);
+    want.fill([100, 200, 108, 208], c);
+    for (x, y, px) in img.pixels() {
+        assert_eq!(px, want.at(x, y), "({x}, {y})");
+    }
+    // The next frame starts from the identity.
+    let (img, _) = state_frame(&mut rig, CLEAR, |b| {
+        b.push(&Quad::solid(white, [0.0, 0.0], [4.0, 4.0], c)).unwrap();
+    });
+    img.assert_rect([0, 0, 4, 4], c, 0, "identity again");
+    img.assert_rect([4, 4, W, H], [0, 0, 0, 255], 0, "nothing else");
+    rig.finish();
+}
+both_flavors!(transforms);

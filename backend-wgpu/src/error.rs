@@ -50,6 +50,19 @@ pub enum Error {
     /// [`PlanError::Sequence`] after a skipped plan, call [`layerbatch_core::Batcher::restore`].
     #[error(transparent)]
     Plan(#[from] PlanError),
+    /// The plan has more distinct draw states than one uniform buffer of the device holds
+    /// (`max_buffer_size` / the 256-byte uniform alignment of most devices: a million at
+    /// wgpu's default 256 MiB). A frame alternating
+    /// a few states holds a few (the batcher keeps each distinct state once); this takes a
+    /// new transform or clip per quad, by the hundred thousand. Nothing of the plan was
+    /// applied: as after a skipped plan, call [`layerbatch_core::Batcher::restore`].
+    #[error("the plan has {states} distinct draw states; the device holds at most {max} per plan")]
+    TooManyStates {
+        /// Distinct draw states in the plan.
+        states: usize,
+        /// The most the device holds.
+        max: usize,
+    },
     /// wgpu refused an operation of a plan that passed validation: out of memory, a limit the
     /// budget did not know about (e.g. a batcher built from other limits than this device's),
     /// or an internal error. Part of the plan may have been applied: the renderer then drops

@@ -9,8 +9,15 @@
 //! binds); the renderer executes the plan and counts what it issued. Textures live in
 //! rectangles of layers of `texture_2d_array`s; each draw binds one bind group of up to
 //! `budget.slots` arrays, each with its sampler, and picks the array per quad with a `switch`
-//! (no branch at tier 1). One render pipeline per slot tier is created in [`Renderer::new`],
-//! never later.
+//! (no branch at tier 1). One render pipeline per slot tier and blend mode is created in
+//! [`Renderer::new`] (one shader module per tier), never later.
+//!
+//! Each segment is drawn with its plan's [`DrawState`](layerbatch_core::DrawState): the
+//! pipeline of its [`BlendMode`](layerbatch_core::BlendMode) (core's factors, an `ADD`
+//! equation; `Over` is premultiplied alpha), its clip rectangle as the pass's scissor
+//! (clamped to the viewport; a clip that leaves nothing skips the draw, and a segment without
+//! one gets the whole viewport back), and its 2x3 transform applied to the quad corners in the
+//! vertex shader, from a per-plan uniform of one entry per state at a dynamic offset.
 //!
 //! ## The plan contract
 //!
@@ -34,9 +41,10 @@
 //! - **Several plans per frame.** [`Renderer::prepare`] returns a [`Prepared`] handle and
 //!   [`Renderer::render_prepared`] draws that plan ([`Renderer::render`]: the last one), so
 //!   several plans prepared before one submit are each drawn in their own place, in one pass
-//!   or several. Each plan of a frame has its own instance space and viewport uniform; the
-//!   space is reused when the frame ends: at [`Renderer::begin_frame`], or, if the host never
-//!   calls it, at the first `prepare` after a render. Memory stays bounded by the largest
+//!   or several. Each plan of a frame has its own instance space and globals uniform (its
+//!   viewport, and its draw states' transforms); the space is reused when the frame ends: at
+//!   [`Renderer::begin_frame`], or, if the host never calls it, at the first `prepare` after a
+//!   render. Memory stays bounded by the largest
 //!   frame (see [`Renderer`], *Several plans per frame*).
 //! - **GPU copies.** [`ArrayOp::Grow`](layerbatch_core::ArrayOp::Grow) (more layers, or larger
 //!   layers: each old layer is copied, all levels, as the old width x height to the origin of

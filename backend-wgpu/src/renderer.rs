@@ -7,12 +7,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, DeviceCounters, Filter, Format, FramePlan, Instance, LevelWrite,
-    Limits, PlanValidator, ResourceOp, Stats, Wrap, MAX_SLOTS_PER_DRAW,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, DeviceCounters, DrawState, Filter, Format,
+    FramePlan, Instance, LevelWrite, Limits, PlanValidator, ResourceOp, Stats, Wrap, MAX_SLOTS_PER_DRAW,
 };
 use wgpu::util::DeviceExt as _;
 
-use crate::shader::{self, GROUP_GLOBALS, GROUP_SLOTS};
+use crate::shader::{self, GLOBALS_BYTES, GROUP_GLOBALS, GROUP_SLOTS};
 use crate::Error;
 
 /// Core's [`Limits`] for a wgpu device of `backend` with `device_limits` (use the *device's*
@@ -84,6 +84,8 @@ const MIN_INSTANCES: u64 = 1024;
 const PLANS_WARNING: usize = 64;
 /// An empty slot in a bind-group key.
 const NO_ARRAY: u32 = u32::MAX;
+/// Blend modes, one pipeline each per tier: pipeline `tier_index * BLENDS + mode.index()`.
+const BLENDS: usize = BlendMode::ALL.len();
 
 /// A bind group's identity: the tier, and the array each of its slots holds.
 type GroupKey = (u32, [u32; MAX_SLOTS_PER_DRAW as usize]);
@@ -102,9 +104,24 @@ struct CachedGroup {
     last_used: u64,
 }
 
+/// The scissor rectangle of a draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Clip {
+    /// No clip: the whole viewport.
+    Full,
+    /// `[x, y, width, height]`, within the viewport, not empty.
+    Rect([u32; 4]),
+    /// The clip leaves nothing of the viewport: the draw is skipped.
+    Empty,
+}
+
 #[derive(Debug)]
 struct Draw {
+    /// Index into the pipelines: the tier's, and the segment's blend mode.
     pipeline: usize,
+    /// Dynamic offset of the segment's draw state in the plan's globals uniform.
+    globals_offset: u32,
+    clip: Clip,
     group: wgpu::BindGroup,
     serial: u64,
     /// Where the segment's instance block lies.
@@ -122,21 +139,25 @@ struct Block {
     bytes: u64,
 }
 
-/// One plan prepared in the current frame: its draws and its viewport slot.
+/// One plan prepared in the current frame: its draws, its globals slot and its viewport size.
 #[derive(Debug)]
 struct PlanDraws {
     viewport: usize,
+    viewport_px: [u32; 2],
     draws: Vec<Draw>,
 }
 
-/// A viewport uniform and its bind group: one per place in a frame's plans, reused frame to
-/// frame.
+/// A globals uniform (one entry per draw state of a plan: the viewport size and the state's
+/// transform, at a dynamic offset each) and its bind group: one per place in a frame's plans,
+/// reused frame to frame, grown only when a plan has more states than it holds.
 #[derive(Debug)]
 struct Viewport {
     buffer: wgpu::Buffer,
     group: wgpu::BindGroup,
-    /// The size last written into `buffer`.
-    px: [u32; 2],
+    /// Entries `buffer` holds.
+    entries: usize,
+    /// The bytes last written into `buffer` (empty: nothing written yet).
+    written: Vec<u8>,
 }
 
 /// A plan prepared by [`Renderer::prepare`], for [`Renderer::render_prepared`]: a small
@@ -181,8 +202,9 @@ impl Prepared {
 ///
 /// - **Space of its own.** Each plan of a frame gets its own instance space (blocks placed one
 ///   after another in a pool of vertex buffers shared by the frame's plans) and its own
-///   viewport uniform (plan `i` of a frame uses the `i`th of a list of uniforms, each with its
-///   bind group). Queue writes run at the next submit, the last write to a range winning, so
+///   globals uniform: the viewport and one transform per draw state, each entry at a dynamic
+///   offset (plan `i` of a frame uses the `i`th of a list of uniforms, each with its bind
+///   group). Queue writes run at the next submit, the last write to a range winning, so
 ///   no two plans of a frame ever write the same range: the plans of one submit never
 ///   overwrite each other.
 /// - **Frames.** The space is recycled when a frame ends, and a frame must not end before
@@ -200,8 +222,9 @@ impl Prepared {
 ///   logged): its space may hold another plan's instances now.
 /// - **Bounded memory.** Each frame reuses the space of the frames before it: the pool grows
 ///   only until it holds the largest frame (the first buffer grows toward the largest frame's
-///   instances, so that a frame's plans come to share it), and there are as many viewport
-///   uniforms as the most plans a frame held.
+///   instances, so that a frame's plans come to share it), and there are as many globals
+///   uniforms as the most plans a frame held, each grown (to a power of two entries) only
+///   when a plan has more draw states than it holds.
 /// - **Stats.** [`Renderer::stats`] gives core's counters of the last plan prepared and the
 ///   device counters of the frame, summed over its plans and renders.
 ///
@@ -283,16 +306,24 @@ impl Prepared {
 /// level larger than that is split by rows) and recorded into the same encoder with
 /// `copy_buffer_to_texture`, in op order around the copies. The result is exactly the plan's
 /// op order. The host must submit the encoder before the frame ends (the instance buffers and
-/// viewport uniforms of the frame's plans are rewritten then): see *Several plans per frame*.
+/// globals uniforms of the frame's plans are rewritten then): see *Several plans per frame*.
 #[derive(Debug)]
 pub struct Renderer {
     validator: PlanValidator,
     tiers: Vec<u32>,
+    /// One pipeline per (tier, blend mode): `tier_index * BLENDS + mode.index()`.
     pipelines: Vec<wgpu::RenderPipeline>,
     slot_layouts: Vec<wgpu::BindGroupLayout>,
     globals_layout: wgpu::BindGroupLayout,
-    /// One viewport uniform per place in a frame's plans: plan `i` of a frame uses the `i`th.
+    /// One globals uniform per place in a frame's plans: plan `i` of a frame uses the `i`th.
     viewports: Vec<Viewport>,
+    /// Bytes between two globals entries: [`GLOBALS_BYTES`] rounded up to the device's
+    /// `min_uniform_buffer_offset_alignment`.
+    globals_stride: u64,
+    /// The most draw states one plan may hold: `max_buffer_size / globals_stride`.
+    max_states: usize,
+    /// The globals bytes of the plan being prepared (reused: no allocation per frame).
+    globals_scratch: Vec<u8>,
     placeholder: wgpu::TextureView,
     /// One sampler per (filter, wrap), indexed by [`sampler_index`].
     samplers: Vec<wgpu::Sampler>,
@@ -337,8 +368,9 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    /// Creates the renderer for passes whose colour target has `target` format: one render
-    /// pipeline per tier of `budget.tiers`, all here, none later.
+    /// Creates the renderer for passes whose colour target has `target` format: one shader
+    /// module per tier of `budget.tiers` and one render pipeline per tier and
+    /// [`BlendMode`] (`tiers x BlendMode::ALL.len()`), all here, none later.
     ///
     /// `budget` is the batcher's ([`layerbatch_core::Batcher::budget`]), made from
     /// [`device_limits`] of this device.
@@ -370,6 +402,12 @@ impl Renderer {
         check("max_bindings_per_bind_group", 2 * budget.slots, dl.max_bindings_per_bind_group)?;
         check("max_vertex_attributes", INSTANCE_ATTRIBUTES.len() as u32, dl.max_vertex_attributes)?;
         check("max_vertex_buffer_array_stride", Instance::BYTES, dl.max_vertex_buffer_array_stride)?;
+        check(
+            "max_dynamic_uniform_buffers_per_pipeline_layout",
+            1,
+            dl.max_dynamic_uniform_buffers_per_pipeline_layout,
+        )?;
+        let globals_stride = GLOBALS_BYTES.next_multiple_of(u64::from(dl.min_uniform_buffer_offset_alignment.max(1)));
         let max_instances = (dl.max_buffer_size / u64::from(Instance::BYTES)).min(u64::from(u32::MAX)) as u32;
         check("max_buffer_size / Instance::BYTES (instances per buffer)", budget.instance_capacity, max_instances)?;
         // wgpu's GL backend picks the GL texture target from the layer count (1 layer is a 2D
@@ -389,8 +427,8 @@ impl Renderer {
                 visibility: wgpu::ShaderStages::VERTEX,
                 ty: wgpu::BindingType::Buffer {
                     ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(16),
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(GLOBALS_BYTES),
                 },
                 count: None,
             }],
@@ -399,7 +437,7 @@ impl Renderer {
             device,
             || "creating the globals, the samplers and the placeholder texture".to_string(),
             || {
-                let viewport = create_viewport(device, &globals_layout);
+                let viewport = create_viewport(device, &globals_layout, globals_stride, 1);
                 // Every slot's sampler, chosen per array by `sampler_index`.
                 let samplers =
                     SAMPLER_KINDS.iter().map(|&(filter, wrap)| create_sampler(device, filter, wrap)).collect();
@@ -425,7 +463,7 @@ impl Renderer {
             },
         )?;
 
-        let mut pipelines = Vec::with_capacity(budget.tiers.len());
+        let mut pipelines = Vec::with_capacity(budget.tiers.len() * BLENDS);
         let mut slot_layouts = Vec::with_capacity(budget.tiers.len());
         for &tier in &budget.tiers {
             let layout = slot_layout(device, tier);
@@ -444,12 +482,15 @@ impl Renderer {
             if let Some(e) = err {
                 return Err(Error::Shader { tier, message: e.to_string() });
             }
-            let (pipeline, err) =
-                scoped(device, || create_pipeline(device, &pipeline_layout, &module, target, options, tier));
-            if let Some(e) = err {
-                return Err(Error::Pipeline { tier, message: e.to_string() });
+            // One module per tier, one pipeline per blend mode of it.
+            for mode in BlendMode::ALL {
+                let (pipeline, err) =
+                    scoped(device, || create_pipeline(device, &pipeline_layout, &module, target, options, tier, mode));
+                if let Some(e) = err {
+                    return Err(Error::Pipeline { tier, message: format!("{mode:?} blending: {e}") });
+                }
+                pipelines.push(pipeline);
             }
-            pipelines.push(pipeline);
             slot_layouts.push(layout);
         }
 
@@ -463,6 +504,9 @@ impl Renderer {
             slot_layouts,
             globals_layout,
             viewports: vec![viewport],
+            globals_stride,
+            max_states: (dl.max_buffer_size / globals_stride).min(u32::MAX as u64) as usize,
+            globals_scratch: Vec::new(),
             placeholder,
             samplers,
             arrays: HashMap::new(),
@@ -529,8 +573,9 @@ impl Renderer {
     /// frame, summed over its plans (the draws and bind-group sets of `render` and
     /// `render_prepared` are counted when they run; `device_frame.frames` is the number of
     /// plans prepared in the frame). `bind_group_sets` counts every `set_bind_group`, the
-    /// globals group's one per render call included; `texture_binds` stays 0. `device_total`
-    /// includes the pipelines and the globals bind group created by `new`.
+    /// globals group's included (once per render call, and again at each change of draw
+    /// state); `texture_binds` stays 0. `device_total` includes the pipelines (one per tier
+    /// and blend mode) and the globals bind group created by `new`.
     pub fn stats(&self) -> Stats {
         let mut s = self.stats;
         s.add_device(self.render_counters());
@@ -545,7 +590,7 @@ impl Renderer {
     }
 
     /// Starts a new frame: the host has submitted every encoder holding the renders of the
-    /// plans prepared so far (or dropped them). Their instance space and viewport uniforms are
+    /// plans prepared so far (or dropped them). Their instance space and globals uniforms are
     /// reused by the plans prepared next, and their [`Prepared`] handles go stale.
     ///
     /// Call it once per frame, before the frame's first [`Renderer::prepare`] (the first call
@@ -610,6 +655,9 @@ impl Renderer {
             self.start_frame();
         }
         self.latest = None;
+        if plan.states.len() > self.max_states {
+            return Err(Error::TooManyStates { states: plan.states.len(), max: self.max_states });
+        }
         self.validator.check(plan)?;
 
         let mut counters = DeviceCounters::one_frame();
@@ -650,11 +698,20 @@ impl Renderer {
         }
     }
 
-    /// Records the plan of `prepared` into the host's pass, in order: the plan's viewport
-    /// group, then per segment its instance block's vertex buffer range, the tier's pipeline
-    /// and the slot bind group (each only when it changes: a bind group is set when a segment
-    /// rebinds a slot or changes tier) and one instanced draw. Any plan of the current frame
-    /// may be drawn, in any pass, any number of times.
+    /// Records the plan of `prepared` into the host's pass, in order, per segment: its scissor
+    /// rectangle, its draw state's globals (viewport and transform, at a dynamic offset), its
+    /// instance block's vertex buffer range, the pipeline of its tier and blend mode and the
+    /// slot bind group (each only when it changes: a bind group is set when a segment rebinds
+    /// a slot or changes tier) and one instanced draw. Any plan of the current frame may be
+    /// drawn, in any pass, any number of times.
+    ///
+    /// **Clips.** A segment's clip rectangle is in the viewport's pixels (`viewport_px` of
+    /// `prepare`, y down) and becomes the pass's scissor rectangle, clamped to the viewport: a
+    /// plan with clips needs a viewport the size of the pass's attachment (the usual case). A
+    /// clip that leaves nothing of the viewport skips the segment's draw. Once a segment has
+    /// set a scissor, a segment without a clip sets the whole viewport again, and so does the
+    /// end of the call: no clip leaks into a later plan. A plan without clips never sets a
+    /// scissor (nor changes one the host set).
     ///
     /// A handle of an earlier frame is stale (its space may hold another plan now): nothing is
     /// drawn, and a warning is logged.
@@ -683,10 +740,31 @@ impl Renderer {
         let Some(viewport) = self.viewports.get(plan.viewport) else {
             return;
         };
-        pass.set_bind_group(GROUP_GLOBALS, &viewport.group, &[]);
-        let (mut sets, mut draws) = (1, 0);
+        let (mut sets, mut draws) = (0, 0);
         let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, (usize::MAX, u64::MAX));
+        let mut globals = None;
+        // The scissor this call set, if any: segments without a clip get the whole viewport
+        // back, and the pass is left without a clip of ours. A plan without clips never sets
+        // one (its viewport may differ from the attachment's size).
+        let full = [0, 0, plan.viewport_px[0], plan.viewport_px[1]];
+        let mut scissor: Option<[u32; 4]> = None;
         for d in &plan.draws {
+            let want = match d.clip {
+                Clip::Empty => continue,
+                Clip::Rect(r) => Some(r),
+                Clip::Full => scissor.map(|_| full),
+            };
+            if let Some(r) = want {
+                if scissor != Some(r) {
+                    pass.set_scissor_rect(r[0], r[1], r[2], r[3]);
+                    scissor = Some(r);
+                }
+            }
+            if globals != Some(d.globals_offset) {
+                pass.set_bind_group(GROUP_GLOBALS, &viewport.group, &[d.globals_offset]);
+                globals = Some(d.globals_offset);
+                sets += 1;
+            }
             if (d.block.index, d.block.offset) != block {
                 pass.set_vertex_buffer(0, d.block.buffer.slice(d.block.offset..d.block.offset + d.block.bytes));
                 block = (d.block.index, d.block.offset);
@@ -702,6 +780,9 @@ impl Renderer {
             }
             pass.draw(0..4, d.instances.clone());
             draws += 1;
+        }
+        if scissor.is_some_and(|r| r != full) {
+            pass.set_scissor_rect(full[0], full[1], full[2], full[3]);
         }
         self.render_draws.fetch_add(draws, Ordering::Relaxed);
         self.render_group_sets.fetch_add(sets, Ordering::Relaxed);
@@ -723,36 +804,48 @@ impl Renderer {
         }
         self.apply_ops(device, queue, encoder, plan, frame)?;
         let blocks = self.upload_instances(device, queue, plan, frame)?;
-        let draws = self.resolve_segments(device, plan, &blocks, frame)?;
-        // The plan's place in the frame picks its viewport uniform: no two plans of a frame
+        let draws = self.resolve_segments(device, plan, &blocks, viewport_px, frame)?;
+        // The plan's place in the frame picks its globals uniform: no two plans of a frame
         // (of a submit) write the same one.
         let slot = self.plans.len();
-        if slot == self.viewports.len() {
+        let entries = plan.states.len().max(1);
+        let stride = self.globals_stride;
+        if self.viewports.get(slot).is_none_or(|v| v.entries < entries) {
+            let room = if slot == self.viewports.len() { entries } else { entries.next_power_of_two() };
             let viewport = checked(
                 device,
-                || format!("creating the viewport uniform of plan {slot} of a frame"),
-                || create_viewport(device, &self.globals_layout),
+                || format!("creating the globals uniform of plan {slot} of a frame ({room} draw states)"),
+                || create_viewport(device, &self.globals_layout, stride, room),
             )?;
-            self.viewports.push(viewport);
+            match self.viewports.get_mut(slot) {
+                Some(v) => *v = viewport,
+                None => self.viewports.push(viewport),
+            }
             frame.bind_group_creates += 1;
         }
+        // Every entry: the viewport, and the state's transform.
+        let bytes = &mut self.globals_scratch;
+        bytes.clear();
+        bytes.resize(entries * stride as usize, 0);
+        for (i, chunk) in bytes.chunks_exact_mut(stride as usize).enumerate() {
+            let state = plan.states.get(i).copied().unwrap_or_default();
+            let v = globals_entry(viewport_px, &state);
+            chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::cast_slice(&v));
+        }
         let viewport = &mut self.viewports[slot];
-        if viewport_px != viewport.px {
-            let v = [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32, 0.0, 0.0];
+        if viewport.written != *bytes {
             checked(
                 device,
-                || "writing the viewport".to_string(),
-                || {
-                    queue.write_buffer(&viewport.buffer, 0, bytemuck::cast_slice(&v));
-                },
+                || "writing the viewport and draw states".to_string(),
+                || queue.write_buffer(&viewport.buffer, 0, bytes),
             )?;
-            viewport.px = viewport_px;
+            viewport.written.clone_from(bytes);
         }
         if self.groups.len() > MAX_CACHED_GROUPS {
             let frame = self.frame_index;
             self.groups.retain(|_, g| g.last_used == frame);
         }
-        Ok(PlanDraws { viewport: slot, draws })
+        Ok(PlanDraws { viewport: slot, viewport_px, draws })
     }
 
     /// Drops every array, cached bind group and slot binding: a rebuild plan, or a device
@@ -894,6 +987,7 @@ impl Renderer {
         device: &wgpu::Device,
         plan: &FramePlan,
         blocks: &[Block],
+        viewport_px: [u32; 2],
         frame: &mut DeviceCounters,
     ) -> Result<Vec<Draw>, Error> {
         let capacity = plan.instance_capacity.max(1);
@@ -905,7 +999,7 @@ impl Renderer {
                     *slot = Some(b.array);
                 }
             }
-            let pipeline = self.tiers.iter().position(|&t| t == seg.tier).ok_or_else(|| Error::Device {
+            let tier_index = self.tiers.iter().position(|&t| t == seg.tier).ok_or_else(|| Error::Device {
                 op: format!("drawing with slot tier {}", seg.tier),
                 message: "the renderer has no pipeline for it (renderer and validator out of step)".to_string(),
             })?;
@@ -918,7 +1012,7 @@ impl Renderer {
                 }
             }
             if !self.groups.contains_key(&key) {
-                let group = self.create_group(device, pipeline, seg.tier)?;
+                let group = self.create_group(device, tier_index, seg.tier)?;
                 self.next_serial += 1;
                 self.groups.insert(key, CachedGroup { group, serial: self.next_serial, last_used: 0 });
                 frame.bind_group_creates += 1;
@@ -934,8 +1028,13 @@ impl Renderer {
                     plan.instances.len()
                 ),
             })?;
+            let state = plan.state(seg);
+            // States past the plan's own (a hand-made plan without any) use entry 0, the default.
+            let entry = if (seg.state as usize) < plan.states.len() { u64::from(seg.state) } else { 0 };
             draws.push(Draw {
-                pipeline,
+                pipeline: tier_index * BLENDS + state.blend.index(),
+                globals_offset: (entry * self.globals_stride) as u32,
+                clip: clip(state.clip_px, viewport_px),
                 group: cached.group.clone(),
                 serial: cached.serial,
                 block: placed.clone(),
@@ -1359,8 +1458,9 @@ fn create_pipeline(
     target: wgpu::TextureFormat,
     options: &RendererOptions,
     tier: u32,
+    mode: BlendMode,
 ) -> wgpu::RenderPipeline {
-    let label = format!("layerbatch tier {tier}");
+    let label = format!("layerbatch tier {tier}, {mode:?}");
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(&label),
         layout: Some(layout),
@@ -1387,8 +1487,8 @@ fn create_pipeline(
             compilation_options: Default::default(),
             targets: &[Some(wgpu::ColorTargetState {
                 format: target,
-                // Premultiplied alpha: ONE, ONE_MINUS_SRC_ALPHA.
-                blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                // Core's factors for the mode, with an ADD equation (Over: premultiplied alpha).
+                blend: Some(blend_state(mode)),
                 write_mask: wgpu::ColorWrites::ALL,
             })],
         }),
@@ -1440,17 +1540,66 @@ fn ready<F: Future>(future: F) -> Option<F::Output> {
     }
 }
 
-/// A viewport uniform (1 x 1 px until written) and its globals bind group.
-fn create_viewport(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> Viewport {
+/// A globals uniform of `entries` entries `stride` bytes apart (each a 1 x 1 px viewport and
+/// the identity until written) and its globals bind group, bound at a dynamic offset.
+fn create_viewport(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, entries: usize) -> Viewport {
+    let mut contents = vec![0u8; entries.max(1) * stride as usize];
+    let v = globals_entry([1, 1], &DrawState::default());
+    for chunk in contents.chunks_exact_mut(stride as usize) {
+        chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::cast_slice(&v));
+    }
     let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("layerbatch globals"),
-        contents: bytemuck::cast_slice(&[1.0f32, 1.0, 0.0, 0.0]),
+        contents: &contents,
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
     });
     let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("layerbatch globals"),
         layout,
-        entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() }],
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &buffer,
+                offset: 0,
+                size: wgpu::BufferSize::new(GLOBALS_BYTES),
+            }),
+        }],
     });
-    Viewport { buffer, group, px: [0, 0] }
+    Viewport { buffer, group, entries: entries.max(1), written: Vec::new() }
+}
+
+/// One globals entry, as the shader's `Globals` reads it: the viewport size, then the
+/// transform `[a, b, c, d]` and `[tx, ty]`.
+fn globals_entry(viewport_px: [u32; 2], state: &DrawState) -> [f32; 12] {
+    let [a, b, c, d, tx, ty] = state.transform;
+    [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32, 0.0, 0.0, a, b, c, d, tx, ty, 0.0, 0.0]
+}
+
+/// A state's clip rectangle within a viewport of `viewport_px` (the pass's target): clamped
+/// to it, [`Clip::Empty`] when nothing of it is left.
+fn clip(clip_px: Option<[u32; 4]>, viewport_px: [u32; 2]) -> Clip {
+    let Some([x, y, w, h]) = clip_px else { return Clip::Full };
+    let (x0, y0) = (x.min(viewport_px[0]), y.min(viewport_px[1]));
+    let (x1, y1) = (x.saturating_add(w).min(viewport_px[0]), y.saturating_add(h).min(viewport_px[1]));
+    if x1 <= x0 || y1 <= y0 {
+        Clip::Empty
+    } else {
+        Clip::Rect([x0, y0, x1 - x0, y1 - y0])
+    }
+}
+
+/// wgpu's blend state for a mode: core's factors with an `ADD` equation.
+fn blend_state(mode: BlendMode) -> wgpu::BlendState {
+    let f = |factor: BlendFactor| match factor {
+        BlendFactor::Zero => wgpu::BlendFactor::Zero,
+        BlendFactor::One => wgpu::BlendFactor::One,
+        BlendFactor::DstColor => wgpu::BlendFactor::Dst,
+        BlendFactor::OneMinusSrcColor => wgpu::BlendFactor::OneMinusSrc,
+        BlendFactor::OneMinusSrcAlpha => wgpu::BlendFactor::OneMinusSrcAlpha,
+    };
+    let [cs, cd, as_, ad] = mode.factors();
+    wgpu::BlendState {
+        color: wgpu::BlendComponent { src_factor: f(cs), dst_factor: f(cd), operation: wgpu::BlendOperation::Add },
+        alpha: wgpu::BlendComponent { src_factor: f(as_), dst_factor: f(ad), operation: wgpu::BlendOperation::Add },
+    }
 }

@@ -4,9 +4,15 @@
 //!
 //! | group | binding   | what                                   | stage    |
 //! |-------|-----------|----------------------------------------|----------|
-//! | 0     | 0         | `Globals` uniform (viewport size)      | vertex   |
+//! | 0     | 0         | `Globals` uniform, dynamic offset      | vertex   |
 //! | 1     | `2i`      | `slot<i>: texture_2d_array<f32>`       | fragment |
 //! | 1     | `2i + 1`  | `samp<i>: sampler`, slot `i`'s sampler | fragment |
+//!
+//! **Globals.** One `Globals` entry per draw state of a plan (the viewport size and the
+//! state's 2x3 transform `[a, b, c, d, tx, ty]`), selected per segment by a dynamic offset.
+//! The vertex stage maps a corner `(x, y)` to `(a x + c y + tx, b x + d y + ty)`, pixels,
+//! before the viewport mapping. Blending is the pipeline's (one per tier and blend mode) and
+//! clipping the pass's scissor rectangle: neither is in the shader.
 //!
 //! **One sampler per slot.** Each slot is sampled through its own sampler, the one matching
 //! the array bound there (its filter, its wrap; see the renderer), so filtering and wrapping
@@ -46,14 +52,16 @@
 //! sampler picks the same mip level inside and outside the clamped band. The tier-1 shader has
 //! no branch at all; above it the slot is a `switch` on the flat slot index. All texture work
 //! happens in the fragment stage; the vertex stage reads only the instance attributes and the
-//! viewport uniform.
+//! globals uniform.
 
 use std::fmt::Write as _;
 
 use layerbatch_core::Instance;
 
-/// Group index of the globals (the viewport uniform).
+/// Group index of the globals (the viewport and transform uniform, at a dynamic offset).
 pub(crate) const GROUP_GLOBALS: u32 = 0;
+/// Bytes of one `Globals` entry: `viewport_px`, padding, `[a, b, c, d]`, `[tx, ty]`, padding.
+pub(crate) const GLOBALS_BYTES: u64 = 48;
 /// Group index of a tier's slots (a texture and its sampler per slot).
 pub(crate) const GROUP_SLOTS: u32 = 1;
 
@@ -90,6 +98,9 @@ pub fn shader_source(tier: u32) -> String {
 struct Globals {{
     viewport_px: vec2<f32>,
     _pad: vec2<f32>,
+    // The draw state's transform: (a, b, c, d), then (tx, ty, 0, 0).
+    linear: vec4<f32>,
+    translate: vec4<f32>,
 }};
 
 @group({GROUP_GLOBALS}) @binding(0) var<uniform> globals: Globals;
@@ -137,7 +148,9 @@ fn vs_main(
     // A 4-vertex triangle strip: corner (s, t) = (i % 2, i / 2). Arithmetic, not bit
     // operations: every mask or shift of the source is one of the named layout constants.
     let st = vec2<f32>(f32(vertex_index % 2u), f32(vertex_index / 2u));
-    let p = origin + st.x * axis_x + st.y * axis_y;
+    let q = origin + st.x * axis_x + st.y * axis_y;
+    // The segment's transform, in pixels, before the viewport mapping.
+    let p = globals.linear.xy * q.x + globals.linear.zw * q.y + globals.translate.xy;
     let ndc = vec2<f32>(p.x / globals.viewport_px.x * 2.0 - 1.0, 1.0 - p.y / globals.viewport_px.y * 2.0);
     let flags = (slot_flags_layer >> FLAGS_SHIFT) & FLAGS_MASK;
     // Clamping: tex_rect inset by half a texel, its centre on an axis under one texel wide.

@@ -307,11 +307,12 @@ fn translucent_overlap_in_submission_order(gpu: &Gpu) {
 }
 
 /// 200 textures in five size classes, registered over several frames and drawn every frame:
-/// pixels right each frame, pipelines created once (the tier count, at `new`), no bind group
+/// pixels right each frame, pipelines created once (one per tier and blend mode, at `new`), no bind group
 /// created and nothing uploaded in steady state, and the device's counts equal the mock's.
 fn two_hundred_textures_pipelines_fixed(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let tiers = b.budget().tiers.len() as u64;
+    // One pipeline per (tier, blend mode).
+    let tiers = (b.budget().tiers.len() * layerbatch_core::BlendMode::ALL.len()) as u64;
     assert_eq!(r.stats().device_total.pipeline_compiles, tiers);
     let mut mock = MockDevice::new(b.budget());
     let sizes = [(8, 8), (16, 16), (12, 12), (32, 32), (24, 20)];

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::alloc::{Admission, Moved, Placement};
 use crate::ladder::{Prefix, SlotLadder, PREPLACED};
-use crate::plan::{ArrayOp, FramePlan, Instance, ResourceOp};
+use crate::plan::{ArrayOp, BlendMode, DrawState, FlushCause, FramePlan, Instance, ResourceOp};
 use crate::texture::{max_mip_levels, push_mip_chain, Filter, Usage, Wrap};
 use crate::{
     Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, Quad, QuadError, RejectedQuad, TextureDesc,
@@ -71,7 +71,18 @@ pub struct Batcher {
     prefix: Prefix,
     /// The array of every quad after the prefix.
     quad_arrays: Vec<u32>,
-    flush_marks: Vec<u32>,
+    /// Quad indices a new segment starts at: explicit flushes and draw-state changes.
+    flush_marks: Vec<(u32, FlushCause)>,
+    /// The draw state quads pushed now get.
+    state: DrawState,
+    /// The frame's draw states, and where each starts: `(first quad, index into states)`.
+    frame_states: Vec<DrawState>,
+    state_marks: Vec<(u32, u32)>,
+    /// Index of each distinct state in `frame_states`: a frame alternating two states holds
+    /// two, however many times it alternates.
+    state_lookup: std::collections::HashMap<StateKey, u32>,
+    /// The state changed since the last quad: check it at the next one.
+    state_dirty: bool,
     deferred_frees: Vec<Placement>,
     moved_in_frame: Vec<(ArrayId, ArrayId)>,
     sequence: u64,
@@ -107,6 +118,11 @@ impl Batcher {
             prefix: Prefix::new(budget.instance_capacity),
             quad_arrays: Vec::new(),
             flush_marks: Vec::new(),
+            state: DrawState::default(),
+            frame_states: Vec::new(),
+            state_marks: Vec::new(),
+            state_lookup: std::collections::HashMap::new(),
+            state_dirty: false,
             deferred_frees: Vec::new(),
             moved_in_frame: Vec::new(),
             sequence: 0,
@@ -397,6 +413,13 @@ impl Batcher {
         self.prefix.reset();
         self.quad_arrays.clear();
         self.flush_marks.clear();
+        self.frame_states.clear();
+        self.state_lookup.clear();
+        self.state_marks.clear();
+        self.state = DrawState::default();
+        let first = self.state_index(self.state);
+        self.state_marks.push((0, first));
+        self.state_dirty = false;
         self.moved_in_frame.clear();
         self.frame = Counters { frames_discarded: discarded as u64, ..Counters::default() };
     }
@@ -410,6 +433,9 @@ impl Batcher {
     pub fn push(&mut self, quad: &Quad) -> Result<(), QuadError> {
         if !self.frame_open {
             return Err(QuadError::NoFrame);
+        }
+        if self.state_dirty {
+            self.commit_state();
         }
         if let Err(e) = check_quad(&self.hot, quad) {
             self.frame.quads_rejected += 1;
@@ -471,6 +497,9 @@ impl Batcher {
                 false => Err(RejectedQuad { index: 0, error: QuadError::NoFrame }),
             };
         }
+        if self.state_dirty {
+            self.commit_state();
+        }
         let mut first = None;
         for (c, chunk) in quads.chunks(CHUNK).enumerate() {
             // Optimistic: check and convert in one pass (one read of the quads from memory);
@@ -507,10 +536,102 @@ impl Batcher {
             return;
         }
         let at = self.instances.len() as u32;
-        if at > 0 && self.flush_marks.last() != Some(&at) {
-            self.prefix.flush(at);
-            self.flush_marks.push(at);
+        if at > 0 && self.flush_marks.last().map(|m| m.0) != Some(at) {
+            self.prefix.flush(at, FlushCause::Explicit);
+            self.flush_marks.push((at, FlushCause::Explicit));
         }
+    }
+
+    /// The draw state quads pushed from now on get.
+    pub fn draw_state(&self) -> DrawState {
+        self.state
+    }
+
+    /// Sets how quads pushed from now on blend ([`BlendMode::Over`] at first). Lasts until
+    /// changed or the frame ends: [`Batcher::begin_frame`] starts every frame from
+    /// [`DrawState::default`], so a frame the host left early (`?` after a `set_clip`) cannot
+    /// clip the next one. A change between two quads of a frame ends the segment there
+    /// (counted as `flushes_state_change`); a change with no quad since the last one costs
+    /// nothing.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, BlendMode, Config, Limits, Quad, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let spark = batcher.register(&TextureDesc::new(4, 4), &[255; 64])?;
+    /// batcher.begin_frame();
+    /// batcher.push(&Quad::rect(spark, [0.0, 0.0], [4.0, 4.0]))?;
+    /// batcher.set_blend(BlendMode::Additive); // particles
+    /// batcher.push(&Quad::rect(spark, [8.0, 0.0], [4.0, 4.0]))?;
+    /// batcher.set_blend(BlendMode::Over);
+    /// let plan = batcher.finish();
+    /// assert_eq!(plan.segments.len(), 2);
+    /// assert_eq!(plan.state(&plan.segments[1]).blend, BlendMode::Additive);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_blend(&mut self, blend: BlendMode) {
+        self.set_state(DrawState { blend, ..self.state });
+    }
+
+    /// Clips quads pushed from now on to `[x, y, width, height]` of the target (pixels, y
+    /// down), or not at all with `None` (the default). Lasts until changed or the frame ends; see
+    /// [`Batcher::set_blend`] for what a change costs.
+    pub fn set_clip(&mut self, clip_px: Option<[u32; 4]>) {
+        self.set_state(DrawState { clip_px, ..self.state });
+    }
+
+    /// Transforms the corners of quads pushed from now on by the affine `[a, b, c, d, tx,
+    /// ty]`: `(x, y)` is drawn at `(a x + c y + tx, b x + d y + ty)`. A camera: pan, zoom and
+    /// rotation without touching the quads. Identity at first; lasts until changed or the frame ends; see
+    /// [`Batcher::set_blend`] for what a change costs. A non-finite transform is ignored.
+    pub fn set_transform(&mut self, transform: [f32; 6]) {
+        if transform.iter().all(|v| v.is_finite()) {
+            self.set_state(DrawState { transform, ..self.state });
+        }
+    }
+
+    /// Makes `state` current. The boundary it may need is marked lazily, at the next quad
+    /// ([`Batcher::commit_state`]), so changes that are undone before any quad cost nothing.
+    fn set_state(&mut self, state: DrawState) {
+        self.state = state;
+        self.state_dirty = true;
+    }
+
+    /// Before recording a quad after a state change: if the state differs from the one the
+    /// frame's last quads used, a new segment starts here.
+    #[cold]
+    fn commit_state(&mut self) {
+        self.state_dirty = false;
+        let at = self.instances.len() as u32;
+        let &(since, index) = self.state_marks.last().expect("begin_frame marks the first state");
+        if self.frame_states[index as usize] == self.state {
+            return;
+        }
+        let index = self.state_index(self.state);
+        if since == at {
+            // No quad since that state was marked (the frame's start): it is unused.
+            if let Some(mark) = self.state_marks.last_mut() {
+                mark.1 = index;
+            }
+            return;
+        }
+        self.state_marks.push((at, index));
+        self.prefix.flush(at, FlushCause::StateChange);
+        match self.flush_marks.last_mut() {
+            Some(m) if m.0 == at => m.1 = FlushCause::StateChange,
+            _ => self.flush_marks.push((at, FlushCause::StateChange)),
+        }
+    }
+
+    /// The index of `state` in the frame's states, added if new.
+    fn state_index(&mut self, state: DrawState) -> u32 {
+        let key = StateKey::of(&state);
+        if let Some(&i) = self.state_lookup.get(&key) {
+            return i;
+        }
+        let i = self.frame_states.len() as u32;
+        self.frame_states.push(state);
+        self.state_lookup.insert(key, i);
+        i
     }
 
     /// Plans the recorded frame: resource ops to apply, then segments to draw in order.
@@ -579,6 +700,21 @@ impl Batcher {
         c.frames = 1;
         c.device_rebuilds = plan.rebuild as u64;
         self.ladder.plan_frame(&self.prefix, &self.quad_arrays, &self.flush_marks, &self.budget, plan, c);
+        // Each segment draws with the state its first quad was pushed under.
+        plan.states.clear();
+        plan.states.extend_from_slice(&self.frame_states);
+        let mut marks = self.state_marks.iter().peekable();
+        let mut state = 0;
+        for seg in &mut plan.segments {
+            while let Some(&&(at, index)) = marks.peek() {
+                if at > seg.instances.start {
+                    break;
+                }
+                state = index;
+                marks.next();
+            }
+            seg.state = state;
+        }
         self.refresh_slots();
         // Layers freed during the frame are released now that the frame no longer needs them.
         for p in std::mem::take(&mut self.deferred_frees) {
@@ -992,4 +1128,19 @@ fn flags_layer(desc: &TextureDesc, placement: &Placement) -> u32 {
     };
     let filter = if desc.filter == Filter::Linear { Instance::FLAG_LINEAR } else { 0 };
     Instance::pack(0, wrap | filter, placement.layer)
+}
+
+/// A draw state's identity: its transform by bits (transforms are finite; `0.0` and `-0.0`
+/// are two keys, which costs at most a duplicate entry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct StateKey {
+    blend: usize,
+    clip_px: Option<[u32; 4]>,
+    transform: [u32; 6],
+}
+
+impl StateKey {
+    fn of(s: &DrawState) -> Self {
+        Self { blend: s.blend.index(), clip_px: s.clip_px, transform: s.transform.map(f32::to_bits) }
+    }
 }

@@ -17,7 +17,7 @@ pub struct Counters {
     pub quads_rejected: u64,
     /// Draw calls planned: one per segment.
     pub draw_calls: u64,
-    /// Flushes (segment ends), all causes: the sum of the four fields below.
+    /// Flushes (segment ends), all causes: the sum of the five fields below.
     pub flushes: u64,
     /// Flushes because every slot was referenced by pending quads and another array was needed.
     pub flushes_slots_exhausted: u64,
@@ -27,6 +27,8 @@ pub struct Counters {
     pub flushes_explicit: u64,
     /// The flush at the end of each frame with quads.
     pub flushes_end_of_frame: u64,
+    /// Flushes because the draw state (blend, clip, transform) changed between two quads.
+    pub flushes_state_change: u64,
     /// Times every slot assignment was dropped at once. 0 unless
     /// [`crate::VictimChoice::WipeAll`] is chosen for a comparison.
     pub cache_resets: u64,
@@ -76,6 +78,7 @@ impl Counters {
             flushes_instance_buffer_full,
             flushes_explicit,
             flushes_end_of_frame,
+            flushes_state_change,
             cache_resets,
             slot_binds,
             slot_evictions,
@@ -101,6 +104,7 @@ impl Counters {
         self.flushes_instance_buffer_full += flushes_instance_buffer_full;
         self.flushes_explicit += flushes_explicit;
         self.flushes_end_of_frame += flushes_end_of_frame;
+        self.flushes_state_change += flushes_state_change;
         self.cache_resets += cache_resets;
         self.slot_binds += slot_binds;
         self.slot_evictions += slot_evictions;
@@ -132,8 +136,9 @@ pub struct DeviceCounters {
     pub bind_group_sets: u64,
     /// Bind groups created (wgpu; GL: 0). Cached across frames: a one-slot change makes one.
     pub bind_group_creates: u64,
-    /// Programs linked (GL) or render pipelines created (wgpu). All at creation: equal to the
-    /// tier count and never growing.
+    /// Programs linked (GL) or render pipelines created (wgpu). All at creation and never
+    /// growing: the tier count on GL (blend modes are GL state), the tier count times
+    /// `BlendMode::ALL.len()` on wgpu (blending is pipeline state there).
     pub pipeline_compiles: u64,
     /// Texture bytes written from the CPU.
     pub texture_bytes_written: u64,

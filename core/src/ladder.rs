@@ -22,8 +22,8 @@ const NONE_ARRAY: u32 = u32::MAX;
 pub(crate) struct Prefix {
     /// Still extending: every quad so far was resident.
     pub(crate) open: bool,
-    /// Closed runs: (end, slots used), each ending at a boundary.
-    pub(crate) runs: Vec<(u32, u32)>,
+    /// Closed runs: (end, slots used, why it ended), each ending at a boundary.
+    pub(crate) runs: Vec<(u32, u32, FlushCause)>,
     run: Run,
     capacity: u32,
 }
@@ -47,10 +47,10 @@ const MAX_SLOTS: usize = crate::MAX_SLOTS_PER_DRAW as usize;
 impl Run {
     /// Ends the run at quad `n` if `n` is an instance-buffer boundary.
     #[inline(always)]
-    fn boundary(&mut self, n: u32, runs: &mut Vec<(u32, u32)>) {
+    fn boundary(&mut self, n: u32, runs: &mut Vec<(u32, u32, FlushCause)>) {
         if n == self.next_cap {
             if self.mask != 0 {
-                runs.push((n, self.mask));
+                runs.push((n, self.mask, FlushCause::InstanceBufferFull));
                 self.mask = 0;
             }
             self.next_cap = self.next_cap.saturating_add(self.capacity);
@@ -61,7 +61,12 @@ impl Run {
     /// [`MAX_SLOTS`]); returns how many were noted. The run's mask and boundary stay in
     /// registers across the loop.
     #[inline]
-    pub(crate) fn note_all(&mut self, start: u32, slots: impl Iterator<Item = u32>, runs: &mut Vec<(u32, u32)>) -> u32 {
+    pub(crate) fn note_all(
+        &mut self,
+        start: u32,
+        slots: impl Iterator<Item = u32>,
+        runs: &mut Vec<(u32, u32, FlushCause)>,
+    ) -> u32 {
         let (mut mask, mut next_cap, mut n) = (self.mask, self.next_cap, start);
         for u in slots {
             if u >= MAX_SLOTS as u32 {
@@ -69,7 +74,7 @@ impl Run {
             }
             if n == next_cap {
                 if mask != 0 {
-                    runs.push((n, mask));
+                    runs.push((n, mask, FlushCause::InstanceBufferFull));
                     mask = 0;
                 }
                 next_cap = next_cap.saturating_add(self.capacity);
@@ -87,7 +92,7 @@ impl Run {
 
     /// Quad `n` uses slot `u`, resident when pushed.
     #[inline(always)]
-    pub(crate) fn note(&mut self, n: u32, u: u32, runs: &mut Vec<(u32, u32)>) {
+    pub(crate) fn note(&mut self, n: u32, u: u32, runs: &mut Vec<(u32, u32, FlushCause)>) {
         self.boundary(n, runs);
         self.mask |= 1 << u;
         self.last[u as usize] = n + 1;
@@ -134,11 +139,14 @@ impl Prefix {
         self.run.len = n;
     }
 
-    /// An explicit flush before quad `n`.
-    pub(crate) fn flush(&mut self, n: u32) {
+    /// A flush before quad `n` (explicit, or a draw-state change).
+    pub(crate) fn flush(&mut self, n: u32, cause: FlushCause) {
         if self.open && self.run.mask != 0 {
-            self.runs.push((n, self.run.mask));
+            self.runs.push((n, self.run.mask, cause));
             self.run.mask = 0;
+        } else if let Some(last) = self.runs.last_mut().filter(|r| r.0 == n) {
+            // A state change right after an explicit flush: one boundary, the later cause.
+            last.2 = cause;
         }
     }
 }
@@ -252,12 +260,12 @@ impl SlotLadder {
     /// Plans a recorded frame: assigns a slot to every quad (writing it into the instance),
     /// and cuts segments. The first `prefix.len` quads are summarized by `prefix`;
     /// `arrays[i - prefix.len]` is the array of each quad `i` after them. `flush_marks` are
-    /// quad indices the caller asked to start a new segment at, ascending.
+    /// quad indices the caller asked to start a new segment at, ascending, with why.
     pub(crate) fn plan_frame(
         &mut self,
         prefix: &Prefix,
         arrays: &[u32],
-        flush_marks: &[u32],
+        flush_marks: &[(u32, FlushCause)],
         budget: &Budget,
         plan: &mut FramePlan,
         counters: &mut Counters,
@@ -280,9 +288,9 @@ impl SlotLadder {
             at_push[s] = unit.map_or(NONE_ARRAY, |a| a.0);
         }
         let mut start = 0;
-        for &(end, mask) in &prefix.runs {
+        for &(end, mask, cause) in &prefix.runs {
             walk.mask |= self.renumber(&at_push, mask, &mut walk.plan.instances[start as usize..end as usize]);
-            let cause = if end % capacity == 0 { FlushCause::InstanceBufferFull } else { FlushCause::Explicit };
+            let cause = if end % capacity == 0 { FlushCause::InstanceBufferFull } else { cause };
             self.close(&mut walk, end, cause);
             start = end;
         }
@@ -294,8 +302,8 @@ impl SlotLadder {
             }
         }
         self.clock += u64::from(base);
-        let mut marks = flush_marks.iter().copied().skip_while(|&m| m < base);
-        let mut next_mark = marks.next().unwrap_or(u32::MAX);
+        let mut marks = flush_marks.iter().copied().skip_while(|&(m, _)| m < base);
+        let (mut next_mark, mut mark_cause) = marks.next().unwrap_or((u32::MAX, FlushCause::Explicit));
         let mut next_cap = base.div_ceil(capacity).max(1).saturating_mul(capacity);
         let n = base + arrays.len() as u32;
         let arrays = |i: u32| arrays[(i - base) as usize];
@@ -326,14 +334,14 @@ impl SlotLadder {
             // next explicit flush.
             if i == next_cap || i == next_mark {
                 if i > walk.seg_start {
-                    let cause = if i == next_cap { FlushCause::InstanceBufferFull } else { FlushCause::Explicit };
+                    let cause = if i == next_cap { FlushCause::InstanceBufferFull } else { mark_cause };
                     self.close(&mut walk, i, cause);
                 }
                 if i == next_cap {
                     next_cap = next_cap.saturating_add(capacity);
                 }
                 while next_mark <= i {
-                    next_mark = marks.next().unwrap_or(u32::MAX);
+                    (next_mark, mark_cause) = marks.next().unwrap_or((u32::MAX, FlushCause::Explicit));
                 }
             }
             let raw = arrays(i);
@@ -510,6 +518,7 @@ impl SlotLadder {
             slots: table_start..plan.slot_tables.len() as u32,
             binds: binds_start..plan.binds.len() as u32,
             cause,
+            state: 0,
         });
         let c = &mut *walk.counters;
         c.draw_calls += 1;
@@ -519,6 +528,7 @@ impl SlotLadder {
             FlushCause::InstanceBufferFull => c.flushes_instance_buffer_full += 1,
             FlushCause::Explicit => c.flushes_explicit += 1,
             FlushCause::EndOfFrame => c.flushes_end_of_frame += 1,
+            FlushCause::StateChange => c.flushes_state_change += 1,
         }
         c.slot_binds += (plan.binds.len() as u32 - binds_start) as u64;
         c.max_slot_tier = c.max_slot_tier.max(tier as u64);

@@ -48,8 +48,8 @@ pub use error::{ConfigError, QuadError, RejectedQuad, TextureError};
 pub use limits::{Budget, Config, Limits, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mock::{Call, MockDevice};
 pub use plan::{
-    ArrayDesc, ArrayId, ArrayOp, FlushCause, FramePlan, Instance, LevelWrite, PlanError, PlanValidator, ResourceOp,
-    Segment, SlotBind,
+    ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, DrawState, FlushCause, FramePlan, Instance, LevelWrite,
+    PlanError, PlanValidator, ResourceOp, Segment, SlotBind,
 };
 pub use quad::{premultiply, Quad};
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, Format, TextureDesc, TextureId, Usage, Wrap};

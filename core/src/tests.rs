@@ -1279,3 +1279,125 @@ fn quad_helpers_place_flip_and_premultiply() {
     dev.execute(b.finish()).unwrap();
     assert!(dev.sampled().iter().all(|s| s.is_some_and(|s| s.0 == t)));
 }
+
+// Draw state: blend, clip, transform.
+
+#[test]
+fn draw_state_changes_end_segments_only_when_they_must() {
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    let ids = register_n(&mut b, &[(8, 8)], 2);
+    let camera = [2.0, 0.0, 0.0, 2.0, -10.0, 5.0];
+    b.begin_frame();
+    // Changes before any quad, and changes undone before the next quad, cost nothing.
+    b.set_blend(BlendMode::Additive);
+    b.set_blend(BlendMode::Over);
+    b.set_transform(camera);
+    for i in 0..10 {
+        b.push(&Quad::rect(ids[i % 2], [i as f32, 0.0], [4.0; 2])).unwrap();
+    }
+    b.set_clip(Some([0, 0, 50, 50]));
+    b.set_clip(None);
+    b.push(&Quad::rect(ids[0], [0.0; 2], [4.0; 2])).unwrap();
+    // A camera change between two groups of quads: one flush, counted.
+    b.set_transform(DrawState::IDENTITY);
+    for i in 0..10 {
+        b.push(&Quad::rect(ids[i % 2], [i as f32, 10.0], [4.0; 2])).unwrap();
+    }
+    b.set_transform([f32::NAN; 6]); // ignored
+    let plan = b.finish();
+    assert_eq!(plan.segments.len(), 2);
+    assert_eq!((plan.counters.flushes_state_change, plan.counters.flushes_end_of_frame), (1, 1));
+    assert_eq!(plan.state(&plan.segments[0]).transform, camera);
+    assert_eq!(plan.state(&plan.segments[1]), DrawState::default());
+    assert_eq!(plan.segments[0].instances, 0..11);
+    dev.execute(plan).unwrap();
+    // A frame starts from the default state: a state set between frames is not kept.
+    assert_eq!(b.draw_state(), DrawState::default());
+    b.set_blend(BlendMode::Multiply);
+    b.begin_frame();
+    assert_eq!(b.draw_state(), DrawState::default());
+    b.set_blend(BlendMode::Multiply);
+    b.push(&Quad::rect(ids[0], [0.0; 2], [4.0; 2])).unwrap();
+    let plan = b.finish();
+    assert_eq!((plan.segments.len(), plan.state(&plan.segments[0]).blend), (1, BlendMode::Multiply));
+    dev.execute(plan).unwrap();
+}
+
+#[test]
+fn alternating_blend_modes_cost_a_draw_each() {
+    // Like PixiJS, a blend change is a new draw: 10,000 quads alternating two modes are
+    // 10,000 draws. Grouping by mode, in painter's order, is the host's call.
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    let t = register_n(&mut b, &[(8, 8)], 1)[0];
+    b.begin_frame();
+    let modes = [BlendMode::Over, BlendMode::Additive];
+    let quads: Vec<Quad> = (0..10_000).map(|i| Quad::rect(t, [(i % 100) as f32, (i / 100) as f32], [2.0; 2])).collect();
+    for (i, q) in quads.iter().enumerate() {
+        b.set_blend(modes[i % 2]);
+        b.push(q).unwrap();
+    }
+    let plan = b.finish();
+    assert_eq!(plan.counters.draw_calls, 10_000);
+    assert_eq!(plan.counters.flushes_state_change, 9_999);
+    // Two distinct states, however often they alternate.
+    assert_eq!(plan.states.len(), 2);
+    for (k, seg) in plan.segments.iter().enumerate() {
+        assert_eq!(plan.state(seg).blend, modes[k % 2]);
+    }
+    dev.execute(plan).unwrap();
+}
+
+#[test]
+fn bad_draw_states_are_plan_errors() {
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let t = register_n(&mut b, &[(8, 8)], 1)[0];
+    b.begin_frame();
+    b.push(&Quad::rect(t, [0.0; 2], [4.0; 2])).unwrap();
+    let mut plan = b.finish().clone();
+    plan.segments[0].state = 3;
+    let mut dev = MockDevice::new(b.budget());
+    assert_eq!(dev.execute(&plan), Err(PlanError::BadState { segment: 0, state: 3 }));
+    plan.segments[0].state = 0;
+    plan.states[0].transform[4] = f32::INFINITY;
+    assert_eq!(dev.execute(&plan), Err(PlanError::BadState { segment: 0, state: 0 }));
+}
+
+#[test]
+fn a_state_set_again_reuses_its_entry() {
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let t = register_n(&mut b, &[(8, 8)], 1)[0];
+    let q = Quad::rect(t, [0.0; 2], [4.0; 2]);
+    b.begin_frame();
+    b.set_blend(BlendMode::Additive); // before any quad: replaces the frame's first state
+    b.push(&q).unwrap();
+    b.set_blend(BlendMode::Over);
+    b.set_clip(Some([0, 0, 4, 4]));
+    b.set_clip(None); // back where it was before any quad of it: no change
+    b.push(&q).unwrap();
+    b.set_blend(BlendMode::Additive);
+    b.push(&q).unwrap();
+    b.set_blend(BlendMode::Over);
+    b.set_blend(BlendMode::Additive); // set and unset between two quads: no flush
+    b.push(&q).unwrap();
+    let plan = b.finish();
+    assert_eq!(plan.segments.len(), 3);
+    assert_eq!(plan.counters.flushes_state_change, 2);
+    assert_eq!(plan.states.len(), 2, "{:?}", plan.states);
+    let blends: Vec<_> = plan.segments.iter().map(|s| plan.state(s).blend).collect();
+    assert_eq!(blends, [BlendMode::Additive, BlendMode::Over, BlendMode::Additive]);
+    assert_eq!(plan.segments[0].instances, 0..1);
+    assert_eq!(plan.segments[2].instances, 2..4);
+    // The next frame starts from the default state, even after a frame left open with a
+    // clip set (a host's `?`), reusing nothing stale.
+    b.begin_frame();
+    b.set_clip(Some([0, 0, 1, 1]));
+    b.push(&q).unwrap();
+    b.begin_frame();
+    b.push(&q).unwrap();
+    let plan = b.finish();
+    assert_eq!(plan.counters.frames_discarded, 1);
+    assert_eq!(plan.states.len(), 1);
+    assert_eq!(plan.state(&plan.segments[0]), DrawState::default());
+}

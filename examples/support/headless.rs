@@ -313,6 +313,41 @@ impl WgpuHeadless {
 }
 
 /// Whether the run is CI's: a device that cannot be had then is a failure, not a skip.
+/// Opens `kind` for the test named `test`: under `CI=true` a device that cannot be had
+/// panics (a GPU test must not pass by skipping); outside CI it prints `skipped: ...` and
+/// gives `None`.
+pub fn open_for_test(kind: DeviceKind, size: [u32; 2], test: &str) -> Option<Headless> {
+    match Headless::new(kind, size) {
+        Ok(d) => Some(d),
+        Err(e) if in_ci() => panic!("{test}: CI=true and no {kind:?} device: {e}"),
+        Err(e) => {
+            println!("skipped: {test}: no {kind:?} device: {e}");
+            None
+        }
+    }
+}
+
+/// Compares two RGBA8 readbacks of `width` pixels a row: `(pixels differing by more than
+/// `tol` in a channel, the largest channel difference)`. The first five such pixels are
+/// printed to stderr, named by `a_name` and `b_name`.
+pub fn compare(a: &[u8], b: &[u8], width: u32, tol: u8, a_name: &str, b_name: &str) -> (usize, u8) {
+    assert_eq!(a.len(), b.len(), "{a_name} and {b_name}: readbacks of different sizes");
+    let (mut differing, mut worst) = (0, 0);
+    for (i, (pa, pb)) in a.chunks_exact(4).zip(b.chunks_exact(4)).enumerate() {
+        let d = pa.iter().zip(pb).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0);
+        worst = worst.max(d);
+        if d > tol {
+            differing += 1;
+            if differing <= 5 {
+                let (x, y) = (i as u32 % width, i as u32 / width);
+                eprintln!("({x}, {y}): {a_name} {pa:?} vs {b_name} {pb:?}");
+            }
+        }
+    }
+    (differing, worst)
+}
+
+/// Whether the environment says this is CI (`CI=true` or `CI=1`).
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
 }

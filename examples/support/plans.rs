@@ -144,6 +144,7 @@ impl PlanBuilder {
             slots: slots..slots + table.len() as u32,
             binds: first_bind..self.plan.binds.len() as u32,
             cause: FlushCause::EndOfFrame,
+            state: 0,
         });
         self.segment_start = end;
         self
@@ -210,7 +211,14 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
             color: [255; 4],
             slot_flags_layer: Instance::pack(0, 0, 1),
         }],
-        segments: vec![Segment { instances: 0..1, tier: 1, slots: 0..1, binds: 0..1, cause: FlushCause::EndOfFrame }],
+        segments: vec![Segment {
+            instances: 0..1,
+            tier: 1,
+            slots: 0..1,
+            binds: 0..1,
+            cause: FlushCause::EndOfFrame,
+            state: 0,
+        }],
         binds: vec![SlotBind { slot: 0, array }],
         slot_tables: vec![Some(array)],
         instance_capacity: budget.instance_capacity,

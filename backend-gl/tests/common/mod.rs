@@ -134,6 +134,23 @@ pub struct Image {
 }
 
 impl Image {
+    /// An image of one colour, for building expected images.
+    #[allow(dead_code)]
+    pub fn filled(width: u32, height: u32, c: [u8; 4]) -> Self {
+        Self { width, height, px: c.repeat((width * height) as usize) }
+    }
+
+    /// Fills `[x0, x1) x [y0, y1)` with `c`.
+    #[allow(dead_code)]
+    pub fn fill(&mut self, [x0, y0, x1, y1]: [u32; 4], c: [u8; 4]) {
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let i = ((y * self.width + x) * 4) as usize;
+                self.px[i..i + 4].copy_from_slice(&c);
+            }
+        }
+    }
+
     pub fn at(&self, x: u32, y: u32) -> [u8; 4] {
         let i = ((y * self.width + x) * 4) as usize;
         [self.px[i], self.px[i + 1], self.px[i + 2], self.px[i + 3]]

@@ -260,6 +260,101 @@ pub enum FlushCause {
     Explicit,
     /// The frame ended.
     EndOfFrame,
+    /// The draw state (blend mode, clip rectangle, transform) changed between two quads.
+    StateChange,
+}
+
+/// How a quad's colour combines with what is under it. Colours and texels are
+/// premultiplied; each mode is an `ADD` equation of [`BlendMode::factors`], the same on every
+/// backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BlendMode {
+    /// Premultiplied "over": `src + dst * (1 - src.a)`. The default.
+    #[default]
+    Over,
+    /// Light adds up (particles, glows): `src + dst`.
+    Additive,
+    /// Darkens by the source colour (shadows, tints): `src * dst + dst * (1 - src.a)`.
+    Multiply,
+    /// Lightens (the inverse of multiply): `src + dst * (1 - src)`.
+    Screen,
+    /// Replaces what is under it, alpha included: `src`.
+    Opaque,
+}
+
+/// A blend factor, as GL and wgpu both name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlendFactor {
+    /// 0.
+    Zero,
+    /// 1.
+    One,
+    /// The destination colour.
+    DstColor,
+    /// 1 - the source colour.
+    OneMinusSrcColor,
+    /// 1 - the source alpha.
+    OneMinusSrcAlpha,
+}
+
+impl BlendMode {
+    /// Every mode, for backends that build one pipeline per mode.
+    pub const ALL: [BlendMode; 5] =
+        [BlendMode::Over, BlendMode::Additive, BlendMode::Multiply, BlendMode::Screen, BlendMode::Opaque];
+
+    /// `[colour source, colour destination, alpha source, alpha destination]` factors of an
+    /// `ADD` blend equation.
+    pub const fn factors(self) -> [BlendFactor; 4] {
+        use BlendFactor::*;
+        match self {
+            BlendMode::Over => [One, OneMinusSrcAlpha, One, OneMinusSrcAlpha],
+            BlendMode::Additive => [One, One, One, One],
+            BlendMode::Multiply => [DstColor, OneMinusSrcAlpha, One, OneMinusSrcAlpha],
+            BlendMode::Screen => [One, OneMinusSrcColor, One, OneMinusSrcAlpha],
+            BlendMode::Opaque => [One, Zero, One, Zero],
+        }
+    }
+
+    /// The index of the mode in [`BlendMode::ALL`].
+    pub const fn index(self) -> usize {
+        match self {
+            BlendMode::Over => 0,
+            BlendMode::Additive => 1,
+            BlendMode::Multiply => 2,
+            BlendMode::Screen => 3,
+            BlendMode::Opaque => 4,
+        }
+    }
+}
+
+/// State the quads of a segment share: how they blend, where they are clipped, and the
+/// transform (a camera) applied to their corners. Set on the batcher
+/// ([`crate::Batcher::set_blend`], [`crate::Batcher::set_clip`],
+/// [`crate::Batcher::set_transform`]); a change ends the segment only when quads were pushed
+/// since the last one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DrawState {
+    /// Blending. Default [`BlendMode::Over`].
+    pub blend: BlendMode,
+    /// Pixels outside `[x, y, width, height]` of the target (y down, like quads) are left
+    /// untouched. Default `None`: no clip.
+    pub clip_px: Option<[u32; 4]>,
+    /// Affine transform of quad corners before they are drawn: `[a, b, c, d, tx, ty]` maps
+    /// `(x, y)` to `(a x + c y + tx, b x + d y + ty)`, pixels. Default identity
+    /// `[1, 0, 0, 1, 0, 0]`.
+    pub transform: [f32; 6],
+}
+
+impl DrawState {
+    /// The identity transform.
+    pub const IDENTITY: [f32; 6] = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+}
+
+impl Default for DrawState {
+    fn default() -> Self {
+        Self { blend: BlendMode::Over, clip_px: None, transform: Self::IDENTITY }
+    }
 }
 
 /// Bind `array` to slot `slot`. Applied before the segment that lists it is drawn.
@@ -288,6 +383,9 @@ pub struct Segment {
     pub binds: Range<u32>,
     /// Why the segment ended.
     pub cause: FlushCause,
+    /// Index into [`FramePlan::states`]: the segment's draw state. A plan with no states
+    /// (hand-made) draws every segment with the default state.
+    pub state: u32,
 }
 
 /// A resource change, applied in order before any segment is drawn.
@@ -388,6 +486,8 @@ pub struct FramePlan {
     pub binds: Vec<SlotBind>,
     /// Slot tables the segments point into.
     pub slot_tables: Vec<Option<ArrayId>>,
+    /// Draw states the segments point into.
+    pub states: Vec<DrawState>,
     /// Instances per instance buffer: no segment crosses a multiple of it. A backend with
     /// bounded buffers (wgpu) keeps one buffer per block of this many instances.
     pub instance_capacity: u32,
@@ -404,6 +504,10 @@ impl FramePlan {
     /// If the segment's range is outside [`FramePlan::slot_tables`] (not for a validated plan).
     pub fn slots(&self, segment: &Segment) -> &[Option<ArrayId>] {
         &self.slot_tables[segment.slots.start as usize..segment.slots.end as usize]
+    }
+    /// The draw state of a segment ([`DrawState::default`] when the plan has none).
+    pub fn state(&self, segment: &Segment) -> DrawState {
+        self.states.get(segment.state as usize).copied().unwrap_or_default()
     }
     /// The binds to apply before drawing a segment.
     ///

@@ -152,6 +152,15 @@ pub enum PlanError {
         /// Index of the segment.
         segment: usize,
     },
+    /// A segment names a draw state the plan does not have, or a state with a non-finite
+    /// transform.
+    #[error("segment {segment}: draw state {state} is missing or has a non-finite transform")]
+    BadState {
+        /// Index of the segment.
+        segment: usize,
+        /// The state index.
+        state: u32,
+    },
     /// A bind to a slot at or above the segment's tier.
     #[error("segment {segment}: bind to slot {slot}, outside its tier")]
     SlotOutOfRange {
@@ -473,6 +482,13 @@ impl PlanValidator {
             next = r.end;
             if !self.tiers.contains(&seg.tier) {
                 return Err(PlanError::UnknownTier { segment: si, tier: seg.tier });
+            }
+            let state_ok = match plan.states.get(seg.state as usize) {
+                Some(st) => st.transform.iter().all(|v| v.is_finite()),
+                None => plan.states.is_empty() && seg.state == 0,
+            };
+            if !state_ok {
+                return Err(PlanError::BadState { segment: si, state: seg.state });
             }
             let table_ok = seg.slots.start <= seg.slots.end
                 && seg.slots.end as usize <= plan.slot_tables.len()
