@@ -83,6 +83,9 @@ pub struct Batcher {
     state_lookup: std::collections::HashMap<StateKey, u32>,
     /// The state changed since the last quad: check it at the next one.
     state_dirty: bool,
+    /// ANDed into every instance's tint alpha: 0 under [`BlendMode::Additive`] (drawn as
+    /// "over" with alpha 0), else `0xFF`.
+    alpha_mask: u8,
     deferred_frees: Vec<Placement>,
     moved_in_frame: Vec<(ArrayId, ArrayId)>,
     sequence: u64,
@@ -123,6 +126,7 @@ impl Batcher {
             state_marks: Vec::new(),
             state_lookup: std::collections::HashMap::new(),
             state_dirty: false,
+            alpha_mask: 0xFF,
             deferred_frees: Vec::new(),
             moved_in_frame: Vec::new(),
             sequence: 0,
@@ -417,6 +421,7 @@ impl Batcher {
         self.state_lookup.clear();
         self.state_marks.clear();
         self.state = DrawState::default();
+        self.alpha_mask = 0xFF;
         let first = self.state_index(self.state);
         self.state_marks.push((0, first));
         self.state_dirty = false;
@@ -443,7 +448,7 @@ impl Batcher {
         }
         let hot = self.hot[quad.texture.index as usize];
         let n = self.instances.len() as u32;
-        self.instances.push(instance(&hot, quad));
+        self.instances.push(instance(&hot, quad, self.alpha_mask));
         self.record(n, &hot);
         Ok(())
     }
@@ -508,12 +513,12 @@ impl Batcher {
             // per quad.
             let start = self.instances.len();
             let mut all_ok = true;
-            let hot = &self.hot;
+            let (hot, alpha_mask) = (&self.hot, self.alpha_mask);
             self.instances.extend(chunk.iter().map(|q| {
                 let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
                 // `h.key` carries this batcher's tag: one compare checks the id's tag too.
                 all_ok &= (h.key == Hot::key(q.texture.batcher, q.texture.generation)) & q.is_finite();
-                instance(h, q)
+                instance(h, q, alpha_mask)
             }));
             if all_ok {
                 self.record_chunk(start as u32, chunk);
@@ -562,10 +567,12 @@ impl Batcher {
     /// batcher.push(&Quad::rect(spark, [0.0, 0.0], [4.0, 4.0]))?;
     /// batcher.set_blend(BlendMode::Additive); // particles
     /// batcher.push(&Quad::rect(spark, [8.0, 0.0], [4.0, 4.0]))?;
-    /// batcher.set_blend(BlendMode::Over);
+    /// batcher.set_blend(BlendMode::Multiply); // a shadow
+    /// batcher.push(&Quad::rect(spark, [16.0, 0.0], [4.0, 4.0]))?;
     /// let plan = batcher.finish();
+    /// // Additive shares the draw of "over" quads; multiply needs a draw of its own.
     /// assert_eq!(plan.segments.len(), 2);
-    /// assert_eq!(plan.state(&plan.segments[1]).blend, BlendMode::Additive);
+    /// assert_eq!(plan.state(&plan.segments[1]).blend, BlendMode::Multiply);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_blend(&mut self, blend: BlendMode) {
@@ -593,6 +600,7 @@ impl Batcher {
     /// ([`Batcher::commit_state`]), so changes that are undone before any quad cost nothing.
     fn set_state(&mut self, state: DrawState) {
         self.state = state;
+        self.alpha_mask = if state.blend == BlendMode::Additive { 0 } else { 0xFF };
         self.state_dirty = true;
     }
 
@@ -603,10 +611,15 @@ impl Batcher {
         self.state_dirty = false;
         let at = self.instances.len() as u32;
         let &(since, index) = self.state_marks.last().expect("begin_frame marks the first state");
-        if self.frame_states[index as usize] == self.state {
+        // Additive quads share "over" draws (their tint alpha is zeroed).
+        let mut state = self.state;
+        if state.blend == BlendMode::Additive {
+            state.blend = BlendMode::Over;
+        }
+        if self.frame_states[index as usize] == state {
             return;
         }
-        let index = self.state_index(self.state);
+        let index = self.state_index(state);
         if since == at {
             // No quad since that state was marked (the frame's start): it is unused.
             if let Some(mark) = self.state_marks.last_mut() {
@@ -1092,7 +1105,8 @@ fn check_quad(hot: &[Hot], quad: &Quad) -> Result<(), QuadError> {
 /// The instance of a checked quad. Most quads use an array a slot already holds: the slot is
 /// written now, so `finish` need not touch the instance again.
 #[inline(always)]
-fn instance(hot: &Hot, quad: &Quad) -> Instance {
+fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8) -> Instance {
+    let [r, g, b, a] = quad.color;
     let (o, k, uv) = (hot.uv_offset, hot.uv_scale, quad.uv);
     Instance {
         origin: quad.origin,
@@ -1100,7 +1114,7 @@ fn instance(hot: &Hot, quad: &Quad) -> Instance {
         axis_y: quad.axis_y,
         uv_rect: [o[0] + uv[0] * k[0], o[1] + uv[1] * k[1], o[2] + uv[2] * k[2], o[3] + uv[3] * k[3]],
         tex_rect: hot.tex_rect,
-        color: quad.color,
+        color: [r, g, b, a & alpha_mask],
         // NO_SLOT has no bit in the slot field: a quad whose array no slot holds gets slot 0
         // until it is planned.
         slot_flags_layer: hot.flags_layer | (hot.slot & Instance::SLOT_MASK),

@@ -1326,13 +1326,14 @@ fn draw_state_changes_end_segments_only_when_they_must() {
 
 #[test]
 fn alternating_blend_modes_cost_a_draw_each() {
-    // Like PixiJS, a blend change is a new draw: 10,000 quads alternating two modes are
-    // 10,000 draws. Grouping by mode, in painter's order, is the host's call.
+    // Like PixiJS, a change to a blend mode that needs other blend factors is a new draw:
+    // 10,000 quads alternating over and multiply are 10,000 draws. Grouping by mode, in
+    // painter's order, is the host's call.
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let t = register_n(&mut b, &[(8, 8)], 1)[0];
     b.begin_frame();
-    let modes = [BlendMode::Over, BlendMode::Additive];
+    let modes = [BlendMode::Over, BlendMode::Multiply];
     let quads: Vec<Quad> = (0..10_000).map(|i| Quad::rect(t, [(i % 100) as f32, (i / 100) as f32], [2.0; 2])).collect();
     for (i, q) in quads.iter().enumerate() {
         b.set_blend(modes[i % 2]);
@@ -1347,6 +1348,37 @@ fn alternating_blend_modes_cost_a_draw_each() {
         assert_eq!(plan.state(seg).blend, modes[k % 2]);
     }
     dev.execute(plan).unwrap();
+}
+
+#[test]
+fn over_and_additive_alternating_share_one_draw() {
+    // Premultiplied "over" with a source alpha of 0 adds: additive quads get their tint's
+    // alpha zeroed and stay in the "over" draw. 10,000 alternating quads: one draw.
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    let t = register_n(&mut b, &[(8, 8)], 1)[0];
+    let tint = [200, 100, 50, 200];
+    b.begin_frame();
+    for i in 0..10_000 {
+        b.set_blend(if i % 2 == 0 { BlendMode::Over } else { BlendMode::Additive });
+        b.push(&Quad::rect(t, [(i % 100) as f32, (i / 100) as f32], [2.0; 2]).with_color(tint)).unwrap();
+    }
+    // push_all under additive zeroes the alpha too.
+    let more = [Quad::rect(t, [0.0; 2], [2.0; 2]).with_color(tint); 3];
+    b.push_all(&more).unwrap();
+    let plan = b.finish();
+    assert_eq!((plan.counters.draw_calls, plan.counters.flushes_state_change), (1, 0));
+    assert_eq!(plan.state(&plan.segments[0]).blend, BlendMode::Over);
+    for (i, inst) in plan.instances.iter().enumerate() {
+        let additive = i % 2 == 1 || i >= 10_000;
+        let want = if additive { [200, 100, 50, 0] } else { tint };
+        assert_eq!(inst.color, want, "instance {i}");
+    }
+    dev.execute(plan).unwrap();
+    // The next frame starts with "over": alphas are kept again.
+    b.begin_frame();
+    b.push(&Quad::rect(t, [0.0; 2], [2.0; 2]).with_color(tint)).unwrap();
+    assert_eq!(b.finish().instances[0].color, tint);
 }
 
 #[test]
@@ -1370,23 +1402,23 @@ fn a_state_set_again_reuses_its_entry() {
     let t = register_n(&mut b, &[(8, 8)], 1)[0];
     let q = Quad::rect(t, [0.0; 2], [4.0; 2]);
     b.begin_frame();
-    b.set_blend(BlendMode::Additive); // before any quad: replaces the frame's first state
+    b.set_blend(BlendMode::Multiply); // before any quad: replaces the frame's first state
     b.push(&q).unwrap();
     b.set_blend(BlendMode::Over);
     b.set_clip(Some([0, 0, 4, 4]));
     b.set_clip(None); // back where it was before any quad of it: no change
     b.push(&q).unwrap();
-    b.set_blend(BlendMode::Additive);
+    b.set_blend(BlendMode::Multiply);
     b.push(&q).unwrap();
     b.set_blend(BlendMode::Over);
-    b.set_blend(BlendMode::Additive); // set and unset between two quads: no flush
+    b.set_blend(BlendMode::Multiply); // set and unset between two quads: no flush
     b.push(&q).unwrap();
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 3);
     assert_eq!(plan.counters.flushes_state_change, 2);
     assert_eq!(plan.states.len(), 2, "{:?}", plan.states);
     let blends: Vec<_> = plan.segments.iter().map(|s| plan.state(s).blend).collect();
-    assert_eq!(blends, [BlendMode::Additive, BlendMode::Over, BlendMode::Additive]);
+    assert_eq!(blends, [BlendMode::Multiply, BlendMode::Over, BlendMode::Multiply]);
     assert_eq!(plan.segments[0].instances, 0..1);
     assert_eq!(plan.segments[2].instances, 2..4);
     // The next frame starts from the default state, even after a frame left open with a

@@ -273,7 +273,10 @@ pub enum BlendMode {
     /// Premultiplied "over": `src + dst * (1 - src.a)`. The default.
     #[default]
     Over,
-    /// Light adds up (particles, glows): `src + dst`.
+    /// Light adds up (particles, glows): colour `src + dst`; the target's alpha is kept
+    /// (light adds colour, not coverage). The batcher draws additive quads in the same draw
+    /// as [`BlendMode::Over`] ones: a premultiplied colour with alpha 0 under "over" *is*
+    /// additive, so it zeroes their tint's alpha and switching between the two costs no draw.
     Additive,
     /// Darkens by the source colour (shadows, tints): `src * dst + dst * (1 - src.a)`.
     Multiply,
@@ -309,7 +312,7 @@ impl BlendMode {
         use BlendFactor::*;
         match self {
             BlendMode::Over => [One, OneMinusSrcAlpha, One, OneMinusSrcAlpha],
-            BlendMode::Additive => [One, One, One, One],
+            BlendMode::Additive => [One, One, Zero, One],
             BlendMode::Multiply => [DstColor, OneMinusSrcAlpha, One, OneMinusSrcAlpha],
             BlendMode::Screen => [One, OneMinusSrcColor, One, OneMinusSrcAlpha],
             BlendMode::Opaque => [One, Zero, One, Zero],
