@@ -33,6 +33,8 @@ mod alloc;
 mod batcher;
 mod counters;
 mod error;
+#[cfg(feature = "image")]
+mod image;
 mod ladder;
 mod limits;
 mod mock;
@@ -45,6 +47,8 @@ pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};
 pub use batcher::Batcher;
 pub use counters::{Counters, DeviceCounters, Stats};
 pub use error::{ConfigError, QuadError, RejectedQuad, TextureError};
+#[cfg(feature = "image")]
+pub use image::{premultiplied, ImageError};
 pub use limits::{Budget, Config, Limits, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mock::{Call, MockDevice};
 pub use plan::{
