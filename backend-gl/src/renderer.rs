@@ -7,8 +7,8 @@ use std::sync::Arc;
 use glow::HasContext;
 
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, DeviceCounters, Filter, Format, FramePlan,
-    Instance, Limits, PlanError, PlanValidator, ResourceOp, Segment, Stats, Wrap,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, Filter, Format,
+    FramePlan, Instance, Limits, PlanError, PlanValidator, ResourceOp, Segment, Stats, Wrap,
 };
 
 use crate::error::Error;
@@ -845,8 +845,10 @@ impl Renderer {
         let mut current_program = usize::MAX;
         let mut current_blend = BlendMode::Over;
         let clips = host_scissor.is_some() || plan.states.iter().any(|s| s.clip_px.is_some());
-        // The scissor last set: `None` is the state the paint started the draws with.
-        let mut current_clip: Option<Option<[u32; 4]>> = None;
+        // The clip last set (`None`: the scissor as the paint set it up), and whether it
+        // leaves anything to draw.
+        let mut current_clip: Option<Clip> = None;
+        let mut clip_drawable = true;
         for (si, seg) in plan.segments.iter().enumerate() {
             let r = &seg.instances;
             let state = plan.state(seg);
@@ -856,16 +858,15 @@ impl Renderer {
                 unsafe { gl.blend_func_separate(src, dst, src_a, dst_a) };
                 current_blend = state.blend;
             }
-            if !clips {
-                // No segment clips: the scissor stays as the paint set it up (the host's clip
-                // where kept, else none).
-            } else if current_clip != Some(state.clip_px) {
-                current_clip = Some(state.clip_px);
-                if !self.set_clip(state.clip_px, [w, h], host_scissor) {
-                    // Clipped away entirely: the segment draws nothing.
-                    continue;
-                }
-            } else if state.clip_px.is_some_and(|clip| gl_scissor(clip, [w, h], host_scissor).is_none()) {
+            // Without segment clips the scissor stays as the paint set it up (the host's clip
+            // where kept, else none).
+            let clip = state.clip_within([w, h]);
+            if clips && current_clip != Some(clip) {
+                current_clip = Some(clip);
+                clip_drawable = self.set_clip(clip, h, host_scissor);
+            }
+            if clip == Clip::Empty || !clip_drawable {
+                // Clipped away entirely: the segment draws nothing.
                 continue;
             }
             let seg_block = r.start / cap;
@@ -949,28 +950,27 @@ impl Renderer {
         Ok(())
     }
 
-    /// Sets the scissor for a segment's clip (`None`: the host's clip where it is kept, else
-    /// none). Returns false when nothing of the target is left to draw.
-    fn set_clip(&self, clip_px: Option<[u32; 4]>, viewport_px: [u32; 2], host: Option<[i32; 4]>) -> bool {
+    /// Sets the scissor for a segment's clip ([`Clip::Full`]: the host's clip where it is
+    /// kept, else none). Returns false when nothing of the target is left to draw.
+    fn set_clip(&self, clip: Clip, viewport_h: u32, host: Option<[i32; 4]>) -> bool {
         let gl = &self.gl;
+        let scissor = match clip {
+            Clip::Full => host,
+            Clip::Empty => return false,
+            Clip::Rect(rect) => match gl_scissor(rect, viewport_h, host) {
+                Some(b) => Some(b),
+                None => return false,
+            },
+        };
         // SAFETY: scissor state on the current context; the host's box and `SCISSOR_TEST`
         // were saved (`Needs::scissor` is set whenever a plan state has a clip).
         unsafe {
-            match clip_px {
-                None => match host {
-                    Some([x, y, w, h]) => {
-                        gl.scissor(x, y, w, h);
-                        gl.enable(glow::SCISSOR_TEST);
-                    }
-                    None => gl.disable(glow::SCISSOR_TEST),
-                },
-                Some(clip) => {
-                    let Some([x, y, w, h]) = gl_scissor(clip, viewport_px, host) else {
-                        return false;
-                    };
+            match scissor {
+                Some([x, y, w, h]) => {
                     gl.scissor(x, y, w, h);
                     gl.enable(glow::SCISSOR_TEST);
                 }
+                None => gl.disable(glow::SCISSOR_TEST),
             }
         }
         true
@@ -1025,13 +1025,14 @@ fn gl_blend_factor(f: BlendFactor) -> u32 {
     }
 }
 
-/// The GL scissor box (window coordinates, y up) of a clip rectangle given in target pixels
-/// (y down), intersected with the viewport and the host's box; `None` when empty.
-fn gl_scissor(clip_px: [u32; 4], viewport_px: [u32; 2], host: Option<[i32; 4]>) -> Option<[i32; 4]> {
-    let [x, y, w, h] = clip_px.map(i64::from);
-    let [vw, vh] = viewport_px.map(i64::from);
+/// The GL scissor box (window coordinates, y up) of a clip rectangle already within the
+/// viewport ([`layerbatch_core::DrawState::clip_within`]: y down), intersected with the host's
+/// box; `None` when that leaves nothing.
+fn gl_scissor(rect: [u32; 4], viewport_h: u32, host: Option<[i32; 4]>) -> Option<[i32; 4]> {
+    let [x, y, w, h] = rect.map(i64::from);
     // [x0, y0, x1, y1] in GL window coordinates.
-    let mut r = [x.min(vw), (vh - y - h).max(0), (x + w).min(vw), (vh - y).max(0)];
+    let vh = i64::from(viewport_h);
+    let mut r = [x, vh - y - h, x + w, vh - y];
     if let Some([hx, hy, hw, hh]) = host.map(|b| b.map(i64::from)) {
         r = [r[0].max(hx), r[1].max(hy), r[2].min(hx + hw), r[3].min(hy + hh)];
     }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, DeviceCounters, DrawState, Filter, Format,
-    FramePlan, Instance, LevelWrite, Limits, PlanValidator, ResourceOp, Stats, Wrap, MAX_SLOTS_PER_DRAW,
+    mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, DrawState, Filter,
+    Format, FramePlan, Instance, LevelWrite, Limits, PlanValidator, ResourceOp, Stats, Wrap, MAX_SLOTS_PER_DRAW,
 };
 use wgpu::util::DeviceExt as _;
 
@@ -102,17 +102,6 @@ struct CachedGroup {
     group: wgpu::BindGroup,
     serial: u64,
     last_used: u64,
-}
-
-/// The scissor rectangle of a draw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Clip {
-    /// No clip: the whole viewport.
-    Full,
-    /// `[x, y, width, height]`, within the viewport, not empty.
-    Rect([u32; 4]),
-    /// The clip leaves nothing of the viewport: the draw is skipped.
-    Empty,
 }
 
 #[derive(Debug)]
@@ -1034,7 +1023,7 @@ impl Renderer {
             draws.push(Draw {
                 pipeline: tier_index * BLENDS + state.blend.index(),
                 globals_offset: (entry * self.globals_stride) as u32,
-                clip: clip(state.clip_px, viewport_px),
+                clip: state.clip_within(viewport_px),
                 group: cached.group.clone(),
                 serial: cached.serial,
                 block: placed.clone(),
@@ -1573,19 +1562,6 @@ fn create_viewport(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride
 fn globals_entry(viewport_px: [u32; 2], state: &DrawState) -> [f32; 12] {
     let [a, b, c, d, tx, ty] = state.transform;
     [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32, 0.0, 0.0, a, b, c, d, tx, ty, 0.0, 0.0]
-}
-
-/// A state's clip rectangle within a viewport of `viewport_px` (the pass's target): clamped
-/// to it, [`Clip::Empty`] when nothing of it is left.
-fn clip(clip_px: Option<[u32; 4]>, viewport_px: [u32; 2]) -> Clip {
-    let Some([x, y, w, h]) = clip_px else { return Clip::Full };
-    let (x0, y0) = (x.min(viewport_px[0]), y.min(viewport_px[1]));
-    let (x1, y1) = (x.saturating_add(w).min(viewport_px[0]), y.saturating_add(h).min(viewport_px[1]));
-    if x1 <= x0 || y1 <= y0 {
-        Clip::Empty
-    } else {
-        Clip::Rect([x0, y0, x1 - x0, y1 - y0])
-    }
 }
 
 /// wgpu's blend state for a mode: core's factors with an `ADD` equation.

@@ -52,7 +52,7 @@ pub use image::{premultiplied, ImageError};
 pub use limits::{Budget, Config, Limits, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mock::{Call, MockDevice};
 pub use plan::{
-    ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, DrawState, FlushCause, FramePlan, Instance, LevelWrite,
+    ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Clip, DrawState, FlushCause, FramePlan, Instance, LevelWrite,
     PlanError, PlanValidator, ResourceOp, Segment, SlotBind,
 };
 pub use quad::{premultiply, Quad};

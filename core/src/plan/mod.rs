@@ -352,6 +352,41 @@ pub struct DrawState {
 impl DrawState {
     /// The identity transform.
     pub const IDENTITY: [f32; 6] = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+
+    /// The state's clip within a target of `viewport_px`: clamped to it (no overflow, however
+    /// large the rectangle), or [`Clip::Empty`] when nothing of the target is left, in which
+    /// case a backend issues no draw for the segment. Both backends scissor with this.
+    ///
+    /// ```
+    /// use layerbatch_core::{Clip, DrawState};
+    /// let clipped = |clip_px| DrawState { clip_px, ..DrawState::default() }.clip_within([100, 50]);
+    /// assert_eq!(clipped(None), Clip::Full);
+    /// assert_eq!(clipped(Some([90, 40, 20, 20])), Clip::Rect([90, 40, 10, 10]));
+    /// assert_eq!(clipped(Some([100, 0, 5, 5])), Clip::Empty);
+    /// assert_eq!(clipped(Some([u32::MAX; 4])), Clip::Empty);
+    /// ```
+    pub fn clip_within(&self, viewport_px: [u32; 2]) -> Clip {
+        let Some([x, y, w, h]) = self.clip_px else { return Clip::Full };
+        let [vw, vh] = viewport_px;
+        let (x0, y0) = (x.min(vw), y.min(vh));
+        let (x1, y1) = (x.saturating_add(w).min(vw), y.saturating_add(h).min(vh));
+        if x1 <= x0 || y1 <= y0 {
+            Clip::Empty
+        } else {
+            Clip::Rect([x0, y0, x1 - x0, y1 - y0])
+        }
+    }
+}
+
+/// A segment's clip within its target ([`DrawState::clip_within`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clip {
+    /// No clip: the whole target.
+    Full,
+    /// `[x, y, width, height]` of the target (y down), inside it and not empty.
+    Rect([u32; 4]),
+    /// Nothing of the target is left: the segment draws nothing.
+    Empty,
 }
 
 impl Default for DrawState {
