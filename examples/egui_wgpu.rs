@@ -62,6 +62,11 @@ impl SpriteRenderer {
         &mut self.batcher
     }
 
+    /// The renderer's counters: core's of the last plan, the device's of the frame (all panels).
+    pub fn stats(&self) -> layerbatch::Stats {
+        self.renderer.stats()
+    }
+
     /// Plans one panel's sprites and prepares them for the panel's area of egui's target.
     fn prepare(
         &mut self,
