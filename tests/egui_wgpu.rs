@@ -355,7 +355,9 @@ fn dropped_encoder_loses_nothing() {
 /// Case 3: a panel smaller than the screen, away from the origin: sprites are placed relative
 /// to the panel, at its size (not squashed), and a clip is in the panel's pixels too.
 fn panel_away_from_origin(test: &str, pixels_per_point: f32) {
-    let Some(mut host) = open(test, [480, 300], pixels_per_point, 1) else { return };
+    // 480 x 300 points: both canvases fit on the screen.
+    let screen = [480.0 * pixels_per_point, 300.0 * pixels_per_point].map(|v: f32| v.round() as u32);
+    let Some(mut host) = open(test, screen, pixels_per_point, 1) else { return };
     let white = white(&mut host);
     // Two canvases of 160 x 100 points; the squares are in pixels, so placed from the size in
     // pixels: one near each corner and one in the middle.
@@ -386,6 +388,7 @@ fn panel_away_from_origin(test: &str, pixels_per_point: f32) {
     });
     let [a, b] = rects.map(|r| to_px(r, pixels_per_point));
     assert!(a[0] > 0 && a[1] > 0, "{test}: the panel is away from the origin: {a:?}");
+    assert!(b[0] + b[2] <= screen[0] as i32, "{test}: the panels are on the screen: {b:?}");
     assert_eq!([a[2], a[3]], [w, h], "{test}: the panel's size in pixels");
     let b_clip = [b[0] + 30, b[1], b[2] - 30, b[3]];
     let panels = [
