@@ -16,23 +16,15 @@
 //!
 //! Under `CI=true` a missing Vulkan adapter fails the test; outside CI it prints `skipped:`.
 
+mod egui_checks;
 #[allow(dead_code)]
 #[path = "../examples/egui_wgpu.rs"]
 mod example;
 
+use egui_checks::{check, close, framed, in_ci, panel, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL};
 use example::host::{Image, Submit, WgpuEguiHost, FORMAT};
 use example::{paint_sprites, sprite_canvas, SpriteRenderer, Sprites};
 use layerbatch::{Format, Quad, TextureDesc, TextureId, Wrap};
-
-/// Most a channel may differ from the expected colour.
-const TOL: u8 = 2;
-/// The panel's background and the fill of the frame around each canvas.
-const BACKGROUND: egui::Color32 = egui::Color32::from_rgb(20, 24, 28);
-const FRAME_FILL: egui::Color32 = egui::Color32::from_rgb(30, 60, 110);
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
-}
 
 /// A host with a sprite renderer of `msaa_samples` in its callback resources, or `None` after
 /// printing `skipped:` (outside CI only).
@@ -85,42 +77,13 @@ fn with_and_without<R>(
     (with, without, r)
 }
 
-/// The test scenes' egui frame: a background panel with a label, then `add`.
-fn panel<R>(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui) -> R) -> R {
-    let frame = egui::Frame::new().fill(BACKGROUND).inner_margin(8);
-    egui::CentralPanel::no_frame()
-        .frame(frame)
-        .show(ui, |ui| {
-            ui.label("layerbatch in egui");
-            add(ui)
-        })
-        .inner
-}
-
 /// A canvas of `size` points in a frame of [`FRAME_FILL`]; with `sprites: None`, the same
 /// space without a callback. Returns the canvas's rectangle (points).
 fn framed_canvas(ui: &mut egui::Ui, size: egui::Vec2, sprites: Option<Sprites>) -> egui::Rect {
-    egui::Frame::new()
-        .fill(FRAME_FILL)
-        .inner_margin(10)
-        .show(ui, |ui| match sprites {
-            Some(s) => sprite_canvas(ui, size, s).rect,
-            None => ui.allocate_exact_size(size, egui::Sense::hover()).0,
-        })
-        .inner
-}
-
-/// A solid square in a panel's pixels.
-#[derive(Clone, Copy, Debug)]
-struct Square {
-    x: i32,
-    y: i32,
-    size: i32,
-    color: [u8; 4],
-}
-
-const fn sq(x: i32, y: i32, size: i32, color: [u8; 4]) -> Square {
-    Square { x, y, size, color }
+    framed(ui, |ui| match sprites {
+        Some(s) => sprite_canvas(ui, size, s).rect,
+        None => ui.allocate_exact_size(size, egui::Sense::hover()).0,
+    })
 }
 
 fn solid_sprites(white: TextureId, squares: &[Square], clip_px: Option<[u32; 4]>) -> Sprites {
@@ -129,98 +92,8 @@ fn solid_sprites(white: TextureId, squares: &[Square], clip_px: Option<[u32; 4]>
     Sprites { quads, clip_px }
 }
 
-/// `rect` (points) in whole pixels, `[x, y, w, h]`, rounded like egui-wgpu's viewport (not
-/// clamped to the screen).
-fn to_px(rect: egui::Rect, pixels_per_point: f32) -> [i32; 4] {
-    let [x0, y0, x1, y1] =
-        [rect.min.x, rect.min.y, rect.max.x, rect.max.y].map(|v| (v * pixels_per_point).round() as i32);
-    [x0, y0, x1 - x0, y1 - y0]
-}
-
-fn intersect(a: [i32; 4], b: [i32; 4]) -> [i32; 4] {
-    let (x0, y0) = (a[0].max(b[0]), a[1].max(b[1]));
-    let (x1, y1) = ((a[0] + a[2]).min(b[0] + b[2]), (a[1] + a[3]).min(b[1] + b[3]));
-    [x0, y0, (x1 - x0).max(0), (y1 - y0).max(0)]
-}
-
-fn contains(r: [i32; 4], x: i32, y: i32) -> bool {
-    x >= r[0] && y >= r[1] && x < r[0] + r[2] && y < r[1] + r[3]
-}
-
-fn close(a: [u8; 4], b: [u8; 4]) -> bool {
-    a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= TOL)
-}
-
-/// A panel as the test expects it drawn: its `(0, 0)` at `origin` (screen pixels), its
-/// squares, and the part of the screen they may show in (`visible`: the screen, egui's clip
-/// rectangle and the sprites' own clip, intersected).
-struct Expected<'a> {
-    origin: [i32; 2],
-    squares: &'a [Square],
-    visible: [i32; 4],
-}
-
-impl Expected<'_> {
-    /// Each square's screen rectangle, cut to what is visible.
-    fn covered(&self) -> impl Iterator<Item = [i32; 4]> + '_ {
-        self.squares
-            .iter()
-            .map(|s| intersect([self.origin[0] + s.x, self.origin[1] + s.y, s.size, s.size], self.visible))
-    }
-}
-
-/// (a) Each visible point of each square (its centre, 2 px inside each corner) has the
-/// square's colour; returns how many points were checked. (b) Every pixel outside the squares
-/// (1 px of edge spared) is the same as in `without`.
-///
-/// With `LAYERBATCH_EGUI_PNG=DIR` set, both frames are saved there first.
-fn check(test: &str, with: &Image, without: &Image, panels: &[Expected<'_>]) -> usize {
-    if let Some(dir) = std::env::var_os("LAYERBATCH_EGUI_PNG") {
-        let dir = std::path::Path::new(&dir);
-        with.save_png(&dir.join(format!("{test}.png"))).unwrap();
-        without.save_png(&dir.join(format!("{test}_without.png"))).unwrap();
-    }
-    let screen = [0, 0, with.width as i32, with.height as i32];
-    let mut checked = 0;
-    for (p, panel) in panels.iter().enumerate() {
-        let visible = intersect(panel.visible, screen);
-        for s in panel.squares {
-            let (x0, y0, last) = (panel.origin[0] + s.x, panel.origin[1] + s.y, s.size - 3);
-            for (dx, dy) in [(s.size / 2, s.size / 2), (2, 2), (last, 2), (2, last), (last, last)] {
-                let (x, y) = (x0 + dx, y0 + dy);
-                if contains(visible, x, y) {
-                    let got = with.px(x as u32, y as u32);
-                    assert!(
-                        close(got, s.color),
-                        "{test}: panel {p}, square {s:?}: pixel ({x}, {y}) is {got:?}, expected {:?} (±{TOL})",
-                        s.color
-                    );
-                    checked += 1;
-                }
-            }
-        }
-    }
-    let covered: Vec<[i32; 4]> =
-        panels.iter().flat_map(|p| p.covered()).map(|[x, y, w, h]| [x - 1, y - 1, w + 2, h + 2]).collect();
-    let mut differing = Vec::new();
-    for y in 0..with.height as i32 {
-        for x in 0..with.width as i32 {
-            if covered.iter().any(|&r| contains(r, x, y)) {
-                continue;
-            }
-            let (a, b) = (with.px(x as u32, y as u32), without.px(x as u32, y as u32));
-            if !close(a, b) {
-                differing.push(((x, y), a, b));
-            }
-        }
-    }
-    assert!(
-        differing.is_empty(),
-        "{test}: {} of egui's pixels changed by the callbacks (first: (x, y), with, without): {:?}",
-        differing.len(),
-        &differing[..differing.len().min(5)]
-    );
-    checked
+fn shot(image: &Image) -> Shot<'_> {
+    Shot { width: image.width, height: image.height, pixels: &image.pixels }
 }
 
 /// The demo of the example renders, with no error.
@@ -269,7 +142,7 @@ fn two_callbacks_share_one_renderer() {
             Expected { origin: [a[0], a[1]], squares: &A, visible: a },
             Expected { origin: [b[0], b[1]], squares: &B, visible: b },
         ];
-        let checked = check(test, &with, &without, &panels);
+        let checked = check(test, &shot(&with), &shot(&without), &panels);
         assert_eq!(checked, 5 * (A.len() + B.len()), "{test}: every point visible");
         let stats = sprites(&mut host).stats();
         assert_eq!(stats.device_frame.frames, 2, "{test}: round {round}: two plans in the frame");
@@ -347,7 +220,8 @@ fn dropped_encoder_loses_nothing() {
     let (with, rect) = frame(&mut host, test, Submit::Yes, ui(Some(sprites1)));
     let (_, squares) = grid(&textures);
     let r = to_px(rect, 1.0);
-    let checked = check(test, &with, &without, &[Expected { origin: [r[0], r[1]], squares: &squares, visible: r }]);
+    let checked =
+        check(test, &shot(&with), &shot(&without), &[Expected { origin: [r[0], r[1]], squares: &squares, visible: r }]);
     assert_eq!(checked, 5 * squares.len());
     println!("{test}: {}: {growths} growths in the dropped frame; ok", host.adapter);
 }
@@ -395,7 +269,7 @@ fn panel_away_from_origin(test: &str, pixels_per_point: f32) {
         Expected { origin: [a[0], a[1]], squares: &corners, visible: a },
         Expected { origin: [b[0], b[1]], squares: &clipped, visible: b_clip },
     ];
-    let checked = check(test, &with, &without, &panels);
+    let checked = check(test, &shot(&with), &shot(&without), &panels);
     // Corners: all 25 points; the clipped canvas: the half square's 2 right points and centre
     // column... (its centre is on the clip edge: x = 30 is inside), and all 5 of the third.
     assert!(checked >= 25 + 5 + 2, "{test}: only {checked} points visible");
@@ -461,7 +335,7 @@ fn panel_partly_off_screen() {
         Expected { origin: [a[0], a[1]], squares: &a_squares, visible: a },
         Expected { origin: [b[0], b[1]], squares: &b_squares, visible: b },
     ];
-    let checked = check(test, &with, &without, &panels);
+    let checked = check(test, &shot(&with), &shot(&without), &panels);
     assert!(checked >= 10 + 10, "{test}: only {checked} points visible");
     println!("{test}: {}: {checked} points; ok", host.adapter);
 }
@@ -478,7 +352,7 @@ fn msaa_must_match_egui() {
         panel(ui, |ui| framed_canvas(ui, size, on.then(|| solid_sprites(white, &A, None))))
     });
     let r = to_px(r, 1.0);
-    check(test, &with, &without, &[Expected { origin: [r[0], r[1]], squares: &A, visible: r }]);
+    check(test, &shot(&with), &shot(&without), &[Expected { origin: [r[0], r[1]], squares: &A, visible: r }]);
 
     // The same pass with a renderer of 1 sample: a validation error.
     let single = SpriteRenderer::new(&host.device, FORMAT, 1).expect("renderer");
