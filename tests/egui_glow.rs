@@ -9,9 +9,10 @@
 //! 1. two callbacks in one frame sharing one renderer;
 //! 3. a panel smaller than the screen and away from the origin, with a clip, at 1 and 1.5
 //!    pixels per point;
-//! 4. panels partly off-screen (left, right, bottom).
+//! 4. panels partly off-screen (left, right, bottom);
 //!
-//! And the sRGB rule of the README's egui section.
+//! and egui's clip (a scroll area) cutting sprites that have a clip of their own. And the
+//! sRGB rule of the README's egui section.
 //!
 //! Needs the `glow-0-17` feature (egui_glow 0.37 is on glow 0.17):
 //! `cargo test --features glow-0-17 --test egui_glow`. Under `CI=true` a missing EGL context
@@ -24,7 +25,10 @@ mod example;
 
 use std::sync::{Arc, Mutex};
 
-use egui_checks::{check, close, framed, in_ci, panel, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL};
+use egui_checks::{
+    check, close, framed, in_ci, panel, scrolled_canvas, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL,
+    SCROLLED, SCROLLED_CLIP,
+};
 use example::host::{GlowEguiHost, Image};
 use example::{paint_sprites, sprite_canvas, SpriteRenderer, Sprites};
 use layerbatch::{Format, Quad, TextureDesc, TextureId};
@@ -68,6 +72,7 @@ on_gl_and_gles!(
     panel_away_from_origin_1x,
     panel_away_from_origin_1_5x,
     panel_partly_off_screen,
+    egui_clip_cuts_sprites,
     srgb_rule_on_egui_target,
 );
 
@@ -264,6 +269,35 @@ fn panel_partly_off_screen(test: &str, gles: bool) {
     ];
     let checked = check(test, &shot(&with), &shot(&without), &panels);
     assert!(checked >= 10 + 10, "{test}: only {checked} points visible");
+    finish(test, &renderer);
+    println!("{test}: {}: {checked} points; ok", host.adapter);
+}
+
+/// egui's clip cuts the sprites: a canvas in a scroll area scrolled sideways, with a clip of
+/// its own as well. Nothing is drawn outside egui's scissor (the scroll area's viewport) nor
+/// outside the sprites' clip, and the visible sprites keep their place.
+fn egui_clip_cuts_sprites(test: &str, gles: bool) {
+    let Some((mut host, renderer)) = open(test, gles, [400, 240], 1.0) else { return };
+    let white = white(&renderer);
+    let size = egui::vec2(320.0, 120.0);
+    let (with, without, (canvas, egui_clip)) = with_and_without(&mut host, |ui, on| {
+        panel(ui, |ui| {
+            scrolled_canvas(ui, size, |ui| match on {
+                true => sprite_canvas(ui, size, &renderer, solid_sprites(white, &SCROLLED, Some(SCROLLED_CLIP))).rect,
+                false => ui.allocate_exact_size(size, egui::Sense::hover()).0,
+            })
+        })
+    });
+    let (c, e) = (to_px(canvas, 1.0), to_px(egui_clip, 1.0));
+    assert!(
+        c[0] > 0 && c[0] < e[0] && c[0] + c[2] > e[0] + e[2],
+        "{test}: the canvas is on the screen and reaches past egui's clip on both sides: {c:?} {e:?}"
+    );
+    let [x, y, w, h] = SCROLLED_CLIP.map(|v| v as i32);
+    let visible = egui_checks::intersect(e, [c[0] + x, c[1] + y, w, h]);
+    let panels = [Expected { origin: [c[0], c[1]], squares: &SCROLLED, visible }];
+    let checked = check(test, &shot(&with), &shot(&without), &panels);
+    assert!(checked >= 15, "{test}: only {checked} points visible");
     finish(test, &renderer);
     println!("{test}: {}: {checked} points; ok", host.adapter);
 }

@@ -9,7 +9,9 @@
 //!    or lost surface), in a frame that registers textures and grows arrays;
 //! 3. a panel smaller than the screen and away from the origin, with a clip, at 1 and 1.5
 //!    pixels per point;
-//! 4. panels partly off-screen (left, right, bottom).
+//! 4. panels partly off-screen (left, right, bottom);
+//!
+//! and egui's clip (a scroll area) cutting sprites that have a clip of their own.
 //!
 //! And the two rules of the README's egui section: multisampling must match egui's pass, and
 //! on egui's (not sRGB) target `Rgba8Unorm` textures come out as their bytes.
@@ -21,7 +23,10 @@ mod egui_checks;
 #[path = "../examples/egui_wgpu.rs"]
 mod example;
 
-use egui_checks::{check, close, framed, in_ci, panel, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL};
+use egui_checks::{
+    check, close, framed, in_ci, panel, scrolled_canvas, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL,
+    SCROLLED, SCROLLED_CLIP,
+};
 use example::host::{Image, Submit, WgpuEguiHost, FORMAT};
 use example::{paint_sprites, sprite_canvas, SpriteRenderer, Sprites};
 use layerbatch::{Format, Quad, TextureDesc, TextureId, Wrap};
@@ -338,6 +343,46 @@ fn panel_partly_off_screen() {
     let checked = check(test, &shot(&with), &shot(&without), &panels);
     assert!(checked >= 10 + 10, "{test}: only {checked} points visible");
     println!("{test}: {}: {checked} points; ok", host.adapter);
+}
+
+/// egui's clip cuts the sprites: a canvas in a scroll area scrolled sideways, with a clip of
+/// its own as well. Nothing is drawn outside egui's clip rectangle (the scroll area's
+/// viewport) nor outside the sprites' clip, and the visible sprites keep their place.
+///
+/// Fails with the `[u32; 2]`-viewport `prepare` (the canvas reaches left of the viewport
+/// egui sets, and the clip is placed at the screen's origin).
+#[test]
+fn egui_clip_cuts_sprites() {
+    let test = "egui_clip_cuts_sprites";
+    let Some(mut host) = open(test, [400, 240], 1.0, 1) else { return };
+    let white = white(&mut host);
+    let size = egui::vec2(320.0, 120.0);
+    let squares = SCROLLED;
+    let (with, without, (canvas, egui_clip)) = with_and_without(&mut host, test, |ui, on| {
+        panel(ui, |ui| {
+            scrolled_canvas(ui, size, |ui| {
+                framed_canvas_bare(ui, size, on.then(|| solid_sprites(white, &squares, Some(SCROLLED_CLIP))))
+            })
+        })
+    });
+    let (c, e) = (to_px(canvas, 1.0), to_px(egui_clip, 1.0));
+    assert!(
+        c[0] < e[0] && c[0] + c[2] > e[0] + e[2],
+        "{test}: the canvas reaches past egui's clip on both sides: {c:?} {e:?}"
+    );
+    let [x, y, w, h] = SCROLLED_CLIP.map(|v| v as i32);
+    let visible = egui_checks::intersect(e, [c[0] + x, c[1] + y, w, h]);
+    let checked =
+        check(test, &shot(&with), &shot(&without), &[Expected { origin: [c[0], c[1]], squares: &squares, visible }]);
+    assert!(checked >= 15, "{test}: only {checked} points visible");
+    println!("{test}: {}: {checked} points; ok", host.adapter);
+}
+
+fn framed_canvas_bare(ui: &mut egui::Ui, size: egui::Vec2, sprites: Option<Sprites>) -> egui::Rect {
+    match sprites {
+        Some(s) => sprite_canvas(ui, size, s).rect,
+        None => ui.allocate_exact_size(size, egui::Sense::hover()).0,
+    }
 }
 
 /// MSAA: with egui-wgpu's `msaa_samples` = 4 and the renderer built for 4 samples, the

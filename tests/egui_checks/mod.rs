@@ -158,3 +158,52 @@ pub fn check(test: &str, with: &Shot<'_>, without: &Shot<'_>, panels: &[Expected
     );
     checked
 }
+
+/// A 320 x 120 canvas's squares for [`scrolled_canvas`]: some hidden left of the scroll
+/// area, some cut by its edges or by [`SCROLLED_CLIP`], some hidden right of it.
+pub const SCROLLED: [Square; 7] = [
+    sq(10, 20, 20, [230, 40, 40, 255]),   // left of egui's clip: hidden
+    sq(50, 20, 20, [40, 230, 40, 255]),   // straddles egui's left edge (x 60)
+    sq(100, 2, 20, [40, 40, 230, 255]),   // straddles the sprites' clip (y 10)
+    sq(120, 50, 30, [230, 230, 40, 255]), // wholly visible
+    sq(200, 90, 20, [230, 40, 230, 255]), // straddles the sprites' clip (y 110)
+    sq(250, 40, 20, [250, 150, 0, 255]),  // straddles egui's right edge (x 260)
+    sq(290, 40, 20, [0, 200, 200, 255]),  // right of egui's clip: hidden
+];
+
+/// The sprites' own clip in [`SCROLLED`]'s canvas: all but 10 px at the top and bottom.
+pub const SCROLLED_CLIP: [u32; 4] = [0, 10, 320, 100];
+
+/// A scroll area 200 points wide scrolled 60 points to the right, its scroll bar hidden,
+/// around `canvas` (which returns its rectangle). Returns the canvas's rectangle and egui's
+/// clip rectangle inside the scroll area (points).
+pub fn scrolled_canvas(
+    ui: &mut egui::Ui,
+    size: egui::Vec2,
+    canvas: impl FnOnce(&mut egui::Ui) -> egui::Rect,
+) -> (egui::Rect, egui::Rect) {
+    // 80 points in from the panel's edge: the canvas's left part, hidden by the scroll area,
+    // stays on the screen.
+    ui.add_space(10.0);
+    ui.horizontal(|ui| {
+        ui.add_space(80.0);
+        egui::Frame::new()
+            .fill(FRAME_FILL)
+            .inner_margin(10)
+            .show(ui, |ui| {
+                egui::ScrollArea::horizontal()
+                    .id_salt("scrolled canvas")
+                    .max_width(200.0)
+                    .min_scrolled_height(size.y)
+                    .horizontal_scroll_offset(60.0)
+                    .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysHidden)
+                    .show(ui, |ui| {
+                        let clip = ui.clip_rect();
+                        (canvas(ui), clip)
+                    })
+                    .inner
+            })
+            .inner
+    })
+    .inner
+}
