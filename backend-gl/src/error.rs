@@ -71,8 +71,9 @@ pub enum Error {
         /// The `glGetError` code.
         code: u32,
     },
-    /// A framebuffer used for a layer copy is incomplete.
-    #[error("layerbatch-gl: copy framebuffer incomplete (status {0:#x})")]
+    /// A framebuffer used for a layer copy, or for drawing into a render target, is
+    /// incomplete.
+    #[error("layerbatch-gl: framebuffer incomplete (status {0:#x})")]
     IncompleteFramebuffer(u32),
 }
 

@@ -14,7 +14,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use layerbatch_core::{Batcher, Config, Quad, TextureDesc};
-//! use layerbatch_gl::{Renderer, Target};
+//! use layerbatch_gl::{glow, Renderer, Target};
 //!
 //! # fn run(gl: Arc<glow::Context>) -> Result<(), Box<dyn std::error::Error>> {
 //! // Once, with the host's context current:
@@ -35,6 +35,38 @@
 //! renderer.destroy();
 //! # Ok(()) }
 //! ```
+//!
+//! ## glow versions
+//!
+//! The renderer takes the host's [`glow::Context`], so it must be built on the same glow as
+//! the host. The `glow-0-18` feature (on by default) builds on glow 0.18; `glow-0-17` builds
+//! on glow 0.17, the glow of egui_glow 0.37 / eframe and three-d. The API used is the same.
+//! [`glow`] re-exports the one this build uses: create the context through it, or check that
+//! the host's glow is the same version (a host on the other one gets a type mismatch between
+//! two `glow::Context`s at compile time).
+//!
+//! ```toml
+//! layerbatch-gl = { version = "0.1", features = ["glow-0-17"] }
+//! ```
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use layerbatch_core::{Batcher, Config};
+//! use layerbatch_gl::glow::{self, HasContext};
+//! use layerbatch_gl::Renderer;
+//!
+//! fn renderer_for(gl: Arc<glow::Context>) -> Result<Renderer, Box<dyn std::error::Error>> {
+//!     // SAFETY: a plain query on the host's current context.
+//!     let version = unsafe { gl.get_parameter_string(glow::VERSION) };
+//!     println!("GL {version}");
+//!     let batcher = Batcher::new(Renderer::query_limits(&gl), Config::default())?;
+//!     Ok(Renderer::new(gl, batcher.budget())?)
+//! }
+//! ```
+//!
+//! When both features are on, `glow-0-17` wins. Cargo features are additive: if any crate in
+//! the build enables `glow-0-17`, the whole build's layerbatch-gl takes glow 0.17 contexts.
+//! Without either feature the crate does not compile (a `compile_error!` says so).
 //!
 //! ## Programs
 //!
@@ -192,6 +224,29 @@
 //! `bind_group_*` stay 0 on GL.
 #![deny(missing_docs)]
 
+// One glow, named `glow` at the crate root: an `extern crate ... as glow` there also puts the
+// name in the extern prelude, so every `glow::` path in the crate resolves to the one the
+// features chose, and `pub` re-exports it (a `pub use glow;` beside it would define the name
+// twice). `glow-0-17` wins when both are on.
+/// The glow crate this build uses: pass a `layerbatch_gl::glow::Context`.
+///
+/// glow 0.17 here (the `glow-0-17` feature); see [glow versions](crate#glow-versions). Name
+/// glow through this re-export so the context the host creates is the one the renderer takes.
+#[cfg(feature = "glow-0-17")]
+pub extern crate glow017 as glow;
+/// The glow crate this build uses: pass a `layerbatch_gl::glow::Context`.
+///
+/// glow 0.18 here (the `glow-0-18` feature, the default); `glow-0-17` switches to glow 0.17,
+/// see [glow versions](crate#glow-versions). Name glow through this re-export so the context
+/// the host creates is the one the renderer takes.
+#[cfg(all(feature = "glow-0-18", not(feature = "glow-0-17")))]
+pub extern crate glow018 as glow;
+#[cfg(not(any(feature = "glow-0-18", feature = "glow-0-17")))]
+compile_error!(
+    "layerbatch-gl needs a glow: enable its `glow-0-18` feature (the default) or `glow-0-17`; \
+     with `default-features = false`, name one of them in `features`"
+);
+
 mod error;
 mod program;
 mod renderer;
@@ -203,6 +258,3 @@ pub use error::{Error, Stage};
 pub use program::compile_program_for_test;
 pub use renderer::{Capabilities, CopyPath, Renderer, Target};
 pub use shader::shader_sources;
-
-/// Re-exported so hosts name the same `glow` this crate was built with.
-pub use glow;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use glow::HasContext;
 
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, Filter, Format,
-    FramePlan, Instance, Limits, PlanError, PlanValidator, ResourceOp, Segment, Stats, Wrap,
+    flip_y, mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, Filter,
+    Format, FramePlan, Instance, Limits, PlanError, PlanValidator, ResourceOp, Segment, Stats, Viewport, Wrap,
 };
 
 use crate::error::Error;
@@ -31,10 +31,18 @@ pub struct Target {
     /// rebound to what was there. `None`: whatever the host has bound (the default
     /// framebuffer, or its own FBO).
     pub framebuffer: Option<glow::Framebuffer>,
-    /// Viewport size in pixels. The viewport is set to `(0, 0, w, h)`; instance positions are
-    /// pixels with `(0, 0)` at the top-left corner and y pointing down. A zero width or height
-    /// applies the plan's resource ops and draws nothing.
+    /// Size of the framebuffer in pixels (of the part of it the paint may use, from its
+    /// bottom-left corner). Without [`Target::rect_px`] the viewport is set to `(0, 0, w, h)`;
+    /// instance positions are pixels with `(0, 0)` at the top-left corner and y pointing down.
+    /// A zero width or height applies the plan's resource ops and draws nothing.
     pub viewport_px: [u32; 2],
+    /// Draw into `[x, y, width, height]` of the framebuffer (pixels, y down from its top-left
+    /// corner) instead of all of it: the quads' `(0, 0)` is at `(x, y)`, and the GL viewport
+    /// is set to the part inside the framebuffer. The rectangle may reach outside (an egui
+    /// panel scrolled partly off-screen): what lies outside is not drawn and nothing moves
+    /// (core's [`Viewport`] does the mapping, as on wgpu). Default `None`: the whole of
+    /// `viewport_px`.
+    pub rect_px: Option<[i32; 4]>,
     /// Draw through the host's clip: keep `SCISSOR_TEST` and `STENCIL_TEST` as the host set
     /// them (with its scissor box and stencil function), so a UI panel, a scroll view or a
     /// split screen clips the sprites. Default `false`: both are disabled while drawing. Either
@@ -45,15 +53,31 @@ pub struct Target {
 impl Target {
     /// Draw into whatever framebuffer the host has bound, over a `w x h` viewport.
     pub const fn bound(viewport_px: [u32; 2]) -> Self {
-        Self { framebuffer: None, viewport_px, keep_host_clip: false }
+        Self { framebuffer: None, viewport_px, rect_px: None, keep_host_clip: false }
     }
     /// Draw into `framebuffer`, over a `w x h` viewport.
     pub const fn framebuffer(framebuffer: glow::Framebuffer, viewport_px: [u32; 2]) -> Self {
-        Self { framebuffer: Some(framebuffer), viewport_px, keep_host_clip: false }
+        Self { framebuffer: Some(framebuffer), viewport_px, rect_px: None, keep_host_clip: false }
+    }
+    /// Sets [`Target::rect_px`]: the quads go into `[x, y, width, height]` of the framebuffer
+    /// (y down), which may reach outside it.
+    #[must_use]
+    pub const fn with_rect(mut self, rect_px: [i32; 4]) -> Self {
+        self.rect_px = Some(rect_px);
+        self
+    }
+    /// Where the quads go: core's [`Viewport`] for [`Target::viewport_px`] and
+    /// [`Target::rect_px`] (the host's scissor is added by the paint when it is kept).
+    pub fn viewport(&self) -> Viewport {
+        match self.rect_px {
+            Some(rect) => Viewport::rect(self.viewport_px, rect),
+            None => Viewport::full(self.viewport_px),
+        }
     }
     /// Sets [`Target::keep_host_clip`].
     ///
     /// ```no_run
+    /// # use layerbatch_gl::glow;
     /// # fn f(gl: &glow::Context, renderer: &mut layerbatch_gl::Renderer, plan: &layerbatch_core::FramePlan)
     /// # -> Result<(), layerbatch_gl::Error> {
     /// use glow::HasContext;
@@ -133,6 +157,8 @@ struct Region {
 struct GpuArray {
     texture: glow::Texture,
     desc: ArrayDesc,
+    /// The framebuffer drawing into a layer of a render-target array, made on first use.
+    target_fbo: Option<(u32, glow::Framebuffer)>,
 }
 
 /// Executes [`FramePlan`]s on the host's GL context: one program per slot tier, texture
@@ -379,9 +405,17 @@ impl Renderer {
     pub fn paint(&mut self, plan: &FramePlan, target: &Target) -> Result<(), Error> {
         self.validator.check(plan)?;
         self.drain_host_errors();
-        let [w, h] = target.viewport_px;
-        let draw = !plan.segments.is_empty() && w > 0 && h > 0;
-        let mut needs = Needs { draw, draw_framebuffer: draw && target.framebuffer.is_some(), ..Needs::default() };
+        // Into a render target: its whole texture, whatever the host's target says.
+        let mut viewport = plan.viewport(target.viewport());
+        let into_texture = plan.target.is_some();
+        let clear = plan.target.and_then(|t| t.clear_rgba);
+        let draw = (!plan.segments.is_empty() || clear.is_some()) && viewport.visible_px().is_some();
+        let mut needs = Needs {
+            draw,
+            draw_framebuffer: draw && (target.framebuffer.is_some() || into_texture),
+            clear: draw && clear.is_some(),
+            ..Needs::default()
+        };
         for op in &plan.ops {
             match op {
                 ResourceOp::WriteLayer { .. } => {
@@ -410,12 +444,13 @@ impl Renderer {
         }
         let mut result = self.apply_ops(plan, &mut c);
         if result.is_ok() && draw {
-            let mut host_scissor = None;
-            if target.keep_host_clip {
+            // The host's clip applies to its framebuffer, never to a render target.
+            if target.keep_host_clip && !into_texture {
                 saved.reenable_host_clip(&self.gl);
-                host_scissor = saved.host_scissor();
+                let h = viewport.target_size_px[1];
+                viewport = viewport.with_host_clip(saved.host_scissor().map(|b| y_down(b, h)));
             }
-            result = self.draw(plan, target, host_scissor, &mut c);
+            result = self.draw(plan, target, &viewport, &mut c);
         }
         if result.is_err() {
             // What the device holds is unknown now: hold nothing, so that only a rebuild plan
@@ -447,6 +482,9 @@ impl Renderer {
                 gl.delete_program(p.program);
             }
             for (_, a) in self.arrays.drain() {
+                if let Some((_, fbo)) = a.target_fbo {
+                    gl.delete_framebuffer(fbo);
+                }
                 gl.delete_texture(a.texture);
             }
             if let Some(fbos) = self.copy_fbos.take() {
@@ -640,7 +678,7 @@ impl Renderer {
             texture
         };
         // Held before the check, so that a failed array is deleted with the others.
-        self.arrays.insert(id, GpuArray { texture, desc });
+        self.arrays.insert(id, GpuArray { texture, desc, target_fbo: None });
         self.check_gl(|| {
             let (w, h, n) = (desc.width_px, desc.height_px, desc.layers);
             format!("create array {} ({w}x{h}, {n} layer{})", id.0, if n == 1 { "" } else { "s" })
@@ -649,15 +687,25 @@ impl Renderer {
 
     fn delete_array(&mut self, id: ArrayId) {
         if let Some(a) = self.arrays.remove(&id) {
-            self.delete_texture(a.texture);
+            self.delete_gpu_array(a);
         }
+    }
+
+    /// Deletes an array (already removed from `arrays`) and its target framebuffer.
+    fn delete_gpu_array(&mut self, a: GpuArray) {
+        if let Some((_, fbo)) = a.target_fbo {
+            // SAFETY: our framebuffer, deleted once (its array left the map); the host's
+            // draw-framebuffer binding is restored after the paint, never to ours.
+            unsafe { self.gl.delete_framebuffer(fbo) };
+        }
+        self.delete_texture(a.texture);
     }
 
     /// Deletes every array (a rebuild plan, or after an error), counted as destroyed.
     fn drop_arrays(&mut self, c: &mut DeviceCounters) {
         let mut arrays = std::mem::take(&mut self.arrays);
         for (_, a) in arrays.drain() {
-            self.delete_texture(a.texture);
+            self.delete_gpu_array(a);
             c.arrays_destroyed += 1;
         }
         // Keeps the map's capacity.
@@ -811,27 +859,52 @@ impl Renderer {
         }
     }
 
-    /// Draws the segments. `host_scissor` is the host's scissor box when its clip is kept and
-    /// a segment clip may change the box (segment clips are intersected with it).
-    fn draw(
-        &mut self,
-        plan: &FramePlan,
-        target: &Target,
-        host_scissor: Option<[i32; 4]>,
-        c: &mut DeviceCounters,
-    ) -> Result<(), Error> {
+    /// Draws the segments into `vp` (the plan's viewport; its host clip is the host's scissor
+    /// box when that is kept and a segment clip may change the box), or into the plan's
+    /// render target, cleared first when the plan asks.
+    fn draw(&mut self, plan: &FramePlan, target: &Target, vp: &Viewport, c: &mut DeviceCounters) -> Result<(), Error> {
         let gl = Arc::clone(&self.gl);
         let gl = &*gl;
-        let [w, h] = target.viewport_px;
-        let viewport = [w as f32, h as f32];
+        let Some([vx, vy, vw, vh]) = vp.visible_px() else { return Ok(()) };
+        let target_h = vp.target_size_px[1];
+        // GL's window rows go up. Into the host's framebuffer the viewport is flipped; into a
+        // texture the quads are (`flip_y`), so that texel row 0 is the top row, as uploads.
+        let flip = plan.target.is_some();
+        let viewport = [vw as f32, vh as f32];
         let cap = plan.instance_capacity.max(1);
-        // SAFETY: binds our own VAO and buffer and sets fixed-function state that `Saved`
-        // captured; the framebuffer is the host's, named by the target.
-        unsafe {
-            if let Some(fb) = target.framebuffer {
-                gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fb));
+        let srgb_target = match plan.target {
+            Some(t) => {
+                let fbo = self.target_framebuffer(t.array, t.layer)?;
+                // SAFETY: our own complete framebuffer; the host's binding was saved.
+                unsafe { gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fbo)) };
+                let srgb = self.arrays.get(&t.array).is_some_and(|a| a.desc.format == Format::Rgba8UnormSrgb);
+                // Desktop GL encodes into an sRGB attachment only with FRAMEBUFFER_SRGB (GLES
+                // and wgpu always do): on for the paint, as it was after.
+                // SAFETY: a capability query on the current context.
+                (srgb && !self.caps.gles).then(|| unsafe { gl.is_enabled(glow::FRAMEBUFFER_SRGB) })
             }
-            gl.viewport(0, 0, w.min(i32::MAX as u32) as i32, h.min(i32::MAX as u32) as i32);
+            None => {
+                if let Some(fb) = target.framebuffer {
+                    // SAFETY: the host's framebuffer, named by the target; its binding was saved.
+                    unsafe { gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fb)) };
+                }
+                None
+            }
+        };
+        let gl_y = if flip { i64::from(vy) } else { i64::from(target_h) - i64::from(vy) - i64::from(vh) };
+        let to_i32 = |v: i64| v.clamp(0, i64::from(i32::MAX)) as i32;
+        // SAFETY: binds our own VAO and buffer and sets fixed-function state that `Saved`
+        // captured (the clear colour too, when a target is cleared).
+        unsafe {
+            if srgb_target.is_some() {
+                gl.enable(glow::FRAMEBUFFER_SRGB);
+            }
+            gl.viewport(to_i32(i64::from(vx)), to_i32(gl_y), to_i32(i64::from(vw)), to_i32(i64::from(vh)));
+            if let Some([r, g, b, a]) = plan.target.and_then(|t| t.clear_rgba) {
+                // Scissor is off (`Saved` disabled it) and every channel writable.
+                gl.clear_color(r, g, b, a);
+                gl.clear(glow::COLOR_BUFFER_BIT);
+            }
             gl.enable(glow::BLEND);
             // Premultiplied alpha: texels and tints are premultiplied.
             gl.blend_func_separate(glow::ONE, glow::ONE_MINUS_SRC_ALPHA, glow::ONE, glow::ONE_MINUS_SRC_ALPHA);
@@ -844,7 +917,7 @@ impl Renderer {
         let mut block = u32::MAX;
         let mut current_program = usize::MAX;
         let mut current_blend = BlendMode::Over;
-        let clips = host_scissor.is_some() || plan.states.iter().any(|s| s.clip_px.is_some());
+        let clips = vp.host_clip_px.is_some() || plan.states.iter().any(|s| s.clip_px.is_some());
         // The clip last set (`None`: the scissor as the paint set it up), and whether it
         // leaves anything to draw.
         let mut current_clip: Option<Clip> = None;
@@ -860,10 +933,10 @@ impl Renderer {
             }
             // Without segment clips the scissor stays as the paint set it up (the host's clip
             // where kept, else none).
-            let clip = state.clip_within([w, h]);
+            let clip = vp.scissor(state.clip_px);
             if clips && current_clip != Some(clip) {
                 current_clip = Some(clip);
-                clip_drawable = self.set_clip(clip, h, host_scissor);
+                clip_drawable = self.set_clip(clip, target_h, flip);
             }
             if clip == Clip::Empty || !clip_drawable {
                 // Clipped away entirely: the segment draws nothing.
@@ -898,9 +971,13 @@ impl Renderer {
                     gl.uniform_2_f32(prog.u_viewport.as_ref(), viewport[0], viewport[1]);
                     prog.viewport = viewport;
                 }
-                if prog.transform != state.transform {
-                    gl.uniform_2_f32_slice(prog.u_transform.as_ref(), &state.transform);
-                    prog.transform = state.transform;
+                let mut transform = vp.transform(state.transform);
+                if flip {
+                    transform = flip_y(transform, viewport[1]);
+                }
+                if prog.transform != transform {
+                    gl.uniform_2_f32_slice(prog.u_transform.as_ref(), &transform);
+                    prog.transform = transform;
                 }
                 let base = (r.start - seg_block * cap) * Instance::BYTES;
                 let at = |offset: u32| (base + offset) as i32;
@@ -947,20 +1024,63 @@ impl Renderer {
             #[cfg(debug_assertions)]
             self.check_gl(|| format!("draw segment {si} (tier {}, instances {}..{})", seg.tier, r.start, r.end))?;
         }
+        if srgb_target == Some(false) {
+            // SAFETY: puts back the capability as found.
+            unsafe { gl.disable(glow::FRAMEBUFFER_SRGB) };
+        }
         Ok(())
     }
 
-    /// Sets the scissor for a segment's clip ([`Clip::Full`]: the host's clip where it is
-    /// kept, else none). Returns false when nothing of the target is left to draw.
-    fn set_clip(&self, clip: Clip, viewport_h: u32, host: Option<[i32; 4]>) -> bool {
+    /// The framebuffer drawing into `layer` of render-target array `array`, made (and checked
+    /// complete) on first use and kept with the array.
+    fn target_framebuffer(&mut self, array: ArrayId, layer: u32) -> Result<glow::Framebuffer, Error> {
+        let gl = Arc::clone(&self.gl);
+        let a = self.arrays.get_mut(&array).ok_or(Error::Plan(PlanError::BadTarget {
+            array,
+            layer,
+            reason: "the device holds no such array",
+        }))?;
+        if let Some((l, fbo)) = a.target_fbo {
+            if l == layer {
+                return Ok(fbo);
+            }
+            // SAFETY: our framebuffer for another layer of this array: replaced.
+            unsafe { gl.delete_framebuffer(fbo) };
+            a.target_fbo = None;
+        }
+        // SAFETY: a new framebuffer of ours, bound to DRAW_FRAMEBUFFER (saved by the paint) and
+        // attached to a live layer of our texture; deleted again if incomplete.
+        unsafe {
+            let fbo =
+                gl.create_framebuffer().map_err(|message| Error::CreateObject { object: "framebuffer", message })?;
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fbo));
+            gl.framebuffer_texture_layer(
+                glow::DRAW_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                Some(a.texture),
+                0,
+                layer as i32,
+            );
+            let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
+            if status != glow::FRAMEBUFFER_COMPLETE {
+                gl.delete_framebuffer(fbo);
+                return Err(Error::IncompleteFramebuffer(status));
+            }
+            a.target_fbo = Some((layer, fbo));
+            Ok(fbo)
+        }
+    }
+
+    /// Sets the scissor for a segment's clip (from [`Viewport::scissor`]: in the target's
+    /// pixels, y down, within the host's clip; [`Clip::Full`]: none). Returns false when
+    /// nothing of the target is left to draw. `flip`: drawing into a texture, whose rows are
+    /// y down already.
+    fn set_clip(&self, clip: Clip, target_h: u32, flip: bool) -> bool {
         let gl = &self.gl;
         let scissor = match clip {
-            Clip::Full => host,
+            Clip::Full => None,
             Clip::Empty => return false,
-            Clip::Rect(rect) => match gl_scissor(rect, viewport_h, host) {
-                Some(b) => Some(b),
-                None => return false,
-            },
+            Clip::Rect(rect) => Some(gl_scissor(rect, target_h, flip)),
         };
         // SAFETY: scissor state on the current context; the host's box and `SCISSOR_TEST`
         // were saved (`Needs::scissor` is set whenever a plan state has a clip).
@@ -1025,19 +1145,23 @@ fn gl_blend_factor(f: BlendFactor) -> u32 {
     }
 }
 
-/// The GL scissor box (window coordinates, y up) of a clip rectangle already within the
-/// viewport ([`layerbatch_core::DrawState::clip_within`]: y down), intersected with the host's
-/// box; `None` when that leaves nothing.
-fn gl_scissor(rect: [u32; 4], viewport_h: u32, host: Option<[i32; 4]>) -> Option<[i32; 4]> {
+/// The GL scissor box (window coordinates, y up) of a clip rectangle inside a target
+/// `target_h` tall ([`Viewport::scissor`]: y down). Into a texture (`flip`) rows are y down
+/// already.
+fn gl_scissor(rect: [u32; 4], target_h: u32, flip: bool) -> [i32; 4] {
     let [x, y, w, h] = rect.map(i64::from);
-    // [x0, y0, x1, y1] in GL window coordinates.
-    let vh = i64::from(viewport_h);
-    let mut r = [x, vh - y - h, x + w, vh - y];
-    if let Some([hx, hy, hw, hh]) = host.map(|b| b.map(i64::from)) {
-        r = [r[0].max(hx), r[1].max(hy), r[2].min(hx + hw), r[3].min(hy + hh)];
-    }
-    let [x0, y0, x1, y1] = r;
-    (x1 > x0 && y1 > y0).then(|| [x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32])
+    let gl_y = if flip { y } else { i64::from(target_h) - y - h };
+    [x, gl_y, w, h].map(|v| v.clamp(0, i64::from(i32::MAX)) as i32)
+}
+
+/// The host's scissor box (GL window coordinates, y up) as a rectangle of a target `target_h`
+/// tall, y down, cut to the target's top and left edges.
+fn y_down(b: [i32; 4], target_h: u32) -> [u32; 4] {
+    let [x, y, w, h] = b.map(i64::from);
+    let top = i64::from(target_h) - y - h.max(0);
+    let (x0, y0) = (x.max(0), top.max(0));
+    let (x1, y1) = (x + w.max(0), top + h.max(0));
+    [x0, y0, (x1 - x0).max(0), (y1 - y0).max(0)].map(|v| v.min(i64::from(u32::MAX)) as u32)
 }
 
 /// The internal format, pixel format and pixel type of an array of `format`.

@@ -19,6 +19,8 @@ pub(crate) struct Needs {
     pub(crate) blit: bool,
     /// Segments with a clip rectangle set the scissor box.
     pub(crate) scissor: bool,
+    /// A render target is cleared: the clear colour changes.
+    pub(crate) clear: bool,
 }
 
 /// Capabilities a paint disables (draws and blits must not be clipped, discarded or tested).
@@ -64,6 +66,7 @@ pub(crate) struct Saved {
     blend: Option<[i32; 6]>,
     scissor_box: Option<[i32; 4]>,
     color_mask: Option<[bool; 4]>,
+    clear_color: Option<[f32; 4]>,
     unpack: Option<Unpack>,
 }
 
@@ -118,6 +121,11 @@ impl Saved {
                     v
                 }),
                 color_mask: fixed.then(|| gl.get_parameter_bool_array::<4>(glow::COLOR_WRITEMASK)),
+                clear_color: needs.clear.then(|| {
+                    let mut v = [0f32; 4];
+                    gl.get_parameter_f32_slice(glow::COLOR_CLEAR_VALUE, &mut v);
+                    v
+                }),
                 unpack: needs.upload.then(|| Unpack {
                     buffer: gl.get_parameter_buffer(glow::PIXEL_UNPACK_BUFFER_BINDING),
                     params: UNPACK_PARAMS.map(|p| gl.get_parameter_i32(p)),
@@ -211,6 +219,9 @@ impl Saved {
             }
             if let Some([r, g, b, a]) = self.color_mask {
                 gl.color_mask(r, g, b, a);
+            }
+            if let Some([r, g, b, a]) = self.clear_color {
+                gl.clear_color(r, g, b, a);
             }
             if let Some(unpack) = self.unpack {
                 for (p, v) in UNPACK_PARAMS.into_iter().zip(unpack.params) {

@@ -13,7 +13,7 @@ use layerbatch_core::{
     Batcher, Config, Filter, Format, FramePlan, Instance, Limits, PlanError, Quad, QuadError, Stats, TextureDesc,
     TextureError, TextureId,
 };
-use layerbatch_gl::{Capabilities, CopyPath, Error, Renderer, Target};
+use layerbatch_gl::{glow, Capabilities, CopyPath, Error, Renderer, Target};
 
 const W: u32 = 256;
 const H: u32 = 256;
@@ -1080,3 +1080,73 @@ fn transforms(ctx: &Ctx) {
     rig.finish();
 }
 both_flavors!(transforms);
+
+/// Drawing into a render target with a clear, while the host has its framebuffer bound, its
+/// own viewport, clear colour and scissor set, and asks for its clip kept: all of that comes
+/// back, and the host's scissor does not clip the target (it is the host framebuffer's).
+fn render_target_restores_host_state(ctx: &Ctx) {
+    use glow::HasContext as _;
+    let gl = &*ctx.gl;
+    let mut rig = Rig::new(ctx, Config::default());
+    let white = rig.batcher.white().unwrap();
+    let rt =
+        rig.batcher.register(&TextureDesc::new(32, 32).with_usage(layerbatch_core::Usage::RenderTarget), &[]).unwrap();
+    let clear_value = [0.25f32, 0.5, 0.75, 1.0];
+    // SAFETY: host-side state on the current context.
+    unsafe {
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(rig.target.fbo));
+        gl.viewport(3, 4, 50, 60);
+        gl.clear_color(clear_value[0], clear_value[1], clear_value[2], clear_value[3]);
+        gl.enable(glow::SCISSOR_TEST);
+        gl.scissor(1, 2, 3, 4);
+    }
+    rig.batcher.begin_frame_into(rt, Some([0.0, 1.0, 0.0, 1.0])).unwrap();
+    rig.batcher.push(&Quad::solid(white, [0.0, 0.0], [16.0, 32.0], [255, 0, 0, 255])).unwrap();
+    let plan = rig.batcher.finish();
+    rig.renderer.as_mut().unwrap().paint(plan, &Target::bound([W, H]).with_host_clip(true)).unwrap();
+    // SAFETY: state queries on the current context.
+    unsafe {
+        let fb = gl.get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING);
+        assert_eq!(fb, Some(rig.target.fbo), "the host's framebuffer is bound again");
+        let mut v = [0i32; 4];
+        gl.get_parameter_i32_slice(glow::VIEWPORT, &mut v);
+        assert_eq!(v, [3, 4, 50, 60], "the host's viewport");
+        let mut c = [0f32; 4];
+        gl.get_parameter_f32_slice(glow::COLOR_CLEAR_VALUE, &mut c);
+        assert_eq!(c, clear_value, "the host's clear colour");
+        gl.get_parameter_i32_slice(glow::SCISSOR_BOX, &mut v);
+        assert!(gl.is_enabled(glow::SCISSOR_TEST) && v == [1, 2, 3, 4], "the host's scissor: {v:?}");
+        assert_eq!(gl.get_error(), glow::NO_ERROR);
+        gl.disable(glow::SCISSOR_TEST);
+    }
+    let img = rig.frame(&[Quad::rect(rt, [0.0, 0.0], [32.0, 32.0])]);
+    img.assert_rect([0, 0, 16, 32], [255, 0, 0, 255], 0, "the target's left half, not clipped by the host's box");
+    img.assert_rect([16, 0, 32, 32], [0, 255, 0, 255], 0, "the target's clear colour");
+    rig.finish();
+}
+both_flavors!(render_target_restores_host_state);
+
+/// An sRGB render target encodes what is drawn into it (GLES always does; desktop GL only
+/// with `FRAMEBUFFER_SRGB`, which the renderer turns on for the paint and back off): linear
+/// 0.5 is stored as 188, and sampling decodes it back to 0.5 (128).
+fn srgb_render_target_round_trips(ctx: &Ctx) {
+    use glow::HasContext as _;
+    let mut rig = Rig::new(ctx, Config::default());
+    let white = rig.batcher.white().unwrap();
+    let desc =
+        TextureDesc::new(16, 16).with_format(Format::Rgba8UnormSrgb).with_usage(layerbatch_core::Usage::RenderTarget);
+    let rt = rig.batcher.register(&desc, &[]).unwrap();
+    rig.batcher.begin_frame_into(rt, Some([0.0, 0.0, 0.0, 1.0])).unwrap();
+    rig.batcher.push(&Quad::solid(white, [0.0, 0.0], [16.0, 16.0], [128, 128, 128, 255])).unwrap();
+    let plan = rig.batcher.finish();
+    rig.renderer.as_mut().unwrap().paint(plan, &Target::bound([W, H])).unwrap();
+    if ctx.flavor == common::Flavor::Gl33 {
+        // SAFETY: a capability query on the current context.
+        let on = unsafe { ctx.gl.is_enabled(glow::FRAMEBUFFER_SRGB) };
+        assert!(!on, "FRAMEBUFFER_SRGB back off");
+    }
+    let img = rig.frame(&[Quad::rect(rt, [0.0, 0.0], [16.0, 16.0])]);
+    img.assert_rect([0, 0, 16, 16], [128, 128, 128, 255], 1, "linear 0.5 through an sRGB target");
+    rig.finish();
+}
+both_flavors!(srgb_render_target_round_trips);

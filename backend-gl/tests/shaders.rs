@@ -6,7 +6,7 @@ mod common;
 
 use common::Ctx;
 use layerbatch_core::{Batcher, Budget, Config, Limits};
-use layerbatch_gl::{compile_program_for_test, shader_sources, Error, Renderer, Stage};
+use layerbatch_gl::{compile_program_for_test, glow, shader_sources, Error, Renderer, Stage};
 
 /// Sampler declarations in a GLSL source: `uniform` lines whose type is a sampler.
 fn sampler_declarations(src: &str) -> usize {

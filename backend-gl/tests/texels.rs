@@ -39,7 +39,16 @@ fn rotated(center: [f32; 2], [w, h]: [f32; 2], angle: f32) -> Corners {
 }
 
 fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Filter) -> ArrayDesc {
-    ArrayDesc { width_px, height_px, layers, format: Format::Rgba8Unorm, mip_levels, filter, wrap: Wrap::ClampToEdge }
+    ArrayDesc {
+        width_px,
+        height_px,
+        layers,
+        format: Format::Rgba8Unorm,
+        mip_levels,
+        filter,
+        wrap: Wrap::ClampToEdge,
+        render_target: false,
+    }
 }
 
 /// A batcher (for its budget and a texture id to name writes), a renderer forced onto `path`

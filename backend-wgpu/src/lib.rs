@@ -74,8 +74,8 @@
 //! batcher.push(&Quad::rect(red, [10.0, 10.0], [64.0, 64.0]))?;
 //! let plan = batcher.finish();
 //!
+//! renderer.prepare(device, queue, plan, [800, 600])?; // [u32; 2]: the whole 800x600 target
 //! let mut encoder = device.create_command_encoder(&Default::default());
-//! renderer.prepare(device, queue, &mut encoder, plan, [800, 600])?;
 //! {
 //!     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
 //!         label: None,
@@ -119,6 +119,26 @@
 //! - **Small per-pixel work.** Filtering and wrapping are the sampler's, so the fragment shader
 //!   only takes the derivatives, clamps, and per slot asks the layer's size and samples once
 //!   with `textureSampleGrad` (software rasterizers such as lavapipe are fill-bound).
+//!
+//! ## Where a plan draws
+//!
+//! [`Renderer::prepare`] takes a [`Viewport`](layerbatch_core::Viewport): `[u32; 2]` (the
+//! whole target, the pass's viewport left as the host set it), or
+//! `Viewport::rect(target_size_px, rect_px)` for a panel inside the target (an egui paint
+//! callback), which may lie partly outside it: the renderer sets the pass's viewport to the
+//! visible part and the sprites keep their place. `with_host_clip` names the scissor the host
+//! set: clips are intersected with it and it is set back afterwards.
+//!
+//! ## Render to texture
+//!
+//! A plan of [`Batcher::begin_frame_into`](layerbatch_core::Batcher::begin_frame_into) draws
+//! into a [`Usage::RenderTarget`](layerbatch_core::Usage::RenderTarget) texture: `prepare`
+//! records that pass itself (cleared first if the plan asks) and submits it, so later plans
+//! sample the result. Texel row 0 is the top row, as for uploads: drawn with default UVs, a
+//! target is upright (on the GL backend too). [`Renderer::target_view`] gives a view of the
+//! target for passes of the host's own. Render-target arrays are made with
+//! `RENDER_ATTACHMENT`; their pipelines (every tier and blend mode, one sample, no depth) are
+//! made with the first render target of a format, counted in `pipeline_compiles`.
 //!
 //! See [`Renderer`] for the submission-ordering contract, [`device_limits`] for the limits core
 //! gets, and [`shader_source`] for the WGSL.

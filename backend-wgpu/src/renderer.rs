@@ -8,7 +8,8 @@ use std::task::{Context, Poll, Waker};
 
 use layerbatch_core::{
     mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, DrawState, Filter,
-    Format, FramePlan, Instance, LevelWrite, Limits, PlanValidator, ResourceOp, Stats, Wrap, MAX_SLOTS_PER_DRAW,
+    Format, FramePlan, Instance, LevelWrite, Limits, PlanTarget, PlanValidator, ResourceOp, Stats, Viewport, Wrap,
+    MAX_SLOTS_PER_DRAW,
 };
 use wgpu::util::DeviceExt as _;
 
@@ -128,11 +129,14 @@ struct Block {
     bytes: u64,
 }
 
-/// One plan prepared in the current frame: its draws, its globals slot and its viewport size.
+/// One plan prepared in the current frame: its draws, its globals slot and where it draws.
 #[derive(Debug)]
 struct PlanDraws {
     viewport: usize,
-    viewport_px: [u32; 2],
+    vp: Viewport,
+    /// Drawn into a render target by `prepare` itself, with that format's pipelines: the
+    /// host's passes never draw it.
+    target_format: Option<wgpu::TextureFormat>,
     draws: Vec<Draw>,
 }
 
@@ -140,7 +144,7 @@ struct PlanDraws {
 /// transform, at a dynamic offset each) and its bind group: one per place in a frame's plans,
 /// reused frame to frame, grown only when a plan has more states than it holds.
 #[derive(Debug)]
-struct Viewport {
+struct Globals {
     buffer: wgpu::Buffer,
     group: wgpu::BindGroup,
     /// Entries `buffer` holds.
@@ -176,10 +180,10 @@ impl Prepared {
 ///    creation; growth, shrinking and rectangle copies by `copy_texture_to_texture`;
 ///    destruction; layer writes), uploads the instances and the viewport, and resolves each
 ///    segment's bind group (cached across frames).
-/// 2. The host begins its render pass **in the encoder it gave `prepare`** (or in an encoder it
-///    submits after that one), and calls [`Renderer::render`], which records the segments in
-///    order: one `draw` each, with the pipeline of the segment's tier.
-/// 3. The host submits. The renderer never calls `Queue::submit`.
+/// 2. The host begins its render pass and calls [`Renderer::render`], which records the
+///    segments in order: one `draw` each, with the pipeline of the segment's tier.
+/// 3. The host submits its encoder. The renderer never submits the host's work: only its
+///    own command buffer of copies (see *Submission ordering*).
 ///
 /// # Several plans per frame
 ///
@@ -223,13 +227,14 @@ impl Prepared {
 /// #     pass_for: impl Fn(&mut wgpu::CommandEncoder) -> wgpu::RenderPass<'_>)
 /// # -> Result<(), layerbatch_wgpu::Error> {
 /// renderer.begin_frame(); // the previous frame was submitted
-/// let mut encoder = device.create_command_encoder(&Default::default());
 /// batcher.begin_frame();
 /// // ... the scene's quads ...
-/// let scene = renderer.prepare(device, queue, &mut encoder, batcher.finish(), [800, 600])?;
+/// let scene = renderer.prepare(device, queue, batcher.finish(), [800, 600])?;
 /// batcher.begin_frame();
-/// // ... the overlay's quads, in a smaller viewport ...
-/// let overlay = renderer.prepare(device, queue, &mut encoder, batcher.finish(), [400, 300])?;
+/// // ... the overlay's quads, in a 400x300 panel at (380, 20) of the 800x600 target ...
+/// let panel = layerbatch_core::Viewport::rect([800, 600], [380, 20, 400, 300]);
+/// let overlay = renderer.prepare(device, queue, batcher.finish(), panel)?;
+/// let mut encoder = device.create_command_encoder(&Default::default());
 /// {
 ///     let mut pass = pass_for(&mut encoder);
 ///     renderer.render_prepared(&mut pass, scene);
@@ -256,9 +261,8 @@ impl Prepared {
 /// writes) runs inside validation, out-of-memory and internal error scopes: a failure comes
 /// back as [`Error::Device`] instead of reaching the device's uncaptured-error handler. The
 /// renderer then drops every array it holds and accepts only a rebuild plan next (call
-/// `Batcher::restore`). Commands recorded into the encoder (growth, shrink and rectangle
-/// copies, staged writes) are validated by wgpu when the host finishes the encoder; they only
-/// ever involve arrays the renderer created successfully, in ranges the validator checked.
+/// `Batcher::restore`). The renderer's own command buffer (copies, staged writes,
+/// render-target draws) is finished and submitted inside the same scopes.
 ///
 /// # Sampling
 ///
@@ -288,24 +292,39 @@ impl Prepared {
 /// `prepare` writes with `Queue::write_texture` / `write_buffer`, which wgpu executes at the
 /// next `submit`, *before* every command buffer of that submit. GPU copies (growth, shrinking,
 /// rectangle copies: [`ArrayOp::is_gpu_copy`]) cannot be queue writes: they are recorded into
-/// the host's `encoder`. A layer write that follows a GPU copy in the plan (e.g. a texture
-/// admitted into the grown array, or into the rectangle a compaction freed) would be
-/// overwritten by, or read by, the copy if it were a queue write, so every write after the
-/// plan's first GPU copy is staged in buffers no larger than the device's `max_buffer_size` (a
-/// level larger than that is split by rows) and recorded into the same encoder with
-/// `copy_buffer_to_texture`, in op order around the copies. The result is exactly the plan's
-/// op order. The host must submit the encoder before the frame ends (the instance buffers and
-/// globals uniforms of the frame's plans are rewritten then): see *Several plans per frame*.
+/// a command encoder of the renderer's own. A layer write that follows a GPU copy in the plan
+/// (e.g. a texture admitted into the grown array, or into the rectangle a compaction freed)
+/// would be overwritten by, or read by, the copy if it were a queue write, so every write
+/// after the plan's first GPU copy is staged in buffers no larger than the device's
+/// `max_buffer_size` (a level larger than that is split by rows) and recorded into the same
+/// encoder with `copy_buffer_to_texture`, in op order around the copies; a plan drawn into a
+/// render target records its pass there too. The result is exactly the plan's op order.
+///
+/// **`prepare` submits that encoder itself** (only when a plan has such work: most frames
+/// have none), before returning. So a plan's resource changes happen even when the host drops
+/// its own encoder without submitting it (eframe does so when the surface is outdated, lost
+/// or occluded): the next frame's textures are right. They also happen before anything the
+/// host submits afterwards, including passes it recorded before calling `prepare`: a pass of
+/// the same frame that draws an earlier plan sees this plan's texture changes (as it already
+/// did for queue writes), so prepare every plan of a frame before submitting if a later plan
+/// updates textures an earlier one draws. The host must submit the encoder holding the
+/// renders before the frame ends (the instance buffers and globals uniforms of the frame's
+/// plans are rewritten then): see *Several plans per frame*.
 #[derive(Debug)]
 pub struct Renderer {
     validator: PlanValidator,
     tiers: Vec<u32>,
     /// One pipeline per (tier, blend mode): `tier_index * BLENDS + mode.index()`.
     pipelines: Vec<wgpu::RenderPipeline>,
+    /// Each tier's shader module and pipeline layout, for render-target pipelines.
+    tier_modules: Vec<(wgpu::ShaderModule, wgpu::PipelineLayout)>,
+    /// Pipelines drawing into render targets of a format, indexed as `pipelines`: made when
+    /// the first render-target array of that format is created.
+    target_pipelines: HashMap<wgpu::TextureFormat, Vec<wgpu::RenderPipeline>>,
     slot_layouts: Vec<wgpu::BindGroupLayout>,
     globals_layout: wgpu::BindGroupLayout,
     /// One globals uniform per place in a frame's plans: plan `i` of a frame uses the `i`th.
-    viewports: Vec<Viewport>,
+    viewports: Vec<Globals>,
     /// Bytes between two globals entries: [`GLOBALS_BYTES`] rounded up to the device's
     /// `min_uniform_buffer_offset_alignment`.
     globals_stride: u64,
@@ -454,6 +473,7 @@ impl Renderer {
 
         let mut pipelines = Vec::with_capacity(budget.tiers.len() * BLENDS);
         let mut slot_layouts = Vec::with_capacity(budget.tiers.len());
+        let mut tier_modules = Vec::with_capacity(budget.tiers.len());
         for &tier in &budget.tiers {
             let layout = slot_layout(device, tier);
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -481,6 +501,7 @@ impl Renderer {
                 pipelines.push(pipeline);
             }
             slot_layouts.push(layout);
+            tier_modules.push((module, pipeline_layout));
         }
 
         let mut stats = Stats::created(pipelines.len() as u64);
@@ -490,6 +511,8 @@ impl Renderer {
             validator: PlanValidator::new(budget),
             tiers: budget.tiers.clone(),
             pipelines,
+            tier_modules,
+            target_pipelines: HashMap::new(),
             slot_layouts,
             globals_layout,
             viewports: vec![viewport],
@@ -613,11 +636,19 @@ impl Renderer {
     }
 
     /// Executes `plan` up to the draws: checks it with core's [`PlanValidator`], then applies
-    /// its ops in order, uploads the instances and the viewport (`viewport_px`: the size of the
-    /// host's viewport in pixels; quads are in pixels, y down, `(0, 0)` its top-left corner)
+    /// its ops in order, uploads the instances and the globals (viewport size and transforms)
     /// into space of their own in the current frame, and resolves the bind groups the segments
-    /// need. GPU copies (and layer writes after them) are recorded into `encoder`: see
-    /// [`Renderer`] for the ordering contract and for when a frame ends.
+    /// need. GPU copies and the writes after them go into a command buffer of the renderer's
+    /// own, submitted here (see [`Renderer`], *Submission ordering*).
+    ///
+    /// `viewport` says where the quads go (pixels, y down): `[u32; 2]` for the whole of a
+    /// target of that size (the pass's viewport is left as the host set it, and must be that
+    /// size), or [`Viewport::rect`] for an area of the target, which may reach outside it: the
+    /// pass's viewport is then set to the visible part, and the quads keep their place (an egui
+    /// callback passes its rect in the screen's physical pixels, and the clip rect egui set as
+    /// [`Viewport::with_host_clip`]). A plan drawn into a render target
+    /// ([`FramePlan::target`]) ignores `viewport`: `prepare` draws it into the whole texture
+    /// itself, and its handle draws nothing in the host's passes.
     ///
     /// Returns the handle [`Renderer::render_prepared`] draws the plan with; [`Renderer::render`]
     /// draws the last plan prepared.
@@ -634,9 +665,8 @@ impl Renderer {
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
         plan: &FramePlan,
-        viewport_px: [u32; 2],
+        viewport: impl Into<Viewport>,
     ) -> Result<Prepared, Error> {
         // Automatic frames: a `prepare` after a render starts the next frame (the host
         // submitted before preparing again).
@@ -650,10 +680,23 @@ impl Renderer {
         self.validator.check(plan)?;
 
         let mut counters = DeviceCounters::one_frame();
-        match self.execute(device, queue, encoder, plan, viewport_px, &mut counters) {
+        // Into a render target: its whole texture, whatever the host's viewport says.
+        let vp = plan.viewport(viewport.into());
+        let mut own = None;
+        let result = match self.execute(device, queue, &mut own, plan, vp, &mut counters) {
             Ok(plan_draws) => {
                 let prepared = Prepared { frame: self.frame, index: self.plans.len() as u32 };
                 self.plans.push(plan_draws);
+                let done = self.submit_own_work(device, queue, own, plan, prepared);
+                if done.is_err() {
+                    self.plans.pop();
+                }
+                done.map(|()| prepared)
+            }
+            Err(e) => Err(e),
+        };
+        match result {
+            Ok(prepared) => {
                 self.latest = Some(prepared);
                 self.frame_counters.accumulate(&counters);
                 self.stats.record(plan, counters);
@@ -683,7 +726,7 @@ impl Renderer {
     pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
         self.rendered.store(true, Ordering::Relaxed);
         if let Some(prepared) = self.latest {
-            self.draw_plan(pass, prepared);
+            self.draw_plan(pass, prepared, false);
         }
     }
 
@@ -694,22 +737,93 @@ impl Renderer {
     /// a slot or changes tier) and one instanced draw. Any plan of the current frame may be
     /// drawn, in any pass, any number of times.
     ///
-    /// **Clips.** A segment's clip rectangle is in the viewport's pixels (`viewport_px` of
-    /// `prepare`, y down) and becomes the pass's scissor rectangle, clamped to the viewport: a
-    /// plan with clips needs a viewport the size of the pass's attachment (the usual case). A
-    /// clip that leaves nothing of the viewport skips the segment's draw. Once a segment has
-    /// set a scissor, a segment without a clip sets the whole viewport again, and so does the
-    /// end of the call: no clip leaks into a later plan. A plan without clips never sets a
-    /// scissor (nor changes one the host set).
+    /// **Viewport.** With a [`Viewport::rect`] that is not the whole target, the pass's
+    /// viewport is set to its visible part ([`Viewport::visible_px`]); with the whole target it
+    /// is left as the host set it.
+    ///
+    /// **Clips.** A segment's clip rectangle is in the quads' pixels and becomes the pass's
+    /// scissor rectangle, moved into the target and clamped to the visible viewport and the
+    /// host's clip ([`Viewport::scissor`]: core's rule, the GL backend's too). A clip that
+    /// leaves nothing skips the segment's draw. Once a segment has set a scissor, a segment
+    /// without a clip sets the host's clip (or the whole target) again, and so does the end of
+    /// the call: no clip leaks into a later plan. A plan without clips and without a host clip
+    /// never sets a scissor (nor changes one the host set). The `target_size_px` given to
+    /// `prepare` must be the attachment's size whenever scissors are set.
     ///
     /// A handle of an earlier frame is stale (its space may hold another plan now): nothing is
     /// drawn, and a warning is logged.
     pub fn render_prepared(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared) {
         self.rendered.store(true, Ordering::Relaxed);
-        self.draw_plan(pass, prepared);
+        self.draw_plan(pass, prepared, false);
     }
 
-    fn draw_plan(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared) {
+    /// Draws a plan into its render target (in a pass of the renderer's own encoder, cleared
+    /// first if the plan asks), then submits that encoder if anything was recorded into it:
+    /// the plan's GPU copies, staged writes and render-target draws run whether or not the
+    /// host ever submits its own encoder.
+    fn submit_own_work(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        mut own: Option<wgpu::CommandEncoder>,
+        plan: &FramePlan,
+        prepared: Prepared,
+    ) -> Result<(), Error> {
+        if let Some(t) = plan.target {
+            self.draw_into_target(device, &mut own, t, prepared)?;
+        }
+        if let Some(encoder) = own {
+            checked(
+                device,
+                || "submitting the plan's copies, staged writes and render-target draws".to_string(),
+                || {
+                    queue.submit([encoder.finish()]);
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    fn draw_into_target(
+        &self,
+        device: &wgpu::Device,
+        own: &mut Option<wgpu::CommandEncoder>,
+        t: PlanTarget,
+        prepared: Prepared,
+    ) -> Result<(), Error> {
+        let view = self.target_view(t.array, t.layer).ok_or_else(|| out_of_step(t.array))?;
+        let load = match t.clear_rgba {
+            Some([r, g, b, a]) => {
+                wgpu::LoadOp::Clear(wgpu::Color { r: f64::from(r), g: f64::from(g), b: f64::from(b), a: f64::from(a) })
+            }
+            None => wgpu::LoadOp::Load,
+        };
+        let encoder = own_encoder(device, own);
+        checked(
+            device,
+            || format!("drawing into render target array {:?}, layer {}", t.array, t.layer),
+            || {
+                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("layerbatch render target"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations { load, store: wgpu::StoreOp::Store },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                });
+                self.draw_plan(&mut pass, prepared, true);
+            },
+        )
+    }
+
+    /// Records a plan's draws into `pass`: the host's (`into_target` false; a plan drawn into
+    /// a render target draws nothing there) or the renderer's own pass on the plan's target.
+    fn draw_plan(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared, into_target: bool) {
         let plan = match self.plans.get(prepared.index()) {
             Some(plan) if prepared.frame == self.frame => plan,
             _ => {
@@ -723,19 +837,32 @@ impl Renderer {
                 return;
             }
         };
-        if plan.draws.is_empty() {
+        if plan.draws.is_empty() || plan.target_format.is_some() != into_target {
             return;
         }
         let Some(viewport) = self.viewports.get(plan.viewport) else {
             return;
         };
+        let pipelines = match plan.target_format {
+            Some(format) => match self.target_pipelines.get(&format) {
+                Some(p) => p,
+                None => return,
+            },
+            None => &self.pipelines,
+        };
+        let Some([vx, vy, vw, vh]) = plan.vp.visible_px() else { return };
+        if !plan.vp.is_full() {
+            // The quads' area, as much of it as the target shows (`Viewport::transform` moved
+            // their origin into it).
+            pass.set_viewport(vx as f32, vy as f32, vw as f32, vh as f32, 0.0, 1.0);
+        }
         let (mut sets, mut draws) = (0, 0);
         let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, (usize::MAX, u64::MAX));
         let mut globals = None;
-        // The scissor this call set, if any: segments without a clip get the whole viewport
-        // back, and the pass is left without a clip of ours. A plan without clips never sets
-        // one (its viewport may differ from the attachment's size).
-        let full = [0, 0, plan.viewport_px[0], plan.viewport_px[1]];
+        // The scissor this call set, if any: segments without a clip get the host's scissor
+        // (or the whole target) back, and so does the pass at the end. A plan without clips
+        // and without a host clip never sets one.
+        let full = plan.vp.restored_scissor_px();
         let mut scissor: Option<[u32; 4]> = None;
         for d in &plan.draws {
             let want = match d.clip {
@@ -759,7 +886,7 @@ impl Renderer {
                 block = (d.block.index, d.block.offset);
             }
             if d.pipeline != pipeline {
-                pass.set_pipeline(&self.pipelines[d.pipeline]);
+                pass.set_pipeline(&pipelines[d.pipeline]);
                 pipeline = d.pipeline;
             }
             if d.serial != group {
@@ -781,9 +908,9 @@ impl Renderer {
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
+        own: &mut Option<wgpu::CommandEncoder>,
         plan: &FramePlan,
-        viewport_px: [u32; 2],
+        vp: Viewport,
         frame: &mut DeviceCounters,
     ) -> Result<PlanDraws, Error> {
         self.frame_index += 1;
@@ -791,9 +918,9 @@ impl Renderer {
             frame.arrays_destroyed += self.arrays.len() as u64;
             self.forget_arrays();
         }
-        self.apply_ops(device, queue, encoder, plan, frame)?;
+        self.apply_ops(device, queue, own, plan, frame)?;
         let blocks = self.upload_instances(device, queue, plan, frame)?;
-        let draws = self.resolve_segments(device, plan, &blocks, viewport_px, frame)?;
+        let draws = self.resolve_segments(device, plan, &blocks, &vp, frame)?;
         // The plan's place in the frame picks its globals uniform: no two plans of a frame
         // (of a submit) write the same one.
         let slot = self.plans.len();
@@ -812,13 +939,14 @@ impl Renderer {
             }
             frame.bind_group_creates += 1;
         }
-        // Every entry: the viewport, and the state's transform.
+        // Every entry: the visible viewport's size, and the state's transform moved to it.
+        let size_px = vp.visible_px().map_or([1, 1], |[_, _, w, h]| [w, h]);
         let bytes = &mut self.globals_scratch;
         bytes.clear();
         bytes.resize(entries * stride as usize, 0);
         for (i, chunk) in bytes.chunks_exact_mut(stride as usize).enumerate() {
             let state = plan.states.get(i).copied().unwrap_or_default();
-            let v = globals_entry(viewport_px, &state);
+            let v = globals_entry(size_px, vp.transform(state.transform));
             chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::cast_slice(&v));
         }
         let viewport = &mut self.viewports[slot];
@@ -834,7 +962,11 @@ impl Renderer {
             let frame = self.frame_index;
             self.groups.retain(|_, g| g.last_used == frame);
         }
-        Ok(PlanDraws { viewport: slot, viewport_px, draws })
+        let target_format = match plan.target {
+            Some(t) => Some(wgpu_format(self.array(t.array)?.desc.format)),
+            None => None,
+        };
+        Ok(PlanDraws { viewport: slot, vp, target_format, draws })
     }
 
     /// Drops every array, cached bind group and slot binding: a rebuild plan, or a device
@@ -849,7 +981,7 @@ impl Renderer {
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
+        own: &mut Option<wgpu::CommandEncoder>,
         plan: &FramePlan,
         frame: &mut DeviceCounters,
     ) -> Result<(), Error> {
@@ -861,25 +993,26 @@ impl Renderer {
             if let ResourceOp::Array(a) = op {
                 if a.is_gpu_copy() {
                     // Staged writes before this copy (to its source, say) must precede it.
-                    staging.flush(device, encoder, plan)?;
+                    staging.flush(device, own, plan)?;
                     after_copy = true;
                 }
             }
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
-                    self.create_array(device, *array, desc)?;
+                    self.create_array(device, *array, desc, frame)?;
                     frame.arrays_created += 1;
                 }
                 ResourceOp::Array(
                     ArrayOp::Grow { from, to, desc, copy_layers } | ArrayOp::Shrink { from, to, desc, copy_layers },
                 ) => {
-                    self.create_array(device, *to, desc)?;
+                    self.create_array(device, *to, desc, frame)?;
                     let old = self.arrays.remove(from).ok_or_else(|| out_of_step(*from))?;
                     let new = self.array(*to)?;
                     if *copy_layers > 0 {
                         // Each layer as the old array's width x height, every level, to the
                         // origin: texel coordinates stay valid in a larger layer.
                         let levels = old.desc.mip_levels.min(desc.mip_levels);
+                        let encoder = own_encoder(device, own);
                         checked(
                             device,
                             || format!("copying {copy_layers} layers of array {from:?} into {to:?}"),
@@ -902,6 +1035,7 @@ impl Renderer {
                 }
                 ResourceOp::Array(ArrayOp::CopyRect { from, from_layer, from_xy, to, to_layer, to_xy, size }) => {
                     let (src, dst) = (self.array(*from)?, self.array(*to)?);
+                    let encoder = own_encoder(device, own);
                     checked(
                         device,
                         || {
@@ -930,7 +1064,7 @@ impl Renderer {
                     let bytes_per_pixel = a.desc.format.bytes_per_pixel();
                     for level in op.levels(bytes_per_pixel) {
                         if after_copy {
-                            staging.push(device, encoder, plan, &a.texture, *layer, level)?;
+                            staging.push(device, own, plan, &a.texture, *layer, level)?;
                         } else {
                             let data = upload(plan, &level.bytes)?;
                             let dst = copy_info(&a.texture, level.level, [level.x_px, level.y_px, *layer]);
@@ -955,7 +1089,7 @@ impl Renderer {
                 }
             }
         }
-        staging.flush(device, encoder, plan)
+        staging.flush(device, own, plan)
     }
 
     /// Forgets a destroyed (or grown- or shrunk-from) array: its cached bind groups and the
@@ -976,9 +1110,13 @@ impl Renderer {
         device: &wgpu::Device,
         plan: &FramePlan,
         blocks: &[Block],
-        viewport_px: [u32; 2],
+        vp: &Viewport,
         frame: &mut DeviceCounters,
     ) -> Result<Vec<Draw>, Error> {
+        // Drawing into a render target: a slot still holding it (from an earlier plan that
+        // sampled it) gets the placeholder instead, so the target is never bound while it is
+        // drawn into (no segment samples it: the validator checked).
+        let exclude = plan.target.map(|t| t.array);
         let capacity = plan.instance_capacity.max(1);
         let mut draws = self.spare_draws.pop().unwrap_or_default();
         draws.reserve(plan.segments.len());
@@ -996,12 +1134,12 @@ impl Renderer {
             // segment without binds keeps it, and may sample a slot this one does not.
             let mut key: GroupKey = (seg.tier, [NO_ARRAY; MAX_SLOTS_PER_DRAW as usize]);
             for (k, held) in key.1.iter_mut().zip(self.slots.iter().take(seg.tier as usize)) {
-                if let Some(a) = held {
+                if let Some(a) = held.filter(|a| Some(*a) != exclude) {
                     *k = a.0;
                 }
             }
             if !self.groups.contains_key(&key) {
-                let group = self.create_group(device, tier_index, seg.tier)?;
+                let group = self.create_group(device, tier_index, seg.tier, exclude)?;
                 self.next_serial += 1;
                 self.groups.insert(key, CachedGroup { group, serial: self.next_serial, last_used: 0 });
                 frame.bind_group_creates += 1;
@@ -1023,7 +1161,7 @@ impl Renderer {
             draws.push(Draw {
                 pipeline: tier_index * BLENDS + state.blend.index(),
                 globals_offset: (entry * self.globals_stride) as u32,
-                clip: state.clip_within(viewport_px),
+                clip: vp.scissor(state.clip_px),
                 group: cached.group.clone(),
                 serial: cached.serial,
                 block: placed.clone(),
@@ -1113,13 +1251,19 @@ impl Renderer {
     /// The bind group of tier `pipeline`'s slots as they are held now: per slot, the array's
     /// view and the sampler of its filter and wrap (the placeholder and any sampler for an
     /// empty slot).
-    fn create_group(&self, device: &wgpu::Device, pipeline: usize, tier: u32) -> Result<wgpu::BindGroup, Error> {
+    fn create_group(
+        &self,
+        device: &wgpu::Device,
+        pipeline: usize,
+        tier: u32,
+        exclude: Option<ArrayId>,
+    ) -> Result<wgpu::BindGroup, Error> {
         let held = &self.slots[..(tier as usize).min(self.slots.len())];
         let mut bound = Vec::with_capacity(tier as usize);
         for a in held {
-            bound.push(match a {
+            bound.push(match a.filter(|a| Some(*a) != exclude) {
                 Some(a) => {
-                    let a = self.array(*a)?;
+                    let a = self.array(a)?;
                     (&a.view, &self.samplers[sampler_index(a.desc.filter, a.desc.wrap)])
                 }
                 None => (&self.placeholder, &self.samplers[0]),
@@ -1150,11 +1294,20 @@ impl Renderer {
         )
     }
 
-    fn create_array(&mut self, device: &wgpu::Device, id: ArrayId, desc: &ArrayDesc) -> Result<(), Error> {
-        let format = match desc.format {
-            Format::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
-            Format::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
-        };
+    fn create_array(
+        &mut self,
+        device: &wgpu::Device,
+        id: ArrayId,
+        desc: &ArrayDesc,
+        frame: &mut DeviceCounters,
+    ) -> Result<(), Error> {
+        let format = wgpu_format(desc.format);
+        let mut usage =
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::COPY_SRC;
+        if desc.render_target {
+            usage |= wgpu::TextureUsages::RENDER_ATTACHMENT;
+            self.ensure_target_pipelines(device, format, frame)?;
+        }
         let what = || {
             format!(
                 "creating array {id:?} ({}x{} px, {} layers, {} levels, {} bytes)",
@@ -1179,9 +1332,7 @@ impl Renderer {
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
                 format,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING
-                    | wgpu::TextureUsages::COPY_DST
-                    | wgpu::TextureUsages::COPY_SRC,
+                usage,
                 view_formats: &[],
             })
         })?;
@@ -1198,6 +1349,56 @@ impl Renderer {
         )?;
         self.arrays.insert(id, Array { texture, view, desc: *desc });
         Ok(())
+    }
+
+    /// The pipelines drawing into render targets of `format` (one sample, no depth), made with
+    /// the first render-target array of the format: every tier and blend mode, counted in
+    /// `pipeline_compiles`. The shader modules are the ones compiled at creation.
+    fn ensure_target_pipelines(
+        &mut self,
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        frame: &mut DeviceCounters,
+    ) -> Result<(), Error> {
+        if self.target_pipelines.contains_key(&format) {
+            return Ok(());
+        }
+        let plain = RendererOptions::default();
+        let mut list = Vec::with_capacity(self.pipelines.len());
+        for (&tier, (module, layout)) in self.tiers.iter().zip(&self.tier_modules) {
+            for mode in BlendMode::ALL {
+                let (pipeline, err) =
+                    scoped(device, || create_pipeline(device, layout, module, format, &plain, tier, mode));
+                if let Some(e) = err {
+                    return Err(Error::Pipeline {
+                        tier,
+                        message: format!("{mode:?} blending into a {format:?} render target: {e}"),
+                    });
+                }
+                list.push(pipeline);
+            }
+        }
+        frame.pipeline_compiles += list.len() as u64;
+        self.target_pipelines.insert(format, list);
+        Ok(())
+    }
+
+    /// A view of `layer` of render-target array `array` (level 0), to draw into in a pass of
+    /// the host's own, e.g. to add its own drawing to a target layerbatch rendered. The array
+    /// and layer of a [`Usage::RenderTarget`](layerbatch_core::Usage::RenderTarget) texture
+    /// come from [`Batcher::placement`](layerbatch_core::Batcher::placement). `None` when the
+    /// renderer holds no such render-target array or layer.
+    pub fn target_view(&self, array: ArrayId, layer: u32) -> Option<wgpu::TextureView> {
+        let a = self.arrays.get(&array).filter(|a| a.desc.render_target && layer < a.desc.layers)?;
+        Some(a.texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("layerbatch render target"),
+            dimension: Some(wgpu::TextureViewDimension::D2),
+            base_array_layer: layer,
+            array_layer_count: Some(1),
+            base_mip_level: 0,
+            mip_level_count: Some(1),
+            ..Default::default()
+        }))
     }
 }
 
@@ -1230,7 +1431,7 @@ impl Staging {
     fn push(
         &mut self,
         device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
+        own: &mut Option<wgpu::CommandEncoder>,
         plan: &FramePlan,
         texture: &wgpu::Texture,
         layer: u32,
@@ -1251,7 +1452,7 @@ impl Staging {
         while row < level.height_px {
             let room = (self.limit - self.bytes) / padded;
             if room == 0 {
-                self.flush(device, encoder, plan)?;
+                self.flush(device, own, plan)?;
                 continue;
             }
             let rows = room.min(u64::from(level.height_px - row)) as u32;
@@ -1272,11 +1473,12 @@ impl Staging {
         Ok(())
     }
 
-    /// Creates the buffer of the pieces so far and records their copies into `encoder`.
+    /// Creates the buffer of the pieces so far and records their copies into the renderer's
+    /// own encoder.
     fn flush(
         &mut self,
         device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
+        own: &mut Option<wgpu::CommandEncoder>,
         plan: &FramePlan,
     ) -> Result<(), Error> {
         if self.pieces.is_empty() {
@@ -1310,6 +1512,7 @@ impl Staging {
             }
         }
         buffer.unmap();
+        let encoder = own_encoder(device, own);
         for p in self.pieces.drain(..) {
             encoder.copy_buffer_to_texture(
                 wgpu::TexelCopyBufferInfo {
@@ -1531,9 +1734,9 @@ fn ready<F: Future>(future: F) -> Option<F::Output> {
 
 /// A globals uniform of `entries` entries `stride` bytes apart (each a 1 x 1 px viewport and
 /// the identity until written) and its globals bind group, bound at a dynamic offset.
-fn create_viewport(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, entries: usize) -> Viewport {
+fn create_viewport(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, entries: usize) -> Globals {
     let mut contents = vec![0u8; entries.max(1) * stride as usize];
-    let v = globals_entry([1, 1], &DrawState::default());
+    let v = globals_entry([1, 1], DrawState::IDENTITY);
     for chunk in contents.chunks_exact_mut(stride as usize) {
         chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::cast_slice(&v));
     }
@@ -1554,14 +1757,30 @@ fn create_viewport(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride
             }),
         }],
     });
-    Viewport { buffer, group, entries: entries.max(1), written: Vec::new() }
+    Globals { buffer, group, entries: entries.max(1), written: Vec::new() }
 }
 
 /// One globals entry, as the shader's `Globals` reads it: the viewport size, then the
 /// transform `[a, b, c, d]` and `[tx, ty]`.
-fn globals_entry(viewport_px: [u32; 2], state: &DrawState) -> [f32; 12] {
-    let [a, b, c, d, tx, ty] = state.transform;
+fn globals_entry(viewport_px: [u32; 2], transform: [f32; 6]) -> [f32; 12] {
+    let [a, b, c, d, tx, ty] = transform;
     [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32, 0.0, 0.0, a, b, c, d, tx, ty, 0.0, 0.0]
+}
+
+/// wgpu's format for core's.
+fn wgpu_format(format: Format) -> wgpu::TextureFormat {
+    match format {
+        Format::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
+        Format::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
+    }
+}
+
+/// The command encoder of layerbatch's own work in a `prepare` (GPU copies, staged writes,
+/// draws into render targets), made on first use and submitted by `prepare` itself.
+fn own_encoder<'a>(device: &wgpu::Device, own: &'a mut Option<wgpu::CommandEncoder>) -> &'a mut wgpu::CommandEncoder {
+    own.get_or_insert_with(|| {
+        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("layerbatch copies and targets") })
+    })
 }
 
 /// wgpu's blend state for a mode: core's factors with an `ADD` equation.

@@ -32,7 +32,16 @@ const WHITE: [u8; 4] = [255, 255, 255, 255];
 const ORANGE: [u8; 4] = [255, 128, 0, 255];
 
 fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Filter, wrap: Wrap) -> ArrayDesc {
-    ArrayDesc { width_px, height_px, layers, format: Format::Rgba8Unorm, mip_levels, filter, wrap }
+    ArrayDesc {
+        width_px,
+        height_px,
+        layers,
+        format: Format::Rgba8Unorm,
+        mip_levels,
+        filter,
+        wrap,
+        render_target: false,
+    }
 }
 
 /// A quad at `origin` with axes `axis_x`, `axis_y`, sampling `uv_rect` (texels) of the texture

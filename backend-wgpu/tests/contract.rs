@@ -365,6 +365,7 @@ fn out_of_memory_is_an_error() {
         mip_levels: 1,
         filter: Filter::Linear,
         wrap: Wrap::ClampToEdge,
+        render_target: false,
     };
     assert!(desc.bytes() > 64 << 30, "{} bytes", desc.bytes());
     let plan = FramePlan {

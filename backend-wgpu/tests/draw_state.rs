@@ -231,7 +231,7 @@ fn states_across_plans_of_one_frame(gpu: &Gpu) {
     b.push(&Quad::solid(white, [0.0, 10.0], [60.0, 20.0], half)).unwrap();
     let plan = b.finish();
     segments += plan.segments.len();
-    let a = r.prepare(&gpu.device, &gpu.queue, &mut encoder, plan, [SIZE, SIZE]).unwrap();
+    let a = r.prepare(&gpu.device, &gpu.queue, plan, [SIZE, SIZE]).unwrap();
 
     // Plan B: the defaults, a quad across the whole width.
     b.begin_frame();
@@ -241,7 +241,7 @@ fn states_across_plans_of_one_frame(gpu: &Gpu) {
     b.push(&Quad::solid(white, [0.0, 100.0], full, blue)).unwrap();
     let plan = b.finish();
     segments += plan.segments.len();
-    let bp = r.prepare(&gpu.device, &gpu.queue, &mut encoder, plan, [SIZE, SIZE]).unwrap();
+    let bp = r.prepare(&gpu.device, &gpu.queue, plan, [SIZE, SIZE]).unwrap();
     {
         let mut pass = common::gpu::clear_pass(&mut encoder, &view, CLEAR.map(|v| f64::from(v) / 255.0));
         r.render_prepared(&mut pass, a);

@@ -91,14 +91,7 @@ fn textures(b: &mut Batcher, frame: usize) -> Vec<TextureId> {
 }
 
 /// The plan of `spec`, prepared.
-fn prepare(
-    gpu: &Gpu,
-    b: &mut Batcher,
-    r: &mut Renderer,
-    encoder: &mut wgpu::CommandEncoder,
-    ids: &[TextureId],
-    spec: &PlanSpec,
-) -> (Prepared, Counters) {
+fn prepare(gpu: &Gpu, b: &mut Batcher, r: &mut Renderer, ids: &[TextureId], spec: &PlanSpec) -> (Prepared, Counters) {
     b.begin_frame();
     for s in &spec.sprites {
         let mut q = Quad::rect(ids[s.texture], s.pos, s.size);
@@ -108,7 +101,7 @@ fn prepare(
     let plan = b.finish();
     let counters = plan.counters;
     let prepared = r
-        .prepare(&gpu.device, &gpu.queue, encoder, plan, spec.viewport)
+        .prepare(&gpu.device, &gpu.queue, plan, spec.viewport)
         .unwrap_or_else(|e| panic!("{}: prepare: {e}", gpu.adapter));
     (prepared, counters)
 }
@@ -148,7 +141,7 @@ fn three_plans(gpu: &Gpu, order: Order) {
             Order::OnePass | Order::TwoPasses => {
                 let mut handles = Vec::new();
                 for spec in &specs {
-                    let (h, c) = prepare(gpu, &mut b, &mut r, &mut encoder, &ids, spec);
+                    let (h, c) = prepare(gpu, &mut b, &mut r, &ids, spec);
                     handles.push(h);
                     counters.push(c);
                 }
@@ -172,15 +165,15 @@ fn three_plans(gpu: &Gpu, order: Order) {
             }
             Order::Interleaved => {
                 r.begin_frame();
-                let (first, c) = prepare(gpu, &mut b, &mut r, &mut encoder, &ids, &specs[0]);
+                let (first, c) = prepare(gpu, &mut b, &mut r, &ids, &specs[0]);
                 counters.push(c);
                 {
                     let mut pass = gpu::clear_pass(&mut encoder, &view, clear);
                     r.render_prepared(&mut pass, first);
                 }
-                let (second, c) = prepare(gpu, &mut b, &mut r, &mut encoder, &ids, &specs[1]);
+                let (second, c) = prepare(gpu, &mut b, &mut r, &ids, &specs[1]);
                 counters.push(c);
-                let (third, c) = prepare(gpu, &mut b, &mut r, &mut encoder, &ids, &specs[2]);
+                let (third, c) = prepare(gpu, &mut b, &mut r, &ids, &specs[2]);
                 counters.push(c);
                 let mut pass = load_pass(&mut encoder, &view);
                 r.render_prepared(&mut pass, second);
@@ -250,7 +243,7 @@ fn stale_handle_draws_nothing(gpu: &Gpu) {
     let clear = CLEAR.map(|v| f64::from(v) / 255.0);
 
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let (old, _) = prepare(gpu, &mut b, &mut r, &mut encoder, &ids, &specs[0]);
+    let (old, _) = prepare(gpu, &mut b, &mut r, &ids, &specs[0]);
     {
         let mut pass = gpu::clear_pass(&mut encoder, &view, clear);
         r.render_prepared(&mut pass, old);
@@ -259,7 +252,7 @@ fn stale_handle_draws_nothing(gpu: &Gpu) {
 
     // The next frame (automatic: a prepare after a render): plan 2 only.
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let (new, _) = prepare(gpu, &mut b, &mut r, &mut encoder, &ids, &specs[1]);
+    let (new, _) = prepare(gpu, &mut b, &mut r, &ids, &specs[1]);
     assert_eq!(new.index(), 0, "the first plan of a new frame");
     assert_ne!(old, new);
     {
@@ -319,7 +312,7 @@ fn memory_stays_bounded(gpu: &Gpu, explicit: bool) {
             }
             let plan = b.finish();
             let h = r
-                .prepare(&gpu.device, &gpu.queue, &mut encoder, plan, [TARGET, TARGET])
+                .prepare(&gpu.device, &gpu.queue, plan, [TARGET, TARGET])
                 .unwrap_or_else(|e| panic!("{what}: frame {frame}: prepare: {e}"));
             handles.push(h);
             last_quads = quads;

@@ -307,6 +307,7 @@ impl Allocator {
                 mip_levels: desc.mip_levels,
                 filter: desc.filter,
                 wrap: desc.wrap,
+                render_target: desc.usage == Usage::RenderTarget,
             };
             self.check(adesc.bytes())?;
             let id = self.create(adesc, true);
@@ -338,6 +339,7 @@ impl Allocator {
             mip_levels: key.mip_levels,
             filter: key.filter,
             wrap: key.wrap,
+            render_target: false,
         };
         // 2. Grow the first array below the cap, if old + new fit (both exist during the copy).
         let mut cheapest = u64::MAX;
@@ -601,6 +603,7 @@ impl Allocator {
             mip_levels: 1,
             filter: desc.filter,
             wrap: Wrap::ClampToEdge,
+            render_target: false,
         };
         if !self.fits(adesc.bytes()) {
             return Err(TextureError::BudgetExhausted {

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::alloc::{Admission, Moved, Placement};
 use crate::ladder::{Prefix, SlotLadder, PREPLACED};
-use crate::plan::{ArrayOp, BlendMode, DrawState, FlushCause, FramePlan, Instance, ResourceOp};
+use crate::plan::{ArrayOp, BlendMode, DrawState, FlushCause, FramePlan, Instance, PlanTarget, ResourceOp};
 use crate::texture::{max_mip_levels, push_mip_chain, Filter, Usage, Wrap};
 use crate::{
     Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, Quad, QuadError, RejectedQuad, TextureDesc,
@@ -87,6 +87,11 @@ pub struct Batcher {
     /// "over" with alpha 0), else `0xFF`.
     alpha_mask: u8,
     deferred_frees: Vec<Placement>,
+    /// The render target of the open frame ([`Batcher::begin_frame_into`]), resolved when the
+    /// frame began (a dedicated array: it neither grows nor moves while the frame is open).
+    frame_target: Option<PlanTarget>,
+    /// The target's id, or [`NO_TARGET`]: quads naming it are refused (a feedback loop).
+    target_id: TextureId,
     moved_in_frame: Vec<(ArrayId, ArrayId)>,
     sequence: u64,
     rebuild_pending: bool,
@@ -116,6 +121,8 @@ impl Batcher {
             free_indices: Vec::new(),
             ops: Vec::new(),
             upload_bytes: Vec::new(),
+            frame_target: None,
+            target_id: NO_TARGET,
             frame_open: false,
             instances: Vec::new(),
             prefix: Prefix::new(budget.instance_capacity),
@@ -413,6 +420,8 @@ impl Batcher {
             self.drain_alloc_ops();
         }
         self.frame_open = true;
+        self.frame_target = None;
+        self.target_id = NO_TARGET;
         self.instances.clear();
         self.prefix.reset();
         self.quad_arrays.clear();
@@ -429,6 +438,52 @@ impl Batcher {
         self.frame = Counters { frames_discarded: discarded as u64, ..Counters::default() };
     }
 
+    /// Begins a frame drawn into `target`, a [`Usage::RenderTarget`] texture, instead of the
+    /// host's framebuffer (render to texture: a minimap, a post-process source, a cached
+    /// layer). It is [`Batcher::begin_frame`] plus a target: the plan [`Batcher::finish`]
+    /// returns has [`FramePlan::target`] set, every backend draws its quads into the texture
+    /// (over its whole size: the host's viewport does not apply), and quads of later plans
+    /// sample what was drawn, with the same orientation as uploaded pixels (see
+    /// [`PlanTarget`]: a target drawn with default UVs is upright).
+    ///
+    /// `clear_rgba` clears the texture first (premultiplied, `0.0..=1.0`; a value outside is
+    /// clamped, NaN is 0); `None` draws over what it holds. A quad that samples the target
+    /// itself is refused ([`QuadError::SamplesTarget`]): it would read what it writes.
+    ///
+    /// ```
+    /// use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc, Usage};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let sprite = batcher.register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
+    /// let minimap = batcher.register(&TextureDesc::new(128, 128).with_usage(Usage::RenderTarget), &[])?;
+    /// // Frame 1: draw into the minimap.
+    /// batcher.begin_frame_into(minimap, Some([0.0, 0.0, 0.0, 1.0]))?;
+    /// batcher.push(&Quad::rect(sprite, [8.0, 8.0], [16.0, 16.0]))?;
+    /// assert!(batcher.push(&Quad::rect(minimap, [0.0, 0.0], [8.0, 8.0])).is_err());
+    /// assert_eq!(batcher.finish().target.map(|t| t.size_px), Some([128, 128]));
+    /// // Frame 2: draw the minimap on screen.
+    /// batcher.begin_frame();
+    /// batcher.push(&Quad::rect(minimap, [600.0, 20.0], [128.0, 128.0]))?;
+    /// assert!(batcher.finish().target.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`TextureError::Stale`] for a freed or foreign id, [`TextureError::NotRenderTarget`]
+    /// for a texture of another usage. Either way no frame is begun (an open one stays open).
+    pub fn begin_frame_into(&mut self, target: TextureId, clear_rgba: Option<[f32; 4]>) -> Result<(), TextureError> {
+        let e = self.entry(target)?;
+        if e.desc.usage != Usage::RenderTarget {
+            return Err(TextureError::NotRenderTarget(target));
+        }
+        let p = e.placement;
+        let size_px = [e.desc.width_px, e.desc.height_px];
+        let clear_rgba = clear_rgba.map(|c| c.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) }));
+        self.begin_frame();
+        self.frame_target = Some(PlanTarget { texture: target, array: p.array, layer: p.layer, size_px, clear_rgba });
+        self.target_id = target;
+        Ok(())
+    }
+
     /// Records a quad, drawn after every quad pushed before it.
     ///
     /// # Errors
@@ -442,7 +497,7 @@ impl Batcher {
         if self.state_dirty {
             self.commit_state();
         }
-        if let Err(e) = check_quad(&self.hot, quad) {
+        if let Err(e) = check_quad(&self.hot, quad, self.target_id) {
             self.frame.quads_rejected += 1;
             return Err(e);
         }
@@ -513,11 +568,13 @@ impl Batcher {
             // per quad.
             let start = self.instances.len();
             let mut all_ok = true;
-            let (hot, alpha_mask) = (&self.hot, self.alpha_mask);
+            let (hot, alpha_mask, target) = (&self.hot, self.alpha_mask, self.target_id);
             self.instances.extend(chunk.iter().map(|q| {
                 let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
                 // `h.key` carries this batcher's tag: one compare checks the id's tag too.
-                all_ok &= (h.key == Hot::key(q.texture.batcher, q.texture.generation)) & q.is_finite();
+                all_ok &= (h.key == Hot::key(q.texture.batcher, q.texture.generation))
+                    & q.is_finite()
+                    & (q.texture != target);
                 instance(h, q, alpha_mask)
             }));
             if all_ok {
@@ -590,7 +647,10 @@ impl Batcher {
     /// ty]`: `(x, y)` is drawn at `(a x + c y + tx, b x + d y + ty)`. A camera: pan, zoom and
     /// rotation without touching the quads. Identity at first; lasts until changed or the frame ends; see
     /// [`Batcher::set_blend`] for what a change costs. A non-finite transform is ignored.
-    pub fn set_transform(&mut self, transform: [f32; 6]) {
+    /// Takes an [`Affine2`](crate::Affine2), the `[f32; 6]` above, or with the `mint` feature
+    /// a `mint::ColumnMatrix2x3<f32>` or `mint::ColumnMatrix3<f32>`.
+    pub fn set_transform(&mut self, transform: impl Into<crate::Affine2>) {
+        let transform = transform.into().0;
         if transform.iter().all(|v| v.is_finite()) {
             self.set_state(DrawState { transform, ..self.state });
         }
@@ -673,7 +733,16 @@ impl Batcher {
                 }
             }
         }
+        if let Some(t) = &mut self.frame_target {
+            for &(old, new) in &self.moved_in_frame {
+                if t.array == old {
+                    t.array = new;
+                }
+            }
+        }
         let plan = &mut self.plan;
+        plan.target = self.frame_target.take();
+        self.target_id = NO_TARGET;
         self.sequence += 1;
         plan.sequence = self.sequence;
         plan.rebuild = std::mem::take(&mut self.rebuild_pending);
@@ -1089,7 +1158,7 @@ impl Hot {
 
 /// Whether `quad` may be recorded: a live texture of this batcher, finite coordinates.
 #[inline(always)]
-fn check_quad(hot: &[Hot], quad: &Quad) -> Result<(), QuadError> {
+fn check_quad(hot: &[Hot], quad: &Quad, target: TextureId) -> Result<(), QuadError> {
     let t = quad.texture;
     // A live entry's key carries this batcher's tag: one compare checks the id's tag too.
     match hot.get(t.index as usize) {
@@ -1099,8 +1168,15 @@ fn check_quad(hot: &[Hot], quad: &Quad) -> Result<(), QuadError> {
     if !quad.is_finite() {
         return Err(QuadError::NonFinite);
     }
+    if t == target {
+        return Err(QuadError::SamplesTarget(t));
+    }
     Ok(())
 }
+
+/// [`Batcher::target_id`] outside a frame drawn into a texture: generation 0 is never live, so
+/// no quad of a live texture names it.
+const NO_TARGET: TextureId = TextureId { index: u32::MAX, generation: 0, batcher: 0 };
 
 /// The instance of a checked quad. Most quads use an array a slot already holds: the slot is
 /// written now, so `finish` need not touch the instance again.

@@ -85,6 +85,10 @@ pub enum TextureError {
         /// The texture's levels.
         mip_levels: u32,
     },
+    /// [`crate::Batcher::begin_frame_into`] with a texture that is not
+    /// [`crate::Usage::RenderTarget`].
+    #[error("texture {0:?} is not Usage::RenderTarget: only render targets can be drawn into")]
+    NotRenderTarget(TextureId),
     /// The operation needs another usage (e.g. `resize` on a static texture).
     #[error("texture {0:?} is not Usage::Dynamic: only dynamic textures can be resized")]
     NotDynamic(TextureId),
@@ -115,6 +119,10 @@ pub enum QuadError {
     /// No frame is open: call [`crate::Batcher::begin_frame`] first.
     #[error("quad pushed outside begin_frame/finish")]
     NoFrame,
+    /// The quad samples the render target the frame draws into
+    /// ([`crate::Batcher::begin_frame_into`]): it would read what it writes.
+    #[error("quad samples {0:?}, the render target its frame draws into")]
+    SamplesTarget(TextureId),
 }
 
 /// A quad [`crate::Batcher::push_all`] dropped: its index in the slice, and why.

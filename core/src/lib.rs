@@ -27,8 +27,28 @@
 //! assert_eq!(plan.counters.flushes_slots_exhausted, 0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! ## Transforms from math libraries
+//!
+//! [`Batcher::set_transform`] takes an [`Affine2`] or a `[f32; 6]`. With the `mint` feature
+//! (off by default; core stays light) it also takes a `mint::ColumnMatrix2x3<f32>` or a
+//! `mint::ColumnMatrix3<f32>`, the interchange types of glam, nalgebra, cgmath and others.
+//!
+//! glam users enable `mint` on glam as well as here. glam's `Mat3` converts to
+//! `mint::ColumnMatrix3`; its `Affine2` has no mint conversion of its own, so it goes through
+//! `Mat3`:
+//!
+//! ```text
+//! # Cargo.toml
+//! layerbatch-core = { version = "0.1", features = ["mint"] }
+//! glam = { version = "0.30", features = ["mint"] }
+//!
+//! let camera = glam::Affine2::from_scale_angle_translation(zoom, angle, pan);
+//! batcher.set_transform(mint::ColumnMatrix3::from(glam::Mat3::from(camera)));
+//! ```
 #![deny(missing_docs)]
 
+mod affine;
 mod alloc;
 mod batcher;
 mod counters;
@@ -43,6 +63,7 @@ pub mod plan;
 mod quad;
 mod texture;
 
+pub use affine::Affine2;
 pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};
 pub use batcher::Batcher;
 pub use counters::{Counters, DeviceCounters, Stats};
@@ -52,8 +73,8 @@ pub use image::{premultiplied, ImageError};
 pub use limits::{Budget, Config, Limits, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mock::{Call, MockDevice};
 pub use plan::{
-    ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Clip, DrawState, FlushCause, FramePlan, Instance, LevelWrite,
-    PlanError, PlanValidator, ResourceOp, Segment, SlotBind,
+    flip_y, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Clip, DrawState, FlushCause, FramePlan, Instance,
+    LevelWrite, PlanError, PlanTarget, PlanValidator, ResourceOp, Segment, SlotBind, Viewport,
 };
 pub use quad::{premultiply, Quad};
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, Format, TextureDesc, TextureId, Usage, Wrap};

@@ -291,6 +291,7 @@ fn desc32() -> ArrayDesc {
         mip_levels: 1,
         filter: Filter::Linear,
         wrap: Wrap::ClampToEdge,
+        render_target: false,
     }
 }
 
@@ -1432,4 +1433,84 @@ fn a_state_set_again_reuses_its_entry() {
     assert_eq!(plan.counters.frames_discarded, 1);
     assert_eq!(plan.states.len(), 1);
     assert_eq!(plan.state(&plan.segments[0]), DrawState::default());
+}
+
+#[test]
+fn frames_into_render_targets() {
+    let mut b = batcher(Config::default());
+    let mut dev = MockDevice::new(b.budget());
+    let ids = register_n(&mut b, &[(8, 8)], 2);
+    // Larger than any size class: a one-texture array of exactly its size.
+    let big = Limits::guaranteed_minimum().max_texture_size_px.min(1500);
+    let rt = b.register(&TextureDesc::new(big, 700).with_usage(Usage::RenderTarget), &[]).unwrap();
+    assert_eq!(b.begin_frame_into(ids[0], None), Err(TextureError::NotRenderTarget(ids[0])));
+    b.begin_frame_into(rt, Some([2.0, f32::NAN, -1.0, 0.5])).unwrap();
+    b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+    assert_eq!(b.push(&Quad::rect(rt, [0.0, 0.0], [8.0, 8.0])), Err(QuadError::SamplesTarget(rt)));
+    let batch = [Quad::rect(ids[1], [8.0, 0.0], [8.0, 8.0]), Quad::rect(rt, [0.0, 0.0], [8.0, 8.0])];
+    let err = b.push_all(&batch).unwrap_err();
+    assert_eq!((err.index, err.error), (1, QuadError::SamplesTarget(rt)));
+    let p = b.placement(rt).unwrap();
+    let plan = b.finish();
+    let t = plan.target.expect("a target");
+    assert_eq!((t.texture, t.array, t.layer, t.size_px), (rt, p.array, p.layer, [big, 700]));
+    assert_eq!(t.clear_rgba, Some([1.0, 0.0, 0.0, 0.5]));
+    let desc = plan.created_arrays().find(|(a, _)| *a == p.array).expect("created by this plan").1;
+    assert!(desc.render_target && desc.width_px == big && desc.height_px == 700);
+    assert_eq!(plan.instances.len(), 2);
+    dev.execute(plan).unwrap();
+    // The next frame draws to the host again, and may sample the target.
+    b.begin_frame();
+    b.push(&Quad::rect(rt, [0.0, 0.0], [8.0, 8.0])).unwrap();
+    let plan = b.finish();
+    assert!(plan.target.is_none());
+    assert!(plan.slot_tables.contains(&Some(p.array)));
+    dev.execute(plan).unwrap();
+    // A target freed during its own frame: the plan still runs (the array goes next plan).
+    b.begin_frame_into(rt, None).unwrap();
+    b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+    b.free(rt).unwrap();
+    dev.execute(b.finish()).unwrap();
+    assert_eq!(b.begin_frame_into(rt, None), Err(TextureError::Stale(rt)));
+    b.begin_frame();
+    dev.execute(b.finish()).unwrap();
+    // A frame begun into a target and then restarted plainly draws to the host.
+    let rt2 = b.register(&TextureDesc::new(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
+    b.begin_frame_into(rt2, None).unwrap();
+    b.begin_frame();
+    b.push(&Quad::rect(rt2, [0.0, 0.0], [8.0, 8.0])).unwrap();
+    let plan = b.finish();
+    assert!(plan.target.is_none());
+    dev.execute(plan).unwrap();
+}
+
+#[test]
+fn validator_refuses_bad_targets() {
+    let mut b = batcher(Config::default());
+    let mut v = PlanValidator::new(b.budget());
+    let ids = register_n(&mut b, &[(8, 8)], 1);
+    let rt = b.register(&TextureDesc::new(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
+    b.begin_frame();
+    b.push(&Quad::rect(rt, [0.0, 0.0], [8.0, 8.0])).unwrap();
+    b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+    let good = b.finish().clone();
+    let (rt_array, static_array) = (b.placement(rt).unwrap().array, b.placement(ids[0]).unwrap().array);
+    let target = |array, layer, size_px| Some(PlanTarget { texture: rt, array, layer, size_px, clear_rgba: None });
+    let reason = |plan: &FramePlan| match v.clone().check(plan) {
+        Err(PlanError::BadTarget { reason, .. }) => reason,
+        other => panic!("{other:?}"),
+    };
+    let mut p = good.clone();
+    p.target = target(rt_array, 0, [16, 16]);
+    assert_eq!(reason(&p), "a segment samples the array the plan draws into");
+    p.target = target(static_array, 0, [8, 8]);
+    assert_eq!(reason(&p), "not a render-target array");
+    p.target = target(ArrayId(999), 0, [8, 8]);
+    assert_eq!(reason(&p), "the device holds no such array");
+    p.target = target(rt_array, 99, [16, 16]);
+    assert_eq!(reason(&p), "the layer is past the array's last");
+    p.target = target(rt_array, 0, [17, 16]);
+    assert_eq!(reason(&p), "its size is empty or larger than the array's layers");
+    // Refused plans changed nothing: the good one still runs.
+    v.check(&good).unwrap();
 }

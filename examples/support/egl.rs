@@ -5,11 +5,11 @@
 //! Shared by `headless.rs` and `backend-gl/tests/common`. Include it with
 //! `#[allow(unsafe_code)] #[path = ...] mod egl;`.
 
-use glow::HasContext;
 use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display::Display};
 use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
 use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::display::GlDisplay;
+use layerbatch_gl::glow::{self, HasContext};
 
 /// A current surfaceless context and the `glow` loader on it.
 ///

@@ -8,9 +8,9 @@
 
 use std::sync::Arc;
 
-use glow::HasContext;
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
 use layerbatch::{Budget, FramePlan, Limits, PlanError, Stats};
+use layerbatch_gl::glow::{self, HasContext};
 
 #[path = "egl.rs"]
 pub mod egl;
@@ -134,9 +134,21 @@ impl Headless {
     /// Clears the target and draws `plan` into it; returns when the device has finished, so
     /// timing a frame measures the device's work too.
     pub fn draw(&mut self, plan: &FramePlan) -> Result<(), DrawError> {
+        self.draw_in(plan, None, None)
+    }
+
+    /// [`Headless::draw`] into `rect_px` (`[x, y, w, h]`, y down, may reach outside) of the
+    /// target instead of all of it, with the host's scissor set to `host_clip_px` first (and
+    /// handed to the renderer as the host's clip), as an egui paint callback does.
+    pub fn draw_in(
+        &mut self,
+        plan: &FramePlan,
+        rect_px: Option<[i32; 4]>,
+        host_clip_px: Option<[u32; 4]>,
+    ) -> Result<(), DrawError> {
         match self {
-            Headless::Gl(g) => g.draw(plan),
-            Headless::Wgpu(w) => w.draw(plan),
+            Headless::Gl(g) => g.draw(plan, rect_px, host_clip_px),
+            Headless::Wgpu(w) => w.draw(plan, rect_px, host_clip_px),
         }
     }
 
@@ -212,7 +224,12 @@ impl GlHeadless {
         Ok(())
     }
 
-    fn draw(&mut self, plan: &FramePlan) -> Result<(), DrawError> {
+    fn draw(
+        &mut self,
+        plan: &FramePlan,
+        rect_px: Option<[i32; 4]>,
+        host_clip: Option<[u32; 4]>,
+    ) -> Result<(), DrawError> {
         let r = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
         let [w, h] = self.size;
         // SAFETY: state calls on our own framebuffer, on the current context.
@@ -221,11 +238,23 @@ impl GlHeadless {
             self.gl.viewport(0, 0, w as i32, h as i32);
             self.gl.clear_color(CLEAR[0], CLEAR[1], CLEAR[2], CLEAR[3]);
             self.gl.clear(glow::COLOR_BUFFER_BIT);
+            if let Some([x, y, cw, ch]) = host_clip {
+                // GL's scissor box is y up.
+                self.gl.enable(glow::SCISSOR_TEST);
+                self.gl.scissor(x as i32, h as i32 - y as i32 - ch as i32, cw as i32, ch as i32);
+            }
         }
-        r.paint(plan, &layerbatch_gl::Target::framebuffer(self.fbo, self.size))?;
-        // SAFETY: a plain synchronisation call.
-        unsafe { self.gl.finish() };
-        Ok(())
+        let mut target = layerbatch_gl::Target::framebuffer(self.fbo, self.size).with_host_clip(host_clip.is_some());
+        if let Some(rect) = rect_px {
+            target = target.with_rect(rect);
+        }
+        let result = r.paint(plan, &target);
+        // SAFETY: state calls and a plain synchronisation call.
+        unsafe {
+            self.gl.disable(glow::SCISSOR_TEST);
+            self.gl.finish();
+        }
+        Ok(result?)
     }
 
     fn read(&mut self) -> Vec<u8> {
@@ -288,14 +317,26 @@ impl WgpuHeadless {
         Ok(())
     }
 
-    fn draw(&mut self, plan: &FramePlan) -> Result<(), DrawError> {
+    fn draw(
+        &mut self,
+        plan: &FramePlan,
+        rect_px: Option<[i32; 4]>,
+        host_clip: Option<[u32; 4]>,
+    ) -> Result<(), DrawError> {
         let r = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
+        let viewport = match rect_px {
+            Some(rect) => layerbatch::Viewport::rect(self.size, rect),
+            None => layerbatch::Viewport::full(self.size),
+        };
         // `prepare` returns the device's errors itself; nothing is submitted after one.
-        r.prepare(&self.device, &self.queue, &mut encoder, plan, self.size)?;
+        r.prepare(&self.device, &self.queue, plan, viewport.with_host_clip(host_clip))?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         {
             let mut pass = gpu::clear_pass(&mut encoder, &self.view, CLEAR.map(f64::from));
+            if let Some([x, y, w, h]) = host_clip {
+                pass.set_scissor_rect(x, y, w, h);
+            }
             r.render(&mut pass);
         }
         self.queue.submit([encoder.finish()]);

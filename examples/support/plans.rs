@@ -180,6 +180,7 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
         mip_levels: 1,
         filter: Filter::Nearest,
         wrap: Wrap::ClampToEdge,
+        render_target: false,
     };
     let red = [255, 0, 0, 255].repeat(32 * 32);
     let green = [0, 255, 0, 255].repeat(8 * 8);

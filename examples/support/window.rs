@@ -243,7 +243,6 @@ mod gl {
     use std::sync::Arc;
     use std::time::Instant;
 
-    use glow::HasContext;
     use glutin::config::{Config, ConfigTemplateBuilder};
     use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, PossiblyCurrentContext, Version};
     use glutin::display::{Display, GetGlDisplay};
@@ -251,6 +250,7 @@ mod gl {
     use glutin::surface::{Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
     use glutin_winit::{DisplayBuilder, GlWindow as _};
     use layerbatch::{Batcher, Budget, Limits, Stats};
+    use layerbatch_gl::glow::{self, HasContext};
     use raw_window_handle::HasWindowHandle;
     use winit::dpi::PhysicalSize;
     use winit::event_loop::ActiveEventLoop;
@@ -476,7 +476,7 @@ mod wgpu_window {
             let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
             let mut encoder = self.device.create_command_encoder(&Default::default());
             renderer
-                .prepare(&self.device, &self.queue, &mut encoder, plan, [self.config.width, self.config.height])
+                .prepare(&self.device, &self.queue, plan, [self.config.width, self.config.height])
                 .map_err(|e| format!("prepare: {e}"))?;
             {
                 let mut pass = gpu::clear_pass(&mut encoder, &view, crate::headless::CLEAR.map(f64::from));

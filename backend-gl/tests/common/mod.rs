@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use glow::HasContext;
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
+use layerbatch_gl::glow::{self, HasContext};
 
 // The headless EGL recipe, shared with the root examples, benches and cross-backend tests.
 #[path = "../../../examples/support/egl.rs"]

@@ -180,7 +180,7 @@ pub fn try_draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Result<
     let target = gpu::target(device, [SIZE, SIZE], FORMAT);
     let view = target.create_view(&Default::default());
     let mut encoder = device.create_command_encoder(&Default::default());
-    let prepared = renderer.prepare(device, &gpu.queue, &mut encoder, plan, [SIZE, SIZE]);
+    let prepared = renderer.prepare(device, &gpu.queue, plan, [SIZE, SIZE]);
     {
         let mut pass = gpu::clear_pass(&mut encoder, &view, CLEAR.map(|v| f64::from(v) / 255.0));
         renderer.render(&mut pass);

@@ -14,8 +14,10 @@ use crate::texture::{mip_chain_bytes, mip_size, Filter, Format, Wrap};
 use crate::{Counters, TextureId};
 
 mod validate;
+mod viewport;
 
 pub use validate::{PlanError, PlanValidator};
+pub use viewport::{flip_y, Viewport};
 
 /// A GPU array texture. Ids are never reused: a grown array gets a new id, and the old one is
 /// destroyed.
@@ -39,6 +41,9 @@ pub struct ArrayDesc {
     pub filter: Filter,
     /// Sampler wrap for the whole array.
     pub wrap: Wrap,
+    /// The array holds a [`crate::Usage::RenderTarget`] texture: plans may draw into its layer
+    /// ([`FramePlan::target`]), so the device creates it renderable.
+    pub render_target: bool,
 }
 
 impl ArrayDesc {
@@ -366,15 +371,7 @@ impl DrawState {
     /// assert_eq!(clipped(Some([u32::MAX; 4])), Clip::Empty);
     /// ```
     pub fn clip_within(&self, viewport_px: [u32; 2]) -> Clip {
-        let Some([x, y, w, h]) = self.clip_px else { return Clip::Full };
-        let [vw, vh] = viewport_px;
-        let (x0, y0) = (x.min(vw), y.min(vh));
-        let (x1, y1) = (x.saturating_add(w).min(vw), y.saturating_add(h).min(vh));
-        if x1 <= x0 || y1 <= y0 {
-            Clip::Empty
-        } else {
-            Clip::Rect([x0, y0, x1 - x0, y1 - y0])
-        }
+        Viewport::full(viewport_px).scissor(self.clip_px)
     }
 }
 
@@ -498,6 +495,29 @@ impl ResourceOp {
     }
 }
 
+/// A render-target texture a plan draws into instead of the host's target
+/// ([`crate::Batcher::begin_frame_into`]), to be sampled by quads of later plans.
+///
+/// **Orientation.** Texel row 0 is the top row for every texture, whether its pixels were
+/// uploaded or rendered: quads drawn into a target at pixel `(x, y)` (y down, as always) land
+/// at texel `(x, y)`, so a render target drawn later with default UVs shows upright, on every
+/// backend. (GL's framebuffer rows go up; the GL backend flips its y while drawing into a
+/// target, with [`flip_y`].)
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanTarget {
+    /// The texture drawn into.
+    pub texture: TextureId,
+    /// Its array (a render-target array: [`ArrayDesc::render_target`]).
+    pub array: ArrayId,
+    /// Its layer.
+    pub layer: u32,
+    /// The texture's size: the viewport of the plan's draws.
+    pub size_px: [u32; 2],
+    /// Cleared to this premultiplied colour (`0.0..=1.0` per channel) before the draws, or
+    /// `None` to draw over what the target holds.
+    pub clear_rgba: Option<[f32; 4]>,
+}
+
 /// Everything a backend executes for one frame. Owned by the [`crate::Batcher`] and reused
 /// frame to frame, so planning allocates nothing in steady state.
 ///
@@ -526,6 +546,9 @@ pub struct FramePlan {
     pub slot_tables: Vec<Option<ArrayId>>,
     /// Draw states the segments point into.
     pub states: Vec<DrawState>,
+    /// Where the segments draw: `None` for the host's framebuffer or pass (the usual case),
+    /// or a render-target texture ([`crate::Batcher::begin_frame_into`]).
+    pub target: Option<PlanTarget>,
     /// Instances per instance buffer: no segment crosses a multiple of it. A backend with
     /// bounded buffers (wgpu) keeps one buffer per block of this many instances.
     pub instance_capacity: u32,

@@ -161,6 +161,18 @@ pub enum PlanError {
         /// The state index.
         state: u32,
     },
+    /// The plan's [`super::FramePlan::target`] is not a render-target layer the device holds
+    /// (unknown array, not a render-target array, a layer or size past the array's), or a
+    /// segment samples the array it draws into.
+    #[error("the plan's target (array {array:?}, layer {layer}) is unusable: {reason}")]
+    BadTarget {
+        /// The target's array.
+        array: ArrayId,
+        /// The target's layer.
+        layer: u32,
+        /// Why.
+        reason: &'static str,
+    },
     /// A bind to a slot at or above the segment's tier.
     #[error("segment {segment}: bind to slot {slot}, outside its tier")]
     SlotOutOfRange {
@@ -232,6 +244,26 @@ pub struct PlanValidator {
     scratch_bound: Vec<Option<ArrayId>>,
 }
 
+/// The plan's target, if any: a render-target layer that no segment samples.
+fn check_target(plan: &FramePlan, arrays: &HashMap<ArrayId, ArrayDesc>) -> Result<(), PlanError> {
+    let Some(t) = plan.target else { return Ok(()) };
+    let bad = |reason| Err(PlanError::BadTarget { array: t.array, layer: t.layer, reason });
+    let Some(d) = arrays.get(&t.array) else { return bad("the device holds no such array") };
+    if !d.render_target {
+        return bad("not a render-target array");
+    }
+    if t.layer >= d.layers {
+        return bad("the layer is past the array's last");
+    }
+    if t.size_px[0] == 0 || t.size_px[1] == 0 || t.size_px[0] > d.width_px || t.size_px[1] > d.height_px {
+        return bad("its size is empty or larger than the array's layers");
+    }
+    if plan.slot_tables.contains(&Some(t.array)) {
+        return bad("a segment samples the array the plan draws into");
+    }
+    Ok(())
+}
+
 impl PlanValidator {
     /// A validator for a fresh device executing plans of `budget`'s batcher. It expects plan
     /// 1, or a rebuild plan.
@@ -298,7 +330,8 @@ impl PlanValidator {
             let mut bound = std::mem::take(&mut self.scratch_bound);
             let result = self
                 .check_ops(plan, &mut arrays, &mut bound)
-                .and_then(|()| self.check_segments(plan, &arrays, &mut bound));
+                .and_then(|()| self.check_segments(plan, &arrays, &mut bound))
+                .and_then(|()| check_target(plan, &arrays));
             match result {
                 Ok(()) => {
                     self.scratch_arrays = std::mem::replace(&mut self.arrays, arrays);
@@ -312,7 +345,8 @@ impl PlanValidator {
             }
         } else {
             let mut bound = std::mem::take(&mut self.bound);
-            let result = self.check_segments(plan, &self.arrays, &mut bound);
+            let result =
+                self.check_segments(plan, &self.arrays, &mut bound).and_then(|()| check_target(plan, &self.arrays));
             self.bound = bound;
             result?;
         }
