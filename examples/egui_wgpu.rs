@@ -17,6 +17,12 @@
 //!   your textures with its batcher.
 //! - [`SpriteCallback`]: one panel's sprites. egui calls `prepare` of every callback of the
 //!   frame, then `paint` of each inside its render pass; all the panels share the renderer.
+//!   `prepare` plans the sprites and hands layerbatch a `Viewport`: the panel's rectangle in
+//!   the target's pixels (unclamped: a panel scrolled partly off-screen keeps its sprites in
+//!   place) and egui's clip. layerbatch submits its texture uploads and copies itself and
+//!   leaves egui's encoder alone, so a frame eframe drops (outdated surface) loses nothing.
+//!   egui gives `prepare` no rectangle, so the callback keeps the one it was made with: a
+//!   panel inside a transformed layer (`egui::Scene`) would need the rectangle egui paints.
 //! - [`sprite_canvas`]: the widget that allocates a panel and adds its callback.
 //!
 //! Rules: the renderer's target format is egui's (not sRGB: register textures as
@@ -28,7 +34,7 @@ use std::error::Error;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use layerbatch::{Batcher, Config, Quad, TextureDesc, TextureId};
+use layerbatch::{Batcher, Config, Quad, TextureDesc, TextureId, Viewport};
 use layerbatch_wgpu::{device_limits, Prepared, Renderer, RendererOptions};
 
 /// The headless host: a wgpu device, an egui context, `egui_wgpu::Renderer`, an offscreen
@@ -67,14 +73,14 @@ impl SpriteRenderer {
         self.renderer.stats()
     }
 
-    /// Plans one panel's sprites and prepares them for the panel's area of egui's target.
+    /// Plans one panel's sprites and prepares them for `viewport`: the panel's rectangle of
+    /// egui's target and egui's clip. Texture changes are uploaded (and submitted) here.
     fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
         sprites: &Sprites,
-        viewport_px: [u32; 2],
+        viewport: Viewport,
     ) -> Option<Prepared> {
         self.batcher.begin_frame();
         self.batcher.set_clip(sprites.clip_px);
@@ -82,7 +88,7 @@ impl SpriteRenderer {
             self.errors.push(e.to_string());
         }
         let plan = self.batcher.finish();
-        match self.renderer.prepare(device, queue, encoder, plan, viewport_px) {
+        match self.renderer.prepare(device, queue, plan, viewport) {
             Ok(prepared) => Some(prepared),
             Err(e) => {
                 self.errors.push(e.to_string());
@@ -110,8 +116,10 @@ pub struct Sprites {
 /// One panel's paint callback.
 #[derive(Debug)]
 pub struct SpriteCallback {
-    /// Where egui paints the panel, in points (egui gives `prepare` no rectangle).
+    /// Where egui paints the panel, and egui's clip there, in points: `prepare` is given
+    /// neither.
     rect: egui::Rect,
+    clip: egui::Rect,
     sprites: Sprites,
     /// Set by `prepare`, drawn by `paint`.
     prepared: Mutex<Option<Prepared>>,
@@ -123,16 +131,16 @@ impl egui_wgpu::CallbackTrait for SpriteCallback {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         screen: &egui_wgpu::ScreenDescriptor,
-        egui_encoder: &mut wgpu::CommandEncoder,
+        _egui_encoder: &mut wgpu::CommandEncoder,
         resources: &mut egui_wgpu::CallbackResources,
     ) -> Vec<wgpu::CommandBuffer> {
         if let Some(sprites) = resources.get_mut::<SpriteRenderer>() {
-            // egui sets the pass's viewport to the panel (clamped to the screen) before `paint`.
-            let area =
-                egui::epaint::ViewportInPixels::from_points(&self.rect, screen.pixels_per_point, screen.size_in_pixels);
-            let viewport_px = [area.width_px.max(0) as u32, area.height_px.max(0) as u32];
-            let prepared = sprites.prepare(device, queue, egui_encoder, &self.sprites, viewport_px);
-            *self.prepared.lock().unwrap() = prepared;
+            // The panel's rectangle in the target's pixels, unclamped (it may reach off-screen),
+            // and egui's clip: the scissor egui sets before `paint`.
+            let (ppp, screen_px) = (screen.pixels_per_point, screen.size_in_pixels);
+            let viewport = Viewport::rect(screen_px, rect_px(self.rect, ppp))
+                .with_host_clip(Some(clip_px(self.clip, ppp, screen_px)));
+            *self.prepared.lock().unwrap() = sprites.prepare(device, queue, &self.sprites, viewport);
         }
         Vec::new()
     }
@@ -149,9 +157,24 @@ impl egui_wgpu::CallbackTrait for SpriteCallback {
     }
 }
 
+/// `rect` (points) in physical pixels, `[x, y, width, height]` from the top-left corner,
+/// rounded as egui rounds a callback's viewport but not clamped to the screen.
+fn rect_px(rect: egui::Rect, pixels_per_point: f32) -> [i32; 4] {
+    let [x0, y0, x1, y1] =
+        [rect.min.x, rect.min.y, rect.max.x, rect.max.y].map(|v| (v * pixels_per_point).round() as i32);
+    [x0, y0, x1 - x0, y1 - y0]
+}
+
+/// egui's clip rectangle `clip` (points) in physical pixels, within the screen: the scissor
+/// egui-wgpu sets before a callback's `paint`.
+fn clip_px(clip: egui::Rect, pixels_per_point: f32, screen_px: [u32; 2]) -> [u32; 4] {
+    let c = egui::epaint::ViewportInPixels::from_points(&clip, pixels_per_point, screen_px);
+    [c.left_px, c.top_px, c.width_px, c.height_px].map(|v| v.max(0) as u32)
+}
+
 /// Adds the paint callback drawing `sprites` over `rect` (points) of `painter`'s layer.
 pub fn paint_sprites(painter: &egui::Painter, rect: egui::Rect, sprites: Sprites) {
-    let callback = SpriteCallback { rect, sprites, prepared: Mutex::new(None) };
+    let callback = SpriteCallback { rect, clip: painter.clip_rect(), sprites, prepared: Mutex::new(None) };
     painter.add(egui_wgpu::Callback::new_paint_callback(rect, callback));
 }
 

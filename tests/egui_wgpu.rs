@@ -196,8 +196,8 @@ fn grid(textures: &[(TextureId, [u8; 4])]) -> (Sprites, Vec<Square>) {
 /// (and paint) ran, in a frame that registered textures and grew arrays (what eframe does when
 /// the surface is outdated or lost). The next frame still shows every texture.
 ///
-/// Fails with the encoder-taking `Renderer::prepare` (growth copies and the writes after them
-/// are recorded into egui's encoder, which is dropped).
+/// Failed with the former encoder-taking `Renderer::prepare`: growth copies and the writes
+/// after them went into egui's encoder, which is dropped.
 #[test]
 fn dropped_encoder_loses_nothing() {
     let test = "dropped_encoder_loses_nothing";
@@ -281,14 +281,14 @@ fn panel_away_from_origin(test: &str, pixels_per_point: f32) {
     println!("{test}: {}: {checked} points; ok", host.adapter);
 }
 
-/// Case 3 at 1 pixel per point. Fails with the `[u32; 2]`-viewport `prepare`: the clip lands
-/// at the screen's origin instead of the panel's.
+/// Case 3 at 1 pixel per point. Failed with the former `[u32; 2]`-viewport `prepare`: the
+/// clip landed at the screen's origin instead of the panel's.
 #[test]
 fn panel_away_from_origin_1x() {
     panel_away_from_origin("panel_away_from_origin_1x", 1.0);
 }
 
-/// Case 3 at 1.5 pixels per point (fractional scaling). Fails like the 1x case.
+/// Case 3 at 1.5 pixels per point (fractional scaling).
 #[test]
 fn panel_away_from_origin_1_5x() {
     panel_away_from_origin("panel_away_from_origin_1_5x", 1.5);
@@ -298,8 +298,8 @@ fn panel_away_from_origin_1_5x() {
 /// egui-wgpu clamps the pass's viewport to the screen, yet the visible sprites are exactly
 /// where they would be on a bigger screen, at their size.
 ///
-/// Fails with the `[u32; 2]`-viewport `prepare`: the quads are squeezed into the clamped
-/// viewport.
+/// Failed with the former `[u32; 2]`-viewport `prepare`: the quads were squeezed into the
+/// clamped viewport.
 #[test]
 fn panel_partly_off_screen() {
     let test = "panel_partly_off_screen";
@@ -349,8 +349,8 @@ fn panel_partly_off_screen() {
 /// its own as well. Nothing is drawn outside egui's clip rectangle (the scroll area's
 /// viewport) nor outside the sprites' clip, and the visible sprites keep their place.
 ///
-/// Fails with the `[u32; 2]`-viewport `prepare` (the canvas reaches left of the viewport
-/// egui sets, and the clip is placed at the screen's origin).
+/// Failed with the former `[u32; 2]`-viewport `prepare`: the sprites' clip was placed at the
+/// screen's origin and replaced egui's scissor.
 #[test]
 fn egui_clip_cuts_sprites() {
     let test = "egui_clip_cuts_sprites";

@@ -187,6 +187,9 @@ pub fn scrolled_canvas(
     ui.add_space(10.0);
     ui.horizontal(|ui| {
         ui.add_space(80.0);
+        // egui paints fade-out gradients over a scroll area's edges, over the sprites too (as
+        // it should: they are egui's, on top): off, so the sprites' colours can be checked.
+        ui.spacing_mut().scroll.fade.strength = 0.0;
         egui::Frame::new()
             .fill(FRAME_FILL)
             .inner_margin(10)
