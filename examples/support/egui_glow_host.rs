@@ -17,7 +17,7 @@ use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
 use layerbatch_gl::glow::{self, HasContext};
 
 #[path = "egl.rs"]
-pub mod egl;
+mod egl;
 #[path = "egui_host.rs"]
 pub mod egui_host;
 
