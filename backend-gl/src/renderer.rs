@@ -117,12 +117,9 @@ pub struct Capabilities {
 /// [`Capabilities::max_texture_units`] of the current context.
 fn usable_texture_units(gl: &glow::Context) -> u32 {
     // SAFETY: plain integer queries on the current context.
-    let [fragment, vertex, combined] = [
-        glow::MAX_TEXTURE_IMAGE_UNITS,
-        glow::MAX_VERTEX_TEXTURE_IMAGE_UNITS,
-        glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS,
-    ]
-    .map(|p| unsafe { gl.get_parameter_i32(p) }.max(0) as u32);
+    let [fragment, vertex, combined] =
+        [glow::MAX_TEXTURE_IMAGE_UNITS, glow::MAX_VERTEX_TEXTURE_IMAGE_UNITS, glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS]
+            .map(|p| unsafe { gl.get_parameter_i32(p) }.max(0) as u32);
     fragment.min(vertex).min(combined / 2)
 }
 

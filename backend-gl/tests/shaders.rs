@@ -34,8 +34,7 @@ fn sampler_count_per_stage() {
             if tier == 1 {
                 let keywords = ["if", "else", "switch", "for", "while"];
                 for src in [&vs, &fs] {
-                    let branchy =
-                        src.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| keywords.contains(&w));
+                    let branchy = src.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| keywords.contains(&w));
                     assert!(!branchy && !src.contains('?'), "tier 1 has no branch:\n{src}");
                 }
             }

@@ -284,7 +284,6 @@ impl GlCase {
     }
 }
 
-
 const WGSL: &str = r"
 @group(0) @binding(0) var<uniform> viewport_px: vec4<f32>;
 @group(0) @binding(1) var tex: texture_2d_array<f32>;
