@@ -195,18 +195,28 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
     layout_constants(&mut fs);
     samplers(&mut fs, tier);
     fs.push_str(FRAGMENT_COMMON);
-    fs.push_str(concat!(
-        "\nvoid main() {\n",
-        "    // Derivatives of the unclamped position, before any branch.\n",
-        "    vec2 ddx = dFdx(v_uv);\n",
-        "    vec2 ddy = dFdy(v_uv);\n",
-        "    // FLAG_CLAMP_TO_RECT: into the texture's rectangle (unbounded without the flag).\n",
-        "    vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw);\n",
-        "    vec4 texel;\n",
-    ));
-    slot_tree(&mut fs, "v_slot", 0, tier, 1, &|s| {
-        format!("texel = textureGrad(u_slot{s}, vec3(p, v_layer), ddx, ddy);")
-    });
+    fs.push_str("\nvoid main() {\n");
+    if tier == 1 {
+        // No branch: implicit derivatives, as a plain sprite shader. Only textures without
+        // mip levels are clamped, so the clamp never moves a level choice.
+        fs.push_str(concat!(
+            "    // FLAG_CLAMP_TO_RECT: into the texture's rectangle (unbounded without the flag).\n",
+            "    vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw);\n",
+            "    vec4 texel = texture(u_slot0, vec3(p, v_layer));\n",
+        ));
+    } else {
+        fs.push_str(concat!(
+            "    // Derivatives of the unclamped position, before the branch.\n",
+            "    vec2 ddx = dFdx(v_uv);\n",
+            "    vec2 ddy = dFdy(v_uv);\n",
+            "    // FLAG_CLAMP_TO_RECT: into the texture's rectangle (unbounded without the flag).\n",
+            "    vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw);\n",
+            "    vec4 texel;\n",
+        ));
+        slot_tree(&mut fs, "v_slot", 0, tier, 1, &|s| {
+            format!("texel = textureGrad(u_slot{s}, vec3(p, v_layer), ddx, ddy);")
+        });
+    }
     fs.push_str("    // Texel and tint are both premultiplied.\n    o_color = texel * v_color;\n}\n");
     (vs, fs)
 }
@@ -250,22 +260,26 @@ mod tests {
     }
 
     // Texels become 0..1 in the vertex stage (by the instance's layer size, bounds too); the
-    // fragment stage takes the derivatives of the unclamped position, then one clamp to the
-    // bounds, both before the branch, and asks no size.
+    // fragment stage asks no size. Tier 1 clamps and samples with implicit derivatives, as a
+    // plain sprite shader; above it the derivatives of the unclamped position come first, then
+    // one clamp, both before the branch.
     #[test]
     fn clamp_in_texels_before_branch() {
         for gles in [false, true] {
             for tier in [1, 2, 8] {
                 let (vs, fs) = shader_sources(tier, gles);
                 let main = &fs[fs.find("void main()").unwrap()..];
-                let ddx = main.find("dFdx(v_uv)").unwrap();
                 let clamp = main.find("clamp(v_uv, v_bounds.xy, v_bounds.zw)").unwrap();
-                assert!(ddx < clamp);
-                if let Some(first_if) = main.find("if (") {
-                    assert!(clamp < first_if);
+                if tier == 1 {
+                    assert!(!main.contains("dFdx") && !main.contains("textureGrad"), "{fs}");
+                    assert_eq!(main.matches("texture(u_slot0, vec3(p, v_layer))").count(), 1, "{fs}");
+                } else {
+                    let ddx = main.find("dFdx(v_uv)").unwrap();
+                    assert!(ddx < clamp && clamp < main.find("if (").unwrap());
+                    assert_eq!(fs.matches("textureGrad(").count() as u32, tier, "one sample per slot: {fs}");
+                    assert!(!fs.contains("texture("), "{fs}");
                 }
                 assert_eq!(fs.matches("textureSize").count(), 0, "{fs}");
-                assert_eq!(fs.matches("textureGrad(").count() as u32, tier, "one sample per slot: {fs}");
                 assert_eq!(vs.matches("textureSize(").count() as u32, tier, "{vs}");
                 assert!(vs.contains("* inv_size;") && vs.contains("vec4(lo, hi) * inv_size.xyxy"), "{vs}");
                 assert!(vs.contains("a_tex_rect.xy + 0.5") && vs.contains("a_tex_rect.zw - 0.5"), "{vs}");

@@ -178,16 +178,28 @@ fn vs_main(
 
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
-    // Derivatives in uniform control flow, before any slot branch, of the unclamped position.
-    let ddx = dpdx(in.uv);
-    let ddy = dpdy(in.uv);
-    let p = clamp(in.uv, in.bounds.xy, in.bounds.zw);
-    let layer = in.layer;
 ",
     );
-    let sample = |i: u32| format!("texel = textureSampleGrad(slot{i}, samp{i}, p, layer, ddx, ddy);");
-    s.push_str("    var texel: vec4<f32>;\n");
-    slot_switch(&mut s, "in.slot", tier, &sample);
+    if tier == 1 {
+        // No branch: implicit derivatives, as a plain sprite shader. Only textures without mip
+        // levels are clamped, so the clamp never moves a level choice.
+        s.push_str(concat!(
+            "    let p = clamp(in.uv, in.bounds.xy, in.bounds.zw);\n",
+            "    let texel = textureSample(slot0, samp0, p, in.layer);\n",
+        ));
+    } else {
+        s.push_str(concat!(
+            "    // Derivatives in uniform control flow, before the slot branch, of the unclamped\n",
+            "    // position.\n",
+            "    let ddx = dpdx(in.uv);\n",
+            "    let ddy = dpdy(in.uv);\n",
+            "    let p = clamp(in.uv, in.bounds.xy, in.bounds.zw);\n",
+            "    let layer = in.layer;\n",
+            "    var texel: vec4<f32>;\n",
+        ));
+        let sample = |i: u32| format!("texel = textureSampleGrad(slot{i}, samp{i}, p, layer, ddx, ddy);");
+        slot_switch(&mut s, "in.slot", tier, &sample);
+    }
     s.push_str("    return texel * in.color;\n}\n");
     // The layer size the vertex stage divides by: the slot's, picked like the sample.
     s.push_str("\n// The size of the layers in `slot`, texels.\nfn layer_size(slot: u32) -> vec2<u32> {\n");
