@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that each library crate builds on the oldest Rust it declares (`rust-version`):
 # layerbatch-core and layerbatch-gl on 1.85, layerbatch-wgpu and the facade (both backends)
-# on 1.87. The tests, examples and benches need more (image 0.25 needs 1.88). Installs the two
+# on 1.87. The tests, examples and benches need more (egui 0.37 needs 1.95). Installs the two
 # toolchains with rustup (minimal profile) if they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -122,15 +122,19 @@
 //! ## Sampling
 //!
 //! `Instance::uv_rect` and `Instance::tex_rect` are in texels of level 0, not `0..1`: the
-//! vertex stage interpolates the quad's corner UVs in texels, and the fragment stage takes
-//! their derivatives (before any branch), then, in the slot's branch, divides position and
-//! derivatives by the layer's size (`textureSize(s, 0)`) and samples with `textureGrad`. An
-//! atlas page that grows in size therefore changes no instance.
+//! vertex stage divides them by the size of the instance's layer (`textureSize` of its slot's
+//! sampler, once per vertex), and the fragment stage takes the derivatives of the resulting
+//! `0..1` position (before any branch), clamps it, and samples with `textureGrad`. An atlas
+//! page that grows in size therefore changes no instance, and per pixel the tier-1 program
+//! does what a plain sprite shader does plus two derivatives and one `clamp` (`benches/fill.rs`
+//! measures it against one). Both stages declare the tier's samplers (one unit each), so the
+//! usable units are the fewest of the fragment, vertex and half the combined limits.
 //!
 //! With `Instance::FLAG_CLAMP_TO_RECT` (clamp-to-edge textures) the sampling position is
-//! clamped, in texels, into the texture's own rectangle inset by half a texel,
-//! `clamp(uv, tex_rect.xy + 0.5, tex_rect.zw - 0.5)`, or to the rectangle's centre on an axis
-//! where it is under one texel. The vertex stage computes these bounds once per quad, flat
+//! clamped into the texture's own rectangle inset by half a texel,
+//! `clamp(uv, tex_rect.xy + 0.5, tex_rect.zw - 0.5)` (in texels, then divided by the layer
+//! size), or to the rectangle's centre on an axis where it is under one texel. The vertex
+//! stage computes these bounds once per quad, flat
 //! (unbounded without the flag), so the per-pixel cost is one `clamp`. UVs outside `0..1`,
 //! flipped UVs, rotation and linear filtering at any scale then read only the texture's own
 //! texels, never a neighbour's or the padding's: the parts of a quad past the texture's edge

@@ -109,8 +109,19 @@ pub struct Capabilities {
     /// `glTexStorage3D` (GL 4.2, GLES 3.0, `GL_ARB_texture_storage`): arrays get immutable
     /// storage. Otherwise `glTexImage3D` per level.
     pub texture_storage: bool,
-    /// `MAX_TEXTURE_IMAGE_UNITS`.
+    /// Texture units a program may use: the fewest of `MAX_TEXTURE_IMAGE_UNITS`,
+    /// `MAX_VERTEX_TEXTURE_IMAGE_UNITS` and half of `MAX_COMBINED_TEXTURE_IMAGE_UNITS` (both
+    /// stages use every slot's sampler).
     pub max_texture_units: u32,
+}
+
+/// [`Capabilities::max_texture_units`] of the current context.
+fn usable_texture_units(gl: &glow::Context) -> u32 {
+    // SAFETY: plain integer queries on the current context.
+    let [fragment, vertex, combined] =
+        [glow::MAX_TEXTURE_IMAGE_UNITS, glow::MAX_VERTEX_TEXTURE_IMAGE_UNITS, glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS]
+            .map(|p| unsafe { gl.get_parameter_i32(p) }.max(0) as u32);
+    fragment.min(vertex).min(combined / 2)
 }
 
 impl Capabilities {
@@ -119,8 +130,7 @@ impl Capabilities {
         let v = gl.version();
         let ext = gl.supported_extensions();
         let at_least = |major: u32, minor: u32| (v.major, v.minor) >= (major, minor);
-        // SAFETY: a plain integer query on the current context.
-        let units = unsafe { gl.get_parameter_i32(glow::MAX_TEXTURE_IMAGE_UNITS) }.max(0) as u32;
+        let units = usable_texture_units(gl);
         Self {
             gles: v.is_embedded,
             copy_image: if v.is_embedded {
@@ -200,15 +210,19 @@ impl std::fmt::Debug for Renderer {
 }
 
 impl Renderer {
-    /// Reads the device limits core needs, once: `MAX_TEXTURE_IMAGE_UNITS` (units and
-    /// samplers), `MAX_ARRAY_TEXTURE_LAYERS`, `MAX_TEXTURE_SIZE`. GL has no buffer size limit, but glow
+    /// Reads the device limits core needs, once: texture units (the fewest of
+    /// `MAX_TEXTURE_IMAGE_UNITS`, `MAX_VERTEX_TEXTURE_IMAGE_UNITS` and half of
+    /// `MAX_COMBINED_TEXTURE_IMAGE_UNITS`: both stages of a program use every slot's sampler),
+    /// `MAX_ARRAY_TEXTURE_LAYERS`, `MAX_TEXTURE_SIZE`. GL has no buffer size limit, but glow
     /// takes buffer sizes and attribute offsets as `i32`: `max_buffer_bytes` is `i32::MAX`. Logs the GL version, renderer and these limits at
     /// `debug!`.
     pub fn query_limits(gl: &glow::Context) -> Limits {
         // SAFETY: integer and string queries on the current context.
-        let (units, layers, size, version, renderer, glsl) = unsafe {
+        let (units, vertex_units, combined_units, layers, size, version, renderer, glsl) = unsafe {
             (
                 gl.get_parameter_i32(glow::MAX_TEXTURE_IMAGE_UNITS).max(0) as u32,
+                gl.get_parameter_i32(glow::MAX_VERTEX_TEXTURE_IMAGE_UNITS).max(0) as u32,
+                gl.get_parameter_i32(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS).max(0) as u32,
                 gl.get_parameter_i32(glow::MAX_ARRAY_TEXTURE_LAYERS).max(0) as u32,
                 gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE).max(0) as u32,
                 gl.get_parameter_string(glow::VERSION),
@@ -218,8 +232,10 @@ impl Renderer {
         };
         log::debug!(
             "layerbatch-gl: {version} ({renderer}), GLSL {glsl}; MAX_TEXTURE_IMAGE_UNITS {units}, \
+             MAX_VERTEX_TEXTURE_IMAGE_UNITS {vertex_units}, MAX_COMBINED_TEXTURE_IMAGE_UNITS {combined_units}, \
              MAX_ARRAY_TEXTURE_LAYERS {layers}, MAX_TEXTURE_SIZE {size}"
         );
+        let units = usable_texture_units(gl);
         // glow takes buffer sizes and attribute offsets as `i32`.
         Limits::new(units, layers, size).with_max_buffer_bytes(i32::MAX as u64)
     }

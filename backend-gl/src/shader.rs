@@ -1,16 +1,19 @@
 //! GLSL sources of the slot-tier programs. Pure string generation, no GL calls.
 //!
-//! One vertex shader serves every tier. The fragment shader of tier `n` declares `n`
-//! `sampler2DArray` uniforms `u_slot0..u_slot{n-1}` and picks one with a balanced tree of
-//! `if`s on the flat per-instance slot (about `log2(n)` comparisons per pixel); the layer is a
-//! texture coordinate, never a branch. The tier-1 program has no branch at all.
+//! Both stages of tier `n` declare `n` `sampler2DArray` uniforms `u_slot0..u_slot{n-1}` (one
+//! texture unit each, shared by the stages). The fragment shader picks one with a balanced
+//! tree of `if`s on the flat per-instance slot (about `log2(n)` comparisons per pixel); the
+//! layer is a texture coordinate, never a branch. The tier-1 program has no branch at all.
 //!
-//! Sampling positions arrive in texels of level 0 (`Instance::uv_rect`). Their derivatives are
-//! taken before any branch; with `FLAG_CLAMP_TO_RECT` the position is clamped into the
-//! texture's own rectangle (`Instance::tex_rect`) inset by half a texel, with bounds the vertex
-//! stage computes once per quad (clamping in texels needs no texture size). Each slot's branch
-//! then divides position and derivatives by its layer size (`textureSize`) and samples with
-//! `textureGrad`, so mipmaps select the right level whichever branch runs.
+//! Sampling positions arrive in texels of level 0 (`Instance::uv_rect`), so core can grow an
+//! atlas page in size without touching an instance. The **vertex** stage divides them by the
+//! size of the instance's layer (`textureSize` of its slot, picked by the same tree, once per
+//! vertex), and the clamp bounds with them: the fragment stage gets `0..1` coordinates and
+//! does per pixel only what a plain sprite shader does, plus the derivatives, one clamp
+//! (`FLAG_CLAMP_TO_RECT`: into the texture's own rectangle inset by half a texel) and the
+//! slot branch above tier 1. It samples with `textureGrad` and the derivatives of the
+//! unclamped position, taken before any branch, so mipmaps select the right level whichever
+//! branch runs and inside or outside the clamped band.
 
 use std::fmt::Write as _;
 
@@ -49,13 +52,11 @@ pub(crate) fn slot_uniform(slot: u32) -> String {
     format!("u_slot{slot}")
 }
 
-fn header(gles: bool, fragment: bool) -> &'static str {
-    match (gles, fragment) {
-        (false, _) => "#version 330 core\n",
-        (true, false) => "#version 300 es\nprecision highp float;\nprecision highp int;\n",
-        (true, true) => {
-            "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2DArray;\n"
-        }
+fn header(gles: bool) -> &'static str {
+    match gles {
+        false => "#version 330 core\n",
+        // Both stages sample (the vertex stage asks layer sizes): samplers need a precision.
+        true => "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2DArray;\n",
     }
 }
 
@@ -81,9 +82,9 @@ uniform vec2 u_viewport_px;
 // The segment's affine transform of pixel positions, by columns: x axis, y axis, offset.
 uniform vec2 u_transform[3];
 
-// The sampling position, texels of level 0.
+// The sampling position in the layer, 0..1.
 out vec2 v_uv;
-// Clamp bounds of the sampling position, texels: (lo.xy, hi.xy).
+// Clamp bounds of the sampling position, 0..1: (lo.xy, hi.xy).
 flat out vec4 v_bounds;
 flat out vec4 v_color;
 flat out uint v_slot;
@@ -98,19 +99,21 @@ void main() {
     vec2 local = a_origin + st.x * a_axis_x + st.y * a_axis_y;
     vec2 pos = u_transform[0] * local.x + u_transform[1] * local.y + u_transform[2];
     gl_Position = vec4(pos.x / u_viewport_px.x * 2.0 - 1.0, 1.0 - pos.y / u_viewport_px.y * 2.0, 0.0, 1.0);
-    v_uv = mix(a_uv_rect.xy, a_uv_rect.zw, st);
+    // The bit layout of Instance::slot_flags_layer, from the constants above.
+    v_slot = a_slot_flags_layer & SLOT_MASK;
+    // Texels to 0..1 by the size of the instance's layer, here rather than per pixel.
+    vec2 inv_size = 1.0 / vec2(layer_size(v_slot));
+    v_uv = mix(a_uv_rect.xy, a_uv_rect.zw, st) * inv_size;
     // The texture's rectangle inset by half a texel, so linear filtering never reads a
     // neighbour's or the padding's texels; on an axis under one texel wide, its centre.
     vec2 mid = 0.5 * (a_tex_rect.xy + a_tex_rect.zw);
     vec2 lo = min(a_tex_rect.xy + 0.5, mid);
     vec2 hi = max(a_tex_rect.zw - 0.5, mid);
     v_color = a_color;
-    // The bit layout of Instance::slot_flags_layer, from the constants above.
-    v_slot = a_slot_flags_layer & SLOT_MASK;
     uint flags = (a_slot_flags_layer >> FLAGS_SHIFT) & FLAGS_MASK;
     // A select (mix with a bool vector), not arithmetic: exact bounds either way.
     bvec4 clamped = bvec4((flags & FLAG_CLAMP_TO_RECT) != 0u);
-    v_bounds = mix(vec4(-UNBOUNDED, -UNBOUNDED, UNBOUNDED, UNBOUNDED), vec4(lo, hi), clamped);
+    v_bounds = mix(vec4(-UNBOUNDED, -UNBOUNDED, UNBOUNDED, UNBOUNDED), vec4(lo, hi) * inv_size.xyxy, clamped);
     v_layer = float(a_slot_flags_layer >> LAYER_SHIFT);
 }
 ";
@@ -123,13 +126,6 @@ flat in uint v_slot;
 flat in float v_layer;
 
 layout(location = 0) out vec4 o_color;
-
-// Samples one layer of an array at `p` (texels of level 0, already clamped), with the
-// gradients of the unclamped position (texels per pixel), taken before any branch.
-vec4 sample_array(sampler2DArray s, vec2 p, vec2 ddx, vec2 ddy) {
-    vec2 inv_size = 1.0 / vec2(textureSize(s, 0).xy);
-    return textureGrad(s, vec3(p * inv_size, v_layer), ddx * inv_size, ddy * inv_size);
-}
 ";
 
 /// Appends the instance layout constants, `const uint NAME = VALUEu;` for every entry of
@@ -142,26 +138,36 @@ fn layout_constants(out: &mut String) {
     }
 }
 
-/// Appends the slot choice over slots `lo..hi` as a balanced tree of `if`s.
-fn slot_tree(out: &mut String, lo: u32, hi: u32, depth: usize) {
+/// Appends a choice over slots `lo..hi` as a balanced tree of `if`s on `slot`, with `leaf(s)`
+/// the statement for slot `s`.
+fn slot_tree(out: &mut String, slot: &str, lo: u32, hi: u32, depth: usize, leaf: &dyn Fn(u32) -> String) {
     let pad = "    ".repeat(depth);
     if hi - lo == 1 {
-        let _ = writeln!(out, "{pad}texel = sample_array(u_slot{lo}, p, ddx, ddy);");
+        let _ = writeln!(out, "{pad}{}", leaf(lo));
         return;
     }
     let mid = lo + (hi - lo) / 2;
-    let _ = writeln!(out, "{pad}if (v_slot < {mid}u) {{");
-    slot_tree(out, lo, mid, depth + 1);
+    let _ = writeln!(out, "{pad}if ({slot} < {mid}u) {{");
+    slot_tree(out, slot, lo, mid, depth + 1, leaf);
     let _ = writeln!(out, "{pad}}} else {{");
-    slot_tree(out, mid, hi, depth + 1);
+    slot_tree(out, slot, mid, hi, depth + 1, leaf);
     let _ = writeln!(out, "{pad}}}");
+}
+
+/// Appends the `tier` sampler uniforms.
+fn samplers(out: &mut String, tier: u32) {
+    out.push('\n');
+    for s in 0..tier {
+        let _ = writeln!(out, "uniform sampler2DArray {};", slot_uniform(s));
+    }
 }
 
 /// The `(vertex, fragment)` GLSL sources of the program of `tier` slots: `#version 330 core`,
 /// or `#version 300 es` when `gles`.
 ///
-/// The vertex stage declares no sampler; the fragment stage declares exactly `tier`
-/// `sampler2DArray`s. Tier 1 has no branch. Both stages declare every constant of
+/// Both stages declare exactly `tier` `sampler2DArray`s: the vertex stage asks the size of
+/// the instance's layer (`textureSize`), the fragment stage samples (`textureGrad`, once per
+/// slot). Tier 1 has no branch in either. Both stages declare every constant of
 /// [`Instance::SHADER_CONSTANTS`] as `const uint NAME = VALUEu;` and use those names, never
 /// literals, for the instance bit layout.
 ///
@@ -171,32 +177,36 @@ fn slot_tree(out: &mut String, lo: u32, hi: u32, depth: usize) {
 /// ```
 /// let (vs, fs) = layerbatch_gl::shader_sources(4, true);
 /// assert!(vs.starts_with("#version 300 es"));
-/// assert_eq!(vs.matches("sampler2DArray").count(), 0);
+/// assert_eq!(vs.matches("uniform sampler2DArray").count(), 4);
 /// assert_eq!(fs.matches("uniform sampler2DArray").count(), 4);
+/// assert_eq!(fs.matches("textureSize").count(), 0); // sizes are the vertex stage's
 /// ```
 pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
     assert!(tier > 0, "a program samples at least one slot");
-    let mut vs = String::from(header(gles, false));
+    let mut vs = String::from(header(gles));
     layout_constants(&mut vs);
     vertex_inputs(&mut vs);
+    samplers(&mut vs, tier);
+    vs.push_str("\n// The size of the layers in `slot`, texels.\nivec2 layer_size(uint slot) {\n");
+    slot_tree(&mut vs, "slot", 0, tier, 1, &|s| format!("return textureSize(u_slot{s}, 0).xy;"));
+    vs.push_str("}\n");
     vs.push_str(VERTEX_BODY);
-    let mut fs = String::from(header(gles, true));
+    let mut fs = String::from(header(gles));
     layout_constants(&mut fs);
-    fs.push('\n');
-    for s in 0..tier {
-        let _ = writeln!(fs, "uniform sampler2DArray {};", slot_uniform(s));
-    }
+    samplers(&mut fs, tier);
     fs.push_str(FRAGMENT_COMMON);
     fs.push_str(concat!(
         "\nvoid main() {\n",
-        "    // Derivatives of the texel-space position, before any branch.\n",
+        "    // Derivatives of the unclamped position, before any branch.\n",
         "    vec2 ddx = dFdx(v_uv);\n",
         "    vec2 ddy = dFdy(v_uv);\n",
         "    // FLAG_CLAMP_TO_RECT: into the texture's rectangle (unbounded without the flag).\n",
         "    vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw);\n",
         "    vec4 texel;\n",
     ));
-    slot_tree(&mut fs, 0, tier, 1);
+    slot_tree(&mut fs, "v_slot", 0, tier, 1, &|s| {
+        format!("texel = textureGrad(u_slot{s}, vec3(p, v_layer), ddx, ddy);")
+    });
     fs.push_str("    // Texel and tint are both premultiplied.\n    o_color = texel * v_color;\n}\n");
     (vs, fs)
 }
@@ -217,12 +227,15 @@ mod tests {
     #[test]
     fn tree_covers_every_slot_once() {
         for tier in [2, 3, 4, 10, 16, 32] {
-            let (_, fs) = shader_sources(tier, false);
+            let (vs, fs) = shader_sources(tier, false);
             for s in 0..tier {
-                assert_eq!(fs.matches(&format!("sample_array(u_slot{s},")).count(), 1, "tier {tier} slot {s}");
+                assert_eq!(fs.matches(&format!("textureGrad(u_slot{s},")).count(), 1, "tier {tier} slot {s}");
+                assert_eq!(vs.matches(&format!("textureSize(u_slot{s},")).count(), 1, "tier {tier} slot {s}");
             }
             assert_eq!(fs.matches("if (").count() as u32, tier - 1);
+            assert_eq!(vs.matches("if (").count() as u32, tier - 1);
             assert_eq!(fs.matches("uniform sampler2DArray").count() as u32, tier);
+            assert_eq!(vs.matches("uniform sampler2DArray").count() as u32, tier);
         }
     }
 
@@ -236,9 +249,9 @@ mod tests {
         assert!(!fs.contains("texture("), "every sample uses textureGrad");
     }
 
-    // Texel-space sampling: derivatives of the unclamped position, then one clamp to the
-    // bounds the vertex stage computed (from tex_rect and FLAG_CLAMP_TO_RECT), both before the
-    // branch; each branch divides by its own layer size.
+    // Texels become 0..1 in the vertex stage (by the instance's layer size, bounds too); the
+    // fragment stage takes the derivatives of the unclamped position, then one clamp to the
+    // bounds, both before the branch, and asks no size.
     #[test]
     fn clamp_in_texels_before_branch() {
         for gles in [false, true] {
@@ -251,8 +264,10 @@ mod tests {
                 if let Some(first_if) = main.find("if (") {
                     assert!(clamp < first_if);
                 }
-                assert_eq!(fs.matches("textureSize(s, 0)").count(), 1, "{fs}");
-                assert_eq!(fs.matches("textureGrad(").count(), 1, "one sampling function: {fs}");
+                assert_eq!(fs.matches("textureSize").count(), 0, "{fs}");
+                assert_eq!(fs.matches("textureGrad(").count() as u32, tier, "one sample per slot: {fs}");
+                assert_eq!(vs.matches("textureSize(").count() as u32, tier, "{vs}");
+                assert!(vs.contains("* inv_size;") && vs.contains("vec4(lo, hi) * inv_size.xyxy"), "{vs}");
                 assert!(vs.contains("a_tex_rect.xy + 0.5") && vs.contains("a_tex_rect.zw - 0.5"), "{vs}");
                 assert!(vs.contains("FLAG_CLAMP_TO_RECT) != 0u"), "{vs}");
             }

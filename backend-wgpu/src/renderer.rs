@@ -1645,7 +1645,8 @@ fn slot_layout(device: &wgpu::Device, tier: u32) -> wgpu::BindGroupLayout {
     for i in 0..tier {
         entries.push(wgpu::BindGroupLayoutEntry {
             binding: shader::texture_binding(i),
-            visibility: wgpu::ShaderStages::FRAGMENT,
+            // The vertex stage asks the layer's size; the fragment stage samples.
+            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
             ty: wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Float { filterable: true },
                 view_dimension: wgpu::TextureViewDimension::D2Array,

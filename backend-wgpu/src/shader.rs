@@ -5,7 +5,7 @@
 //! | group | binding   | what                                   | stage    |
 //! |-------|-----------|----------------------------------------|----------|
 //! | 0     | 0         | `Globals` uniform, dynamic offset      | vertex   |
-//! | 1     | `2i`      | `slot<i>: texture_2d_array<f32>`       | fragment |
+//! | 1     | `2i`      | `slot<i>: texture_2d_array<f32>`       | both     |
 //! | 1     | `2i + 1`  | `samp<i>: sampler`, slot `i`'s sampler | fragment |
 //!
 //! **Globals.** One `Globals` entry per draw state of a plan (the viewport size and the
@@ -30,7 +30,9 @@
 //!
 //! **Texel coordinates.** An instance's `uv_rect` and `tex_rect` are in texels of level 0.
 //! The vertex stage unpacks the instance once per vertex: the slot (clamped to `T - 1`, as the
-//! switch's `default` is), the layer, and the clamp bounds, passed flat. With
+//! switch's `default` is), the layer, and the clamp bounds, passed flat; it divides the
+//! position and the bounds by the size of the instance's layer (`textureDimensions` of its
+//! slot), so the fragment stage gets `0..1` coordinates. With
 //! `FLAG_CLAMP_TO_RECT` the bounds are `tex_rect` inset by half a texel, `[x0 + 0.5, x1 - 0.5]`
 //! (the rectangle's centre on an axis where it is under one texel wide), so no position, UVs
 //! outside 0..1 or flipped ones included, and no linear filtering at any scale reads a
@@ -38,21 +40,19 @@
 //!
 //! **Small per-pixel work.** Software rasterizers (lavapipe, llvmpipe, SwiftShader) are
 //! fill-bound and pay for every branch of a fragment shader whether a fragment takes it or
-//! not. The fragment stage takes the derivatives of the texel-space position first, in
-//! uniform control flow, clamps it (one `clamp`, branch-free), and then each slot's case holds
-//! only its size query and its sample:
+//! not. Per pixel the fragment stage does what a plain sprite shader does (interpolate one
+//! position, sample, multiply by a flat tint) plus the derivatives of the position, taken in
+//! uniform control flow, and one `clamp`, branch-free; each slot's case holds only its sample:
 //!
 //! ```wgsl
-//! let inv = 1.0 / vec2<f32>(textureDimensions(slotN, 0));
-//! texel = textureSampleGrad(slotN, sampN, p * inv, layer, ddx * inv, ddy * inv);
+//! texel = textureSampleGrad(slotN, sampN, p, layer, ddx, ddy);
 //! ```
 //!
-//! Dividing by the layer's size at draw time is what lets core grow an atlas page in size
-//! without touching an instance. The derivatives are those of the unclamped position, so the
-//! sampler picks the same mip level inside and outside the clamped band. The tier-1 shader has
-//! no branch at all; above it the slot is a `switch` on the flat slot index. All texture work
-//! happens in the fragment stage; the vertex stage reads only the instance attributes and the
-//! globals uniform.
+//! Dividing by the layer's size at draw time (per vertex) is what lets core grow an atlas
+//! page in size without touching an instance. The derivatives are those of the unclamped
+//! position, so the sampler picks the same mip level inside and outside the clamped band. The
+//! tier-1 shader has no branch at all; above it the slot is a `switch` on the flat slot index
+//! (in the vertex stage too, for the size).
 
 use std::fmt::Write as _;
 
@@ -120,11 +120,12 @@ struct Globals {{
         r"
 struct VsOut {
     @builtin(position) position: vec4<f32>,
-    // Sampling position, texels of level 0.
+    // Sampling position in the layer, 0..1.
     @location(0) uv: vec2<f32>,
-    // Clamp bounds, texels: (lo.xy, hi.xy).
+    // Clamp bounds, 0..1: (lo.xy, hi.xy).
     @location(1) @interpolate(flat) bounds: vec4<f32>,
-    @location(2) color: vec4<f32>,
+    // The tint, one per quad: flat, nothing to interpolate per pixel.
+    @location(2) @interpolate(flat) color: vec4<f32>,
     @location(3) @interpolate(flat) layer: i32,
 ",
     );
@@ -158,10 +159,12 @@ fn vs_main(
     let lo = min(tex_rect.xy + 0.5, centre);
     let hi = max(tex_rect.zw - 0.5, centre);
     let unbounded = vec4<f32>(-1.0e30, -1.0e30, 1.0e30, 1.0e30);
+    // Texels to 0..1 by the size of the instance's layer, here rather than per pixel.
+    let inv = 1.0 / vec2<f32>(layer_size(SLOT_OF_INSTANCE));
     var out: VsOut;
     out.position = vec4<f32>(ndc, 0.0, 1.0);
-    out.uv = mix(uv_rect.xy, uv_rect.zw, st);
-    out.bounds = select(unbounded, vec4<f32>(lo, hi), (flags & FLAG_CLAMP_TO_RECT) != 0u);
+    out.uv = mix(uv_rect.xy, uv_rect.zw, st) * inv;
+    out.bounds = select(unbounded, vec4<f32>(lo, hi) * inv.xyxy, (flags & FLAG_CLAMP_TO_RECT) != 0u);
     out.color = color;
     out.layer = i32(slot_flags_layer >> LAYER_SHIFT);
 ",
@@ -182,22 +185,31 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let layer = in.layer;
 ",
     );
-    let sample = |i: u32| {
-        format!(
-            "let inv = 1.0 / vec2<f32>(textureDimensions(slot{i}, 0)); \
-             texel = textureSampleGrad(slot{i}, samp{i}, p * inv, layer, ddx * inv, ddy * inv);"
-        )
-    };
-    if tier == 1 {
-        let _ = writeln!(s, "    var texel: vec4<f32>;\n    {}", sample(0).replace("; ", ";\n    "));
-    } else {
-        s.push_str("    var texel: vec4<f32>;\n    switch in.slot {\n");
-        for i in 0..tier {
-            let label = if i + 1 == tier { format!("case {i}u, default") } else { format!("case {i}u") };
-            let _ = writeln!(s, "        {label}: {{ {} }}", sample(i));
-        }
-        s.push_str("    }\n");
-    }
+    let sample = |i: u32| format!("texel = textureSampleGrad(slot{i}, samp{i}, p, layer, ddx, ddy);");
+    s.push_str("    var texel: vec4<f32>;\n");
+    slot_switch(&mut s, "in.slot", tier, &sample);
     s.push_str("    return texel * in.color;\n}\n");
-    s
+    // The layer size the vertex stage divides by: the slot's, picked like the sample.
+    s.push_str("\n// The size of the layers in `slot`, texels.\nfn layer_size(slot: u32) -> vec2<u32> {\n");
+    s.push_str("    var size: vec2<u32>;\n");
+    slot_switch(&mut s, "slot", tier, &|i| format!("size = textureDimensions(slot{i}, 0);"));
+    s.push_str("    return size;\n}\n");
+    // Tier 1 has one slot: it reads no slot bits.
+    let slot = if tier == 1 { "0u" } else { "slot_flags_layer & SLOT_MASK" };
+    s.replace("SLOT_OF_INSTANCE", slot)
+}
+
+/// Appends `leaf(0)` for tier 1, else a `switch` on `on` with one case per slot (the last
+/// also the `default`).
+fn slot_switch(s: &mut String, on: &str, tier: u32, leaf: &dyn Fn(u32) -> String) {
+    if tier == 1 {
+        let _ = writeln!(s, "    {}", leaf(0));
+        return;
+    }
+    let _ = writeln!(s, "    switch {on} {{");
+    for i in 0..tier {
+        let label = if i + 1 == tier { format!("case {i}u, default") } else { format!("case {i}u") };
+        let _ = writeln!(s, "        {label}: {{ {} }}", leaf(i));
+    }
+    s.push_str("    }\n");
 }

@@ -104,8 +104,10 @@ fn every_tier_fits_webgl2_limits() {
         assert_eq!(all.iter().filter(|g| g.ty == "sampler").count(), tier as usize, "one sampler per slot");
         assert!(!all.iter().any(|g| g.ty.contains("SlotInfo")), "tier {tier}: no slot uniform");
 
+        // The vertex stage asks the layer sizes of the tier's textures; it samples nothing.
         let (vs_textures, vs_samplers) = stage_bindings(&src, "vs_main");
-        assert_eq!((vs_textures, vs_samplers), (0, 0), "tier {tier}: the vertex stage samples nothing");
+        assert_eq!((vs_textures, vs_samplers), (tier as usize, 0), "tier {tier}: sizes only in the vertex stage");
+        assert!(vs_textures as u32 <= webgl2.max_sampled_textures_per_shader_stage, "tier {tier}");
 
         let (fs_textures, fs_samplers) = stage_bindings(&src, "fs_main");
         assert_eq!(fs_textures, tier as usize, "tier {tier}");
@@ -129,9 +131,9 @@ fn tier_one_has_no_branch_and_derivatives_come_first() {
 }
 
 /// The sampler does the filtering and the wrapping: each slot is sampled once, through its
-/// own sampler, at the clamped texel position divided by the layer's size (asked of the
-/// texture, not of a uniform), and the shader emulates neither nearest filtering nor repeat or
-/// mirror wrapping.
+/// own sampler, at the clamped position the vertex stage divided by the layer's size (asked
+/// of the texture, not of a uniform, once per vertex), and the shader emulates neither nearest
+/// filtering nor repeat or mirror wrapping.
 #[test]
 fn one_sample_per_slot_and_nothing_else_in_the_switch() {
     for tier in [1, 2, 4, 16, 32] {
@@ -148,20 +150,16 @@ fn one_sample_per_slot_and_nothing_else_in_the_switch() {
         }
         let fs = &functions(&src)["fs_main"];
         assert_eq!(fs.matches("textureSampleGrad(").count(), tier as usize, "tier {tier}: sampled in fs_main");
-        let sample = |i: u32| {
-            format!(
-                "let inv = 1.0 / vec2<f32>(textureDimensions(slot{i}, 0)); \
-                 texel = textureSampleGrad(slot{i}, samp{i}, p * inv, layer, ddx * inv, ddy * inv);"
-            )
-        };
+        assert!(!fs.contains("textureDimensions") && !fs.contains("layer_size"), "tier {tier}: no size per pixel");
+        assert!(functions(&src)["vs_main"].contains("layer_size("), "tier {tier}: the vertex stage divides");
+        let sample = |i: u32| format!("texel = textureSampleGrad(slot{i}, samp{i}, p, layer, ddx, ddy);");
         if tier == 1 {
             assert!(!fs.contains("if ") && !fs.contains("switch"), "tier 1 is branch-free");
             let flat: String = fs.split_whitespace().collect::<Vec<_>>().join(" ");
             assert!(flat.contains(&sample(0)), "tier 1 samples slot 0 through samp0: {fs}");
             continue;
         }
-        // Every case body is exactly the size query and the sample of its slot, through its
-        // own sampler.
+        // Every case body is exactly the sample of its slot, through its own sampler.
         let switch = &fs[fs.find("switch").unwrap()..];
         for i in 0..tier {
             let label = if i + 1 == tier { format!("case {i}u, default: {{ ") } else { format!("case {i}u: {{ ") };
