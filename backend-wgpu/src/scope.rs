@@ -5,6 +5,7 @@
 //! scope later, asynchronously; such answers are collected in a [`Late`] and reported by the
 //! renderer's next `prepare` or by `Renderer::device_errors`.
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
@@ -107,14 +108,30 @@ pub(crate) struct Late(Arc<Mutex<LateState>>);
 // Natively nothing is deferred: `issued` is only counted on the web.
 #[cfg_attr(not(target_family = "wasm"), allow(dead_code))]
 struct LateState {
-    /// Scopes not answered yet.
-    outstanding: usize,
-    /// Operations deferred so far: the order of `first`.
+    /// The operations whose scopes are not answered yet, by number.
+    outstanding: BTreeSet<u64>,
+    /// Operations deferred so far: the last number given.
     issued: u64,
-    /// The earliest operation (in issue order) that failed, with its error.
+    /// The earliest operation (in issue order) that failed so far, with its error.
     first: Option<(u64, Error)>,
-    /// Woken when `outstanding` drops to 0.
+    /// Operations up to this number were issued before the last error was reported: the
+    /// renderer has been reset since, so their answers are dropped.
+    settled_upto: u64,
+    /// Woken when every scope is answered.
     waker: Option<Waker>,
+}
+
+impl LateState {
+    /// The first error, once every operation issued before it has been answered (a later
+    /// operation may fail only because of an earlier one, whose answer must come first).
+    fn take_first(&mut self) -> Option<Error> {
+        let (seq, _) = self.first.as_ref()?;
+        if self.outstanding.range(..*seq).next().is_some() {
+            return None;
+        }
+        self.settled_upto = self.issued;
+        self.first.take().map(|(_, e)| e)
+    }
 }
 
 impl Late {
@@ -129,21 +146,22 @@ impl Late {
                 let what = what();
                 let seq = {
                     let mut s = self.lock();
-                    s.outstanding += 1;
                     s.issued += 1;
-                    s.issued
+                    let seq = s.issued;
+                    s.outstanding.insert(seq);
+                    seq
                 };
                 let state = Arc::clone(&self.0);
                 wasm_bindgen_futures::spawn_local(async move {
                     let caught = future.await;
                     let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
-                    s.outstanding -= 1;
-                    if let Some(e) = caught {
+                    s.outstanding.remove(&seq);
+                    if let Some(e) = caught.filter(|_| seq > s.settled_upto) {
                         if s.first.as_ref().is_none_or(|(first, _)| seq < *first) {
                             s.first = Some((seq, what.error(&e)));
                         }
                     }
-                    if s.outstanding == 0 {
+                    if s.outstanding.is_empty() {
                         if let Some(w) = s.waker.take() {
                             w.wake();
                         }
@@ -158,18 +176,19 @@ impl Late {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The first error reported late so far (in the order of the operations), if any; the
-    /// others are dropped. Scopes still unanswered stay counted.
+    /// The first error reported late (in the order of the operations), if every operation
+    /// before it has been answered; the others are dropped. Scopes still unanswered stay
+    /// counted.
     pub(crate) fn take(&self) -> Option<Error> {
-        self.lock().first.take().map(|(_, e)| e)
+        self.lock().take_first()
     }
 
     /// Waits until every scope deferred so far has been answered, then [`Late::take`].
     pub(crate) fn settled(&self) -> impl Future<Output = Option<Error>> + '_ {
         std::future::poll_fn(move |cx| {
             let mut s = self.lock();
-            if s.outstanding == 0 {
-                Poll::Ready(s.first.take().map(|(_, e)| e))
+            if s.outstanding.is_empty() {
+                Poll::Ready(s.take_first())
             } else {
                 s.waker = Some(cx.waker().clone());
                 Poll::Pending
