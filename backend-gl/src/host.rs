@@ -148,8 +148,8 @@ mod web {
         /// so it is asked for through glow itself: for one call,
         /// `WebGL2RenderingContext.prototype.getUniformLocation` is replaced by
         /// `Object.prototype.valueOf` (which returns `this`), and glow's `get_uniform_location`
-        /// on a throwaway program then returns the context object where a uniform location
-        /// would be. The prototype is put back at once; the whole exchange is synchronous, so
+        /// on a throwaway program (linked from two one-line shaders) then returns the context
+        /// object where a uniform location would be. The prototype is put back at once; the whole exchange is synchronous, so
         /// no other script can observe it. It needs no JS snippet, so it works with every
         /// wasm-bindgen target.
         ///
@@ -259,6 +259,10 @@ mod web {
         }
     }
 
+    /// The throwaway program's shaders (WebGL2: GLSL ES 3.00).
+    const PROBE_VS: &str = "#version 300 es\nvoid main() { gl_Position = vec4(0.0); }\n";
+    const PROBE_FS: &str = "#version 300 es\nprecision mediump float;\nout vec4 o;\nvoid main() { o = vec4(0.0); }\n";
+
     /// The `WebGL2RenderingContext` behind `gl` (see [`HostGl::new`]), or `None`.
     fn find_raw_context(gl: &glow::Context) -> Option<WebGl2RenderingContext> {
         use js_sys::{Object, Reflect};
@@ -273,10 +277,12 @@ mod web {
         let own = Object::has_own(proto_object, &name);
         let original = Reflect::get(&proto, &name).ok()?;
         let value_of = Reflect::get(&Object::new(), &JsValue::from_str("valueOf")).ok()?;
-        // SAFETY: a program object made and deleted here; only its handle is passed, and the
+        // A linked program, so that the real method, should a wrapper on the context object
+        // be called instead of the replaced one, answers without a GL error.
+        let program = crate::program::compile_program(gl, PROBE_VS, PROBE_FS, None).ok()?;
+        // SAFETY: a program made above and deleted here; only its handle is passed, and the
         // replaced method ignores it (it returns its receiver).
         let found = unsafe {
-            let program = gl.create_program().ok()?;
             let swapped = Reflect::set(&proto, &name, &value_of).unwrap_or(false);
             let found = if swapped { gl.get_uniform_location(program, "layerbatch_probe") } else { None };
             // Put the real method back before anything else can run.

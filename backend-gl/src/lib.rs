@@ -91,8 +91,9 @@
 //! - glow 0.17 and 0.18 keep that raw context private, so [`Renderer::new`] finds it once:
 //!   for the span of one synchronous call it replaces
 //!   `WebGL2RenderingContext.prototype.getUniformLocation` with `Object.prototype.valueOf`,
-//!   asks glow for a uniform location of a throwaway program, gets the context object itself
-//!   back, and puts the method back before any other script can run. No JS snippet is
+//!   asks glow for a uniform location of a throwaway program (two one-line shaders, linked
+//!   and deleted again), gets the context object itself back, and puts the method back before
+//!   any other script can run. No JS snippet is
 //!   involved, so it works with every `wasm-bindgen` target.
 //! - If that fails (a WebGL1 context, or a debugging wrapper that defines its own
 //!   `getUniformLocation` on the context object), [`Renderer::restores_host_bindings`] is

@@ -141,14 +141,32 @@ impl Device {
         }
     }
 
-    /// Deletes the renderer's objects (GL) and takes the canvas off the page.
-    pub fn close(mut self) {
-        if let Device::Gl(g) = &mut self {
-            if let Some(r) = g.renderer.take() {
-                r.destroy();
+    /// Deletes the renderer's objects, takes the canvas off the page and lets its WebGL2
+    /// context go at once (`WEBGL_lose_context`): Chromium keeps 16 at most, and a test run
+    /// makes more.
+    pub fn close(self) {
+        let canvas = self.canvas().clone();
+        let webgl = match self {
+            Device::Gl(mut g) => {
+                if let Some(r) = g.renderer.take() {
+                    r.destroy();
+                }
+                Some(g.raw.clone())
+            }
+            Device::Wgpu(w) => {
+                let webgl = !w.webgpu;
+                w.device.destroy();
+                drop(w);
+                // The context wgpu made on the canvas (asking again returns the same one).
+                webgl.then(|| webgl2_context(&canvas).ok()).flatten()
+            }
+        };
+        if let Some(raw) = webgl {
+            if let Ok(Some(ext)) = raw.get_extension("WEBGL_lose_context") {
+                ext.unchecked_into::<web_sys::WebglLoseContext>().lose_context();
             }
         }
-        util::remove(self.canvas());
+        util::remove(&canvas);
     }
 }
 
@@ -263,6 +281,8 @@ pub struct WgpuDevice {
     pub adapter: String,
     /// Errors that reached the device's uncaptured-error handler.
     pub uncaptured: Arc<Mutex<Vec<String>>>,
+    /// WebGPU (else wgpu's WebGL2 backend).
+    pub webgpu: bool,
     _surface: Option<wgpu::Surface<'static>>,
     _instance: wgpu::Instance,
 }
@@ -339,6 +359,7 @@ impl WgpuDevice {
             size,
             adapter,
             uncaptured,
+            webgpu,
             _surface: surface,
             _instance: instance,
         })

@@ -28,6 +28,7 @@ const EVERY_PATH: &[&str] = &["gl", "wgpu-webgl", "wgpu-webgpu"];
 pub const TESTS: &[Test] = &[
     Test { name: "gl_fresh_context", backends: &["gl"] },
     Test { name: "gl_host_bindings", backends: &["gl"] },
+    Test { name: "gl_wrapped_context", backends: &["gl"] },
     Test { name: "one_draw_64_textures", backends: EVERY_PATH },
     Test { name: "padding_poison", backends: EVERY_PATH },
     Test { name: "array_growth", backends: EVERY_PATH },
@@ -131,6 +132,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
     Ok(match name {
         "gl_fresh_context" => Box::pin(gl_fresh_context()),
         "gl_host_bindings" => Box::pin(gl_host_bindings()),
+        "gl_wrapped_context" => Box::pin(gl_wrapped_context()),
         "one_draw_64_textures" => Box::pin(one_draw_64_textures(b)),
         "padding_poison" => Box::pin(padding_poison(b)),
         "array_growth" => Box::pin(array_growth(b)),
@@ -576,6 +578,36 @@ async fn gl_host_bindings() -> Checked {
         totals.array_growths,
         totals.max_slot_tier
     ))
+}
+
+// 6b. The fallback: a context object with its own `getUniformLocation` (as a debugging
+//     wrapper defines), so that the renderer cannot reach the raw context behind glow.
+//     `restores_host_bindings` is false, creation leaves no GL error, and paints work and
+//     leave the object bindings unbound (documented), without a panic.
+async fn gl_wrapped_context() -> Checked {
+    let size = [128, 64];
+    let mut dev = Device::open(Backend::Gl, size).await?;
+    let Device::Gl(g) = &mut dev else { return Err("not gl".into()) };
+    let raw = g.raw.clone();
+    let name = JsValue::from_str("getUniformLocation");
+    let proto = js_sys::Reflect::get_prototype_of(&raw).map_err(|e| format!("{e:?}"))?;
+    let method: js_sys::Function =
+        js_sys::Reflect::get(&proto, &name).map_err(|e| format!("{e:?}"))?.dyn_into().map_err(|_| "no method")?;
+    js_sys::Reflect::set(&raw, &name, &method.bind0(&raw)).map_err(|e| format!("{e:?}"))?;
+    let mut batcher =
+        Batcher::new(layerbatch_gl::Renderer::query_limits(&g.gl), Config::default()).map_err(|e| e.to_string())?;
+    g.renderer = Some(layerbatch_gl::Renderer::new(g.gl.clone(), batcher.budget()).map_err(|e| e.to_string())?);
+    let restores = g.renderer.as_ref().is_some_and(|r| r.restores_host_bindings());
+    ensure!(!restores, "the renderer reached the raw context through a wrapped getUniformLocation");
+    let error = raw.get_error();
+    ensure!(error == Gl2::NO_ERROR, "GL error {error:#x} pending after Renderer::new");
+    let t = batcher.register(&TextureDesc::new(16, 16), &solid(16, 16, [0, 255, 0, 255])).map_err(|e| e.to_string())?;
+    let img = frame(&mut dev, &mut batcher, &[Quad::rect(t, [8.0, 8.0], [32.0, 32.0])]).await?;
+    img.rect([10, 10, 38, 38], [0, 255, 0, 255], 0, "the quad")?;
+    let program = raw.get_parameter(Gl2::CURRENT_PROGRAM).unwrap_or(JsValue::UNDEFINED);
+    ensure!(program.is_null(), "CURRENT_PROGRAM {program:?} after the paint: not the documented none");
+    dev.close();
+    Ok(format!("{GLOW}: restores_host_bindings() false, no GL error, paints draw right, bindings left unbound"))
 }
 
 /// The host's objects, bound, and what each binding must read back as.
