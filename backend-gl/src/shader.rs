@@ -89,6 +89,8 @@ flat out vec4 v_bounds;
 flat out vec4 v_color;
 flat out uint v_slot;
 flat out float v_layer;
+// The layer's size in texels: the level choice above tier 1 needs it.
+flat out vec2 v_size;
 
 // No sampling position reaches this far: the bounds of an unclamped instance.
 const float UNBOUNDED = 1e30;
@@ -102,7 +104,8 @@ void main() {
     // The bit layout of Instance::slot_flags_layer, from the constants above.
     v_slot = a_slot_flags_layer & SLOT_MASK;
     // Texels to 0..1 by the size of the instance's layer, here rather than per pixel.
-    vec2 inv_size = 1.0 / vec2(layer_size(v_slot));
+    v_size = vec2(layer_size(v_slot));
+    vec2 inv_size = 1.0 / v_size;
     v_uv = mix(a_uv_rect.xy, a_uv_rect.zw, st) * inv_size;
     // The texture's rectangle inset by half a texel, so linear filtering never reads a
     // neighbour's or the padding's texels; on an axis under one texel wide, its centre.
@@ -124,6 +127,7 @@ flat in vec4 v_bounds;
 flat in vec4 v_color;
 flat in uint v_slot;
 flat in float v_layer;
+flat in vec2 v_size;
 
 layout(location = 0) out vec4 o_color;
 ";
@@ -195,18 +199,30 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
     layout_constants(&mut fs);
     samplers(&mut fs, tier);
     fs.push_str(FRAGMENT_COMMON);
-    fs.push_str(concat!(
-        "\nvoid main() {\n",
-        "    // Derivatives of the unclamped position, before any branch.\n",
-        "    vec2 ddx = dFdx(v_uv);\n",
-        "    vec2 ddy = dFdy(v_uv);\n",
-        "    // FLAG_CLAMP_TO_RECT: into the texture's rectangle (unbounded without the flag).\n",
-        "    vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw);\n",
-        "    vec4 texel;\n",
-    ));
-    slot_tree(&mut fs, "v_slot", 0, tier, 1, &|s| {
-        format!("texel = textureGrad(u_slot{s}, vec3(p, v_layer), ddx, ddy);")
-    });
+    fs.push_str("\nvoid main() {\n");
+    if tier == 1 {
+        // No branch: implicit derivatives, as a plain sprite shader. Only textures without
+        // mip levels are clamped, so the clamp never moves a level choice.
+        fs.push_str(concat!(
+            "    // FLAG_CLAMP_TO_RECT: into the texture's rectangle (unbounded without the flag).\n",
+            "    vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw);\n",
+            "    vec4 texel = texture(u_slot0, vec3(p, v_layer));\n",
+        ));
+    } else {
+        fs.push_str(concat!(
+            "    // The mip level, from the derivatives of the unclamped position in texels, before\n",
+            "    // the branch (GL's formula: log2 of the longer footprint axis). Sampling at a given\n",
+            "    // level costs what plain sampling does; explicit gradients cost more than twice that\n",
+            "    // on software rasterizers.\n",
+            "    vec2 ddx = dFdx(v_uv) * v_size;\n",
+            "    vec2 ddy = dFdy(v_uv) * v_size;\n",
+            "    float lod = 0.5 * log2(max(dot(ddx, ddx), dot(ddy, ddy)));\n",
+            "    // FLAG_CLAMP_TO_RECT: into the texture's rectangle (unbounded without the flag).\n",
+            "    vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw);\n",
+            "    vec4 texel;\n",
+        ));
+        slot_tree(&mut fs, "v_slot", 0, tier, 1, &|s| format!("texel = textureLod(u_slot{s}, vec3(p, v_layer), lod);"));
+    }
     fs.push_str("    // Texel and tint are both premultiplied.\n    o_color = texel * v_color;\n}\n");
     (vs, fs)
 }
@@ -229,7 +245,7 @@ mod tests {
         for tier in [2, 3, 4, 10, 16, 32] {
             let (vs, fs) = shader_sources(tier, false);
             for s in 0..tier {
-                assert_eq!(fs.matches(&format!("textureGrad(u_slot{s},")).count(), 1, "tier {tier} slot {s}");
+                assert_eq!(fs.matches(&format!("textureLod(u_slot{s},")).count(), 1, "tier {tier} slot {s}");
                 assert_eq!(vs.matches(&format!("textureSize(u_slot{s},")).count(), 1, "tier {tier} slot {s}");
             }
             assert_eq!(fs.matches("if (").count() as u32, tier - 1);
@@ -246,26 +262,31 @@ mod tests {
         let ddx = fs[main..].find("dFdx").unwrap();
         let first_if = fs[main..].find("if (").unwrap();
         assert!(ddx < first_if);
-        assert!(!fs.contains("texture("), "every sample uses textureGrad");
+        assert!(!fs.contains("texture(") && !fs.contains("textureGrad("), "every sample uses textureLod");
     }
 
     // Texels become 0..1 in the vertex stage (by the instance's layer size, bounds too); the
-    // fragment stage takes the derivatives of the unclamped position, then one clamp to the
-    // bounds, both before the branch, and asks no size.
+    // fragment stage asks no size. Tier 1 clamps and samples with implicit derivatives, as a
+    // plain sprite shader; above it the derivatives of the unclamped position come first, then
+    // one clamp, both before the branch.
     #[test]
     fn clamp_in_texels_before_branch() {
         for gles in [false, true] {
             for tier in [1, 2, 8] {
                 let (vs, fs) = shader_sources(tier, gles);
                 let main = &fs[fs.find("void main()").unwrap()..];
-                let ddx = main.find("dFdx(v_uv)").unwrap();
                 let clamp = main.find("clamp(v_uv, v_bounds.xy, v_bounds.zw)").unwrap();
-                assert!(ddx < clamp);
-                if let Some(first_if) = main.find("if (") {
-                    assert!(clamp < first_if);
+                if tier == 1 {
+                    assert!(!main.contains("dFdx") && !main.contains("textureGrad"), "{fs}");
+                    assert_eq!(main.matches("texture(u_slot0, vec3(p, v_layer))").count(), 1, "{fs}");
+                } else {
+                    let ddx = main.find("dFdx(v_uv)").unwrap();
+                    assert!(ddx < clamp && clamp < main.find("if (").unwrap());
+                    assert_eq!(fs.matches("textureLod(").count() as u32, tier, "one sample per slot: {fs}");
+                    assert!(main.find("log2(").unwrap() < main.find("if (").unwrap(), "the level before the branch");
+                    assert!(!fs.contains("texture(") && !fs.contains("textureGrad("), "{fs}");
                 }
                 assert_eq!(fs.matches("textureSize").count(), 0, "{fs}");
-                assert_eq!(fs.matches("textureGrad(").count() as u32, tier, "one sample per slot: {fs}");
                 assert_eq!(vs.matches("textureSize(").count() as u32, tier, "{vs}");
                 assert!(vs.contains("* inv_size;") && vs.contains("vec4(lo, hi) * inv_size.xyxy"), "{vs}");
                 assert!(vs.contains("a_tex_rect.xy + 0.5") && vs.contains("a_tex_rect.zw - 0.5"), "{vs}");

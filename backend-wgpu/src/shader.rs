@@ -127,6 +127,8 @@ struct VsOut {
     // The tint, one per quad: flat, nothing to interpolate per pixel.
     @location(2) @interpolate(flat) color: vec4<f32>,
     @location(3) @interpolate(flat) layer: i32,
+    // The layer's size in texels: the level choice above tier 1 needs it.
+    @location(5) @interpolate(flat) size: vec2<f32>,
 ",
     );
     if tier > 1 {
@@ -160,12 +162,14 @@ fn vs_main(
     let hi = max(tex_rect.zw - 0.5, centre);
     let unbounded = vec4<f32>(-1.0e30, -1.0e30, 1.0e30, 1.0e30);
     // Texels to 0..1 by the size of the instance's layer, here rather than per pixel.
-    let inv = 1.0 / vec2<f32>(layer_size(SLOT_OF_INSTANCE));
+    let size = vec2<f32>(layer_size(SLOT_OF_INSTANCE));
+    let inv = 1.0 / size;
     var out: VsOut;
     out.position = vec4<f32>(ndc, 0.0, 1.0);
     out.uv = mix(uv_rect.xy, uv_rect.zw, st) * inv;
     out.bounds = select(unbounded, vec4<f32>(lo, hi) * inv.xyxy, (flags & FLAG_CLAMP_TO_RECT) != 0u);
     out.color = color;
+    out.size = size;
     out.layer = i32(slot_flags_layer >> LAYER_SHIFT);
 ",
     );
@@ -178,16 +182,31 @@ fn vs_main(
 
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
-    // Derivatives in uniform control flow, before any slot branch, of the unclamped position.
-    let ddx = dpdx(in.uv);
-    let ddy = dpdy(in.uv);
-    let p = clamp(in.uv, in.bounds.xy, in.bounds.zw);
-    let layer = in.layer;
 ",
     );
-    let sample = |i: u32| format!("texel = textureSampleGrad(slot{i}, samp{i}, p, layer, ddx, ddy);");
-    s.push_str("    var texel: vec4<f32>;\n");
-    slot_switch(&mut s, "in.slot", tier, &sample);
+    if tier == 1 {
+        // No branch: implicit derivatives, as a plain sprite shader. Only textures without mip
+        // levels are clamped, so the clamp never moves a level choice.
+        s.push_str(concat!(
+            "    let p = clamp(in.uv, in.bounds.xy, in.bounds.zw);\n",
+            "    let texel = textureSample(slot0, samp0, p, in.layer);\n",
+        ));
+    } else {
+        s.push_str(concat!(
+            "    // The mip level, from the derivatives of the unclamped position in texels, taken in\n",
+            "    // uniform control flow before the slot branch (GL's formula: log2 of the longer\n",
+            "    // footprint axis). Sampling at a given level costs what plain sampling does;\n",
+            "    // explicit gradients cost more than twice that on software rasterizers.\n",
+            "    let ddx = dpdx(in.uv) * in.size;\n",
+            "    let ddy = dpdy(in.uv) * in.size;\n",
+            "    let lod = 0.5 * log2(max(dot(ddx, ddx), dot(ddy, ddy)));\n",
+            "    let p = clamp(in.uv, in.bounds.xy, in.bounds.zw);\n",
+            "    let layer = in.layer;\n",
+            "    var texel: vec4<f32>;\n",
+        ));
+        let sample = |i: u32| format!("texel = textureSampleLevel(slot{i}, samp{i}, p, layer, lod);");
+        slot_switch(&mut s, "in.slot", tier, &sample);
+    }
     s.push_str("    return texel * in.color;\n}\n");
     // The layer size the vertex stage divides by: the slot's, picked like the sample.
     s.push_str("\n// The size of the layers in `slot`, texels.\nfn layer_size(slot: u32) -> vec2<u32> {\n");

@@ -138,25 +138,29 @@ fn tier_one_has_no_branch_and_derivatives_come_first() {
 fn one_sample_per_slot_and_nothing_else_in_the_switch() {
     for tier in [1, 2, 4, 16, 32] {
         let src = shader_source(tier);
-        // One explicit-gradient sample per slot, and no other texture access anywhere.
-        assert!(!src.contains("textureSample("), "tier {tier}: no implicit-derivative sampling");
-        assert!(!src.contains("textureSampleLevel("), "tier {tier}: one sampling path");
+        // One sample per slot (tier 1: implicit derivatives, as a plain sprite shader; above:
+        // at the level computed before the branch), and no other texture access anywhere.
+        let (implicit, at_level) = if tier == 1 { (1, 0) } else { (0, tier as usize) };
+        assert_eq!(src.matches("textureSample(").count(), implicit, "tier {tier}");
+        assert_eq!(src.matches("textureSampleLevel(").count(), at_level, "tier {tier}");
+        assert!(!src.contains("textureSampleGrad("), "tier {tier}: no explicit gradients (slow in software)");
         assert!(!src.contains("textureLoad("), "tier {tier}: one sampling path");
-        assert_eq!(src.matches("textureSampleGrad(").count(), tier as usize, "tier {tier}");
         assert_eq!(src.matches("textureDimensions(").count(), tier as usize, "tier {tier}: one size query per slot");
-        // No emulation: no wrapping (fract), no texel snapping (floor), no level choice (log2).
-        for emulation in ["fract(", "floor(", "log2(", "round(", "SlotInfo", "slot_info"] {
+        // No emulation: no wrapping (fract), no texel snapping (floor). (The level is chosen
+        // in the shader above tier 1, with log2, before the branch.)
+        for emulation in ["fract(", "floor(", "round(", "SlotInfo", "slot_info"] {
             assert!(!src.contains(emulation), "tier {tier}: the shader emulates the sampler ({emulation})");
         }
         let fs = &functions(&src)["fs_main"];
-        assert_eq!(fs.matches("textureSampleGrad(").count(), tier as usize, "tier {tier}: sampled in fs_main");
+        assert_eq!(fs.matches("textureSample").count(), tier as usize, "tier {tier}: sampled in fs_main");
         assert!(!fs.contains("textureDimensions") && !fs.contains("layer_size"), "tier {tier}: no size per pixel");
         assert!(functions(&src)["vs_main"].contains("layer_size("), "tier {tier}: the vertex stage divides");
-        let sample = |i: u32| format!("texel = textureSampleGrad(slot{i}, samp{i}, p, layer, ddx, ddy);");
+        let sample = |i: u32| format!("texel = textureSampleLevel(slot{i}, samp{i}, p, layer, lod);");
         if tier == 1 {
             assert!(!fs.contains("if ") && !fs.contains("switch"), "tier 1 is branch-free");
             let flat: String = fs.split_whitespace().collect::<Vec<_>>().join(" ");
-            assert!(flat.contains(&sample(0)), "tier 1 samples slot 0 through samp0: {fs}");
+            let one = "let texel = textureSample(slot0, samp0, p, in.layer);";
+            assert!(flat.contains(one), "tier 1 samples slot 0 through samp0: {fs}");
             continue;
         }
         // Every case body is exactly the sample of its slot, through its own sampler.

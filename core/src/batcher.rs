@@ -966,7 +966,7 @@ impl Batcher {
             uv_offset: [x, y, x, y],
             uv_scale: [w, h, w, h],
             tex_rect: [x, y, x + w, y + h],
-            flags_layer: flags_layer(&e.desc, &e.placement),
+            flags_layer: flags_layer(&e.desc, &e.placement, self.alloc.packs(&e.desc)),
             array: e.placement.array.0,
             slot: self.ladder.resident(e.placement.array.0).unwrap_or(Hot::NO_SLOT),
         };
@@ -1210,8 +1210,15 @@ fn check_len(desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
     Ok(())
 }
 
-fn flags_layer(desc: &TextureDesc, placement: &Placement) -> u32 {
+/// The flags and layer of a texture's instances. `packed`: it lives in an atlas page, which may
+/// grow in size around it.
+fn flags_layer(desc: &TextureDesc, placement: &Placement, packed: bool) -> u32 {
+    // A clamp-to-edge texture that fills its layer for good (alone in a class layer of its
+    // size, or in an array of its own) is clamped by the sampler, at every mip level: the
+    // shader's clamp is only for textures that share or pad their layer (never mipmapped).
+    let fills_layer = !packed && placement.uv_rect == [0.0, 0.0, 1.0, 1.0];
     let wrap = match desc.wrap {
+        Wrap::ClampToEdge if fills_layer => 0,
         Wrap::ClampToEdge => Instance::FLAG_CLAMP_TO_RECT,
         Wrap::Repeat => Instance::FLAG_REPEAT,
         Wrap::MirroredRepeat => Instance::FLAG_MIRROR,

@@ -1514,3 +1514,32 @@ fn validator_refuses_bad_targets() {
     // Refused plans changed nothing: the good one still runs.
     v.check(&good).unwrap();
 }
+
+/// The shader clamps only textures that share or pad their layer: a clamp-to-edge texture
+/// filling its layer for good is clamped by its sampler, at every mip level, so sampling it
+/// needs no clamp (and implicit derivatives stay exact).
+#[test]
+fn clamp_flag_only_where_a_layer_is_shared_or_padded() {
+    let flags = |config: Config, desc: TextureDesc| {
+        let mut b = Batcher::new(Limits::guaranteed_minimum(), config).unwrap();
+        let t = b.register(&desc, &vec![7; desc.byte_len()]).unwrap();
+        b.begin_frame();
+        b.push(&Quad::rect(t, [0.0, 0.0], [4.0, 4.0])).unwrap();
+        let i = b.finish().instances[0];
+        (i.slot_flags_layer >> Instance::FLAGS_SHIFT) & Instance::FLAGS_MASK & !Instance::FLAG_LINEAR
+    };
+    let clamp = Instance::FLAG_CLAMP_TO_RECT;
+    let pages = Config::default();
+    let classes = Config::default().with_max_packed_size_px(0);
+    // In an atlas page (which may grow around it), even when it fills the page today.
+    assert_eq!(flags(pages, TextureDesc::new(16, 16)), clamp);
+    assert_eq!(flags(pages, TextureDesc::new(64, 64)), clamp);
+    // Alone in a class layer of its own size, mipmapped or not: the sampler clamps.
+    assert_eq!(flags(classes, TextureDesc::new(64, 64)), 0);
+    assert_eq!(flags(classes, TextureDesc::new(64, 64).with_mip_levels(7)), 0);
+    // Padded into a larger class: clamped.
+    assert_eq!(flags(classes, TextureDesc::new(60, 64)), clamp);
+    // An array of its own (larger than any class): the sampler clamps.
+    assert_eq!(flags(classes, TextureDesc::new(1500, 20)), 0);
+    assert_eq!(flags(pages, TextureDesc::new(8, 8).with_wrap(Wrap::Repeat)), Instance::FLAG_REPEAT);
+}

@@ -203,8 +203,11 @@ impl Instance {
 
     /// The sampling position is clamped into `tex_rect`, inset by half a texel, so no UV
     /// (outside 0..1, flipped) and no linear filtering reads a neighbour's or the padding's
-    /// texels. Set for clamp-to-edge textures; repeat and mirror textures fill their layer
-    /// and are wrapped by the sampler.
+    /// texels. Set for clamp-to-edge textures that share their layer (atlas pages) or are
+    /// padded in it (a larger size class), which never have mip levels. A clamp-to-edge
+    /// texture that fills its layer for good is clamped by the array's clamp-to-edge sampler,
+    /// at every mip level, and goes without; repeat and mirror textures fill their layer and
+    /// are wrapped by the sampler.
     pub const FLAG_CLAMP_TO_RECT: u32 = 1;
     /// The texture's filter is [`crate::Filter::Linear`]. Informational: samplers follow the
     /// array's filter.
