@@ -68,6 +68,44 @@
 //! the build enables `glow-0-17`, the whole build's layerbatch-gl takes glow 0.17 contexts.
 //! Without either feature the crate does not compile (a `compile_error!` says so).
 //!
+//! ## In a browser
+//!
+//! On `wasm32-unknown-unknown` glow is its `web_sys` backend over a `WebGL2RenderingContext`
+//! (`glow::Context::from_webgl2_context`), on stock glow 0.18 and 0.17 alike. WebGL2 is the
+//! GLES 3.0 path: `#version 300 es` shaders, `glTexStorage3D`, and no copy-image, so GPU
+//! copies are blits ([`CopyPath::Blit`]). The host does nothing special: a fresh context with
+//! nothing bound and a context where the host has its own objects bound both work, and the
+//! renderer saves and restores the same state as natively ([GL state](#gl-state)). What
+//! differs is only *how* it reads the object bindings:
+//!
+//! - glow's binding getters (`get_parameter_texture`, `_program`, `_vertex_array`, `_buffer`,
+//!   `_sampler`, `_framebuffer`) panic on the web whenever `getParameter` returns an object
+//!   glow's context did not create, `null` (nothing bound) included (grovesNL/glow#334). The
+//!   renderer never calls them there: it reads `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING`,
+//!   `ARRAY_BUFFER_BINDING`, `PIXEL_UNPACK_BUFFER_BINDING`, `DRAW_FRAMEBUFFER_BINDING`,
+//!   `READ_FRAMEBUFFER_BINDING`, and each unit's `TEXTURE_BINDING_2D_ARRAY` and
+//!   `SAMPLER_BINDING` through the raw `WebGL2RenderingContext`, as JS objects, and rebinds
+//!   those very objects afterwards, whether the host made them through glow, through
+//!   `web_sys`, or in JavaScript. A host texture the paint deleted is rebound as none
+//!   (`isTexture` is false for it), as natively.
+//! - glow 0.17 and 0.18 keep that raw context private, so [`Renderer::new`] finds it once:
+//!   for the span of one synchronous call it replaces
+//!   `WebGL2RenderingContext.prototype.getUniformLocation` with `Object.prototype.valueOf`,
+//!   asks glow for a uniform location of a throwaway program (two one-line shaders, linked
+//!   and deleted again), gets the context object itself back, and puts the method back before
+//!   any other script can run. No JS snippet is
+//!   involved, so it works with every `wasm-bindgen` target.
+//! - If that fails (a WebGL1 context, or a debugging wrapper that defines its own
+//!   `getUniformLocation` on the context object), [`Renderer::restores_host_bindings`] is
+//!   `false` and a warning is logged: the object bindings above are then left unbound after
+//!   `new` and each paint; everything else is still restored.
+//!
+//! Everything else is read through glow as natively (`glGetIntegerv`-style queries return
+//! numbers and arrays there). `scripts/web-test.sh` checks all of this in headless Chromium on
+//! glow 0.18 and 0.17: creation and paints on a fresh context, and 13 host bindings (made
+//! through glow and through WebGL) held through `new`, paints that upload, grow and draw at
+//! tier 2 into a framebuffer the target names, and `destroy`.
+//!
 //! ## Programs
 //!
 //! One program per slot tier of the budget (1, 2, 4, ... up to `Budget::slots`), all compiled
@@ -252,6 +290,7 @@ compile_error!(
 );
 
 mod error;
+mod host;
 mod program;
 mod renderer;
 mod shader;

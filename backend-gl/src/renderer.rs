@@ -12,6 +12,7 @@ use layerbatch_core::{
 };
 
 use crate::error::Error;
+use crate::host::HostGl;
 use crate::program::{self, TierProgram};
 use crate::shader::attr;
 use crate::state::{Needs, Saved};
@@ -175,6 +176,9 @@ struct GpuArray {
 /// arrays, one streamed instance buffer. See the crate docs for the GL state it touches.
 pub struct Renderer {
     gl: Arc<glow::Context>,
+    /// Reads and restores the host's object bindings (through the raw WebGL2 context in a
+    /// browser, where glow's getters panic).
+    host: HostGl,
     caps: Capabilities,
     programs: Vec<TierProgram>,
     vao: glow::VertexArray,
@@ -271,13 +275,14 @@ impl Renderer {
         // SAFETY: queries and object creation on the current context; every object created
         // here is deleted on the error paths, and the bindings changed are restored.
         unsafe {
-            let prev_program = gl.get_parameter_program(glow::CURRENT_PROGRAM);
-            let prev_vao = gl.get_parameter_vertex_array(glow::VERTEX_ARRAY_BINDING);
-            let prev_buffer = gl.get_parameter_buffer(glow::ARRAY_BUFFER_BINDING);
+            let host = HostGl::new(&gl);
+            let prev_program = host.program(&gl);
+            let prev_vao = host.vertex_array(&gl);
+            let prev_buffer = host.buffer(&gl, glow::ARRAY_BUFFER_BINDING);
             let restore = |gl: &glow::Context| {
-                gl.use_program(prev_program);
-                gl.bind_vertex_array(prev_vao);
-                gl.bind_buffer(glow::ARRAY_BUFFER, prev_buffer);
+                host.use_program(gl, &prev_program);
+                host.bind_vertex_array(gl, &prev_vao);
+                host.bind_buffer(gl, glow::ARRAY_BUFFER, &prev_buffer);
             };
             let mut programs: Vec<TierProgram> = Vec::with_capacity(budget.tiers.len());
             for &tier in &budget.tiers {
@@ -333,6 +338,7 @@ impl Renderer {
             let stats = Stats::created(links);
             Ok(Self {
                 gl,
+                host,
                 caps,
                 programs,
                 vao,
@@ -361,6 +367,15 @@ impl Renderer {
         } else {
             CopyPath::Blit
         }
+    }
+
+    /// Whether paints put back the host's object bindings (program, vertex array, buffers,
+    /// textures, samplers, framebuffers) as found. Always `true` natively. In a browser it is
+    /// `true` when the renderer reached the WebGL2 context behind the glow context at
+    /// creation (see [In a browser](crate#in-a-browser)); when `false`, those bindings are
+    /// left unbound after a paint, and everything else is still restored.
+    pub fn restores_host_bindings(&self) -> bool {
+        self.host.reads_bindings()
     }
 
     /// The slot tiers there is a program for, ascending.
@@ -451,7 +466,7 @@ impl Renderer {
             needs.units = needs.units.max(plan.segments.iter().map(|s| s.tier).max().unwrap_or(1));
             needs.scissor = plan.states.iter().any(|s| s.clip_px.is_some());
         }
-        let saved = Saved::capture_and_prepare(&self.gl, needs);
+        let saved = Saved::capture_and_prepare(&self.gl, &self.host, needs);
         let mut c = DeviceCounters::one_frame();
         self.deleted.clear();
         self.drawn_tiers.clear();
@@ -474,7 +489,7 @@ impl Renderer {
             self.drop_arrays(&mut c);
             self.validator.reset();
         }
-        saved.restore(&self.gl, &self.deleted);
+        saved.restore(&self.gl, &self.host, &self.deleted);
         self.stats.record(plan, c);
         result
     }
@@ -812,8 +827,8 @@ impl Renderer {
         // here are put back before returning (the draws that follow use the host's
         // framebuffer).
         unsafe {
-            let prev_read = gl.get_parameter_framebuffer(glow::READ_FRAMEBUFFER_BINDING);
-            let prev_draw = gl.get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING);
+            let prev_read = self.host.framebuffer(gl, glow::READ_FRAMEBUFFER_BINDING);
+            let prev_draw = self.host.framebuffer(gl, glow::DRAW_FRAMEBUFFER_BINDING);
             gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(read_fbo));
             gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(draw_fbo));
             let prev_srgb = srgb_blit && gl.is_enabled(glow::FRAMEBUFFER_SRGB);
@@ -869,8 +884,8 @@ impl Renderer {
             if srgb_blit && !prev_srgb {
                 gl.disable(glow::FRAMEBUFFER_SRGB);
             }
-            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, prev_read);
-            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, prev_draw);
+            self.host.bind_framebuffer(gl, glow::READ_FRAMEBUFFER, &prev_read);
+            self.host.bind_framebuffer(gl, glow::DRAW_FRAMEBUFFER, &prev_draw);
             result
         }
     }

@@ -3,6 +3,8 @@
 
 use glow::HasContext;
 
+use crate::host::{Bound, HostGl};
+
 /// Which groups of state a paint is about to change.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Needs {
@@ -36,7 +38,7 @@ const DISABLED_CAPS: [u32; 7] = [
 
 #[derive(Debug)]
 struct Unpack {
-    buffer: Option<glow::Buffer>,
+    buffer: Bound<glow::Buffer>,
     params: [i32; 6],
 }
 
@@ -53,11 +55,11 @@ const UNPACK_PARAMS: [u32; 6] = [
 #[derive(Debug)]
 pub(crate) struct Saved {
     active_texture: u32,
-    units: Vec<(Option<glow::Texture>, Option<glow::Sampler>)>,
-    program: Option<Option<glow::Program>>,
-    vao: Option<Option<glow::VertexArray>>,
-    array_buffer: Option<Option<glow::Buffer>>,
-    draw_fb: Option<Option<glow::Framebuffer>>,
+    units: Vec<(Bound<glow::Texture>, Bound<glow::Sampler>)>,
+    program: Option<Bound<glow::Program>>,
+    vao: Option<Bound<glow::VertexArray>>,
+    array_buffer: Option<Bound<glow::Buffer>>,
+    draw_fb: Option<Bound<glow::Framebuffer>>,
     viewport: Option<[i32; 4]>,
     /// Capabilities changed and whether each was on: the first `enabled_len` entries. A fixed
     /// array, so a paint allocates nothing.
@@ -74,7 +76,9 @@ impl Saved {
     /// Reads every piece of state `needs` says will change, then sets the state every paint
     /// step relies on: sampler objects unbound from the units, tests and discard disabled, all
     /// colour channels written, tightly packed unpack rows from client memory.
-    pub(crate) fn capture_and_prepare(gl: &glow::Context, needs: Needs) -> Self {
+    /// Object bindings are read and put back through `host` (glow's getters natively, the raw
+    /// WebGL2 context in a browser).
+    pub(crate) fn capture_and_prepare(gl: &glow::Context, host: &HostGl, needs: Needs) -> Self {
         // SAFETY: state queries and state-setting calls with valid enums on the current
         // context; nothing is dereferenced beyond glow's own out-parameters.
         unsafe {
@@ -82,10 +86,7 @@ impl Saved {
             let mut units = Vec::with_capacity(needs.units as usize);
             for unit in 0..needs.units {
                 gl.active_texture(glow::TEXTURE0 + unit);
-                units.push((
-                    gl.get_parameter_texture(glow::TEXTURE_BINDING_2D_ARRAY),
-                    gl.get_parameter_sampler(glow::SAMPLER_BINDING),
-                ));
+                units.push((host.texture_2d_array(gl), host.sampler(gl)));
                 gl.bind_sampler(unit, None);
             }
             let draw = needs.draw;
@@ -93,10 +94,10 @@ impl Saved {
             let mut saved = Saved {
                 active_texture,
                 units,
-                program: draw.then(|| gl.get_parameter_program(glow::CURRENT_PROGRAM)),
-                vao: draw.then(|| gl.get_parameter_vertex_array(glow::VERTEX_ARRAY_BINDING)),
-                array_buffer: draw.then(|| gl.get_parameter_buffer(glow::ARRAY_BUFFER_BINDING)),
-                draw_fb: needs.draw_framebuffer.then(|| gl.get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING)),
+                program: draw.then(|| host.program(gl)),
+                vao: draw.then(|| host.vertex_array(gl)),
+                array_buffer: draw.then(|| host.buffer(gl, glow::ARRAY_BUFFER_BINDING)),
+                draw_fb: needs.draw_framebuffer.then(|| host.framebuffer(gl, glow::DRAW_FRAMEBUFFER_BINDING)),
                 viewport: draw.then(|| {
                     let mut v = [0i32; 4];
                     gl.get_parameter_i32_slice(glow::VIEWPORT, &mut v);
@@ -127,7 +128,7 @@ impl Saved {
                     v
                 }),
                 unpack: needs.upload.then(|| Unpack {
-                    buffer: gl.get_parameter_buffer(glow::PIXEL_UNPACK_BUFFER_BINDING),
+                    buffer: host.buffer(gl, glow::PIXEL_UNPACK_BUFFER_BINDING),
                     params: UNPACK_PARAMS.map(|p| gl.get_parameter_i32(p)),
                 }),
             };
@@ -177,28 +178,27 @@ impl Saved {
 
     /// Puts back everything captured. A texture the paint deleted (`deleted`) is not rebound:
     /// its unit gets texture 0, as GL itself does when a bound texture is deleted.
-    pub(crate) fn restore(self, gl: &glow::Context, deleted: &[glow::Texture]) {
+    pub(crate) fn restore(self, gl: &glow::Context, host: &HostGl, deleted: &[glow::Texture]) {
         // SAFETY: restores values read from this context by `capture_and_prepare`; objects
         // the paint deleted are skipped, so no deleted name is ever bound.
         unsafe {
             for (unit, (texture, sampler)) in self.units.into_iter().enumerate() {
                 gl.active_texture(glow::TEXTURE0 + unit as u32);
-                let texture = texture.filter(|t| !deleted.contains(t));
-                gl.bind_texture(glow::TEXTURE_2D_ARRAY, texture);
-                gl.bind_sampler(unit as u32, sampler);
+                host.bind_texture_2d_array(gl, &texture, deleted);
+                host.bind_sampler(gl, unit as u32, &sampler);
             }
             gl.active_texture(self.active_texture);
-            if let Some(p) = self.program {
-                gl.use_program(p);
+            if let Some(p) = &self.program {
+                host.use_program(gl, p);
             }
-            if let Some(v) = self.vao {
-                gl.bind_vertex_array(v);
+            if let Some(v) = &self.vao {
+                host.bind_vertex_array(gl, v);
             }
-            if let Some(b) = self.array_buffer {
-                gl.bind_buffer(glow::ARRAY_BUFFER, b);
+            if let Some(b) = &self.array_buffer {
+                host.bind_buffer(gl, glow::ARRAY_BUFFER, b);
             }
-            if let Some(f) = self.draw_fb {
-                gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, f);
+            if let Some(f) = &self.draw_fb {
+                host.bind_framebuffer(gl, glow::DRAW_FRAMEBUFFER, f);
             }
             if let Some([x, y, w, h]) = self.viewport {
                 gl.viewport(x, y, w, h);
@@ -228,7 +228,7 @@ impl Saved {
                     gl.pixel_store_i32(p, v);
                 }
                 if unpack.buffer.is_some() {
-                    gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, unpack.buffer);
+                    host.bind_buffer(gl, glow::PIXEL_UNPACK_BUFFER, &unpack.buffer);
                 }
             }
         }

@@ -55,7 +55,9 @@
 //!   plan's op order holds (see [`Renderer`]).
 //! - **Errors, not panics.** Whatever wgpu refuses while a plan is applied (out of memory, a
 //!   limit the budget did not know) comes back as [`Error::Device`], caught in error scopes,
-//!   never at the device's uncaptured-error handler.
+//!   never at the device's uncaptured-error handler. On WebGPU, which answers error scopes
+//!   later, it comes back from the next `prepare` or from [`Renderer::device_errors`] (see
+//!   [In a browser](#in-a-browser)).
 //!
 //! ```no_run
 //! use layerbatch_core::{Batcher, Config, Quad, TextureDesc};
@@ -140,12 +142,25 @@
 //! `RENDER_ATTACHMENT`; their pipelines (every tier and blend mode, one sample, no depth) are
 //! made with the first render target of a format, counted in `pipeline_compiles`.
 //!
+//! ## In a browser
+//!
+//! On `wasm32-unknown-unknown` the renderer runs on wgpu's WebGPU backend (`webgpu`, a
+//! default feature of wgpu) and on its WebGL2 backend (wgpu's `webgl` feature), unchanged:
+//! the same plans, pipelines, bind groups and counters. One thing differs on WebGPU: the
+//! browser answers error scopes asynchronously, so an error caused by `prepare` (or `new`)
+//! comes back as `Err` from the *next* `prepare`, or from awaiting
+//! [`Renderer::device_errors`], instead of from the call itself (see *Errors instead of
+//! panics* in [`Renderer`]). On WebGL2, as natively, it comes back from the call. Nothing is
+//! lost to the uncaptured-error handler either way. `scripts/web-test.sh` runs the pixel
+//! tests and this error contract on both in headless Chromium.
+//!
 //! See [`Renderer`] for the submission-ordering contract, [`device_limits`] for the limits core
 //! gets, and [`shader_source`] for the WGSL.
 #![deny(missing_docs)]
 
 mod error;
 mod renderer;
+mod scope;
 mod shader;
 
 pub use error::Error;

@@ -1,10 +1,8 @@
 //! The renderer: executes frame plans with the host's device and queue, into the host's pass.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::task::{Context, Poll, Waker};
 
 use layerbatch_core::{
     mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, DrawState, Filter,
@@ -13,6 +11,7 @@ use layerbatch_core::{
 };
 use wgpu::util::DeviceExt as _;
 
+use crate::scope::{checked, scoped, Late, What};
 use crate::shader::{self, GLOBALS_BYTES, GROUP_GLOBALS, GROUP_SLOTS};
 use crate::Error;
 
@@ -262,7 +261,28 @@ impl Prepared {
 /// back as [`Error::Device`] instead of reaching the device's uncaptured-error handler. The
 /// renderer then drops every array it holds and accepts only a rebuild plan next (call
 /// `Batcher::restore`). The renderer's own command buffer (copies, staged writes,
-/// render-target draws) is finished and submitted inside the same scopes.
+/// render-target draws) is finished and submitted inside the same scopes. [`Renderer::new`]
+/// catches shader and pipeline errors the same way ([`Error::Shader`], [`Error::Pipeline`]).
+///
+/// **When the error arrives.** Natively, and on wgpu's WebGL2 backend in a browser, a popped
+/// error scope has its answer at once: the error comes back from the call that caused it.
+/// On **WebGPU** the browser answers error scopes asynchronously, after the call returned.
+/// There the call returns `Ok`, the scopes' answers are awaited in the background (tasks
+/// spawned with `wasm_bindgen_futures::spawn_local`), and the first error, in the order of
+/// the operations, comes back as `Err`:
+///
+/// - from the next [`Renderer::prepare`], which then applies nothing of its own plan (and
+///   expects a rebuild plan next, as after any device error); or
+/// - from [`Renderer::device_errors`], which waits until every answer is in: await it after
+///   `prepare` (or after `new`) where an error must be known before going on. It is
+///   `Ok(())` at once natively.
+///
+/// Either way the renderer then holds no array, and none of the current frame's plans is
+/// drawn any more (their handles draw nothing): a rebuild plan is next, as above. Draws the
+/// host already recorded with a plan whose operations failed are the host's: WebGPU reports
+/// what they trip over at the host's submit, through the device's uncaptured-error handler.
+/// Errors of the host's own passes and submits (the draws `render` records) are the host's
+/// scopes' or its uncaptured-error handler's, on every backend.
 ///
 /// # Sampling
 ///
@@ -373,6 +393,8 @@ pub struct Renderer {
     /// What `render` issued for the current frame (`render` takes `&self`).
     render_draws: AtomicU64,
     render_group_sets: AtomicU64,
+    /// Errors the device reports after the call that caused them (WebGPU).
+    late: Late,
 }
 
 impl Renderer {
@@ -441,8 +463,10 @@ impl Renderer {
                 count: None,
             }],
         });
+        let late = Late::default();
         let (viewport, placeholder, samplers) = checked(
             device,
+            &late,
             || "creating the globals, the samplers and the placeholder texture".to_string(),
             || {
                 let viewport = create_viewport(device, &globals_layout, globals_stride, 1);
@@ -482,21 +506,22 @@ impl Renderer {
                 immediate_size: 0,
             });
             let source = shader::shader_source(tier);
-            let (module, err) = scoped(device, || {
+            let (module, verdict) = scoped(device, || {
                 device.create_shader_module(wgpu::ShaderModuleDescriptor {
                     label: Some("layerbatch"),
                     source: wgpu::ShaderSource::Wgsl(source.into()),
                 })
             });
-            if let Some(e) = err {
-                return Err(Error::Shader { tier, message: e.to_string() });
+            if let Some(e) = late.settle(verdict, || What::Shader { tier }) {
+                return Err(e);
             }
             // One module per tier, one pipeline per blend mode of it.
             for mode in BlendMode::ALL {
-                let (pipeline, err) =
+                let (pipeline, verdict) =
                     scoped(device, || create_pipeline(device, &pipeline_layout, &module, target, options, tier, mode));
-                if let Some(e) = err {
-                    return Err(Error::Pipeline { tier, message: format!("{mode:?} blending: {e}") });
+                if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: format!("{mode:?} blending") })
+                {
+                    return Err(e);
                 }
                 pipelines.push(pipeline);
             }
@@ -541,6 +566,7 @@ impl Renderer {
             stats,
             render_draws: AtomicU64::new(0),
             render_group_sets: AtomicU64::new(0),
+            late,
         })
     }
 
@@ -661,6 +687,12 @@ impl Renderer {
     /// ([`Batcher::restore`](layerbatch_core::Batcher::restore)). Either way there is no
     /// handle and `render` draws nothing until the next successful `prepare`; plans prepared
     /// earlier in the frame can still be drawn with their handles.
+    ///
+    /// On WebGPU, an error the device reported late, for an earlier `prepare` (or `new`), is
+    /// returned here before anything else is done: this plan is not applied, the renderer
+    /// holds no array and expects a rebuild plan, and the current frame's plans draw nothing
+    /// (see *Errors instead of panics* in [`Renderer`]; [`Renderer::device_errors`] waits for
+    /// those errors instead).
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -674,6 +706,12 @@ impl Renderer {
             self.start_frame();
         }
         self.latest = None;
+        // An error the device reported after an earlier call returned (WebGPU): that call's
+        // plan may be half applied, so this one is refused and a rebuild plan expected.
+        if let Some(e) = self.late.take() {
+            self.fail_late();
+            return Err(e);
+        }
         if plan.states.len() > self.max_states {
             return Err(Error::TooManyStates { states: plan.states.len(), max: self.max_states });
         }
@@ -717,6 +755,42 @@ impl Renderer {
                 self.validator.reset();
                 Err(e)
             }
+        }
+    }
+
+    /// Waits until the device has answered for every operation of [`Renderer::new`] and of
+    /// the plans prepared so far, and returns the first error it reported, as `prepare` would
+    /// have (the renderer then holds no array and expects a rebuild plan, see
+    /// [`Renderer::prepare`]).
+    ///
+    /// Natively, and on wgpu's WebGL backend, the device answers before each call returns, so
+    /// every error has been returned already and this is `Ok(())` at once. On WebGPU the
+    /// browser answers error scopes asynchronously: an error caused by `prepare` (or `new`) is
+    /// returned by the next `prepare`, or by this, whichever comes first. See *Errors instead
+    /// of panics* in [`Renderer`].
+    ///
+    /// # Errors
+    /// The first [`Error::Device`], [`Error::Shader`] or [`Error::Pipeline`] the device reported
+    /// late, in the order of the operations.
+    pub async fn device_errors(&mut self) -> Result<(), Error> {
+        match self.late.settled().await {
+            None => Ok(()),
+            Some(e) => {
+                self.fail_late();
+                Err(e)
+            }
+        }
+    }
+
+    /// After an error the device reported late: hold nothing (a rebuild plan is next), and
+    /// draw none of the current frame's plans, which may use what failed (their handles draw
+    /// nothing; their space stays reserved until the frame ends).
+    fn fail_late(&mut self) {
+        self.forget_arrays();
+        self.validator.reset();
+        self.latest = None;
+        for p in &mut self.plans {
+            p.draws.clear();
         }
     }
 
@@ -775,6 +849,7 @@ impl Renderer {
         if let Some(encoder) = own {
             checked(
                 device,
+                &self.late,
                 || "submitting the plan's copies, staged writes and render-target draws".to_string(),
                 || {
                     queue.submit([encoder.finish()]);
@@ -801,6 +876,7 @@ impl Renderer {
         let encoder = own_encoder(device, own);
         checked(
             device,
+            &self.late,
             || format!("drawing into render target array {:?}, layer {}", t.array, t.layer),
             || {
                 let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -930,6 +1006,7 @@ impl Renderer {
             let room = if slot == self.viewports.len() { entries } else { entries.next_power_of_two() };
             let viewport = checked(
                 device,
+                &self.late,
                 || format!("creating the globals uniform of plan {slot} of a frame ({room} draw states)"),
                 || create_viewport(device, &self.globals_layout, stride, room),
             )?;
@@ -953,6 +1030,7 @@ impl Renderer {
         if viewport.written != *bytes {
             checked(
                 device,
+                &self.late,
                 || "writing the viewport and draw states".to_string(),
                 || queue.write_buffer(&viewport.buffer, 0, bytes),
             )?;
@@ -987,7 +1065,8 @@ impl Renderer {
     ) -> Result<(), Error> {
         // Writes after the first GPU copy go through staging buffers recorded into `encoder`,
         // so that they land after the copy (queue writes run before every command buffer).
-        let mut staging = Staging { limit: self.max_buffer_size, pieces: Vec::new(), bytes: 0 };
+        let mut staging =
+            Staging { limit: self.max_buffer_size, pieces: Vec::new(), bytes: 0, late: self.late.clone() };
         let mut after_copy = false;
         for op in &plan.ops {
             if let ResourceOp::Array(a) = op {
@@ -1015,6 +1094,7 @@ impl Renderer {
                         let encoder = own_encoder(device, own);
                         checked(
                             device,
+                            &self.late,
                             || format!("copying {copy_layers} layers of array {from:?} into {to:?}"),
                             || {
                                 for level in 0..levels {
@@ -1038,6 +1118,7 @@ impl Renderer {
                     let encoder = own_encoder(device, own);
                     checked(
                         device,
+                        &self.late,
                         || {
                             format!(
                                 "copying a rectangle from layer {from_layer} of {from:?} to layer {to_layer} of {to:?}"
@@ -1080,6 +1161,7 @@ impl Renderer {
                             };
                             checked(
                                 device,
+                                &self.late,
                                 || format!("writing level {} of layer {layer} of array {array:?}", level.level),
                                 || queue.write_texture(dst, data, layout, size),
                             )?;
@@ -1189,6 +1271,7 @@ impl Renderer {
             let block = self.place(device, bytes, capacity)?;
             checked(
                 device,
+                &self.late,
                 || format!("writing instance block {k} ({bytes} bytes at {} of buffer {})", block.offset, block.index),
                 || queue.write_buffer(&block.buffer, block.offset, data),
             )?;
@@ -1222,6 +1305,7 @@ impl Renderer {
                     let size = size_for(want).max(bytes);
                     let buffer = checked(
                         device,
+                        &self.late,
                         || format!("creating instance vertex buffer {index} ({size} bytes)"),
                         || {
                             device.create_buffer(&wgpu::BufferDescriptor {
@@ -1271,6 +1355,7 @@ impl Renderer {
         }
         checked(
             device,
+            &self.late,
             || format!("creating a bind group for slot tier {tier}"),
             || {
                 let mut entries = Vec::with_capacity(2 * bound.len());
@@ -1320,7 +1405,7 @@ impl Renderer {
         };
         // The texture on its own first: a view of a texture that failed would report only
         // that the texture is invalid, hiding why.
-        let texture = checked(device, what, || {
+        let texture = checked(device, &self.late, what, || {
             device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("layerbatch array"),
                 size: wgpu::Extent3d {
@@ -1338,6 +1423,7 @@ impl Renderer {
         })?;
         let view = checked(
             device,
+            &self.late,
             || format!("creating the view of array {id:?}"),
             || {
                 texture.create_view(&wgpu::TextureViewDescriptor {
@@ -1367,13 +1453,12 @@ impl Renderer {
         let mut list = Vec::with_capacity(self.pipelines.len());
         for (&tier, (module, layout)) in self.tiers.iter().zip(&self.tier_modules) {
             for mode in BlendMode::ALL {
-                let (pipeline, err) =
+                let (pipeline, verdict) =
                     scoped(device, || create_pipeline(device, layout, module, format, &plain, tier, mode));
-                if let Some(e) = err {
-                    return Err(Error::Pipeline {
-                        tier,
-                        message: format!("{mode:?} blending into a {format:?} render target: {e}"),
-                    });
+                let what =
+                    || What::Pipeline { tier, detail: format!("{mode:?} blending into a {format:?} render target") };
+                if let Some(e) = self.late.settle(verdict, what) {
+                    return Err(e);
                 }
                 list.push(pipeline);
             }
@@ -1409,6 +1494,8 @@ struct Staging {
     pieces: Vec<Piece>,
     /// Bytes of the buffer being filled.
     bytes: u64,
+    /// The renderer's late errors (WebGPU).
+    late: Late,
 }
 
 /// Rows of one level of one layer write, at `offset` in the staging buffer being filled.
@@ -1487,6 +1574,7 @@ impl Staging {
         let size = self.bytes;
         let buffer = checked(
             device,
+            &self.late,
             || format!("creating a staging buffer of {size} bytes"),
             || {
                 device.create_buffer(&wgpu::BufferDescriptor {
@@ -1696,40 +1784,6 @@ fn copy_info(texture: &wgpu::Texture, mip_level: u32, [x, y, z]: [u32; 3]) -> wg
         mip_level,
         origin: wgpu::Origin3d { x, y, z },
         aspect: wgpu::TextureAspect::All,
-    }
-}
-
-/// Runs `f` inside validation, out-of-memory and internal error scopes and returns the error
-/// caught, if any (the out-of-memory or internal one first).
-fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> (T, Option<wgpu::Error>) {
-    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
-    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let out = f();
-    let v = ready(validation.pop()).flatten();
-    let m = ready(memory.pop()).flatten();
-    let i = ready(internal.pop()).flatten();
-    // Running out of memory (or an internal failure) leaves invalid objects that the rest of
-    // `f` may trip over: it is the cause, any validation error a consequence.
-    (out, m.or(i).or(v))
-}
-
-/// [`scoped`], with an error as [`Error::Device`] naming `op` (built only on failure).
-fn checked<T>(device: &wgpu::Device, op: impl FnOnce() -> String, f: impl FnOnce() -> T) -> Result<T, Error> {
-    match scoped(device, f) {
-        (out, None) => Ok(out),
-        (_, Some(e)) => Err(Error::Device { op: op(), message: e.to_string() }),
-    }
-}
-
-/// The output of a future that is already complete (wgpu's native error scopes are); `None`
-/// if it is not (on the web: then the error, if any, is lost to this call; handling it needs
-/// an asynchronous `prepare`).
-fn ready<F: Future>(future: F) -> Option<F::Output> {
-    let mut future = std::pin::pin!(future);
-    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(v) => Some(v),
-        Poll::Pending => None,
     }
 }
 

@@ -1,0 +1,70 @@
+//! layerbatch in a browser: the stress scene of `examples/stress.rs` and the browser pixel
+//! tests, on three paths, chosen at run time:
+//!
+//! - `gl`: layerbatch-gl on a WebGL2 context through stock glow (`glow::Context::from_webgl2_context`),
+//!   drawing into the canvas's default framebuffer;
+//! - `wgpu-webgl`: layerbatch-wgpu on wgpu's WebGL2 backend;
+//! - `wgpu-webgpu`: layerbatch-wgpu on the browser's WebGPU.
+//!
+//! Built for `wasm32-unknown-unknown` and bound with `wasm-bindgen --target web`; the page
+//! (`index.html`, `main.js`) loads it. `scripts/web-stress.sh` and `scripts/web-test.sh` build
+//! it, serve it on 127.0.0.1 and drive headless Chromium. Natively the crate is empty.
+//!
+//! Exports: `run_stress(options_json)` resolves to the stress summary as JSON (the fields of
+//! `stress --json`), `test_names()` lists the pixel tests, and `run_test(name, backend)`
+//! resolves to a JSON outcome (`{"name", "backend", "status": "ok" | "skipped" | "failed",
+//! "detail", "ms"}`).
+#![cfg(target_arch = "wasm32")]
+// glow's calls are `unsafe`: the host side here (clears, bindings, readback) calls them.
+#![allow(unsafe_code)]
+
+#[path = "../../support/report.rs"]
+mod report;
+#[path = "../../support/scene.rs"]
+mod scene;
+
+mod device;
+mod stress;
+mod tests;
+mod util;
+
+use wasm_bindgen::prelude::*;
+
+/// Panics and `log` records go to the browser console.
+#[wasm_bindgen(start)]
+pub fn start() {
+    util::install_console();
+}
+
+/// Runs the stress scene with `options` (JSON: `backend` `"gl" | "wgpu-webgl" |
+/// "wgpu-webgpu"`, `sprites`, `textures`, `sizes` `"pow2" | "mixed"`, `slots`, `arrays`,
+/// `frames`, `seconds`; any may be left out) and resolves to its summary as one JSON object.
+#[wasm_bindgen]
+pub async fn run_stress(options: String) -> Result<String, JsValue> {
+    let options: stress::Options =
+        serde_json::from_str(&options).map_err(|e| JsValue::from_str(&format!("options: {e}")))?;
+    let report = stress::run(&options).await.map_err(|e| JsValue::from_str(&e))?;
+    serde_json::to_string(&report).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// The pixel tests, by name.
+#[wasm_bindgen]
+pub fn test_names() -> Vec<String> {
+    tests::TESTS.iter().map(|t| t.name.to_string()).collect()
+}
+
+/// The backends a test runs on (`"all"` for the cross-backend ones).
+#[wasm_bindgen]
+pub fn test_backends(name: String) -> Vec<String> {
+    tests::TESTS
+        .iter()
+        .find(|t| t.name == name)
+        .map(|t| t.backends.iter().map(|b| b.to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// Runs test `name` on `backend` and resolves to its outcome as JSON.
+#[wasm_bindgen]
+pub async fn run_test(name: String, backend: String) -> String {
+    tests::run(&name, &backend).await.to_json()
+}

@@ -1,0 +1,108 @@
+//! The stress scene of `examples/stress.rs` in the page: same scene, same flags, same counters
+//! and the same JSON summary (`examples/support/report.rs`).
+
+use layerbatch::{Batcher, Config, MAX_SLOTS_PER_DRAW};
+
+use crate::device::{Backend, Device};
+use crate::report::{Mode, Recorder, Report, RunInfo};
+use crate::scene::{Scene, SceneOptions, Sizes};
+use crate::util;
+
+/// The viewport, as natively.
+pub const SIZE: [u32; 2] = [800, 600];
+/// Scene time per frame: fixed, so every backend draws the same frames.
+const FIXED_DT: f32 = 1.0 / 60.0;
+
+/// The native stress's flags that apply in a page (`--backend`, `--sprites`, `--textures`,
+/// `--sizes`, `--slots`, `--arrays`, `--frames`, `--seconds`), with its defaults.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    pub backend: String,
+    pub sprites: usize,
+    pub textures: usize,
+    pub sizes: String,
+    pub slots: u32,
+    pub arrays: bool,
+    pub frames: Option<u64>,
+    pub seconds: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            backend: "gl".into(),
+            sprites: 20_000,
+            textures: 64,
+            sizes: "pow2".into(),
+            slots: 16,
+            arrays: true,
+            frames: None,
+            seconds: 3.0,
+        }
+    }
+}
+
+/// Runs the scene: `frames` frames, or as many as fit in `seconds` (at least 2), each timed
+/// from recording to the GPU being done with it, then shows the last frame.
+pub async fn run(o: &Options) -> Result<Report, String> {
+    let backend = Backend::parse(&o.backend)?;
+    let sizes = match o.sizes.as_str() {
+        "pow2" => Sizes::Pow2,
+        "mixed" => Sizes::Mixed,
+        other => return Err(format!("sizes must be pow2 or mixed, not {other:?}")),
+    };
+    if !(1..=MAX_SLOTS_PER_DRAW).contains(&o.slots) {
+        return Err(format!("slots must be from 1 to {MAX_SLOTS_PER_DRAW}, not {}", o.slots));
+    }
+    if o.textures == 0 {
+        return Err("textures must be at least 1".into());
+    }
+    let mut dev = Device::open(backend, SIZE).await.map_err(|e| format!("{}: {e}", backend.name()))?;
+    let config = Config::default().with_max_slots(o.slots).with_arrays_enabled(o.arrays);
+    let mut batcher = Batcher::new(dev.limits(), config).map_err(|e| format!("config: {e}"))?;
+    dev.init(batcher.budget())?;
+    let scene_options =
+        SceneOptions { sprites: o.sprites, textures: o.textures, viewport_px: SIZE, sizes, ..SceneOptions::default() };
+    let mut scene = Scene::new(&mut batcher, scene_options).map_err(|e| format!("textures: {e}"))?;
+    let mut recorder = Recorder::default();
+    let start = util::now_ms();
+    loop {
+        let done = match o.frames {
+            Some(n) => recorder.frames >= n,
+            None => recorder.frames >= 2 && util::now_ms() - start >= o.seconds * 1e3,
+        };
+        if done {
+            break;
+        }
+        let t0 = util::now_ms();
+        let plan = scene.frame(&mut batcher, FIXED_DT);
+        dev.draw(plan).await.map_err(|e| format!("frame {}: {e}", recorder.frames + 1))?;
+        recorder.record(util::now_ms() - t0, dev.stats());
+        // Let the page breathe between frames (outside the timing).
+        util::sleep_ms(0).await;
+    }
+    if matches!(dev, Device::Wgpu(_)) {
+        // wgpu draws offscreen: show the last frame beside its canvas.
+        let pixels = dev.read().await?;
+        util::show(&pixels, SIZE, &format!("{}: last frame", backend.name()))?;
+    }
+    let run = RunInfo {
+        sprites: o.sprites,
+        textures: o.textures,
+        sizes,
+        slots: o.slots,
+        arrays: o.arrays,
+        viewport_px: SIZE,
+    };
+    let mut report =
+        Report::from_run(&run, Mode::Browser, backend.name(), dev.adapter().to_string(), batcher.budget(), &recorder);
+    report.texel_bytes = scene.texel_bytes();
+    report.arrays_alive = batcher.allocator().array_count();
+    if let Device::Gl(g) = &mut dev {
+        if let Some(r) = g.renderer.take() {
+            r.destroy();
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the browser page into a site directory: examples/web for wasm32-unknown-unknown
+# (release), bound with wasm-bindgen (--target web), beside index.html and main.js.
+#
+#   scripts/web/build.sh [SITE_DIR] [CARGO_BUILD_ARGS...]
+#
+# SITE_DIR defaults to $CARGO_TARGET_DIR/web/site (target/web/site); extra arguments go to
+# `cargo build` (e.g. --features glow-0-17). Needs the wasm32 target and wasm-bindgen-cli at
+# the lock file's wasm-bindgen version: scripts/web/setup.sh installs both.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+target_dir="${CARGO_TARGET_DIR:-target}"
+site="${1:-$target_dir/web/site}"
+shift || true
+cargo build -p layerbatch-web --target wasm32-unknown-unknown --release "$@"
+rm -rf "$site"
+mkdir -p "$site"
+wasm-bindgen --target web --no-typescript --out-dir "$site/pkg" \
+  "$target_dir/wasm32-unknown-unknown/release/layerbatch_web.wasm"
+cp examples/web/index.html examples/web/main.js "$site/"
+echo "web: page built in $site ($(du -h "$site/pkg/layerbatch_web_bg.wasm" | cut -f1) of wasm)" >&2
