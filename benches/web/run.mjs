@@ -12,33 +12,14 @@
 // the layerbatch rows are skipped. --fill: layerbatch-gl's tier-1 GLSL as JSON
 // ({"vs": ..., "fs": ...}); with it the fill-cost page runs after the table.
 // Environment: CHROMIUM (default /usr/bin/chromium).
-import { createServer } from 'node:http';
-import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
-import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { stat, writeFile, mkdir } from 'node:fs/promises';
+import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, serve, withTimeout } from '../../scripts/web/common.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json',
-  '.css': 'text/css',
-};
-// /shared/notes/web.md: SwiftShader WebGL2, full-rate rAF, WebGPU on (fallback adapter).
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--use-gl=angle',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
-  '--enable-unsafe-webgpu',
-  '--disable-renderer-backgrounding',
-  '--disable-background-timer-throttling',
-  '--disable-backgrounding-occluded-windows',
-];
 const ALL = ['pixi', 'melonjs', 'gl', 'wgpu-webgl', 'wgpu-webgpu'];
 const LABEL = {
   pixi: 'PixiJS',
@@ -98,42 +79,6 @@ function parseArgs(argv) {
 function die(msg) {
   console.error(`web bench: ${msg}`);
   process.exit(2);
-}
-
-// Static files on 127.0.0.1: /bench/ = pages/, /node_modules/ = the pinned npm packages,
-// /lb/ = the layerbatch page, /gen/ = the --fill shader file's directory.
-async function serve(mounts) {
-  const server = createServer(async (req, res) => {
-    try {
-      const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-      const mount = Object.keys(mounts).find((m) => path.startsWith(m));
-      if (!mount || !mounts[mount]) throw new Error('no such mount');
-      const root = mounts[mount];
-      let file = join(root, path.slice(mount.length));
-      if (!file.startsWith(root)) throw new Error('outside the mount');
-      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
-      res.end(body);
-    } catch {
-      res.writeHead(404);
-      res.end('not found');
-    }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return server;
-}
-
-async function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, fail) => {
-    timer = setTimeout(() => fail(new Error(`${what}: no answer in ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const median = (xs) => {
@@ -324,6 +269,8 @@ async function main() {
   } else {
     skipNote.push('no --site: layerbatch rows skipped (run.sh builds the page from examples/web)');
   }
+  // Static files on 127.0.0.1: /bench/ = pages/, /node_modules/ = the pinned npm packages,
+  // /lb/ = the layerbatch page, /gen/ = the --fill shader file's directory.
   const server = await serve({
     '/bench/': join(HERE, 'pages'),
     '/node_modules/': join(HERE, 'node_modules'),

@@ -12,34 +12,12 @@
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), CI, LAYERBATCH_WEB_TIMEOUT_S (per
 // stress run or test, default 600).
-import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import process from 'node:process';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, serve, withTimeout } from './common.mjs';
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json',
-  '.css': 'text/css',
-  '.png': 'image/png',
-};
-
-// Flags that make headless Chromium render with SwiftShader (no GPU here), at full speed,
-// with WebGPU on: see /work/shared/notes/web.md.
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--use-gl=angle',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
-  '--enable-unsafe-webgpu',
-  '--disable-renderer-backgrounding',
-  '--disable-background-timer-throttling',
-  '--disable-backgrounding-occluded-windows',
-];
 
 const inCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
 
@@ -66,25 +44,10 @@ function parseArgs(argv) {
   return args;
 }
 
-// A static file server for `root` on 127.0.0.1, on a free port.
-async function serve(root) {
-  const server = createServer(async (req, res) => {
-    try {
-      const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-      let file = join(root, path);
-      if (!file.startsWith(root)) throw new Error('outside the site');
-      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
-      res.end(body);
-    } catch {
-      res.writeHead(404);
-      res.end('not found');
-    }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return server;
+async function serveSite(root) {
+  return serve({ '/': root });
 }
+
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
@@ -97,7 +60,7 @@ async function main() {
     process.exit(3);
   }
   const timeoutMs = Number(process.env.LAYERBATCH_WEB_TIMEOUT_S ?? 600) * 1000;
-  const server = await serve(root);
+  const server = await serveSite(root);
   const url = `http://127.0.0.1:${server.address().port}/index.html`;
   const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
   let code = 0;
@@ -123,17 +86,6 @@ async function main() {
   process.exit(code);
 }
 
-async function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, fail) => {
-    timer = setTimeout(() => fail(new Error(`${what}: no answer in ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function stress(page, optionsJson, json, timeoutMs) {
   const options = JSON.parse(optionsJson);
