@@ -232,11 +232,16 @@
 //!
 //! ## Instances
 //!
-//! One instance buffer, streamed per frame: each block of `FramePlan::instance_capacity`
-//! instances is uploaded with `glBufferData` (which orphans the previous store) before its
-//! segments are drawn. Each segment is an instanced 4-vertex `TRIANGLE_STRIP`; GLES 3.0 has no
-//! base instance, so the attribute pointers are offset to the segment's first instance. The
-//! stride and offsets are `Instance::BYTES` and the `Instance::OFFSET_*` constants.
+//! One vertex buffer, streamed per frame: each block of `FramePlan::instance_capacity`
+//! instances is uploaded, each instance once per corner (`Instance::VERTICES`), with
+//! `glBufferData` (which orphans the previous store) before its segments are drawn. Each
+//! segment is one `glDrawElements(GL_TRIANGLES, 6 * quads, GL_UNSIGNED_INT)` from an element
+//! buffer made at creation for `instance_capacity` quads (`quad_indices`; 1.5 MiB at the
+//! default 65,536), bound in the renderer's own vertex array. Quads are indexed, not
+//! instanced, because software rasterizers (SwiftShader in browsers without a GPU, llvmpipe)
+//! run an instanced draw as one internal draw per instance. GLES 3.0 has no base vertex, so
+//! the attribute pointers are offset to the segment's first quad. The stride and offsets are
+//! `Instance::BYTES` and the `Instance::OFFSET_*` constants.
 //!
 //! ## Arrays
 //!

@@ -11,6 +11,8 @@ use layerbatch_core::{
     Format, FramePlan, Instance, Limits, PlanError, PlanValidator, ResourceOp, Segment, Stats, Viewport, Wrap,
 };
 
+use layerbatch_core::plan::{expand_quads, quad_indices};
+
 use crate::error::Error;
 use crate::host::HostGl;
 use crate::program::{self, TierProgram};
@@ -182,7 +184,12 @@ pub struct Renderer {
     caps: Capabilities,
     programs: Vec<TierProgram>,
     vao: glow::VertexArray,
+    /// Vertices: each instance once per corner, streamed per block.
     vbo: glow::Buffer,
+    /// Indices of `instance_capacity` quads (`quad_indices`), uploaded once; part of `vao`.
+    ebo: glow::Buffer,
+    /// Scratch: the current block's vertices (`expand_quads`), kept frame to frame.
+    vertices: Vec<Instance>,
     arrays: HashMap<ArrayId, GpuArray>,
     copy_fbos: Option<[glow::Framebuffer; 2]>,
     /// The one plan check every executor runs; its state mirrors `arrays`.
@@ -214,8 +221,9 @@ impl Renderer {
     /// `MAX_TEXTURE_IMAGE_UNITS`, `MAX_VERTEX_TEXTURE_IMAGE_UNITS` and half of
     /// `MAX_COMBINED_TEXTURE_IMAGE_UNITS`: both stages of a program use every slot's sampler),
     /// `MAX_ARRAY_TEXTURE_LAYERS`, `MAX_TEXTURE_SIZE`. GL has no buffer size limit, but glow
-    /// takes buffer sizes and attribute offsets as `i32`: `max_buffer_bytes` is `i32::MAX`. Logs the GL version, renderer and these limits at
-    /// `debug!`.
+    /// takes buffer sizes and attribute offsets as `i32`: `max_buffer_bytes` is `i32::MAX`,
+    /// less on GLES and WebGL2 where `MAX_ELEMENT_INDEX` indexes fewer than that many bytes of
+    /// quad vertices. Logs the GL version, renderer and these limits at `debug!`.
     pub fn query_limits(gl: &glow::Context) -> Limits {
         // SAFETY: integer and string queries on the current context.
         let (units, vertex_units, combined_units, layers, size, version, renderer, glsl) = unsafe {
@@ -236,8 +244,20 @@ impl Renderer {
              MAX_ARRAY_TEXTURE_LAYERS {layers}, MAX_TEXTURE_SIZE {size}"
         );
         let units = usable_texture_units(gl);
-        // glow takes buffer sizes and attribute offsets as `i32`.
-        Limits::new(units, layers, size).with_max_buffer_bytes(i32::MAX as u64)
+        // glow takes buffer sizes and attribute offsets as `i32`. GLES and WebGL2 may index
+        // fewer vertices than `u32` holds (`MAX_ELEMENT_INDEX`, at least 2^24 - 1): a block's
+        // quads stay within it. Desktop GL before 4.3 has no such query, and no such limit.
+        let quads = if gl.version().is_embedded {
+            // SAFETY: an integer query on the current context (GLES 3.0, WebGL2).
+            let v = unsafe { gl.get_parameter_i32(glow::MAX_ELEMENT_INDEX) };
+            // Past i32::MAX a driver may clamp or wrap: either means "all of u32".
+            let max_index = if v < 0 { u32::MAX } else { (v as u32).max((1 << 24) - 1) };
+            (u64::from(max_index) + 1) / u64::from(Instance::VERTICES)
+        } else {
+            u64::MAX
+        };
+        let max_buffer_bytes = (i32::MAX as u64).min(quads.saturating_mul(u64::from(Instance::QUAD_BYTES)));
+        Limits::new(units, layers, size).with_max_buffer_bytes(max_buffer_bytes)
     }
 
     /// Creates the renderer for `budget` (from [`layerbatch_core::Batcher::budget`]): compiles
@@ -306,8 +326,16 @@ impl Renderer {
                         gl.delete_vertex_array(vao);
                         Err(Error::CreateObject { object: "buffer", message })
                     }
+                })
+                .and_then(|(vao, vbo)| match gl.create_buffer() {
+                    Ok(ebo) => Ok((vao, vbo, ebo)),
+                    Err(message) => {
+                        gl.delete_vertex_array(vao);
+                        gl.delete_buffer(vbo);
+                        Err(Error::CreateObject { object: "buffer", message })
+                    }
                 });
-            let (vao, vbo) = match objects {
+            let (vao, vbo, ebo) = match objects {
                 Ok(o) => o,
                 Err(e) => {
                     restore(&gl);
@@ -319,11 +347,15 @@ impl Renderer {
             };
             gl.bind_vertex_array(Some(vao));
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-            let capacity_bytes = budget.instance_capacity as usize * Instance::BYTES as usize;
+            let capacity_bytes = budget.instance_capacity as usize * Instance::QUAD_BYTES as usize;
             gl.buffer_data_size(glow::ARRAY_BUFFER, capacity_bytes.min(i32::MAX as usize) as i32, glow::STREAM_DRAW);
+            // The element binding is state of our vertex array: the host's is not touched.
+            // Indexed quads, not instanced ones: see `Instance::VERTICES`.
+            let indices: Vec<u32> = quad_indices(budget.instance_capacity).collect();
+            gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ebo));
+            gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, bytemuck::cast_slice(&indices), glow::STATIC_DRAW);
             for a in 0..attr::COUNT {
                 gl.enable_vertex_attrib_array(a);
-                gl.vertex_attrib_divisor(a, 1);
             }
             restore(&gl);
             let links = programs.len() as u64;
@@ -343,6 +375,8 @@ impl Renderer {
                 programs,
                 vao,
                 vbo,
+                ebo,
+                vertices: Vec::new(),
                 arrays: HashMap::new(),
                 copy_fbos: None,
                 validator: PlanValidator::new(budget),
@@ -525,6 +559,7 @@ impl Renderer {
             }
             gl.delete_vertex_array(self.vao);
             gl.delete_buffer(self.vbo);
+            gl.delete_buffer(self.ebo);
         }
         self.destroyed = true;
     }
@@ -976,7 +1011,8 @@ impl Renderer {
             let seg_block = r.start / cap;
             if seg_block != block {
                 block = seg_block;
-                let bytes: &[u8] = bytemuck::cast_slice(plan.block(block));
+                expand_quads(plan.block(block), &mut self.vertices);
+                let bytes: &[u8] = bytemuck::cast_slice(&self.vertices);
                 // SAFETY: our buffer is bound to ARRAY_BUFFER; the slice is valid for its length.
                 // Re-specifying the store orphans the previous block's data still in flight.
                 unsafe { gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, bytes, glow::STREAM_DRAW) };
@@ -1010,7 +1046,9 @@ impl Renderer {
                     gl.uniform_2_f32_slice(prog.u_transform.as_ref(), &transform);
                     prog.transform = transform;
                 }
-                let base = (r.start - seg_block * cap) * Instance::BYTES;
+                // No base vertex on GLES 3.0: the attributes start at the segment's first quad,
+                // and its indices at 0.
+                let base = (r.start - seg_block * cap) * Instance::QUAD_BYTES;
                 let at = |offset: u32| (base + offset) as i32;
                 let stride = Instance::BYTES as i32;
                 gl.vertex_attrib_pointer_f32(attr::ORIGIN, 2, glow::FLOAT, false, stride, at(Instance::OFFSET_ORIGIN));
@@ -1047,7 +1085,8 @@ impl Renderer {
                     stride,
                     at(Instance::OFFSET_SLOT_FLAGS_LAYER),
                 );
-                gl.draw_arrays_instanced(glow::TRIANGLE_STRIP, 0, 4, (r.end - r.start) as i32);
+                let indices = (r.end - r.start) * Instance::INDICES;
+                gl.draw_elements(glow::TRIANGLES, indices as i32, glow::UNSIGNED_INT, 0);
             }
             c.draw_calls += 1;
             self.drawn_tiers.push(seg.tier);

@@ -96,8 +96,10 @@ flat out vec2 v_size;
 const float UNBOUNDED = 1e30;
 
 void main() {
-    // Corner (s, t) of a 4-vertex triangle strip: (0,0) (1,0) (0,1) (1,1).
-    vec2 st = vec2(float(gl_VertexID % 2), float(gl_VertexID / 2));
+    // Corner k of the quad (its vertex 4q + k, indexed: see Instance::VERTICES) is
+    // (s, t) = (k % 2, k / 2): (0,0) (1,0) (0,1) (1,1).
+    int corner = gl_VertexID % 4;
+    vec2 st = vec2(float(corner % 2), float(corner / 2));
     vec2 local = a_origin + st.x * a_axis_x + st.y * a_axis_y;
     vec2 pos = u_transform[0] * local.x + u_transform[1] * local.y + u_transform[2];
     gl_Position = vec4(pos.x / u_viewport_px.x * 2.0 - 1.0, 1.0 - pos.y / u_viewport_px.y * 2.0, 0.0, 1.0);

@@ -106,7 +106,10 @@ fn check_plan_executed(plan: &FramePlan, renderer: &Renderer) {
     assert_eq!(stats.core_frame, plan.counters);
     let tiers: Vec<u32> = plan.segments.iter().map(|s| s.tier).collect();
     assert_eq!(renderer.last_drawn_tiers(), tiers.as_slice());
-    assert_eq!(stats.device_frame.instance_bytes_written, plan.instances.len() as u64 * u64::from(Instance::BYTES));
+    assert_eq!(
+        stats.device_frame.instance_bytes_written,
+        plan.instances.len() as u64 * u64::from(Instance::QUAD_BYTES)
+    );
     assert_eq!(stats.device_frame.texture_bytes_written, plan.counters.bytes_uploaded);
     assert_eq!(stats.device_total.pipeline_compiles, renderer.tiers().len() as u64);
 }
@@ -519,7 +522,7 @@ fn instance_chunks(ctx: &Ctx) {
     let stats = rig.stats();
     assert_eq!(stats.core_frame.flushes_instance_buffer_full, 3);
     assert!(stats.core_frame.flushes_slots_exhausted > 0);
-    assert_eq!(stats.device_frame.instance_bytes_written, 64 * u64::from(Instance::BYTES));
+    assert_eq!(stats.device_frame.instance_bytes_written, 64 * u64::from(Instance::QUAD_BYTES));
     rig.finish();
 }
 both_flavors!(instance_chunks);
@@ -540,11 +543,12 @@ fn state_restored(ctx: &Ctx) {
     let b = rig.register(srgb, [0, 255, 0, 255]);
     let c = rig.register(srgb, [0, 0, 255, 255]); // grows b's array
                                                   // SAFETY: host-side state on the test's own context and objects.
-    let (host_tex, host_buf, host_pbo, host_vao, host_sampler) = unsafe {
+    let (host_tex, host_buf, host_pbo, host_vao, host_ebo, host_sampler) = unsafe {
         let host_tex = gl.create_texture().unwrap();
         let host_buf = gl.create_buffer().unwrap();
         let host_pbo = gl.create_buffer().unwrap();
         let host_vao = gl.create_vertex_array().unwrap();
+        let host_ebo = gl.create_buffer().unwrap();
         let host_sampler = gl.create_sampler().unwrap();
         gl.sampler_parameter_i32(host_sampler, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
         gl.sampler_parameter_i32(host_sampler, glow::TEXTURE_MAG_FILTER, glow::NEAREST as i32);
@@ -555,6 +559,8 @@ fn state_restored(ctx: &Ctx) {
         gl.bind_buffer(glow::ARRAY_BUFFER, Some(host_buf));
         gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(host_pbo));
         gl.bind_vertex_array(Some(host_vao));
+        // The element buffer is vertex-array state: layerbatch's indexed draws use their own.
+        gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(host_ebo));
         gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
         gl.pixel_store_i32(glow::UNPACK_ROW_LENGTH, 7);
         gl.enable(glow::SCISSOR_TEST);
@@ -566,7 +572,7 @@ fn state_restored(ctx: &Ctx) {
         gl.viewport(3, 4, 50, 60);
         gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
         gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(rig.target.fbo));
-        (host_tex, host_buf, host_pbo, host_vao, host_sampler)
+        (host_tex, host_buf, host_pbo, host_vao, host_ebo, host_sampler)
     };
     rig.batcher.begin_frame();
     rig.batcher.push(&Quad::rect(a, [0.0, 0.0], [64.0, 32.0])).unwrap();
@@ -584,6 +590,7 @@ fn state_restored(ctx: &Ctx) {
         assert_eq!(gl.get_parameter_buffer(glow::ARRAY_BUFFER_BINDING), Some(host_buf));
         assert_eq!(gl.get_parameter_buffer(glow::PIXEL_UNPACK_BUFFER_BINDING), Some(host_pbo));
         assert_eq!(gl.get_parameter_vertex_array(glow::VERTEX_ARRAY_BINDING), Some(host_vao));
+        assert_eq!(gl.get_parameter_buffer(glow::ELEMENT_ARRAY_BUFFER_BINDING), Some(host_ebo));
         assert_eq!(gl.get_parameter_program(glow::CURRENT_PROGRAM), None);
         assert_eq!(gl.get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING), None);
         assert_eq!(gl.get_parameter_framebuffer(glow::READ_FRAMEBUFFER_BINDING), Some(rig.target.fbo));
@@ -625,6 +632,7 @@ fn state_restored(ctx: &Ctx) {
         gl.delete_texture(host_tex);
         gl.delete_buffer(host_buf);
         gl.delete_buffer(host_pbo);
+        gl.delete_buffer(host_ebo);
         gl.bind_vertex_array(None);
         gl.delete_vertex_array(host_vao);
     }

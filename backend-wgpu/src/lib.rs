@@ -38,6 +38,11 @@
 //!   (core never lets a draw cross a block), each in one vertex buffer of a pool reused frame
 //!   to frame: any number of quads, no buffer above the device's `max_buffer_size`. Layer
 //!   writes staged after a GPU copy are split into buffers no larger than it, too.
+//! - **Indexed quads.** Each instance is written once per corner and a segment is one
+//!   indexed draw of two triangles a quad, from an index buffer made at creation for
+//!   `instance_capacity` quads (1.5 MiB at the default 65,536), not an instanced draw:
+//!   software rasterizers (SwiftShader, llvmpipe) run one internal draw per instance. See
+//!   `layerbatch_core::Instance::VERTICES`.
 //! - **Several plans per frame.** [`Renderer::prepare`] returns a [`Prepared`] handle and
 //!   [`Renderer::render_prepared`] draws that plan ([`Renderer::render`]: the last one), so
 //!   several plans prepared before one submit are each drawn in their own place, in one pass

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use layerbatch_core::plan::{expand_quads, quad_indices};
 use layerbatch_core::{
     mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, DrawState, Filter,
     Format, FramePlan, Instance, LevelWrite, Limits, PlanTarget, PlanValidator, ResourceOp, Stats, Viewport, Wrap,
@@ -363,7 +364,12 @@ pub struct Renderer {
     /// Plans executed past the validator, successfully or not (the bind-group cache's clock).
     frame_index: u64,
     /// The pool of instance vertex buffers, shared by a frame's plans, reused frame to frame.
+    /// Each instance is written once per corner (`Instance::VERTICES`).
     instance_buffers: Vec<wgpu::Buffer>,
+    /// Indices of `instance_capacity` quads (`quad_indices`), written once at creation.
+    indices: wgpu::Buffer,
+    /// Scratch: a block's vertices (`expand_quads`), kept frame to frame.
+    vertices: Vec<Instance>,
     /// Where the current frame's next instance block goes: (buffer, byte offset).
     cursor: (usize, u64),
     /// Instance bytes the current frame has placed.
@@ -438,8 +444,9 @@ impl Renderer {
             dl.max_dynamic_uniform_buffers_per_pipeline_layout,
         )?;
         let globals_stride = GLOBALS_BYTES.next_multiple_of(u64::from(dl.min_uniform_buffer_offset_alignment.max(1)));
-        let max_instances = (dl.max_buffer_size / u64::from(Instance::BYTES)).min(u64::from(u32::MAX)) as u32;
-        check("max_buffer_size / Instance::BYTES (instances per buffer)", budget.instance_capacity, max_instances)?;
+        // A block's vertices fill at most one buffer; its indices take less (6 x 4 bytes a quad).
+        let max_instances = (dl.max_buffer_size / u64::from(Instance::QUAD_BYTES)).min(u64::from(u32::MAX)) as u32;
+        check("max_buffer_size / Instance::QUAD_BYTES (quads per buffer)", budget.instance_capacity, max_instances)?;
         // wgpu's GL backend picks the GL texture target from the layer count (1 layer is a 2D
         // texture, a multiple of 6 a cube), whatever the view says. Core avoids those counts
         // when the budget says so; a budget that does not would draw wrong, silently.
@@ -464,12 +471,19 @@ impl Renderer {
             }],
         });
         let late = Late::default();
-        let (viewport, placeholder, samplers) = checked(
+        let (viewport, placeholder, samplers, indices) = checked(
             device,
             &late,
-            || "creating the globals, the samplers and the placeholder texture".to_string(),
+            || "creating the globals, the samplers, the placeholder texture and the index buffer".to_string(),
             || {
                 let viewport = create_viewport(device, &globals_layout, globals_stride, 1);
+                // Quads are indexed, not instanced: see `Instance::VERTICES`.
+                let list: Vec<u32> = quad_indices(budget.instance_capacity).collect();
+                let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("layerbatch quad indices"),
+                    contents: bytemuck::cast_slice(&list),
+                    usage: wgpu::BufferUsages::INDEX,
+                });
                 // Every slot's sampler, chosen per array by `sampler_index`.
                 let samplers =
                     SAMPLER_KINDS.iter().map(|&(filter, wrap)| create_sampler(device, filter, wrap)).collect();
@@ -491,7 +505,7 @@ impl Renderer {
                         dimension: Some(wgpu::TextureViewDimension::D2Array),
                         ..Default::default()
                     });
-                (viewport, placeholder, samplers)
+                (viewport, placeholder, samplers, indices)
             },
         )?;
 
@@ -552,6 +566,8 @@ impl Renderer {
             next_serial: 0,
             frame_index: 0,
             instance_buffers: Vec::new(),
+            indices,
+            vertices: Vec::new(),
             cursor: (0, 0),
             frame_bytes: 0,
             peak_frame_bytes: 0,
@@ -808,8 +824,10 @@ impl Renderer {
     /// rectangle, its draw state's globals (viewport and transform, at a dynamic offset), its
     /// instance block's vertex buffer range, the pipeline of its tier and blend mode and the
     /// slot bind group (each only when it changes: a bind group is set when a segment rebinds
-    /// a slot or changes tier) and one instanced draw. Any plan of the current frame may be
-    /// drawn, in any pass, any number of times.
+    /// a slot or changes tier) and one indexed draw (the renderer's quad index buffer is set
+    /// once per call). Any plan of the current frame may be drawn, in any pass, any number of
+    /// times. Like any recorder into a shared pass, it leaves the pipeline, bind groups,
+    /// vertex and index buffers it set: a host drawing after it sets its own again.
     ///
     /// **Viewport.** With a [`Viewport::rect`] that is not the whole target, the pass's
     /// viewport is set to its visible part ([`Viewport::visible_px`]); with the whole target it
@@ -932,6 +950,9 @@ impl Renderer {
             // their origin into it).
             pass.set_viewport(vx as f32, vy as f32, vw as f32, vh as f32, 0.0, 1.0);
         }
+        // The quads' corners, for every draw of the plan (block-relative: each block's vertex
+        // buffer range starts at its first quad).
+        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         let (mut sets, mut draws) = (0, 0);
         let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, (usize::MAX, u64::MAX));
         let mut globals = None;
@@ -970,7 +991,7 @@ impl Renderer {
                 group = d.serial;
                 sets += 1;
             }
-            pass.draw(0..4, d.instances.clone());
+            pass.draw_indexed(d.instances.start * Instance::INDICES..d.instances.end * Instance::INDICES, 0, 0..1);
             draws += 1;
         }
         if scissor.is_some_and(|r| r != full) {
@@ -1265,8 +1286,10 @@ impl Renderer {
         let capacity = u64::from(plan.instance_capacity.max(1));
         let blocks = (plan.instances.len() as u64).div_ceil(capacity);
         let mut placed = Vec::with_capacity(blocks as usize);
-        for k in 0..blocks {
-            let data: &[u8] = bytemuck::cast_slice(plan.block(k as u32));
+        let mut vertices = std::mem::take(&mut self.vertices);
+        let result = (0..blocks).try_for_each(|k| {
+            expand_quads(plan.block(k as u32), &mut vertices);
+            let data: &[u8] = bytemuck::cast_slice(&vertices);
             let bytes = data.len() as u64;
             let block = self.place(device, bytes, capacity)?;
             checked(
@@ -1277,8 +1300,10 @@ impl Renderer {
             )?;
             frame.instance_bytes_written += bytes;
             placed.push(block);
-        }
-        Ok(placed)
+            Ok(())
+        });
+        self.vertices = vertices;
+        result.map(|()| placed)
     }
 
     /// Room for a block of `bytes` (at most `capacity` instances) in the pool, after every
@@ -1293,7 +1318,7 @@ impl Renderer {
     /// its buffer. The pool stops growing once it holds the largest frame: at most one
     /// buffer per block of the largest frame, each at most `capacity` instances.
     fn place(&mut self, device: &wgpu::Device, bytes: u64, capacity: u64) -> Result<Block, Error> {
-        let stride = u64::from(Instance::BYTES);
+        let stride = u64::from(Instance::QUAD_BYTES);
         let size_for =
             |bytes: u64| (bytes.div_ceil(stride)).next_power_of_two().max(MIN_INSTANCES).min(capacity) * stride;
         loop {
@@ -1751,12 +1776,12 @@ fn create_pipeline(
             compilation_options: Default::default(),
             buffers: &[Some(wgpu::VertexBufferLayout {
                 array_stride: Instance::BYTES as u64,
-                step_mode: wgpu::VertexStepMode::Instance,
+                step_mode: wgpu::VertexStepMode::Vertex,
                 attributes: &INSTANCE_ATTRIBUTES,
             })],
         },
         primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleStrip,
+            topology: wgpu::PrimitiveTopology::TriangleList,
             cull_mode: None,
             ..Default::default()
         },

@@ -148,9 +148,11 @@ fn vs_main(
     @location(5) color: vec4<f32>,
     @location(6) slot_flags_layer: u32,
 ) -> VsOut {
-    // A 4-vertex triangle strip: corner (s, t) = (i % 2, i / 2). Arithmetic, not bit
-    // operations: every mask or shift of the source is one of the named layout constants.
-    let st = vec2<f32>(f32(vertex_index % 2u), f32(vertex_index / 2u));
+    // Corner k of the quad (its vertex 4q + k, indexed: see Instance::VERTICES) is
+    // (s, t) = (k % 2, k / 2). Arithmetic, not bit operations: every mask or shift of the
+    // source is one of the named layout constants.
+    let corner = vertex_index % 4u;
+    let st = vec2<f32>(f32(corner % 2u), f32(corner / 2u));
     let q = origin + st.x * axis_x + st.y * axis_y;
     // The segment's transform, in pixels, before the viewport mapping.
     let p = globals.linear.xy * q.x + globals.linear.zw * q.y + globals.translate.xy;

@@ -79,9 +79,9 @@ fn wgpu_five_million_quads() {
     assert_eq!(s.core_frame.quads, u64::from(FIVE_MILLION));
     assert!(s.device_frame.draw_calls >= blocks, "{} draws for {blocks} blocks", s.device_frame.draw_calls);
     assert_eq!(s.device_frame.draw_calls, s.core_frame.draw_calls);
-    assert_eq!(s.device_frame.instance_bytes_written, u64::from(FIVE_MILLION) * u64::from(Instance::BYTES));
+    assert_eq!(s.device_frame.instance_bytes_written, u64::from(FIVE_MILLION) * u64::from(Instance::QUAD_BYTES));
     assert_eq!(r.instance_buffers() as u64, blocks, "one vertex buffer per block");
-    assert!(r.instance_buffer_bytes() <= blocks * u64::from(capacity) * u64::from(Instance::BYTES));
+    assert!(r.instance_buffer_bytes() <= blocks * u64::from(capacity) * u64::from(Instance::QUAD_BYTES));
     expect_one_pixel_quads(&frame, ids.len(), FIVE_MILLION, "five million quads");
     println!(
         "{}: 5,000,000 quads: planned in {planned:.2?}, prepared, rendered and read back by {drawn:.2?}, \
@@ -103,7 +103,7 @@ fn instance_blocks_within_a_small_max_buffer_size() {
         let errors = record_uncaptured(&gpu.device);
         let (mut b, mut r) = setup(&gpu, Config::default());
         let capacity = b.budget().instance_capacity;
-        assert_eq!(capacity, (1 << 20) / Instance::BYTES, "{test}: the capacity one buffer holds");
+        assert_eq!(capacity, (1 << 20) / Instance::QUAD_BYTES, "{test}: the capacity one buffer holds");
         let ids: Vec<TextureId> =
             (0..5).map(|i| b.register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
         for quads in [100_000u32, 30_000] {

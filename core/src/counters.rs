@@ -142,7 +142,8 @@ pub struct DeviceCounters {
     pub pipeline_compiles: u64,
     /// Texture bytes written from the CPU.
     pub texture_bytes_written: u64,
-    /// Instance bytes written from the CPU.
+    /// Vertex bytes written from the CPU: each quad's [`crate::Instance`] once per corner,
+    /// [`crate::Instance::QUAD_BYTES`] a quad.
     pub instance_bytes_written: u64,
     /// Layers copied on the GPU (growth).
     pub layers_copied: u64,

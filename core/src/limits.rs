@@ -30,8 +30,9 @@ pub struct Limits {
     /// with 1 layer or a multiple of 6 layers.
     pub avoid_ambiguous_layer_counts: bool,
     /// Largest buffer the device can create, bytes (`max_buffer_size` on wgpu; on GL, whose
-    /// buffer sizes and attribute offsets are 32-bit signed, `i32::MAX`). Caps [`Config::instance_capacity`], so that one block of
-    /// instances always fits one buffer.
+    /// buffer sizes and attribute offsets are 32-bit signed, `i32::MAX`). Caps
+    /// [`Config::instance_capacity`], so that one block of quads, [`Instance::QUAD_BYTES`]
+    /// each, always fits one buffer.
     pub max_buffer_bytes: u64,
 }
 
@@ -161,9 +162,10 @@ pub struct Config {
     /// padded layer is wasted; otherwise it gets a class of its own exact size. 0 disables
     /// padding. Default 0.5.
     pub max_padding_waste: f32,
-    /// Instances per instance buffer. A frame with more quads flushes (counted) at each
-    /// multiple. Default 65536 (4 MiB). Clamped so one buffer of them fits the device's
-    /// `max_buffer_bytes`.
+    /// Quads per vertex-buffer block. A frame with more quads flushes (counted) at each
+    /// multiple. Default 65536: 16 MiB of vertices at most (4 vertices of 64 bytes a quad,
+    /// [`Instance::QUAD_BYTES`]), and an index buffer of 1.5 MiB (6 `u32` a quad) that each
+    /// backend makes once. Clamped so one block fits the device's `max_buffer_bytes`.
     pub instance_capacity: u32,
     /// Victim choice of the slot ladder. Default [`VictimChoice::NextUse`].
     pub victim: VictimChoice,
@@ -360,7 +362,8 @@ impl Budget {
             return Err(ConfigError::PaddingWaste(config.max_padding_waste));
         }
         let device_slots = limits.max_texture_units.min(MAX_SLOTS_PER_DRAW);
-        let device_instances = (limits.max_buffer_bytes / u64::from(Instance::BYTES)).min(u64::from(u32::MAX)) as u32;
+        let device_instances =
+            (limits.max_buffer_bytes / u64::from(Instance::QUAD_BYTES)).min(u64::from(u32::MAX)) as u32;
         if device_slots == 0 || limits.max_array_layers == 0 || limits.max_texture_size_px == 0 || device_instances == 0
         {
             return Err(ConfigError::DeviceLimits(*limits));

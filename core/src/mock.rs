@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, PlanError, PlanValidator, ResourceOp};
+use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, PlanError, PlanValidator, ResourceOp};
 use crate::{Budget, DeviceCounters, TextureId};
 
 /// One thing a backend would do.
@@ -301,7 +301,8 @@ impl MockDevice {
             c.draw_calls += 1;
             self.calls.push(Call::Draw { tier: seg.tier, instances: seg.instances.clone() });
         }
-        c.instance_bytes_written = std::mem::size_of_val(plan.instances.as_slice()) as u64;
+        // Backends write each instance once per corner.
+        c.instance_bytes_written = plan.instances.len() as u64 * u64::from(Instance::QUAD_BYTES);
         self.frame = c;
         self.total.accumulate(&c);
         Ok(())

@@ -927,8 +927,9 @@ fn byte_arithmetic_never_wraps() {
 fn instance_capacity_fits_the_device_buffer() {
     let limits = Limits { max_buffer_bytes: 1 << 20, ..Limits::guaranteed_minimum() };
     let b = Batcher::new(limits, Config::default()).unwrap();
-    assert_eq!(b.budget().instance_capacity, (1 << 20) / Instance::BYTES);
-    let none = Limits { max_buffer_bytes: 47, ..Limits::guaranteed_minimum() };
+    assert_eq!(b.budget().instance_capacity, (1 << 20) / Instance::QUAD_BYTES);
+    // Room for one instance but not for its four vertices.
+    let none = Limits { max_buffer_bytes: u64::from(Instance::QUAD_BYTES) - 1, ..Limits::guaranteed_minimum() };
     assert!(matches!(Batcher::new(none, Config::default()), Err(ConfigError::DeviceLimits(_))));
 }
 

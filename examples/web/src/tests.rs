@@ -200,7 +200,7 @@ fn check_executed(plan: &FramePlan, stats: &layerbatch::Stats) -> Result<(), Fai
         stats.device_frame.draw_calls,
         plan.segments.len()
     );
-    let instance_bytes = plan.instances.len() as u64 * u64::from(Instance::BYTES);
+    let instance_bytes = plan.instances.len() as u64 * u64::from(Instance::QUAD_BYTES);
     ensure!(stats.device_frame.instance_bytes_written == instance_bytes, "instance bytes written");
     ensure!(stats.device_frame.texture_bytes_written == plan.counters.bytes_uploaded, "texture bytes written");
     Ok(())
