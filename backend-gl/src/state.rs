@@ -10,7 +10,7 @@ use crate::host::{Bound, HostGl};
 pub(crate) struct Needs {
     /// Texture units `0..units` get `TEXTURE_2D_ARRAY` bindings and sampler 0.
     pub(crate) units: u32,
-    /// Instanced draws: program, VAO, array buffer, viewport, blend, capabilities, colour mask.
+    /// Draws: program, VAO, array buffer, viewport, blend, capabilities, colour mask.
     pub(crate) draw: bool,
     /// The draw framebuffer is rebound to the target's.
     pub(crate) draw_framebuffer: bool,

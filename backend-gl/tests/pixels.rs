@@ -1158,3 +1158,29 @@ fn srgb_render_target_round_trips(ctx: &Ctx) {
     rig.finish();
 }
 both_flavors!(srgb_render_target_round_trips);
+
+/// Quads are indexed `u32`s: a block of `instance_capacity` quads stays within the vertices
+/// the context can index (`MAX_ELEMENT_INDEX` on GLES, at least 2^24 - 1) and within glow's
+/// `i32` buffer sizes, and the budget derived from the queried limits respects both.
+fn index_range_fits_the_context(ctx: &Ctx) {
+    use glow::HasContext as _;
+    let gl = &ctx.gl;
+    let limits = Renderer::query_limits(gl);
+    assert!(limits.max_buffer_bytes <= i32::MAX as u64, "{limits:?}");
+    let budget =
+        layerbatch_core::Batcher::new(limits, layerbatch_core::Config::default().with_instance_capacity(u32::MAX))
+            .expect("budget")
+            .budget()
+            .clone();
+    let last_vertex = u64::from(budget.instance_capacity) * u64::from(Instance::VERTICES) - 1;
+    assert!(u64::from(budget.instance_capacity) * u64::from(Instance::QUAD_BYTES) <= limits.max_buffer_bytes);
+    if ctx.flavor == common::Flavor::Gles30 {
+        // SAFETY: an integer query on the current context.
+        let max_index = unsafe { gl.get_parameter_i32(glow::MAX_ELEMENT_INDEX) };
+        let max_index = if max_index < 0 { u64::from(u32::MAX) } else { max_index as u64 };
+        assert!(last_vertex <= max_index, "last vertex {last_vertex} past MAX_ELEMENT_INDEX {max_index}");
+    }
+    // SAFETY: an error query.
+    assert_eq!(unsafe { gl.get_error() }, glow::NO_ERROR, "querying the limits left no GL error");
+}
+both_flavors!(index_range_fits_the_context);

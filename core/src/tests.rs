@@ -1544,3 +1544,43 @@ fn clamp_flag_only_where_a_layer_is_shared_or_padded() {
     assert_eq!(flags(classes, TextureDesc::new(1500, 20)), 0);
     assert_eq!(flags(pages, TextureDesc::new(8, 8).with_wrap(Wrap::Repeat)), Instance::FLAG_REPEAT);
 }
+
+#[test]
+fn quad_indices_draw_each_quad_from_its_own_four_vertices() {
+    use crate::plan::quad_indices;
+    assert_eq!(quad_indices(0).len(), 0);
+    for quads in [1u32, 2, 7, 65536] {
+        let list: Vec<u32> = quad_indices(quads).collect();
+        assert_eq!(list.len(), quads as usize * Instance::INDICES as usize);
+        for (q, tri) in list.chunks(Instance::INDICES as usize).enumerate() {
+            let base = q as u32 * Instance::VERTICES;
+            // Two triangles of the quad's corners (s, t) = (k % 2, k / 2), sharing the
+            // diagonal 1-2: together they cover the quad once.
+            assert_eq!(tri, [base, base + 1, base + 2, base + 2, base + 1, base + 3], "quad {q} of {quads}");
+        }
+        assert_eq!(list.iter().max().copied(), Some(quads * Instance::VERTICES - 1));
+    }
+    // The largest count whose index list fits u32 works lazily; one more panics (documented).
+    let most = u32::MAX / Instance::INDICES;
+    assert_eq!(quad_indices(most).len(), (most * Instance::INDICES) as usize);
+    assert!(std::panic::catch_unwind(|| quad_indices(most + 1).len()).is_err());
+}
+
+#[test]
+fn expand_quads_writes_each_instance_per_corner_in_order_and_reuses_its_buffer() {
+    use crate::plan::expand_quads;
+    let instances: Vec<Instance> =
+        (0..100u8).map(|i| Instance { color: [i, 0, 0, 255], ..Instance::default() }).collect();
+    let mut out = Vec::new();
+    expand_quads(&instances, &mut out);
+    assert_eq!(out.len(), 400);
+    for (k, v) in out.iter().enumerate() {
+        assert_eq!(*v, instances[k / Instance::VERTICES as usize], "vertex {k}");
+    }
+    let capacity = out.capacity();
+    expand_quads(&instances[..3], &mut out);
+    assert_eq!((out.len(), out.capacity()), (12, capacity), "a smaller block reuses the allocation");
+    expand_quads(&[], &mut out);
+    assert!(out.is_empty());
+    assert_eq!(Instance::QUAD_BYTES as usize, 4 * std::mem::size_of::<Instance>());
+}
