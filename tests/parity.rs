@@ -73,3 +73,66 @@ fn same_pixels_and_counters_arrays_off() {
     // The plain ladder: 24 one-texture arrays over 16 slots, many flushes, same on both.
     compare(Config::default().with_arrays_enabled(false), "same_pixels_and_counters_arrays_off");
 }
+
+/// Instanced and indexed quads (`QuadVertices`) are two ways of feeding the same instances:
+/// on every device the same scene reads back to the same pixels, with four times the vertex
+/// bytes for indexed quads. On GL they are bit-identical; Vulkan orders a strip's second
+/// triangle (1, 3, 2) where the index list says (2, 1, 3), as GL does, so interpolation
+/// rounds differently at a few pixels (7 of 76,800 here, by 1). A small instance capacity makes segments start inside a
+/// block and frames cross blocks. Every device here is a software rasterizer, where
+/// `QuadVertices::Auto` resolves to indexed quads.
+#[test]
+fn instanced_and_indexed_quads_draw_the_same_pixels() {
+    use layerbatch::{Instance, QuadVertices};
+    let test = "instanced_and_indexed_quads_draw_the_same_pixels";
+    for kind in [DeviceKind::Gl, DeviceKind::Gles, DeviceKind::WgpuVulkan, DeviceKind::WgpuGl] {
+        let mut runs = Vec::new();
+        for quads in [QuadVertices::Instanced, QuadVertices::Indexed] {
+            let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
+            let auto = Batcher::new(dev.limits(), Config::default()).expect("budget");
+            assert!(dev.limits().software_rasterizer, "{kind:?}: {} is a software rasterizer", dev.adapter());
+            assert!(auto.budget().indexed_quads, "{kind:?}: Auto draws indexed quads on {}", dev.adapter());
+            let config = Config::default().with_instance_capacity(150).with_quad_vertices(quads);
+            let mut batcher = Batcher::new(dev.limits(), config).expect("budget");
+            assert_eq!(batcher.budget().indexed_quads, quads == QuadVertices::Indexed);
+            dev.init(batcher.budget()).expect("renderer");
+            let opts = SceneOptions { sprites: 400, textures: 24, viewport_px: SIZE, ..SceneOptions::default() };
+            let mut scene = Scene::new(&mut batcher, opts).expect("textures fit");
+            let mut draws = 0;
+            for _ in 0..3 {
+                let plan = scene.frame(&mut batcher, 1.0 / 60.0);
+                draws = plan.segments.len();
+                dev.draw(plan).unwrap_or_else(|e| panic!("{test}: {kind:?} {quads:?}: {e}"));
+            }
+            assert!(draws >= 3, "{kind:?}: 400 quads in blocks of 150 take at least 3 draws, got {draws}");
+            let bytes = dev.stats().device_frame.instance_bytes_written;
+            assert_eq!(bytes, 400 * u64::from(batcher.budget().quad_bytes()), "{kind:?} {quads:?}");
+            runs.push((dev.read(), bytes, dev.adapter().to_string()));
+        }
+        let (instanced, indexed) = (&runs[0], &runs[1]);
+        assert_eq!(indexed.1, 4 * instanced.1, "{kind:?}: indexed quads write each instance once per corner");
+        assert_eq!(instanced.1, 400 * u64::from(Instance::BYTES));
+        let diffs: Vec<u8> = instanced
+            .0
+            .chunks_exact(4)
+            .zip(indexed.0.chunks_exact(4))
+            .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0))
+            .collect();
+        let exact = diffs.iter().filter(|&&d| d > 0).count();
+        let worst = diffs.iter().copied().max().unwrap_or(0);
+        println!("{test}: {kind:?}: {exact} pixels not bit-identical, worst channel difference {worst}");
+        let differing = diffs.iter().filter(|&&d| d > TOLERANCE).count();
+        assert_eq!(
+            differing, 0,
+            "{kind:?} ({}): {differing} pixels differ by more than {TOLERANCE} between instanced and indexed quads",
+            instanced.2
+        );
+        if kind != DeviceKind::WgpuVulkan {
+            // GL orders a strip's second triangle (2, 1, 3), as the index list does.
+            assert_eq!(exact, 0, "{kind:?}: instanced and indexed quads are bit-identical on GL");
+        }
+        let lit = indexed.0.chunks_exact(4).filter(|p| p[..3] != [0, 0, 0]).count();
+        assert!(lit > indexed.0.len() / 4 / 4, "{kind:?}: only {lit} pixels drawn");
+        println!("{test}: {}: identical pixels, {} and {} vertex bytes a frame", instanced.2, instanced.1, indexed.1);
+    }
+}

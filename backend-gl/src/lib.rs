@@ -233,15 +233,23 @@
 //! ## Instances
 //!
 //! One vertex buffer, streamed per frame: each block of `FramePlan::instance_capacity`
-//! instances is uploaded, each instance once per corner (`Instance::VERTICES`), with
-//! `glBufferData` (which orphans the previous store) before its segments are drawn. Each
-//! segment is one `glDrawElements(GL_TRIANGLES, 6 * quads, GL_UNSIGNED_INT)` from an element
-//! buffer made at creation for `instance_capacity` quads (`quad_indices`; 1.5 MiB at the
-//! default 65,536), bound in the renderer's own vertex array. Quads are indexed, not
-//! instanced, because software rasterizers (SwiftShader in browsers without a GPU, llvmpipe)
-//! run an instanced draw as one internal draw per instance. GLES 3.0 has no base vertex, so
-//! the attribute pointers are offset to the segment's first quad. The stride and offsets are
-//! `Instance::BYTES` and the `Instance::OFFSET_*` constants.
+//! instances is uploaded with `glBufferData` (which orphans the previous store) before its
+//! segments are drawn. How a segment is drawn follows the budget's `indexed_quads`
+//! (`layerbatch_core::QuadVertices`; `Renderer::query_limits` reports llvmpipe, softpipe and
+//! SwiftShader, also behind ANGLE, as software rasterizers, where `Auto` picks indexed):
+//!
+//! - **Instanced** (the default on GPUs): one `glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4,
+//!   quads)`, the attributes advancing per instance.
+//! - **Indexed** (the default on software rasterizers, which run an instanced draw as one
+//!   internal draw per instance): each instance uploaded once per corner, and one
+//!   `glDrawElements(GL_TRIANGLES, 6 * quads, GL_UNSIGNED_INT)` from an element buffer made at
+//!   creation for `instance_capacity` quads (`quad_indices`; 1.5 MiB at the default 65,536),
+//!   bound in the renderer's own vertex array. On GLES and WebGL2 `query_limits` keeps a
+//!   block within `MAX_ELEMENT_INDEX`.
+//!
+//! GLES 3.0 has neither base instance nor base vertex, so the attribute pointers are offset to
+//! the segment's first quad. The stride and offsets are `Instance::BYTES` and the
+//! `Instance::OFFSET_*` constants.
 //!
 //! ## Arrays
 //!

@@ -186,8 +186,12 @@ pub struct Renderer {
     vao: glow::VertexArray,
     /// Vertices: each instance once per corner, streamed per block.
     vbo: glow::Buffer,
-    /// Indices of `instance_capacity` quads (`quad_indices`), uploaded once; part of `vao`.
+    /// With indexed quads, the indices of `instance_capacity` quads (`quad_indices`),
+    /// uploaded once; part of `vao`. Empty with instanced quads.
     ebo: glow::Buffer,
+    /// `Budget::indexed_quads`: each instance once per corner and `glDrawElements`, rather
+    /// than instanced `glDrawArraysInstanced`.
+    indexed: bool,
     /// Scratch: the current block's vertices (`expand_quads`), kept frame to frame.
     vertices: Vec<Instance>,
     arrays: HashMap<ArrayId, GpuArray>,
@@ -234,14 +238,21 @@ impl Renderer {
                 gl.get_parameter_i32(glow::MAX_ARRAY_TEXTURE_LAYERS).max(0) as u32,
                 gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE).max(0) as u32,
                 gl.get_parameter_string(glow::VERSION),
-                gl.get_parameter_string(glow::RENDERER),
+                // In a browser RENDERER is masked; glow enables WEBGL_debug_renderer_info
+                // where the browser has it, and its unmasked string names the rasterizer.
+                if gl.supported_extensions().contains("WEBGL_debug_renderer_info") {
+                    gl.get_parameter_string(UNMASKED_RENDERER_WEBGL)
+                } else {
+                    gl.get_parameter_string(glow::RENDERER)
+                },
                 gl.get_parameter_string(glow::SHADING_LANGUAGE_VERSION),
             )
         };
+        let software = is_software_renderer(&renderer);
         log::debug!(
             "layerbatch-gl: {version} ({renderer}), GLSL {glsl}; MAX_TEXTURE_IMAGE_UNITS {units}, \
              MAX_VERTEX_TEXTURE_IMAGE_UNITS {vertex_units}, MAX_COMBINED_TEXTURE_IMAGE_UNITS {combined_units}, \
-             MAX_ARRAY_TEXTURE_LAYERS {layers}, MAX_TEXTURE_SIZE {size}"
+             MAX_ARRAY_TEXTURE_LAYERS {layers}, MAX_TEXTURE_SIZE {size}; software rasterizer {software}"
         );
         let units = usable_texture_units(gl);
         // glow takes buffer sizes and attribute offsets as `i32`. GLES and WebGL2 may index
@@ -257,7 +268,7 @@ impl Renderer {
             u64::MAX
         };
         let max_buffer_bytes = (i32::MAX as u64).min(quads.saturating_mul(u64::from(Instance::QUAD_BYTES)));
-        Limits::new(units, layers, size).with_max_buffer_bytes(max_buffer_bytes)
+        Limits::new(units, layers, size).with_max_buffer_bytes(max_buffer_bytes).with_software_rasterizer(software)
     }
 
     /// Creates the renderer for `budget` (from [`layerbatch_core::Batcher::budget`]): compiles
@@ -347,15 +358,18 @@ impl Renderer {
             };
             gl.bind_vertex_array(Some(vao));
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-            let capacity_bytes = budget.instance_capacity as usize * Instance::QUAD_BYTES as usize;
+            let capacity_bytes = budget.instance_capacity as usize * budget.quad_bytes() as usize;
             gl.buffer_data_size(glow::ARRAY_BUFFER, capacity_bytes.min(i32::MAX as usize) as i32, glow::STREAM_DRAW);
-            // The element binding is state of our vertex array: the host's is not touched.
-            // Indexed quads, not instanced ones: see `Instance::VERTICES`.
-            let indices: Vec<u32> = quad_indices(budget.instance_capacity).collect();
-            gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ebo));
-            gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, bytemuck::cast_slice(&indices), glow::STATIC_DRAW);
+            if budget.indexed_quads {
+                // The element binding is state of our vertex array: the host's is not touched.
+                let indices: Vec<u32> = quad_indices(budget.instance_capacity).collect();
+                gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ebo));
+                gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, bytemuck::cast_slice(&indices), glow::STATIC_DRAW);
+            }
             for a in 0..attr::COUNT {
                 gl.enable_vertex_attrib_array(a);
+                // Instanced quads: one instance per quad; indexed: one per vertex.
+                gl.vertex_attrib_divisor(a, u32::from(!budget.indexed_quads));
             }
             restore(&gl);
             let links = programs.len() as u64;
@@ -376,6 +390,7 @@ impl Renderer {
                 vao,
                 vbo,
                 ebo,
+                indexed: budget.indexed_quads,
                 vertices: Vec::new(),
                 arrays: HashMap::new(),
                 copy_fbos: None,
@@ -426,6 +441,13 @@ impl Renderer {
     /// Arrays alive on the device.
     pub fn array_count(&self) -> usize {
         self.arrays.len()
+    }
+
+    /// Whether quads are drawn indexed (each instance written once per corner,
+    /// `glDrawElements`) rather than instanced: the budget's `indexed_quads`
+    /// ([`layerbatch_core::QuadVertices`]).
+    pub fn indexed_quads(&self) -> bool {
+        self.indexed
     }
 
     /// The slot tier of the program each draw call of the last paint used, in order (for
@@ -1011,8 +1033,12 @@ impl Renderer {
             let seg_block = r.start / cap;
             if seg_block != block {
                 block = seg_block;
-                expand_quads(plan.block(block), &mut self.vertices);
-                let bytes: &[u8] = bytemuck::cast_slice(&self.vertices);
+                let bytes: &[u8] = if self.indexed {
+                    expand_quads(plan.block(block), &mut self.vertices);
+                    bytemuck::cast_slice(&self.vertices)
+                } else {
+                    bytemuck::cast_slice(plan.block(block))
+                };
                 // SAFETY: our buffer is bound to ARRAY_BUFFER; the slice is valid for its length.
                 // Re-specifying the store orphans the previous block's data still in flight.
                 unsafe { gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, bytes, glow::STREAM_DRAW) };
@@ -1048,7 +1074,8 @@ impl Renderer {
                 }
                 // No base vertex on GLES 3.0: the attributes start at the segment's first quad,
                 // and its indices at 0.
-                let base = (r.start - seg_block * cap) * Instance::QUAD_BYTES;
+                let quad_bytes = if self.indexed { Instance::QUAD_BYTES } else { Instance::BYTES };
+                let base = (r.start - seg_block * cap) * quad_bytes;
                 let at = |offset: u32| (base + offset) as i32;
                 let stride = Instance::BYTES as i32;
                 gl.vertex_attrib_pointer_f32(attr::ORIGIN, 2, glow::FLOAT, false, stride, at(Instance::OFFSET_ORIGIN));
@@ -1085,8 +1112,12 @@ impl Renderer {
                     stride,
                     at(Instance::OFFSET_SLOT_FLAGS_LAYER),
                 );
-                let indices = (r.end - r.start) * Instance::INDICES;
-                gl.draw_elements(glow::TRIANGLES, indices as i32, glow::UNSIGNED_INT, 0);
+                if self.indexed {
+                    let indices = (r.end - r.start) * Instance::INDICES;
+                    gl.draw_elements(glow::TRIANGLES, indices as i32, glow::UNSIGNED_INT, 0);
+                } else {
+                    gl.draw_arrays_instanced(glow::TRIANGLE_STRIP, 0, 4, (r.end - r.start) as i32);
+                }
             }
             c.draw_calls += 1;
             self.drawn_tiers.push(seg.tier);
@@ -1251,6 +1282,36 @@ impl Drop for Renderer {
                 self.programs.len(),
                 self.arrays.len()
             );
+        }
+    }
+}
+
+/// `UNMASKED_RENDERER_WEBGL` (`WEBGL_debug_renderer_info`).
+const UNMASKED_RENDERER_WEBGL: u32 = 0x9246;
+
+/// Whether a `RENDERER` string names a rasterizer that runs on the CPU (Mesa's llvmpipe,
+/// softpipe and swrast, Google's SwiftShader, also behind ANGLE).
+fn is_software_renderer(renderer: &str) -> bool {
+    let r = renderer.to_ascii_lowercase();
+    ["llvmpipe", "softpipe", "swrast", "swiftshader", "mesa offscreen"].iter().any(|s| r.contains(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_software_renderer;
+
+    #[test]
+    fn software_renderers_are_recognised() {
+        for soft in [
+            "llvmpipe (LLVM 15.0.6, 256 bits)",
+            "ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver)",
+            "Google SwiftShader",
+            "softpipe",
+        ] {
+            assert!(is_software_renderer(soft), "{soft}");
+        }
+        for gpu in ["NVIDIA H200/PCIe/SSE2", "AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.6)", "WebKit WebGL"] {
+            assert!(!is_software_renderer(gpu), "{gpu}");
         }
     }
 }

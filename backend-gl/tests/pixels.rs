@@ -108,7 +108,8 @@ fn check_plan_executed(plan: &FramePlan, renderer: &Renderer) {
     assert_eq!(renderer.last_drawn_tiers(), tiers.as_slice());
     assert_eq!(
         stats.device_frame.instance_bytes_written,
-        plan.instances.len() as u64 * u64::from(Instance::QUAD_BYTES)
+        plan.instances.len() as u64
+            * u64::from(if renderer.indexed_quads() { Instance::QUAD_BYTES } else { Instance::BYTES })
     );
     assert_eq!(stats.device_frame.texture_bytes_written, plan.counters.bytes_uploaded);
     assert_eq!(stats.device_total.pipeline_compiles, renderer.tiers().len() as u64);
@@ -522,7 +523,7 @@ fn instance_chunks(ctx: &Ctx) {
     let stats = rig.stats();
     assert_eq!(stats.core_frame.flushes_instance_buffer_full, 3);
     assert!(stats.core_frame.flushes_slots_exhausted > 0);
-    assert_eq!(stats.device_frame.instance_bytes_written, 64 * u64::from(Instance::QUAD_BYTES));
+    assert_eq!(stats.device_frame.instance_bytes_written, 64 * u64::from(rig.batcher.budget().quad_bytes()));
     rig.finish();
 }
 both_flavors!(instance_chunks);
@@ -1167,12 +1168,17 @@ fn index_range_fits_the_context(ctx: &Ctx) {
     let gl = &ctx.gl;
     let limits = Renderer::query_limits(gl);
     assert!(limits.max_buffer_bytes <= i32::MAX as u64, "{limits:?}");
-    let budget =
-        layerbatch_core::Batcher::new(limits, layerbatch_core::Config::default().with_instance_capacity(u32::MAX))
-            .expect("budget")
-            .budget()
-            .clone();
+    let budget = layerbatch_core::Batcher::new(
+        limits,
+        layerbatch_core::Config::default()
+            .with_instance_capacity(u32::MAX)
+            .with_quad_vertices(layerbatch_core::QuadVertices::Indexed),
+    )
+    .expect("budget")
+    .budget()
+    .clone();
     let last_vertex = u64::from(budget.instance_capacity) * u64::from(Instance::VERTICES) - 1;
+    assert!(budget.indexed_quads);
     assert!(u64::from(budget.instance_capacity) * u64::from(Instance::QUAD_BYTES) <= limits.max_buffer_bytes);
     if ctx.flavor == common::Flavor::Gles30 {
         // SAFETY: an integer query on the current context.

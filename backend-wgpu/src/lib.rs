@@ -38,11 +38,13 @@
 //!   (core never lets a draw cross a block), each in one vertex buffer of a pool reused frame
 //!   to frame: any number of quads, no buffer above the device's `max_buffer_size`. Layer
 //!   writes staged after a GPU copy are split into buffers no larger than it, too.
-//! - **Indexed quads.** Each instance is written once per corner and a segment is one
-//!   indexed draw of two triangles a quad, from an index buffer made at creation for
-//!   `instance_capacity` quads (1.5 MiB at the default 65,536), not an instanced draw:
-//!   software rasterizers (SwiftShader, llvmpipe) run one internal draw per instance. See
-//!   `layerbatch_core::Instance::VERTICES`.
+//! - **Instanced or indexed quads.** By the budget's `indexed_quads`
+//!   (`layerbatch_core::QuadVertices`; [`device_limits`] reports a CPU adapter as a software
+//!   rasterizer, where `Auto` picks indexed): a segment is one instanced draw of a 4-vertex
+//!   strip per quad, or, indexed, each instance is written once per corner and a segment is
+//!   one indexed draw of two triangles a quad, from an index buffer made at creation for
+//!   `instance_capacity` quads (1.5 MiB at the default 65,536). Software rasterizers
+//!   (SwiftShader, lavapipe) run an instanced draw as one internal draw per instance.
 //! - **Several plans per frame.** [`Renderer::prepare`] returns a [`Prepared`] handle and
 //!   [`Renderer::render_prepared`] draws that plan ([`Renderer::render`]: the last one), so
 //!   several plans prepared before one submit are each drawn in their own place, in one pass

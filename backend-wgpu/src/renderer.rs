@@ -42,9 +42,12 @@ pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
         .with_max_buffer_bytes(device_limits.max_buffer_size)
 }
 
-/// [`limits`] for `device`: its backend and the limits it was created with.
+/// [`limits`] for `device`: its backend and the limits it was created with, and
+/// `software_rasterizer` when its adapter is a CPU one ([`wgpu::DeviceType::Cpu`]: lavapipe,
+/// llvmpipe and SwiftShader behind wgpu's GL backend, SwiftShader behind a browser's WebGPU).
 pub fn device_limits(device: &wgpu::Device) -> Limits {
-    limits(device.adapter_info().backend, &device.limits())
+    let info = device.adapter_info();
+    limits(info.backend, &device.limits()).with_software_rasterizer(info.device_type == wgpu::DeviceType::Cpu)
 }
 
 /// How the pipelines are built, beyond the target format. Match the host's render pass.
@@ -366,8 +369,9 @@ pub struct Renderer {
     /// The pool of instance vertex buffers, shared by a frame's plans, reused frame to frame.
     /// Each instance is written once per corner (`Instance::VERTICES`).
     instance_buffers: Vec<wgpu::Buffer>,
-    /// Indices of `instance_capacity` quads (`quad_indices`), written once at creation.
-    indices: wgpu::Buffer,
+    /// With indexed quads (`Budget::indexed_quads`), the indices of `instance_capacity` quads
+    /// (`quad_indices`), written once at creation; `None` with instanced quads.
+    indices: Option<wgpu::Buffer>,
     /// Scratch: a block's vertices (`expand_quads`), kept frame to frame.
     vertices: Vec<Instance>,
     /// Where the current frame's next instance block goes: (buffer, byte offset).
@@ -444,9 +448,9 @@ impl Renderer {
             dl.max_dynamic_uniform_buffers_per_pipeline_layout,
         )?;
         let globals_stride = GLOBALS_BYTES.next_multiple_of(u64::from(dl.min_uniform_buffer_offset_alignment.max(1)));
-        // A block's vertices fill at most one buffer; its indices take less (6 x 4 bytes a quad).
-        let max_instances = (dl.max_buffer_size / u64::from(Instance::QUAD_BYTES)).min(u64::from(u32::MAX)) as u32;
-        check("max_buffer_size / Instance::QUAD_BYTES (quads per buffer)", budget.instance_capacity, max_instances)?;
+        // A block's vertices fill at most one buffer; indices take less (6 x 4 bytes a quad).
+        let max_instances = (dl.max_buffer_size / u64::from(budget.quad_bytes())).min(u64::from(u32::MAX)) as u32;
+        check("max_buffer_size / Budget::quad_bytes (quads per buffer)", budget.instance_capacity, max_instances)?;
         // wgpu's GL backend picks the GL texture target from the layer count (1 layer is a 2D
         // texture, a multiple of 6 a cube), whatever the view says. Core avoids those counts
         // when the budget says so; a budget that does not would draw wrong, silently.
@@ -477,12 +481,14 @@ impl Renderer {
             || "creating the globals, the samplers, the placeholder texture and the index buffer".to_string(),
             || {
                 let viewport = create_viewport(device, &globals_layout, globals_stride, 1);
-                // Quads are indexed, not instanced: see `Instance::VERTICES`.
-                let list: Vec<u32> = quad_indices(budget.instance_capacity).collect();
-                let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("layerbatch quad indices"),
-                    contents: bytemuck::cast_slice(&list),
-                    usage: wgpu::BufferUsages::INDEX,
+                // Indexed quads (software rasterizers): see `QuadVertices`.
+                let indices = budget.indexed_quads.then(|| {
+                    let list: Vec<u32> = quad_indices(budget.instance_capacity).collect();
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("layerbatch quad indices"),
+                        contents: bytemuck::cast_slice(&list),
+                        usage: wgpu::BufferUsages::INDEX,
+                    })
                 });
                 // Every slot's sampler, chosen per array by `sampler_index`.
                 let samplers = SAMPLER_KINDS
@@ -533,8 +539,10 @@ impl Renderer {
             }
             // One module per tier, one pipeline per blend mode of it.
             for mode in BlendMode::ALL {
-                let (pipeline, verdict) =
-                    scoped(device, || create_pipeline(device, &pipeline_layout, &module, target, options, tier, mode));
+                let (pipeline, verdict) = scoped(device, || {
+                    let kind = PipelineKind { tier, mode, indexed: budget.indexed_quads };
+                    create_pipeline(device, &pipeline_layout, &module, target, options, kind)
+                });
                 if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: format!("{mode:?} blending") })
                 {
                     return Err(e);
@@ -606,6 +614,13 @@ impl Renderer {
     /// Bind groups in the cache.
     pub fn cached_bind_groups(&self) -> usize {
         self.groups.len()
+    }
+
+    /// Whether quads are drawn indexed (each instance written once per corner, one indexed
+    /// draw) rather than instanced: the budget's `indexed_quads`
+    /// ([`layerbatch_core::QuadVertices`]).
+    pub fn indexed_quads(&self) -> bool {
+        self.indices.is_some()
     }
 
     /// Instance vertex buffers in the pool, shared by a frame's plans: at least the most
@@ -954,7 +969,9 @@ impl Renderer {
         }
         // The quads' corners, for every draw of the plan (block-relative: each block's vertex
         // buffer range starts at its first quad).
-        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+        if let Some(indices) = &self.indices {
+            pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+        }
         let (mut sets, mut draws) = (0, 0);
         let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, (usize::MAX, u64::MAX));
         let mut globals = None;
@@ -993,7 +1010,11 @@ impl Renderer {
                 group = d.serial;
                 sets += 1;
             }
-            pass.draw_indexed(d.instances.start * Instance::INDICES..d.instances.end * Instance::INDICES, 0, 0..1);
+            if self.indices.is_some() {
+                pass.draw_indexed(d.instances.start * Instance::INDICES..d.instances.end * Instance::INDICES, 0, 0..1);
+            } else {
+                pass.draw(0..4, d.instances.clone());
+            }
             draws += 1;
         }
         if scissor.is_some_and(|r| r != full) {
@@ -1289,9 +1310,14 @@ impl Renderer {
         let blocks = (plan.instances.len() as u64).div_ceil(capacity);
         let mut placed = Vec::with_capacity(blocks as usize);
         let mut vertices = std::mem::take(&mut self.vertices);
+        let indexed = self.indices.is_some();
         let result = (0..blocks).try_for_each(|k| {
-            expand_quads(plan.block(k as u32), &mut vertices);
-            let data: &[u8] = bytemuck::cast_slice(&vertices);
+            let data: &[u8] = if indexed {
+                expand_quads(plan.block(k as u32), &mut vertices);
+                bytemuck::cast_slice(&vertices)
+            } else {
+                bytemuck::cast_slice(plan.block(k as u32))
+            };
             let bytes = data.len() as u64;
             let block = self.place(device, bytes, capacity)?;
             checked(
@@ -1320,7 +1346,7 @@ impl Renderer {
     /// its buffer. The pool stops growing once it holds the largest frame: at most one
     /// buffer per block of the largest frame, each at most `capacity` instances.
     fn place(&mut self, device: &wgpu::Device, bytes: u64, capacity: u64) -> Result<Block, Error> {
-        let stride = u64::from(Instance::QUAD_BYTES);
+        let stride = u64::from(if self.indices.is_some() { Instance::QUAD_BYTES } else { Instance::BYTES });
         let size_for =
             |bytes: u64| (bytes.div_ceil(stride)).next_power_of_two().max(MIN_INSTANCES).min(capacity) * stride;
         loop {
@@ -1480,8 +1506,10 @@ impl Renderer {
         let mut list = Vec::with_capacity(self.pipelines.len());
         for (&tier, (module, layout)) in self.tiers.iter().zip(&self.tier_modules) {
             for mode in BlendMode::ALL {
-                let (pipeline, verdict) =
-                    scoped(device, || create_pipeline(device, layout, module, format, &plain, tier, mode));
+                let (pipeline, verdict) = scoped(device, || {
+                    let kind = PipelineKind { tier, mode, indexed: self.indices.is_some() };
+                    create_pipeline(device, layout, module, format, &plain, kind)
+                });
                 let what =
                     || What::Pipeline { tier, detail: format!("{mode:?} blending into a {format:?} render target") };
                 if let Some(e) = self.late.settle(verdict, what) {
@@ -1771,15 +1799,25 @@ const fn attribute(shader_location: u32, format: wgpu::VertexFormat, offset: u32
     wgpu::VertexAttribute { format, offset: offset as u64, shader_location }
 }
 
+/// What a pipeline is for, beyond the target and the host's options.
+#[derive(Clone, Copy)]
+struct PipelineKind {
+    tier: u32,
+    mode: BlendMode,
+    /// Indexed quads (a triangle list of per-vertex instances), else instanced ones (a
+    /// 4-vertex strip per instance).
+    indexed: bool,
+}
+
 fn create_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     target: wgpu::TextureFormat,
     options: &RendererOptions,
-    tier: u32,
-    mode: BlendMode,
+    kind: PipelineKind,
 ) -> wgpu::RenderPipeline {
+    let PipelineKind { tier, mode, indexed } = kind;
     let label = format!("layerbatch tier {tier}, {mode:?}");
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(&label),
@@ -1790,12 +1828,16 @@ fn create_pipeline(
             compilation_options: Default::default(),
             buffers: &[Some(wgpu::VertexBufferLayout {
                 array_stride: Instance::BYTES as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
+                step_mode: if indexed { wgpu::VertexStepMode::Vertex } else { wgpu::VertexStepMode::Instance },
                 attributes: &INSTANCE_ATTRIBUTES,
             })],
         },
         primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleList,
+            topology: if indexed {
+                wgpu::PrimitiveTopology::TriangleList
+            } else {
+                wgpu::PrimitiveTopology::TriangleStrip
+            },
             cull_mode: None,
             ..Default::default()
         },

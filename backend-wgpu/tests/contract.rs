@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use common::{assert_no_uncaptured, color, draw, record_uncaptured, setup, solid, try_draw, Gpu, CLEAR, SIZE};
 use layerbatch_core::{
-    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, FlushCause, Format, FramePlan, Instance, PlanError, Quad,
-    ResourceOp, TextureDesc, TextureId, Usage, Wrap,
+    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, FlushCause, Format, FramePlan, PlanError, Quad, ResourceOp,
+    TextureDesc, TextureId, Usage, Wrap,
 };
 use layerbatch_wgpu::{device_limits, Error, Renderer, RendererOptions};
 
@@ -64,6 +64,7 @@ fn wgpu_five_million_quads() {
     let started = Instant::now();
     let (mut b, mut r) = setup(&gpu, Config::default());
     let capacity = b.budget().instance_capacity;
+    let quad_bytes = u64::from(b.budget().quad_bytes());
     assert_eq!(capacity, 65536);
     let ids: Vec<TextureId> =
         (0..3).map(|i| b.register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
@@ -79,9 +80,9 @@ fn wgpu_five_million_quads() {
     assert_eq!(s.core_frame.quads, u64::from(FIVE_MILLION));
     assert!(s.device_frame.draw_calls >= blocks, "{} draws for {blocks} blocks", s.device_frame.draw_calls);
     assert_eq!(s.device_frame.draw_calls, s.core_frame.draw_calls);
-    assert_eq!(s.device_frame.instance_bytes_written, u64::from(FIVE_MILLION) * u64::from(Instance::QUAD_BYTES));
+    assert_eq!(s.device_frame.instance_bytes_written, u64::from(FIVE_MILLION) * quad_bytes);
     assert_eq!(r.instance_buffers() as u64, blocks, "one vertex buffer per block");
-    assert!(r.instance_buffer_bytes() <= blocks * u64::from(capacity) * u64::from(Instance::QUAD_BYTES));
+    assert!(r.instance_buffer_bytes() <= blocks * u64::from(capacity) * quad_bytes);
     expect_one_pixel_quads(&frame, ids.len(), FIVE_MILLION, "five million quads");
     println!(
         "{}: 5,000,000 quads: planned in {planned:.2?}, prepared, rendered and read back by {drawn:.2?}, \
@@ -103,7 +104,7 @@ fn instance_blocks_within_a_small_max_buffer_size() {
         let errors = record_uncaptured(&gpu.device);
         let (mut b, mut r) = setup(&gpu, Config::default());
         let capacity = b.budget().instance_capacity;
-        assert_eq!(capacity, (1 << 20) / Instance::QUAD_BYTES, "{test}: the capacity one buffer holds");
+        assert_eq!(capacity, (1 << 20) / b.budget().quad_bytes(), "{test}: the capacity one buffer holds");
         let ids: Vec<TextureId> =
             (0..5).map(|i| b.register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
         for quads in [100_000u32, 30_000] {

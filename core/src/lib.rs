@@ -70,7 +70,7 @@ pub use counters::{Counters, DeviceCounters, Stats};
 pub use error::{ConfigError, QuadError, RejectedQuad, TextureError};
 #[cfg(feature = "image")]
 pub use image::{premultiplied, ImageError};
-pub use limits::{Budget, Config, Limits, VictimChoice, MAX_SLOTS_PER_DRAW};
+pub use limits::{Budget, Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mock::{Call, MockDevice};
 pub use plan::{
     flip_y, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Clip, DrawState, FlushCause, FramePlan, Instance,

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, PlanError, PlanValidator, ResourceOp};
+use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, PlanError, PlanValidator, ResourceOp};
 use crate::{Budget, DeviceCounters, TextureId};
 
 /// One thing a backend would do.
@@ -141,6 +141,8 @@ pub struct MockDevice {
     total: DeviceCounters,
     /// Per instance of the last frame: what it sampled (texture written to its layer).
     sampled: Vec<Option<(TextureId, u64)>>,
+    /// Vertex bytes a backend writes per quad ([`Budget::quad_bytes`]).
+    quad_bytes: u32,
 }
 
 impl MockDevice {
@@ -155,6 +157,7 @@ impl MockDevice {
             frame: DeviceCounters::default(),
             total: compiles,
             sampled: Vec::new(),
+            quad_bytes: budget.quad_bytes(),
         }
     }
 
@@ -301,8 +304,8 @@ impl MockDevice {
             c.draw_calls += 1;
             self.calls.push(Call::Draw { tier: seg.tier, instances: seg.instances.clone() });
         }
-        // Backends write each instance once per corner.
-        c.instance_bytes_written = plan.instances.len() as u64 * u64::from(Instance::QUAD_BYTES);
+        // Backends write each instance once, or once per corner (indexed quads).
+        c.instance_bytes_written = plan.instances.len() as u64 * u64::from(self.quad_bytes);
         self.frame = c;
         self.total.accumulate(&c);
         Ok(())

@@ -910,6 +910,7 @@ fn byte_arithmetic_never_wraps() {
         max_texture_size_px: u32::MAX,
         avoid_ambiguous_layer_counts: false,
         max_buffer_bytes: u64::MAX,
+        software_rasterizer: false,
     };
     let cfg = Config { budget_bytes: u64::MAX, max_class_size_px: u32::MAX, ..Config::default() };
     let mut b = Batcher::new(limits, cfg).unwrap();
@@ -927,9 +928,22 @@ fn byte_arithmetic_never_wraps() {
 fn instance_capacity_fits_the_device_buffer() {
     let limits = Limits { max_buffer_bytes: 1 << 20, ..Limits::guaranteed_minimum() };
     let b = Batcher::new(limits, Config::default()).unwrap();
-    assert_eq!(b.budget().instance_capacity, (1 << 20) / Instance::QUAD_BYTES);
+    // Instanced quads (the default off software rasterizers): 64 bytes a quad.
+    assert!(!b.budget().indexed_quads);
+    assert_eq!(b.budget().instance_capacity, (1 << 20) / Instance::BYTES);
+    // Indexed quads (the default on them): 4 vertices of 64 bytes a quad.
+    let soft = Batcher::new(limits.with_software_rasterizer(true), Config::default()).unwrap();
+    assert!(soft.budget().indexed_quads);
+    assert_eq!(soft.budget().instance_capacity, (1 << 20) / Instance::QUAD_BYTES);
+    let forced = Config::default().with_quad_vertices(QuadVertices::Instanced);
+    assert!(!Batcher::new(limits.with_software_rasterizer(true), forced).unwrap().budget().indexed_quads);
+    let forced = Config::default().with_quad_vertices(QuadVertices::Indexed);
+    assert!(Batcher::new(limits, forced).unwrap().budget().indexed_quads);
     // Room for one instance but not for its four vertices.
-    let none = Limits { max_buffer_bytes: u64::from(Instance::QUAD_BYTES) - 1, ..Limits::guaranteed_minimum() };
+    let tiny = Limits { max_buffer_bytes: u64::from(Instance::QUAD_BYTES) - 1, ..Limits::guaranteed_minimum() };
+    assert_eq!(Batcher::new(tiny, Config::default()).unwrap().budget().instance_capacity, 3);
+    assert!(matches!(Batcher::new(tiny, forced), Err(ConfigError::DeviceLimits(_))));
+    let none = Limits { max_buffer_bytes: 47, ..Limits::guaranteed_minimum() };
     assert!(matches!(Batcher::new(none, Config::default()), Err(ConfigError::DeviceLimits(_))));
 }
 

@@ -28,9 +28,11 @@ pub struct Egl {
 /// thread with no surface. Fails when the driver hands back the other API.
 pub fn surfaceless(gles: bool) -> Result<Egl, String> {
     let devices: Vec<Device> = Device::query_devices().map_err(|e| format!("EGL devices: {e}"))?.collect();
-    let device = devices
-        .iter()
-        .find(|d| d.extensions().contains("EGL_MESA_device_software"))
+    // LAYERBATCH_EGL_DEVICE=hardware: the first device that is not Mesa's software one (a GPU
+    // benchmark on a machine that has both).
+    let hardware = std::env::var("LAYERBATCH_EGL_DEVICE").is_ok_and(|v| v == "hardware");
+    let software = |d: &&Device| d.extensions().contains("EGL_MESA_device_software");
+    let device = if hardware { devices.iter().find(|d| !software(d)) } else { devices.iter().find(software) }
         .or(devices.first())
         .ok_or("no EGL device")?;
     // SAFETY: the device comes from EGL's own enumeration; no native display is passed.

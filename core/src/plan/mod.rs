@@ -131,8 +131,9 @@ impl ArrayOp {
     }
 }
 
-/// One quad as the GPU reads it: 64 bytes, written once per corner (see
-/// [`Instance::VERTICES`]) and drawn as two indexed triangles ([`quad_indices`]).
+/// One quad as the GPU reads it: 64 bytes, drawn instanced over a 4-vertex strip or, with
+/// indexed quads ([`crate::QuadVertices`]), written once per corner and drawn as two indexed
+/// triangles ([`Instance::VERTICES`], [`quad_indices`]).
 ///
 /// A corner `(s, t)` in `{0,1}^2` lands at `origin + s * axis_x + t * axis_y` (pixels, y down)
 /// and samples `mix(uv_rect.xy, uv_rect.zw, (s, t))` in the layer. Sampling positions are in
@@ -176,16 +177,16 @@ const _: () = assert!(std::mem::size_of::<Instance>() == 64);
 impl Instance {
     /// Bytes of one instance.
     pub const BYTES: u32 = std::mem::size_of::<Instance>() as u32;
-    /// Vertices a quad is drawn with: backends write each instance once per corner
-    /// ([`expand_quads`]), so corner `k` of the quad at `q` is vertex `4q + k`, with
-    /// `(s, t) = (k % 2, k / 2)`, and draw [`Instance::INDICES`] indices per quad
-    /// ([`quad_indices`]) without instancing.
+    /// Vertices a quad is drawn with. With indexed quads ([`crate::Budget::indexed_quads`])
+    /// backends write each instance once per corner ([`expand_quads`]), so corner `k` of the
+    /// quad at `q` is vertex `4q + k`, and draw [`Instance::INDICES`] indices per quad
+    /// ([`quad_indices`]); instanced, corner `k` is vertex `k` of a 4-vertex strip. Either way
+    /// `(s, t) = (k % 2, k / 2)` with `k = vertex_index % 4`.
     ///
-    /// Why not instancing, at 4x the vertex bytes: software rasterizers run an instanced draw
-    /// as one internal draw per instance. SwiftShader (Chromium's WebGL2 and WebGPU without a
-    /// GPU) drew the stress scene's 20,000 instanced quads in 506 ms a frame and the same
-    /// quads as indexed vertices in 121 ms. Indexed quads are also what PixiJS, libGDX and
-    /// egui draw.
+    /// Indexed quads cost 4x the vertex bytes, and are worth it on software rasterizers,
+    /// which run an instanced draw as one internal draw per instance: SwiftShader (Chromium's
+    /// WebGL2 and WebGPU without a GPU) drew the stress scene's 20,000 instanced quads in
+    /// 506 ms a frame and the same quads indexed in 121 ms. See [`crate::QuadVertices`].
     pub const VERTICES: u32 = 4;
     /// Indices a quad is drawn with: two triangles, `4q, 4q+1, 4q+2` and `4q+2, 4q+1, 4q+3`.
     pub const INDICES: u32 = 6;
