@@ -179,6 +179,8 @@ pub struct Report {
     slots: u32,
     budget_slots: u32,
     arrays: bool,
+    /// `Budget::indexed_quads`: quads drawn indexed (software rasterizers) or instanced.
+    indexed_quads: bool,
     draw_calls_per_frame: f64,
     device_draw_calls_per_frame: f64,
     flushes_per_frame: f64,
@@ -234,6 +236,7 @@ impl Report {
             slots: run.slots,
             budget_slots: budget.slots,
             arrays: run.arrays,
+            indexed_quads: budget.indexed_quads,
             draw_calls_per_frame: s.per_frame(s.draw_calls),
             device_draw_calls_per_frame: s.per_frame(s.device_draw_calls),
             flushes_per_frame: s.per_frame(s.flushes),
@@ -269,11 +272,12 @@ impl Report {
         };
         println!("layerbatch stress: {} on {}, {mode}", self.backend, self.adapter);
         println!(
-            "  {} sprites, {} textures ({} sizes), slots {slots}, arrays {}, {} frames",
+            "  {} sprites, {} textures ({} sizes), slots {slots}, arrays {}, {} quads, {} frames",
             self.sprites,
             self.textures,
             self.sizes,
             if self.arrays { "on" } else { "off" },
+            if self.indexed_quads { "indexed" } else { "instanced" },
             self.frames
         );
         println!("  {}", if self.frames > 1 { "per frame, after the first:" } else { "per frame:" });

@@ -111,7 +111,7 @@ function printTable(r) {
   console.log(`layerbatch stress: ${r.backend} on ${r.adapter}, in headless Chromium`);
   console.log(
     `  ${r.sprites} sprites, ${r.textures} textures (${r.sizes} sizes), slots ${slots}, ` +
-      `arrays ${r.arrays ? 'on' : 'off'}, ${r.frames} frames`,
+      `arrays ${r.arrays ? 'on' : 'off'}, ${r.indexed_quads ? 'indexed' : 'instanced'} quads, ${r.frames} frames`,
   );
   console.log(r.frames > 1 ? '  per frame, after the first:' : '  per frame:');
   const row = (name, v) => console.log(`    ${name.padEnd(30)} ${String(v).padStart(20)}`);
