@@ -30,6 +30,8 @@
 //!   1 to 256 px a side, loose images (default `pow2`).
 //! - `--slots N`: `Config::max_slots`, the most arrays one draw samples (default 16; the device
 //!   may allow fewer).
+//! - `--quads auto|instanced|indexed`: `Config::quad_vertices` (default `auto`: indexed on a
+//!   software rasterizer, instanced elsewhere).
 //! - `--arrays on|off`: `off` gives every texture its own array, i.e. the plain slot ladder, for
 //!   the side-by-side (default `on`).
 //! - `--frames N`: frames to run (default: offscreen, as many as fit in `--seconds`; in a
@@ -63,7 +65,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use headless::{DeviceKind, Headless};
-use layerbatch::{Batcher, Budget, Config, MAX_SLOTS_PER_DRAW};
+use layerbatch::{Batcher, Budget, Config, QuadVertices, MAX_SLOTS_PER_DRAW};
 use report::{Mode, Recorder, Report, RunInfo, SoakSample, Sums};
 use scene::{Scene, SceneOptions, Sizes};
 
@@ -81,7 +83,7 @@ const MAX_TEXTURES: usize = 65_536;
 
 const USAGE: &str = "\
 usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mixed] [--slots N] [--arrays on|off]
-              [--frames N] [--seconds S] [--soak S] [--churn N] [--headless] [--out FILE.png]
+              [--quads auto|instanced|indexed] [--frames N] [--seconds S] [--soak S] [--churn N] [--headless] [--out FILE.png]
               [--json] [--help]
 
   --backend gl|wgpu   backend (default gl)
@@ -90,6 +92,8 @@ usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mix
   --sizes pow2|mixed  4 power-of-two sizes, or random sizes 1..256 px (default pow2)
   --slots N           Config::max_slots, 1..=32 (default 16; the device may allow fewer)
   --arrays on|off     off: every texture its own array, the plain slot ladder (default on)
+  --quads MODE        auto|instanced|indexed: Config::quad_vertices (default auto: indexed on
+                      a software rasterizer, instanced elsewhere)
   --frames N          frames to run (default: offscreen, what fits in --seconds; in a
                       window, until closed)
   --seconds S         offscreen run length without --frames (default 3, at least 2 frames)
@@ -129,6 +133,7 @@ pub struct Args {
     pub sizes: Sizes,
     pub slots: u32,
     pub arrays: bool,
+    pub quads: QuadVertices,
     pub frames: Option<u64>,
     pub seconds: f64,
     pub soak: Option<f64>,
@@ -147,6 +152,7 @@ impl Default for Args {
             sizes: Sizes::Pow2,
             slots: 16,
             arrays: true,
+            quads: QuadVertices::Auto,
             frames: None,
             seconds: HEADLESS_SECONDS,
             soak: None,
@@ -161,7 +167,7 @@ impl Default for Args {
 impl Args {
     /// The batcher's configuration.
     pub fn config(&self) -> Config {
-        Config::default().with_max_slots(self.slots).with_arrays_enabled(self.arrays)
+        Config::default().with_max_slots(self.slots).with_arrays_enabled(self.arrays).with_quad_vertices(self.quads)
     }
 
     /// The scene's options, for a `viewport_px` box.
@@ -214,6 +220,7 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
                     other => return Err(format!("--arrays must be on or off, not {other:?}")),
                 }
             }
+            Long("quads") => a.quads = scene::parse_quads(&parser.value().map_err(err)?.string().map_err(err)?)?,
             Long("frames") => a.frames = Some(number(&mut parser, "--frames", 1, usize::MAX)? as u64),
             Long("seconds") => a.seconds = seconds(&mut parser, "--seconds")?,
             Long("soak") => a.soak = Some(seconds(&mut parser, "--soak")?),

@@ -5,9 +5,11 @@
 # the native stress's fields (draw_calls_per_frame, cache_resets, frame_ms_median, ...).
 #
 #   scripts/web-stress.sh [--backend gl|wgpu-webgl|wgpu-webgpu] [--sprites N] [--textures N]
-#       [--sizes pow2|mixed] [--slots N] [--arrays on|off] [--frames N] [--seconds S] [--json]
+#       [--sizes pow2|mixed] [--slots N] [--arrays on|off] [--quads auto|instanced|indexed]
+#       [--frames N] [--seconds S] [--json]
 #
-# Defaults as natively: gl, 20000 sprites, 64 textures, pow2, 16 slots, arrays on, 3 seconds.
+# Defaults as natively: gl, 20000 sprites, 64 textures, pow2, 16 slots, arrays on, quads auto,
+# 3 seconds.
 # First run: installs what is missing (scripts/web/setup.sh: chromium, the wasm32 target,
 # wasm-bindgen-cli, playwright-core). On a software rasterizer (SwiftShader) a 20,000-sprite
 # 800x600 frame takes seconds.
@@ -15,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 die() {
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
   case "$flag" in
     --json) json=true ;;
     -h | --help) usage ;;
-    --backend | --sizes | --arrays | --sprites | --textures | --slots | --frames | --seconds)
+    --backend | --sizes | --arrays | --quads | --sprites | --textures | --slots | --frames | --seconds)
       if [ -z "$value" ]; then
         [ $# -ge 2 ] || die "$flag needs a value"
         value="$2"
@@ -51,6 +53,9 @@ while [ $# -gt 0 ]; do
           options+=("\"sizes\":\"$value\"") ;;
         --arrays)
           case "$value" in on) options+=('"arrays":true') ;; off) options+=('"arrays":false') ;; *) die "--arrays must be on or off, not '$value'" ;; esac ;;
+        --quads)
+          case "$value" in auto | instanced | indexed) ;; *) die "--quads must be auto, instanced or indexed, not '$value'" ;; esac
+          options+=("\"quads\":\"$value\"") ;;
         --seconds)
           [[ "$value" =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--seconds needs a number, not '$value'"
           options+=("\"seconds\":$value") ;;

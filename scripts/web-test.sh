@@ -12,7 +12,8 @@
 #    127.0.0.1 and runs the pixel tests in it (scripts/web/driver.mjs, a CDP client):
 #    gl_fresh_context, gl_host_bindings and gl_wrapped_context (GL: nothing bound; the host's
 #    own objects bound, made through glow and through WebGL; the fallback when the raw context
-#    cannot be reached), one_draw_64_textures, padding_poison and
+#    cannot be reached), one_draw_64_textures, instanced_quads (the grid with instanced quads
+#    forced, against indexed), padding_poison and
 #    array_growth (each path), device_error_is_err (wgpu: Err on WebGL2 and WebGPU), and
 #    parity_gl_wgpu (the three paths read back the same pixels away from sprite edges).
 #

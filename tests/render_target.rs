@@ -12,7 +12,9 @@
 mod headless;
 
 use headless::{DeviceKind, Headless};
-use layerbatch::{Batcher, BlendMode, Config, PlanError, PlanTarget, Quad, TextureDesc, TextureId, Usage};
+use layerbatch::{
+    Batcher, BlendMode, Config, PlanError, PlanTarget, Quad, QuadVertices, TextureDesc, TextureId, Usage,
+};
 
 const SIZE: [u32; 2] = [240, 160];
 const KINDS: [DeviceKind; 4] = [DeviceKind::Gl, DeviceKind::Gles, DeviceKind::WgpuVulkan, DeviceKind::WgpuGl];
@@ -24,8 +26,12 @@ const YELLOW: [u8; 4] = [255, 255, 0, 255];
 const BLUE_BG: [u8; 4] = [0, 0, 128, 255];
 
 fn open(kind: DeviceKind, test: &str) -> Option<(Headless, Batcher)> {
+    open_with(kind, test, Config::default())
+}
+
+fn open_with(kind: DeviceKind, test: &str, config: Config) -> Option<(Headless, Batcher)> {
     let mut dev = headless::open_for_test(kind, SIZE, test)?;
-    let b = Batcher::new(dev.limits(), Config::default()).expect("budget");
+    let b = Batcher::new(dev.limits(), config).expect("budget");
     dev.init(b.budget()).expect("renderer");
     Some((dev, b))
 }
@@ -224,9 +230,12 @@ fn viewport_rect_partly_off_target() {
 /// `with_source_px`, flipped, placed by a pivot with scale and rotation, tinted with a
 /// straight-alpha colour; untextured quads; every blend mode; a camera; a clip; a render target
 /// drawn with all of that and then sampled, in a panel partly off the target inside a host
-/// clip. GL 3.3, GLES 3.0, wgpu Vulkan and wgpu GL agree within 2 per channel.
-fn every_feature(kind: DeviceKind) -> Option<Vec<u8>> {
-    let (mut dev, mut b) = open(kind, "every_feature_gl_equals_wgpu")?;
+/// clip. GL 3.3, GLES 3.0, wgpu Vulkan and wgpu GL, each with instanced and with indexed quads,
+/// agree within 2 per channel.
+fn every_feature(kind: DeviceKind, quads: QuadVertices) -> Option<Vec<u8>> {
+    let config = Config::default().with_quad_vertices(quads);
+    let (mut dev, mut b) = open_with(kind, "every_feature_gl_equals_wgpu", config)?;
+    assert_eq!(b.budget().indexed_quads, quads == QuadVertices::Indexed);
     let white = b.white().unwrap();
     // A 4x2 sheet of 8x8 cells, each its own colour.
     let (sw, sh) = (32u32, 16u32);
@@ -273,7 +282,13 @@ fn every_feature(kind: DeviceKind) -> Option<Vec<u8>> {
 
 #[test]
 fn every_feature_gl_equals_wgpu() {
-    let images: Vec<_> = KINDS.into_iter().filter_map(|k| every_feature(k).map(|img| (k, img))).collect();
+    // Every device, with instanced and with indexed quads: the render target's pipelines, every
+    // blend mode and the clips, both ways.
+    let images: Vec<_> = KINDS
+        .into_iter()
+        .flat_map(|k| [QuadVertices::Instanced, QuadVertices::Indexed].map(|q| (k, q)))
+        .filter_map(|(k, q)| every_feature(k, q).map(|img| ((k, q), img)))
+        .collect();
     // The scene drew something: the target's clear colour shows in the first copy.
     let (first_kind, first) = &images[0];
     expect(first, 85, 25, [26, 51, 77, 255], &format!("{first_kind:?}: the target's clear colour"));

@@ -1074,8 +1074,7 @@ impl Renderer {
                 }
                 // No base vertex on GLES 3.0: the attributes start at the segment's first quad,
                 // and its indices at 0.
-                let quad_bytes = if self.indexed { Instance::QUAD_BYTES } else { Instance::BYTES };
-                let base = (r.start - seg_block * cap) * quad_bytes;
+                let base = (r.start - seg_block * cap) * Instance::quad_bytes(self.indexed);
                 let at = |offset: u32| (base + offset) as i32;
                 let stride = Instance::BYTES as i32;
                 gl.vertex_attrib_pointer_f32(attr::ORIGIN, 2, glow::FLOAT, false, stride, at(Instance::OFFSET_ORIGIN));

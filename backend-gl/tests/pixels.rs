@@ -108,8 +108,7 @@ fn check_plan_executed(plan: &FramePlan, renderer: &Renderer) {
     assert_eq!(renderer.last_drawn_tiers(), tiers.as_slice());
     assert_eq!(
         stats.device_frame.instance_bytes_written,
-        plan.instances.len() as u64
-            * u64::from(if renderer.indexed_quads() { Instance::QUAD_BYTES } else { Instance::BYTES })
+        plan.instances.len() as u64 * u64::from(Instance::quad_bytes(renderer.indexed_quads()))
     );
     assert_eq!(stats.device_frame.texture_bytes_written, plan.counters.bytes_uploaded);
     assert_eq!(stats.device_total.pipeline_compiles, renderer.tiers().len() as u64);

@@ -1346,7 +1346,7 @@ impl Renderer {
     /// its buffer. The pool stops growing once it holds the largest frame: at most one
     /// buffer per block of the largest frame, each at most `capacity` instances.
     fn place(&mut self, device: &wgpu::Device, bytes: u64, capacity: u64) -> Result<Block, Error> {
-        let stride = u64::from(if self.indices.is_some() { Instance::QUAD_BYTES } else { Instance::BYTES });
+        let stride = u64::from(Instance::quad_bytes(self.indexed_quads()));
         let size_for =
             |bytes: u64| (bytes.div_ceil(stride)).next_power_of_two().max(MIN_INSTANCES).min(capacity) * stride;
         loop {

@@ -209,12 +209,7 @@ fn three_plans(gpu: &Gpu, order: Order) {
         let quads: u64 = specs.iter().map(|s| s.sprites.len() as u64).sum();
         assert_eq!(
             s.device_frame.instance_bytes_written,
-            quads
-                * u64::from(if r.indexed_quads() {
-                    layerbatch_core::Instance::QUAD_BYTES
-                } else {
-                    layerbatch_core::Instance::BYTES
-                }),
+            quads * u64::from(layerbatch_core::Instance::quad_bytes(r.indexed_quads())),
             "{what}: instances of the three plans"
         );
     }
@@ -338,8 +333,7 @@ fn memory_stays_bounded(gpu: &Gpu, explicit: bool) {
         let s = r.stats();
         assert_eq!(s.device_frame.frames, u64::from(plans), "{what}: frame {frame}: plans summed");
         assert_eq!(s.core_frame.quads, u64::from(last_quads), "{what}: frame {frame}: the last plan's quads");
-        let quad_bytes =
-            if r.indexed_quads() { layerbatch_core::Instance::QUAD_BYTES } else { layerbatch_core::Instance::BYTES };
+        let quad_bytes = layerbatch_core::Instance::quad_bytes(r.indexed_quads());
         largest_frame = largest_frame.max(frame_quads * u64::from(quad_bytes));
         let bytes = r.instance_buffer_bytes();
         if bytes > max_bytes {

@@ -8,6 +8,10 @@
 //       [--frames 6] [--renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu] [--fill FILE]
 //       [--fill-frames 10] [--json FILE] [--snapshots DIR] [--timeout S] [--no-stress]
 //
+// The layerbatch renderers draw with Config::quad_vertices Auto (indexed quads on
+// SwiftShader); gl-instanced, wgpu-webgl-instanced and wgpu-webgpu-instanced (not run unless
+// named) force instanced quads, for the comparison in one run.
+//
 // --site: the built layerbatch page (examples/web: index.html, main.js, pkg/); without it
 // the layerbatch rows are skipped. --fill: layerbatch-gl's tier-1 GLSL as JSON
 // ({"vs": ..., "fs": ...}); with it the fill-cost page runs after the table.
@@ -21,12 +25,19 @@ import { CHROMIUM_ARGS, serve, withTimeout } from '../../scripts/web/common.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ALL = ['pixi', 'melonjs', 'gl', 'wgpu-webgl', 'wgpu-webgpu'];
+const INSTANCED = ['gl-instanced', 'wgpu-webgl-instanced', 'wgpu-webgpu-instanced'];
+// A layerbatch renderer's browser path (`backend`) and quad mode.
+const lbBackend = (renderer) => renderer.replace(/-instanced$/, '');
+const lbQuads = (renderer) => (renderer.endsWith('-instanced') ? 'instanced' : 'auto');
 const LABEL = {
   pixi: 'PixiJS',
   melonjs: 'melonJS',
   gl: 'layerbatch-gl (WebGL2)',
   'wgpu-webgl': 'layerbatch-wgpu (WebGL2)',
   'wgpu-webgpu': 'layerbatch-wgpu (WebGPU)',
+  'gl-instanced': 'layerbatch-gl (WebGL2), instanced quads',
+  'wgpu-webgl-instanced': 'layerbatch-wgpu (WebGL2), instanced quads',
+  'wgpu-webgpu-instanced': 'layerbatch-wgpu (WebGPU), instanced quads',
 };
 
 function parseArgs(argv) {
@@ -69,7 +80,9 @@ function parseArgs(argv) {
     else if (k === '--no-stress') a.stress = false;
     else die(`unknown argument ${k}`);
   }
-  for (const r of a.renderers) if (!ALL.includes(r)) die(`unknown renderer ${r} (one of ${ALL.join(', ')})`);
+  for (const r of a.renderers) {
+    if (!ALL.includes(r) && !INSTANCED.includes(r)) die(`unknown renderer ${r} (one of ${[...ALL, ...INSTANCED].join(', ')})`);
+  }
   if (a.textures.some((t) => !Number.isInteger(t) || t < 1)) die('--textures: whole numbers from 1');
   if (a.warmup < 1) die('--warmup must be at least 1 (the first frame has no start boundary)');
   if (a.frames < 1) die('--frames must be at least 1');
@@ -151,7 +164,7 @@ async function runOne(context, base, a, renderer, textures) {
         [
           isLb,
           isLb
-            ? { backend: renderer, sprites: a.sprites, textures, frames: total }
+            ? { backend: lbBackend(renderer), quads: lbQuads(renderer), sprites: a.sprites, textures, frames: total }
             : { sprites: a.sprites, textures, frames: total },
         ],
       ),
@@ -169,7 +182,7 @@ async function runOne(context, base, a, renderer, textures) {
       ...s,
       self_median_ms: isLb ? r.frame_ms_median : median(r.self_ms.slice(a.warmup)),
       adapter: isLb ? r.adapter : r.adapter,
-      webgpu: renderer === 'wgpu-webgpu',
+      webgpu: lbBackend(renderer) === 'wgpu-webgpu',
       requested_attributes: out.requested.filter((q) => q.type === 'webgl2').map((q) => q.attrs),
       wall_s: (Date.now() - t0) / 1000,
       page_errors: errors.slice(0, 5),
@@ -180,6 +193,7 @@ async function runOne(context, base, a, renderer, textures) {
         device_draw_calls_per_frame: r.device_draw_calls_per_frame,
         slot_binds_per_frame: r.slot_binds_per_frame,
         max_slot_tier: r.max_slot_tier,
+        indexed_quads: r.indexed_quads,
         frames: r.frames,
         frame_ms_p99: r.frame_ms_p99,
       };

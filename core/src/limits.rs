@@ -415,7 +415,7 @@ impl Budget {
             QuadVertices::Instanced => false,
             QuadVertices::Indexed => true,
         };
-        let quad_bytes = if indexed_quads { Instance::QUAD_BYTES } else { Instance::BYTES };
+        let quad_bytes = Instance::quad_bytes(indexed_quads);
         let device_instances = (limits.max_buffer_bytes / u64::from(quad_bytes)).min(u64::from(u32::MAX)) as u32;
         if device_slots == 0 || limits.max_array_layers == 0 || limits.max_texture_size_px == 0 || device_instances == 0
         {
@@ -459,11 +459,7 @@ impl Budget {
     /// Vertex bytes a quad takes in a backend's vertex buffer: [`Instance::QUAD_BYTES`] with
     /// indexed quads, [`Instance::BYTES`] with instanced ones.
     pub const fn quad_bytes(&self) -> u32 {
-        if self.indexed_quads {
-            Instance::QUAD_BYTES
-        } else {
-            Instance::BYTES
-        }
+        Instance::quad_bytes(self.indexed_quads)
     }
 
     /// The smallest tier that covers `slots_used` slots.

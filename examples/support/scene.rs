@@ -105,6 +105,16 @@ pub struct SceneOptions {
     pub sizes: Sizes,
 }
 
+/// `--quads auto|instanced|indexed`, the stress flag for `Config::quad_vertices`.
+pub fn parse_quads(s: &str) -> Result<layerbatch::QuadVertices, String> {
+    match s {
+        "auto" => Ok(layerbatch::QuadVertices::Auto),
+        "instanced" => Ok(layerbatch::QuadVertices::Instanced),
+        "indexed" => Ok(layerbatch::QuadVertices::Indexed),
+        other => Err(format!("--quads must be auto, instanced or indexed, not {other:?}")),
+    }
+}
+
 /// The sizes of the scene's textures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sizes {

@@ -192,6 +192,16 @@ impl Instance {
     pub const INDICES: u32 = 6;
     /// Vertex bytes one quad takes in a vertex buffer: [`Instance::BYTES`] per vertex.
     pub const QUAD_BYTES: u32 = Self::VERTICES * Self::BYTES;
+
+    /// Vertex bytes a quad takes: [`Instance::QUAD_BYTES`] when quads are indexed (each
+    /// instance once per corner), [`Instance::BYTES`] when they are instanced.
+    pub const fn quad_bytes(indexed: bool) -> u32 {
+        if indexed {
+            Self::QUAD_BYTES
+        } else {
+            Self::BYTES
+        }
+    }
     /// Byte offsets of the fields, in declaration order, for vertex attribute layouts.
     pub const OFFSET_ORIGIN: u32 = std::mem::offset_of!(Instance, origin) as u32;
     /// Byte offset of `axis_x`.

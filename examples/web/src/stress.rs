@@ -14,7 +14,7 @@ pub const SIZE: [u32; 2] = [800, 600];
 const FIXED_DT: f32 = 1.0 / 60.0;
 
 /// The native stress's flags that apply in a page (`--backend`, `--sprites`, `--textures`,
-/// `--sizes`, `--slots`, `--arrays`, `--frames`, `--seconds`), with its defaults.
+/// `--sizes`, `--slots`, `--arrays`, `--quads`, `--frames`, `--seconds`), with its defaults.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
@@ -24,6 +24,8 @@ pub struct Options {
     pub sizes: String,
     pub slots: u32,
     pub arrays: bool,
+    /// `auto`, `instanced` or `indexed`.
+    pub quads: String,
     pub frames: Option<u64>,
     pub seconds: f64,
 }
@@ -37,6 +39,7 @@ impl Default for Options {
             sizes: "pow2".into(),
             slots: 16,
             arrays: true,
+            quads: "auto".into(),
             frames: None,
             seconds: 3.0,
         }
@@ -59,7 +62,8 @@ pub async fn run(o: &Options) -> Result<Report, String> {
         return Err("textures must be at least 1".into());
     }
     let mut dev = Device::open(backend, SIZE).await.map_err(|e| format!("{}: {e}", backend.name()))?;
-    let config = Config::default().with_max_slots(o.slots).with_arrays_enabled(o.arrays);
+    let quads = crate::scene::parse_quads(&o.quads)?;
+    let config = Config::default().with_max_slots(o.slots).with_arrays_enabled(o.arrays).with_quad_vertices(quads);
     let mut batcher = Batcher::new(dev.limits(), config).map_err(|e| format!("config: {e}"))?;
     dev.init(batcher.budget())?;
     let scene_options =

@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use layerbatch::{Batcher, Config, Filter, FramePlan, Instance, Quad, TextureDesc, TextureId, Usage};
+use layerbatch::{Batcher, Config, Filter, FramePlan, Instance, Quad, QuadVertices, TextureDesc, TextureId, Usage};
 use layerbatch_gl::glow::{self, HasContext};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::WebGl2RenderingContext as Gl2;
@@ -30,6 +30,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "gl_host_bindings", backends: &["gl"] },
     Test { name: "gl_wrapped_context", backends: &["gl"] },
     Test { name: "one_draw_64_textures", backends: EVERY_PATH },
+    Test { name: "instanced_quads", backends: EVERY_PATH },
     Test { name: "padding_poison", backends: EVERY_PATH },
     Test { name: "array_growth", backends: EVERY_PATH },
     Test { name: "device_error_is_err", backends: &["wgpu-webgl", "wgpu-webgpu"] },
@@ -134,6 +135,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "gl_host_bindings" => Box::pin(gl_host_bindings()),
         "gl_wrapped_context" => Box::pin(gl_wrapped_context()),
         "one_draw_64_textures" => Box::pin(one_draw_64_textures(b)),
+        "instanced_quads" => Box::pin(instanced_quads(b)),
         "padding_poison" => Box::pin(padding_poison(b)),
         "array_growth" => Box::pin(array_growth(b)),
         "device_error_is_err" => Box::pin(device_error_is_err(b)),
@@ -224,11 +226,45 @@ fn scene_color(i: usize, (w, h): (u32, u32)) -> [u8; 4] {
 // 1. 64 textures in 4 sizes, 128 quads interleaved (consecutive quads use different textures):
 //    one draw call, tier 1, no cache reset, and every quad shows its texture.
 async fn one_draw_64_textures(backend: Backend) -> Checked {
+    // SwiftShader is found to be a software rasterizer on every path, so `Auto` draws
+    // indexed quads (instanced ones cost SwiftShader one internal draw each).
+    grid_64(backend, QuadVertices::Auto, true).await?;
+    Ok(format!(
+        "1 draw call, tier 1, 0 cache resets, indexed quads, 128 quads over 64 textures right ({})",
+        backend.name()
+    ))
+}
+
+// 1b. The same grid with instanced quads forced (what a GPU gets by default): one draw, the
+//     same quads right, a quarter of the vertex bytes, and the same pixels as indexed quads
+//     within 1 per channel.
+async fn instanced_quads(backend: Backend) -> Checked {
+    let instanced = grid_64(backend, QuadVertices::Instanced, false).await?;
+    let indexed = grid_64(backend, QuadVertices::Indexed, true).await?;
+    let mut worst = 0;
+    for (x, y, p) in instanced.pixels() {
+        let q = indexed.at(x, y);
+        let d = p.iter().zip(q).map(|(a, b)| a.abs_diff(b)).max().unwrap_or(0);
+        ensure!(d <= 1, "({x}, {y}): instanced {p:?}, indexed {q:?}");
+        worst = worst.max(d);
+    }
+    Ok(format!(
+        "instanced quads: 1 draw call, 128 quads right, 64 bytes a quad; worst difference from indexed {worst} ({})",
+        backend.name()
+    ))
+}
+
+/// 64 textures in 4 sizes, 128 quads interleaved, with `quads`; checks one draw, tier 1, no
+/// cache reset, every quad's texture, the background, and that the budget draws indexed quads
+/// exactly when `indexed` (the vertex bytes are checked by `frame`).
+async fn grid_64(backend: Backend, quads: QuadVertices, indexed: bool) -> Result<Image, Fail> {
     let size = [512, 256];
-    let (mut dev, mut batcher) = open(backend, size, Config::default()).await?;
-    // SwiftShader is found to be a software rasterizer on every path, so quads are indexed
-    // (instanced ones cost SwiftShader one internal draw each).
-    ensure!(batcher.budget().indexed_quads, "instanced quads on a software rasterizer");
+    let (mut dev, mut batcher) = open(backend, size, Config::default().with_quad_vertices(quads)).await?;
+    ensure!(
+        batcher.budget().indexed_quads == indexed,
+        "{quads:?}: indexed_quads {} on a software rasterizer",
+        batcher.budget().indexed_quads
+    );
     let mut ids = Vec::new();
     for i in 0..64 {
         let (w, h) = SIZES[i % SIZES.len()];
@@ -256,10 +292,7 @@ async fn one_draw_64_textures(backend: Backend) -> Checked {
     }
     img.rect([0, 0, 512, 2], [0, 0, 0, 255], 0, "background above the grid")?;
     dev.close();
-    Ok(format!(
-        "1 draw call, tier 1, 0 cache resets, indexed quads, 128 quads over 64 textures right ({})",
-        backend.name()
-    ))
+    Ok(img)
 }
 
 // 2. A 24x24 clamp-to-edge texture whose surroundings hold poison (a 32x32 poison texture
