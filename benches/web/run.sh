@@ -5,7 +5,8 @@
 #
 #   benches/web/run.sh [--site DIR] [run.mjs flags: --textures 1,16,17,64 --sprites 20000
 #       --warmup 2 --frames 6 --renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu
-#       --fill-frames 10 ...]
+#       --fill-frames 10 ...]; also gl-instanced, wgpu-webgl-instanced and wgpu-webgpu-instanced
+#       (instanced quads forced), run only when named
 #
 # What it does, each step skipped when already done (idempotent):
 # 1. chromium (apt, Debian's) if missing; Node.js >= 20 must be there;
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --site) site="$2"; shift 2 ;;
     --site=*) site="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done

@@ -142,8 +142,9 @@ pub enum QuadVertices {
     Instanced,
     /// Each instance written once per corner and drawn as two indexed triangles
     /// ([`Instance::VERTICES`]): [`Instance::QUAD_BYTES`] a quad. Software rasterizers run an
-    /// instanced draw as one internal draw per instance; in Chromium's SwiftShader 20,000
-    /// sprites took 506 ms a frame instanced and 121 ms indexed.
+    /// instanced draw as one internal draw per instance. In Chromium's SwiftShader, in one
+    /// run (20,000 sprites of one texture), layerbatch-gl took 291 ms a frame instanced and
+    /// 118 ms indexed, layerbatch-wgpu on WebGL2 505 and 116 ms.
     Indexed,
 }
 
