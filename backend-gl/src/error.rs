@@ -1,6 +1,6 @@
 //! Errors of the GL backend.
 
-use layerbatch_core::PlanError;
+use layerbatch_core::{Budget, ConfigError, PlanError, MAX_SLOTS_PER_DRAW};
 
 /// The step of building a program that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,6 +54,21 @@ pub enum Error {
         /// `MAX_TEXTURE_IMAGE_UNITS`.
         units: u32,
     },
+    /// The budget was edited after `Budget::new` (its fields are public) into one no executor
+    /// can honour: core's [`Budget::check`](layerbatch_core::Budget::check) refused it
+    /// ([`layerbatch_core::ConfigError::EditedBudget`]). Checked before any GL call.
+    #[error(
+        "layerbatch-gl: unusable budget: {slots} slots with tiers {tiers:?}; the slots must be 1..={max_slots} \
+         and the tiers 1, 2, 4, .. below the slots, then the slots, as `Budget::new` makes them"
+    )]
+    EditedBudget {
+        /// The budget's `slots`.
+        slots: u32,
+        /// The budget's `tiers`.
+        tiers: Vec<u32>,
+        /// The most slots any budget may have ([`layerbatch_core::MAX_SLOTS_PER_DRAW`]).
+        max_slots: u32,
+    },
     /// The plan was refused by the [`PlanValidator`](layerbatch_core::PlanValidator), the same
     /// check every executor runs: nothing was done on the device, and the renderer is as it
     /// was. [`PlanError::Sequence`] after a skipped plan: call
@@ -75,6 +90,14 @@ pub enum Error {
     /// incomplete.
     #[error("layerbatch-gl: framebuffer incomplete (status {0:#x})")]
     IncompleteFramebuffer(u32),
+}
+
+impl Error {
+    /// [`Error::EditedBudget`] for `budget`, which core's `Budget::check` refused with `e`.
+    pub(crate) fn edited_budget(budget: &Budget, e: &ConfigError) -> Self {
+        log::debug!("layerbatch-gl: Budget::check refused the budget: {e}");
+        Error::EditedBudget { slots: budget.slots, tiers: budget.tiers.clone(), max_slots: MAX_SLOTS_PER_DRAW }
+    }
 }
 
 /// The name of a `glGetError` code, for messages.

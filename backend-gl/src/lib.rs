@@ -169,17 +169,27 @@
 //! before returning (errors included). Only the groups a plan needs are saved and touched.
 //!
 //! - Texture units `0..n` (`n` = the largest tier drawn, or 1 when the plan creates, grows,
-//!   shrinks or writes arrays): the `TEXTURE_2D_ARRAY` binding and the bound sampler object (set to 0 so
-//!   the arrays' own filter and wrap apply); `ACTIVE_TEXTURE`. A host binding that names an
-//!   array the paint deleted is restored as 0.
+//!   shrinks or writes arrays or draws into a render target): the `TEXTURE_2D_ARRAY` binding
+//!   and the bound sampler object (set to 0 so the arrays' own filter and wrap apply);
+//!   `ACTIVE_TEXTURE`. A host binding that names an array the paint deleted is restored as 0.
 //! - Draws: `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING` (the renderer has its own vertex array),
-//!   `ARRAY_BUFFER_BINDING`, `VIEWPORT`, `BLEND` (enabled), the blend functions and equations,
-//!   `DRAW_FRAMEBUFFER_BINDING` when [`Target::framebuffer`] names one.
+//!   `ARRAY_BUFFER_BINDING`, `VIEWPORT`, and of draw buffer 0 (below) `BLEND` (enabled) and
+//!   the blend functions and equations; `DRAW_FRAMEBUFFER_BINDING` when [`Target::framebuffer`]
+//!   names one or the plan draws into a render target.
+//! - Draws into the host's framebuffer when it has several draw buffers (`DRAW_BUFFER1..`
+//!   not all `NONE`): `glDrawBuffers`, set to draw buffer 0's buffer alone for the draws and
+//!   put back after. The fragment stage writes output 0 only, so the paint draws into draw
+//!   buffer 0 only (nothing when that is `NONE`), and the other attachments are left as
+//!   they were instead of receiving undefined values.
 //! - Draws and blit copies: `SCISSOR_TEST`, `DEPTH_TEST`, `STENCIL_TEST`, `CULL_FACE`,
-//!   `RASTERIZER_DISCARD`, `SAMPLE_ALPHA_TO_COVERAGE`, `SAMPLE_COVERAGE` (all disabled while
-//!   painting) and `COLOR_WRITEMASK` (all channels on). With [`Target::keep_host_clip`] the
-//!   draws run with the host's `SCISSOR_TEST` and `STENCIL_TEST` (and its scissor box and
-//!   stencil function) instead, so the host's clip applies; layer copies never run clipped.
+//!   `RASTERIZER_DISCARD`, `SAMPLE_ALPHA_TO_COVERAGE`, `SAMPLE_COVERAGE`, and where the context
+//!   has them `COLOR_LOGIC_OP` (desktop GL), `SAMPLE_MASK` (GL 3.2, GLES 3.1),
+//!   `PRIMITIVE_RESTART` (desktop GL 3.1) and `CLIP_DISTANCE0..n` (desktop GL, GLES with
+//!   `GL_EXT_clip_cull_distance`; the first 16 at most, drivers commonly have 8), all
+//!   disabled while painting; `COLOR_WRITEMASK` of draw buffer 0 (all channels on). With
+//!   [`Target::keep_host_clip`] the draws run with the host's `SCISSOR_TEST` and
+//!   `STENCIL_TEST` (and its scissor box and stencil function) instead, so the host's clip
+//!   applies; layer copies never run clipped.
 //! - Draws with a clip rectangle in the plan's draw states: `SCISSOR_BOX` (and
 //!   `SCISSOR_TEST`, above).
 //! - Layer writes: `PIXEL_UNPACK_BUFFER_BINDING` (0 while uploading), `UNPACK_ALIGNMENT` (1),
@@ -189,16 +199,82 @@
 //!   [`CopyPath::Blit`]): `READ_FRAMEBUFFER_BINDING`, `DRAW_FRAMEBUFFER_BINDING` (the
 //!   renderer's two copy framebuffers), and on desktop GL for sRGB arrays `FRAMEBUFFER_SRGB`
 //!   (enabled), put back right after each op's copies, before any draw.
+//! - Render targets with mip levels: after the draws, the target's array is bound on unit 0
+//!   (saved above) for `glGenerateMipmap`.
+//!
+//! Per draw buffer: blend enables, blend functions and equations and colour masks are
+//! per-draw-buffer state (`glEnablei`, `glBlendFuncSeparatei`, `glColorMaski`). The paint
+//! changes draw buffer 0's only, with the indexed setters where the context has them
+//! (`glEnablei` / `glColorMaski`: GL 3.0, GLES 3.2; `glBlendFuncSeparatei` /
+//! `glBlendEquationSeparatei`: GL 4.0, GLES 3.2), and saves and restores draw buffer 0's
+//! values, which is what the non-indexed queries (`glIsEnabled(GL_BLEND)`,
+//! `glGetIntegerv(GL_BLEND_SRC_RGB)`, `glGetBooleanv(GL_COLOR_WRITEMASK)`) report: the other
+//! draw buffers' state is never touched, so it comes back exactly. Without the indexed
+//! setters the global ones set every draw buffer at once, which is exact wherever the host
+//! could not set them apart either. glow loads only the core names: a host that set
+//! per-buffer state through an `ARB`, `EXT` or `OES` entry point on a context whose version
+//! lacks the core one (blend functions per buffer through `GL_ARB_draw_buffers_blend` on
+//! GL 3.x, anything per buffer through `GL_OES_draw_buffers_indexed` on GLES 3.0 or 3.1)
+//! gets draw buffer 0's value on every draw buffer for that state after a paint.
+//!
+//! Read but never changed: `CLIP_ORIGIN` (GL 4.5, `GL_ARB_clip_control`,
+//! `GL_EXT_clip_control`): under a host's `UPPER_LEFT` the draws flip their quads so they
+//! still come out upright (glow has no `glClipControl` to set it with). `CLIP_DEPTH_MODE`
+//! does not matter: the quads are at depth 0, inside either range.
 //!
 //! Not saved, because the renderer never changes it: everything else, e.g. `POLYGON_MODE`
 //! (desktop; a host left in wireframe sees wireframe quads), `FRAMEBUFFER_SRGB` outside sRGB
-//! blits, `DITHER`, the blend colour, the depth and stencil functions (the tests are off).
-//! Texture parameters are set on the renderer's own array textures only. Saving costs about
-//! 30 `glGet*` calls per paint.
+//! blits and sRGB render targets, `DITHER`, `MULTISAMPLE` and `SAMPLE_SHADING`, the blend
+//! colour (no blend mode uses it), the depth and stencil functions (the tests are off),
+//! `PROVOKING_VERTEX` (every corner of a quad carries the same attributes). Texture
+//! parameters are set on the renderer's own array textures only. Saving costs about 50
+//! `glGet*` calls per paint.
 //!
 //! [`Renderer::new`] changes and restores `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING` and
 //! `ARRAY_BUFFER_BINDING`. [`Renderer::destroy`] deletes the renderer's objects and changes
 //! nothing else.
+//!
+//! ## Threads and the current context
+//!
+//! A GL context is current on at most one thread at a time, and every GL call goes to the
+//! context current on the calling thread. These issue GL: [`Renderer::new`],
+//! [`Renderer::with_capabilities`], [`Renderer::paint`] and [`Renderer::destroy`] (on the
+//! context the renderer was created with, which it keeps), and [`Renderer::query_limits`] and
+//! [`Capabilities::detect`] (on the context passed). Each needs that context current on the
+//! calling thread. Nothing else issues GL: every `&self` method ([`Renderer::stats`],
+//! [`Renderer::tiers`], [`Renderer::array_texture`], ...), [`Renderer::abandon`] and `Drop`
+//! (which only logs a leak) are fine on any thread, with any context or none current.
+//!
+//! [`Renderer`] is `Send + Sync` natively (as `glow::Context` is; in a browser neither is), so
+//! it can live where the host's GL runs: in an egui paint callback, which must be
+//! `Send + Sync` (egui_glow's `CallbackFn`; the callback holds the renderer in an
+//! `Arc<Mutex<_>>`, and egui_glow calls it with its context current), or on a render thread
+//! the context is made current on. The GL-issuing methods take `&mut self` or consume the
+//! renderer, so two threads never issue GL through one renderer at once; `Sync` shares only
+//! the `&self` methods, which issue none.
+//!
+//! Rust does not check which context is current: glow has no way to ask, and the methods
+//! above are safe functions. That is the one precondition of this crate's safe API, the
+//! same one every call of glow's `unsafe` `HasContext` methods carries, which the host takes
+//! on when it creates the `glow::Context` (`from_loader_function` is `unsafe`) and makes its
+//! context current. Calling them with another context current, or none, is undefined at the
+//! GL level, and *not* guaranteed to be memory-safe, so the renderer does not claim it is:
+//!
+//! - the renderer's object names then name another context's objects, or nothing: a paint
+//!   may write into or delete that context's textures and buffers;
+//! - the draws read their vertices and indices through the renderer's vertex array, which
+//!   does not exist in another context: binding it fails and the other context's stays
+//!   bound; where that is the default vertex array of a GLES or compatibility-profile
+//!   context with no element or array buffer, the driver reads the draw's offsets as
+//!   client-memory addresses (a null pointer for the indices);
+//! - with no context current, some platforms (WGL) call context-specific function pointers.
+//!
+//! A context that merely shares objects with the renderer's (`share_context`) is another
+//! context too: vertex arrays and framebuffers are never shared. The contract is not in the
+//! types because each way of putting it there breaks the hosts it is for: a `!Send`
+//! renderer cannot sit in an egui paint callback, an `unsafe fn paint` makes every caller
+//! write `unsafe` for a promise it already made to glow, and a "current context" token
+//! parameter would itself be an unchecked assertion, since nothing can check it.
 //!
 //! ## Texture units
 //!
@@ -268,6 +344,23 @@
 //!   another, or to another layer of the same array (compaction of atlas pages): one
 //!   `glCopyImageSubData`, or one blit from the source layer to the destination layer.
 //!
+//! Core may reuse an array id from the plan after the one that destroyed it (or grew or
+//! shrank from it). Everything the renderer keeps for an array, its texture and a render
+//! target's framebuffer, lives in one entry of its id, removed when the id goes (a destroy,
+//! a growth or shrink from it, a rebuild, an error), so a reused id starts afresh.
+//!
+//! ## Render targets
+//!
+//! A plan with a target (`FramePlan::target`) draws into a layer of a render-target array
+//! through a framebuffer the renderer makes on first use and keeps with the array: the
+//! viewport is the whole target, the quads are flipped so that texel row 0 is the top row,
+//! the target is cleared first when the plan asks, and on desktop GL an sRGB target is drawn
+//! with `FRAMEBUFFER_SRGB` on. After a plan into a target whose array has mip levels, levels
+//! `1..` are regenerated from level 0 with `glGenerateMipmap` (a box filter, over the whole
+//! array, which in core holds that one texture), whether or not the plan drew anything, as
+//! core documents for every executor (`PlanTarget`): a target drawn minified later shows
+//! what was drawn. Counted as `DeviceCounters::mip_levels_regenerated`.
+//!
 //! ## Counters
 //!
 //! [`Renderer::stats`] returns core's counters of the last plan and the renderer's
@@ -275,7 +368,8 @@
 //! `glBindTexture`s for slots (texture binds), programs linked, texture and instance bytes
 //! uploaded, layers copied (`copy_layers` per growth or shrink, 1 per rectangle copy), arrays
 //! created and destroyed (growth and shrinking create one and destroy one; a rebuild's
-//! deletions included).
+//! deletions included), mip levels regenerated (`mip_levels - 1` per plan into a render
+//! target with mip levels, see [Render targets](#render-targets)).
 //! `bind_group_*` stay 0 on GL.
 #![deny(missing_docs)]
 
@@ -303,14 +397,17 @@ compile_error!(
 );
 
 mod error;
+mod fixed;
 mod host;
 mod program;
 mod renderer;
 mod shader;
 mod state;
+mod target;
 
 pub use error::{Error, Stage};
 #[doc(hidden)]
 pub use program::compile_program_for_test;
-pub use renderer::{Capabilities, CopyPath, Renderer, Target};
+pub use renderer::{Capabilities, CopyPath, Renderer};
 pub use shader::shader_sources;
+pub use target::Target;

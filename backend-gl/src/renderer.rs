@@ -14,90 +14,19 @@ use layerbatch_core::{
 use layerbatch_core::plan::{expand_quads, quad_indices};
 
 use crate::error::Error;
+use crate::fixed::StateCaps;
 use crate::host::HostGl;
 use crate::program::{self, TierProgram};
 use crate::shader::attr;
 use crate::state::{Needs, Saved};
+use crate::target::Target;
+
+// Child modules: more of `Renderer`'s methods.
+mod mips;
 
 /// At most this many errors the host left pending are drained at the start of a paint: a lost
 /// context may report `GL_CONTEXT_LOST` forever.
 const MAX_PENDING_ERRORS: usize = 16;
-
-/// Where a paint draws.
-///
-/// `#[non_exhaustive]`: build it with [`Target::bound`] or [`Target::framebuffer`] and the
-/// `with_*` methods.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Target {
-    /// The framebuffer to draw into, bound to `DRAW_FRAMEBUFFER` for the paint and then
-    /// rebound to what was there. `None`: whatever the host has bound (the default
-    /// framebuffer, or its own FBO).
-    pub framebuffer: Option<glow::Framebuffer>,
-    /// Size of the framebuffer in pixels (of the part of it the paint may use, from its
-    /// bottom-left corner). Without [`Target::rect_px`] the viewport is set to `(0, 0, w, h)`;
-    /// instance positions are pixels with `(0, 0)` at the top-left corner and y pointing down.
-    /// A zero width or height applies the plan's resource ops and draws nothing.
-    pub viewport_px: [u32; 2],
-    /// Draw into `[x, y, width, height]` of the framebuffer (pixels, y down from its top-left
-    /// corner) instead of all of it: the quads' `(0, 0)` is at `(x, y)`, and the GL viewport
-    /// is set to the part inside the framebuffer. The rectangle may reach outside (an egui
-    /// panel scrolled partly off-screen): what lies outside is not drawn and nothing moves
-    /// (core's [`Viewport`] does the mapping, as on wgpu). Default `None`: the whole of
-    /// `viewport_px`.
-    pub rect_px: Option<[i32; 4]>,
-    /// Draw through the host's clip: keep `SCISSOR_TEST` and `STENCIL_TEST` as the host set
-    /// them (with its scissor box and stencil function), so a UI panel, a scroll view or a
-    /// split screen clips the sprites. Default `false`: both are disabled while drawing. Either
-    /// way they are restored after the paint, and layer copies never run clipped.
-    pub keep_host_clip: bool,
-}
-
-impl Target {
-    /// Draw into whatever framebuffer the host has bound, over a `w x h` viewport.
-    pub const fn bound(viewport_px: [u32; 2]) -> Self {
-        Self { framebuffer: None, viewport_px, rect_px: None, keep_host_clip: false }
-    }
-    /// Draw into `framebuffer`, over a `w x h` viewport.
-    pub const fn framebuffer(framebuffer: glow::Framebuffer, viewport_px: [u32; 2]) -> Self {
-        Self { framebuffer: Some(framebuffer), viewport_px, rect_px: None, keep_host_clip: false }
-    }
-    /// Sets [`Target::rect_px`]: the quads go into `[x, y, width, height]` of the framebuffer
-    /// (y down), which may reach outside it.
-    #[must_use]
-    pub const fn with_rect(mut self, rect_px: [i32; 4]) -> Self {
-        self.rect_px = Some(rect_px);
-        self
-    }
-    /// Where the quads go: core's [`Viewport`] for [`Target::viewport_px`] and
-    /// [`Target::rect_px`] (the host's scissor is added by the paint when it is kept).
-    pub fn viewport(&self) -> Viewport {
-        match self.rect_px {
-            Some(rect) => Viewport::rect(self.viewport_px, rect),
-            None => Viewport::full(self.viewport_px),
-        }
-    }
-    /// Sets [`Target::keep_host_clip`].
-    ///
-    /// ```no_run
-    /// # use layerbatch_gl::glow;
-    /// # fn f(gl: &glow::Context, renderer: &mut layerbatch_gl::Renderer, plan: &layerbatch_core::FramePlan)
-    /// # -> Result<(), layerbatch_gl::Error> {
-    /// use glow::HasContext;
-    /// // SAFETY: plain state calls on the current context.
-    /// unsafe {
-    ///     gl.enable(glow::SCISSOR_TEST);
-    ///     gl.scissor(100, 100, 200, 150); // GL's window coordinates: y up
-    /// }
-    /// renderer.paint(plan, &layerbatch_gl::Target::bound([800, 600]).with_host_clip(true))?;
-    /// # Ok(()) }
-    /// ```
-    #[must_use]
-    pub const fn with_host_clip(mut self, keep_host_clip: bool) -> Self {
-        self.keep_host_clip = keep_host_clip;
-        self
-    }
-}
 
 /// What the context offers that the renderer can use, detected once at creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,7 +56,8 @@ fn usable_texture_units(gl: &glow::Context) -> u32 {
 }
 
 impl Capabilities {
-    /// Reads the capabilities of the current context.
+    /// Reads the capabilities of the current context: `gl` must be current on the calling
+    /// thread ([current context](Renderer#current-context)).
     pub fn detect(gl: &glow::Context) -> Self {
         let v = gl.version();
         let ext = gl.supported_extensions();
@@ -176,12 +106,23 @@ struct GpuArray {
 
 /// Executes [`FramePlan`]s on the host's GL context: one program per slot tier, texture
 /// arrays, one streamed instance buffer. See the crate docs for the GL state it touches.
+///
+/// # Current context
+///
+/// `Send + Sync` (natively), so that a host can keep it where its GL runs (an egui paint
+/// callback, another thread). Every method that issues GL ([`Renderer::new`],
+/// [`Renderer::with_capabilities`], [`Renderer::paint`], [`Renderer::destroy`], and
+/// [`Renderer::query_limits`] on the context it is given) needs that context current on the
+/// calling thread, which Rust does not check; every `&self` method and `Drop` issue none. See
+/// [Threads and the current context](crate#threads-and-the-current-context).
 pub struct Renderer {
     gl: Arc<glow::Context>,
     /// Reads and restores the host's object bindings (through the raw WebGL2 context in a
     /// browser, where glow's getters panic).
     host: HostGl,
     caps: Capabilities,
+    /// The optional state the paint saves, sets and restores.
+    state_caps: StateCaps,
     programs: Vec<TierProgram>,
     vao: glow::VertexArray,
     /// Vertices: each instance once per corner, streamed per block.
@@ -228,6 +169,8 @@ impl Renderer {
     /// takes buffer sizes and attribute offsets as `i32`: `max_buffer_bytes` is `i32::MAX`,
     /// less on GLES and WebGL2 where `MAX_ELEMENT_INDEX` indexes fewer than that many bytes of
     /// quad vertices. Logs the GL version, renderer and these limits at `debug!`.
+    ///
+    /// `gl` must be current on the calling thread ([current context](Renderer#current-context)).
     pub fn query_limits(gl: &glow::Context) -> Limits {
         // SAFETY: integer and string queries on the current context.
         let (units, vertex_units, combined_units, layers, size, version, renderer, glsl) = unsafe {
@@ -274,12 +217,15 @@ impl Renderer {
     /// Creates the renderer for `budget` (from [`layerbatch_core::Batcher::budget`]): compiles
     /// and links one program per tier in `budget.tiers`, now and never again, and creates its
     /// vertex array and instance buffer. The host's program, vertex array and array buffer
-    /// bindings are restored before returning.
+    /// bindings are restored before returning. `gl` must be current on the calling thread, and
+    /// stays the renderer's context ([current context](Renderer#current-context)).
     ///
     /// # Errors
-    /// [`Error::Shader`] with the stage and info log if any tier fails to compile or link
-    /// (every object made so far is deleted), [`Error::SlotsAboveDevice`] for a budget from
-    /// another device, [`Error::CreateObject`] if the driver refuses an object.
+    /// [`Error::EditedBudget`] for a budget edited into one no executor can honour (core's
+    /// [`Budget::check`]; checked before any GL call), [`Error::Shader`] with the stage and
+    /// info log if any tier fails to compile or link (every object made so far is deleted),
+    /// [`Error::SlotsAboveDevice`] for a budget from another device, [`Error::CreateObject`]
+    /// if the driver refuses an object.
     pub fn new(gl: Arc<glow::Context>, budget: &Budget) -> Result<Self, Error> {
         let caps = Capabilities::detect(&gl);
         Self::with_capabilities(gl, budget, caps)
@@ -293,6 +239,7 @@ impl Renderer {
     /// # Errors
     /// As [`Renderer::new`].
     pub fn with_capabilities(gl: Arc<glow::Context>, budget: &Budget, caps: Capabilities) -> Result<Self, Error> {
+        budget.check().map_err(|e| Error::edited_budget(budget, &e))?;
         let detected = Capabilities::detect(&gl);
         let caps = Capabilities {
             gles: detected.gles,
@@ -300,6 +247,7 @@ impl Renderer {
             texture_storage: caps.texture_storage && detected.texture_storage,
             max_texture_units: detected.max_texture_units,
         };
+        let state_caps = StateCaps::detect(&gl);
         if budget.slots > caps.max_texture_units {
             return Err(Error::SlotsAboveDevice { slots: budget.slots, units: caps.max_texture_units });
         }
@@ -386,6 +334,7 @@ impl Renderer {
                 gl,
                 host,
                 caps,
+                state_caps,
                 programs,
                 vao,
                 vbo,
@@ -477,7 +426,11 @@ impl Renderer {
     /// renderer holds.
     ///
     /// The GL state changed is listed in the crate docs; it is restored before returning,
-    /// on errors too.
+    /// on errors too. After the draws into a render target with mip levels, levels `1..` of
+    /// its array are regenerated from level 0 (`glGenerateMipmap`).
+    ///
+    /// The renderer's context must be current on the calling thread
+    /// ([current context](Renderer#current-context)).
     ///
     /// # Errors
     /// - [`Error::Plan`] with the validator's [`PlanError`] for a plan that cannot run (out of
@@ -518,11 +471,15 @@ impl Renderer {
                 }
             }
         }
+        if plan.target.is_some() {
+            // Regenerating a target's mip levels binds its array on unit 0.
+            needs.units = needs.units.max(1);
+        }
         if draw {
             needs.units = needs.units.max(plan.segments.iter().map(|s| s.tier).max().unwrap_or(1));
             needs.scissor = plan.states.iter().any(|s| s.clip_px.is_some());
         }
-        let saved = Saved::capture_and_prepare(&self.gl, &self.host, needs);
+        let mut saved = Saved::capture_and_prepare(&self.gl, &self.host, needs, &self.state_caps);
         let mut c = DeviceCounters::one_frame();
         self.deleted.clear();
         self.drawn_tiers.clear();
@@ -537,7 +494,10 @@ impl Renderer {
                 let h = viewport.target_size_px[1];
                 viewport = viewport.with_host_clip(saved.host_scissor().map(|b| y_down(b, h)));
             }
-            result = self.draw(plan, target, &viewport, &mut c);
+            result = self.draw(plan, target, &viewport, &mut saved, &mut c);
+        }
+        if result.is_ok() {
+            result = self.regenerate_target_mips(plan, &mut c);
         }
         if result.is_err() {
             // What the device holds is unknown now: hold nothing, so that only a rebuild plan
@@ -545,7 +505,7 @@ impl Renderer {
             self.drop_arrays(&mut c);
             self.validator.reset();
         }
-        saved.restore(&self.gl, &self.host, &self.deleted);
+        saved.restore(&self.gl, &self.host, &self.state_caps, &self.deleted);
         self.stats.record(plan, c);
         result
     }
@@ -559,7 +519,8 @@ impl Renderer {
     }
 
     /// Deletes every GL object the renderer made (programs, vertex array, buffer, arrays,
-    /// copy framebuffers). The renderer's context must be current.
+    /// copy framebuffers). The renderer's context must be current on the calling thread
+    /// ([current context](Renderer#current-context)).
     pub fn destroy(mut self) {
         let gl = &self.gl;
         // SAFETY: every handle below was created by this renderer on this context and is
@@ -950,7 +911,14 @@ impl Renderer {
     /// Draws the segments into `vp` (the plan's viewport; its host clip is the host's scissor
     /// box when that is kept and a segment clip may change the box), or into the plan's
     /// render target, cleared first when the plan asks.
-    fn draw(&mut self, plan: &FramePlan, target: &Target, vp: &Viewport, c: &mut DeviceCounters) -> Result<(), Error> {
+    fn draw(
+        &mut self,
+        plan: &FramePlan,
+        target: &Target,
+        vp: &Viewport,
+        saved: &mut Saved,
+        c: &mut DeviceCounters,
+    ) -> Result<(), Error> {
         let gl = Arc::clone(&self.gl);
         let gl = &*gl;
         let Some([vx, vy, vw, vh]) = vp.visible_px() else { return Ok(()) };
@@ -976,6 +944,7 @@ impl Renderer {
                     // SAFETY: the host's framebuffer, named by the target; its binding was saved.
                     unsafe { gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fb)) };
                 }
+                saved.limit_draw_buffers(gl, &self.state_caps);
                 None
             }
         };
@@ -993,13 +962,17 @@ impl Renderer {
                 gl.clear_color(r, g, b, a);
                 gl.clear(glow::COLOR_BUFFER_BIT);
             }
-            gl.enable(glow::BLEND);
-            // Premultiplied alpha: texels and tints are premultiplied.
-            gl.blend_func_separate(glow::ONE, glow::ONE_MINUS_SRC_ALPHA, glow::ONE, glow::ONE_MINUS_SRC_ALPHA);
-            gl.blend_equation_separate(glow::FUNC_ADD, glow::FUNC_ADD);
             gl.bind_vertex_array(Some(self.vao));
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.vbo));
         }
+        // Blending of draw buffer 0 (the only one drawn): premultiplied alpha, as texels and
+        // tints are premultiplied.
+        let fixed = self.state_caps;
+        fixed.set_blend_enabled(gl, true);
+        fixed.set_blend_func(gl, [glow::ONE, glow::ONE_MINUS_SRC_ALPHA, glow::ONE, glow::ONE_MINUS_SRC_ALPHA]);
+        fixed.set_blend_equation(gl, glow::FUNC_ADD, glow::FUNC_ADD);
+        // A host clip origin of UPPER_LEFT flips y inside the viewport: flip the quads back.
+        let flip_quads = flip != saved.clip_upper_left();
         // The host's units were restored after the last paint: nothing is bound yet.
         self.frame_bound.iter_mut().for_each(|b| *b = None);
         let mut block = u32::MAX;
@@ -1014,9 +987,8 @@ impl Renderer {
             let r = &seg.instances;
             let state = plan.state(seg);
             if state.blend != current_blend {
-                let [src, dst, src_a, dst_a] = state.blend.factors().map(gl_blend_factor);
-                // SAFETY: valid blend enums; the host's blend functions were saved.
-                unsafe { gl.blend_func_separate(src, dst, src_a, dst_a) };
+                // The host's blend functions were saved.
+                fixed.set_blend_func(gl, state.blend.factors().map(gl_blend_factor));
                 current_blend = state.blend;
             }
             // Without segment clips the scissor stays as the paint set it up (the host's clip
@@ -1065,7 +1037,7 @@ impl Renderer {
                     prog.viewport = viewport;
                 }
                 let mut transform = vp.transform(state.transform);
-                if flip {
+                if flip_quads {
                     transform = flip_y(transform, viewport[1]);
                 }
                 if prog.transform != transform {

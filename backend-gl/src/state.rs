@@ -3,6 +3,7 @@
 
 use glow::HasContext;
 
+use crate::fixed::{DrawBuffers, StateCaps, MAX_CLIP_DISTANCES};
 use crate::host::{Bound, HostGl};
 
 /// Which groups of state a paint is about to change.
@@ -10,7 +11,8 @@ use crate::host::{Bound, HostGl};
 pub(crate) struct Needs {
     /// Texture units `0..units` get `TEXTURE_2D_ARRAY` bindings and sampler 0.
     pub(crate) units: u32,
-    /// Draws: program, VAO, array buffer, viewport, blend, capabilities, colour mask.
+    /// Draws: program, VAO, array buffer, viewport, blend, capabilities, colour mask, clip
+    /// origin (read only), the host framebuffer's draw buffers.
     pub(crate) draw: bool,
     /// The draw framebuffer is rebound to the target's.
     pub(crate) draw_framebuffer: bool,
@@ -25,7 +27,8 @@ pub(crate) struct Needs {
     pub(crate) clear: bool,
 }
 
-/// Capabilities a paint disables (draws and blits must not be clipped, discarded or tested).
+/// Capabilities a paint disables (draws and blits must not be clipped, discarded or tested),
+/// on every context; [`StateCaps::extra_disabled`] adds those only some contexts have.
 const DISABLED_CAPS: [u32; 7] = [
     glow::SCISSOR_TEST,
     glow::DEPTH_TEST,
@@ -41,6 +44,9 @@ struct Unpack {
     buffer: Bound<glow::Buffer>,
     params: [i32; 6],
 }
+
+/// Room for every capability a paint may disable.
+const MAX_ENABLED: usize = DISABLED_CAPS.len() + 3 + MAX_CLIP_DISTANCES as usize;
 
 const UNPACK_PARAMS: [u32; 6] = [
     glow::UNPACK_ALIGNMENT,
@@ -62,23 +68,33 @@ pub(crate) struct Saved {
     draw_fb: Option<Bound<glow::Framebuffer>>,
     viewport: Option<[i32; 4]>,
     /// Capabilities changed and whether each was on: the first `enabled_len` entries. A fixed
-    /// array, so a paint allocates nothing.
-    enabled: [(u32, bool); DISABLED_CAPS.len() + 1],
+    /// array, so saving them allocates nothing.
+    enabled: [(u32, bool); MAX_ENABLED],
     enabled_len: usize,
+    /// `BLEND` of draw buffer 0 (`glIsEnabled(GL_BLEND)` reports draw buffer 0's).
+    blend_enabled: Option<bool>,
+    /// Draw buffer 0's blend functions and equations (the non-indexed queries report draw
+    /// buffer 0's).
     blend: Option<[i32; 6]>,
     scissor_box: Option<[i32; 4]>,
+    /// Draw buffer 0's colour write mask.
     color_mask: Option<[bool; 4]>,
+    /// The host's `CLIP_ORIGIN` is `UPPER_LEFT` (read for draws, never changed).
+    clip_upper_left: bool,
+    /// The host framebuffer's draw buffers, where the paint limited them to the first.
+    draw_buffers: Option<DrawBuffers>,
     clear_color: Option<[f32; 4]>,
     unpack: Option<Unpack>,
 }
 
 impl Saved {
     /// Reads every piece of state `needs` says will change, then sets the state every paint
-    /// step relies on: sampler objects unbound from the units, tests and discard disabled, all
-    /// colour channels written, tightly packed unpack rows from client memory.
-    /// Object bindings are read and put back through `host` (glow's getters natively, the raw
-    /// WebGL2 context in a browser).
-    pub(crate) fn capture_and_prepare(gl: &glow::Context, host: &HostGl, needs: Needs) -> Self {
+    /// step relies on: sampler objects unbound from the units, tests, discard, logic op,
+    /// sample mask, primitive restart and clip distances disabled (those the context has,
+    /// `caps`), all colour channels of draw buffer 0 written, tightly packed unpack rows from
+    /// client memory. Object bindings are read and put back through `host` (glow's getters
+    /// natively, the raw WebGL2 context in a browser).
+    pub(crate) fn capture_and_prepare(gl: &glow::Context, host: &HostGl, needs: Needs, caps: &StateCaps) -> Self {
         // SAFETY: state queries and state-setting calls with valid enums on the current
         // context; nothing is dereferenced beyond glow's own out-parameters.
         unsafe {
@@ -103,8 +119,9 @@ impl Saved {
                     gl.get_parameter_i32_slice(glow::VIEWPORT, &mut v);
                     v
                 }),
-                enabled: [(0, false); DISABLED_CAPS.len() + 1],
+                enabled: [(0, false); MAX_ENABLED],
                 enabled_len: 0,
+                blend_enabled: draw.then(|| gl.is_enabled(glow::BLEND)),
                 blend: draw.then(|| {
                     [
                         glow::BLEND_SRC_RGB,
@@ -122,6 +139,8 @@ impl Saved {
                     v
                 }),
                 color_mask: fixed.then(|| gl.get_parameter_bool_array::<4>(glow::COLOR_WRITEMASK)),
+                clip_upper_left: draw && caps.clip_upper_left(gl),
+                draw_buffers: None,
                 clear_color: needs.clear.then(|| {
                     let mut v = [0f32; 4];
                     gl.get_parameter_f32_slice(glow::COLOR_CLEAR_VALUE, &mut v);
@@ -133,16 +152,12 @@ impl Saved {
                 }),
             };
             if fixed {
-                for cap in DISABLED_CAPS {
+                for cap in DISABLED_CAPS.into_iter().chain(caps.extra_disabled()) {
                     saved.enabled[saved.enabled_len] = (cap, gl.is_enabled(cap));
                     saved.enabled_len += 1;
                     gl.disable(cap);
                 }
-                gl.color_mask(true, true, true, true);
-            }
-            if draw {
-                saved.enabled[saved.enabled_len] = (glow::BLEND, gl.is_enabled(glow::BLEND));
-                saved.enabled_len += 1;
+                caps.set_color_mask(gl, [true; 4]);
             }
             if let Some(unpack) = &saved.unpack {
                 if unpack.buffer.is_some() {
@@ -176,9 +191,27 @@ impl Saved {
         self.scissor_box.filter(|_| on)
     }
 
+    /// Whether the host's clip origin is `UPPER_LEFT` (read for draws).
+    pub(crate) fn clip_upper_left(&self) -> bool {
+        self.clip_upper_left
+    }
+
+    /// With the host's framebuffer bound for drawing: when it has several draw buffers, limits
+    /// them to the first for the paint's draws ([`DrawBuffers`]); [`Saved::restore`] puts them
+    /// back first, while that framebuffer is still bound.
+    pub(crate) fn limit_draw_buffers(&mut self, gl: &glow::Context, caps: &StateCaps) {
+        if self.draw_buffers.is_none() {
+            self.draw_buffers = DrawBuffers::limit(gl, caps);
+        }
+    }
+
     /// Puts back everything captured. A texture the paint deleted (`deleted`) is not rebound:
     /// its unit gets texture 0, as GL itself does when a bound texture is deleted.
-    pub(crate) fn restore(self, gl: &glow::Context, host: &HostGl, deleted: &[glow::Texture]) {
+    pub(crate) fn restore(self, gl: &glow::Context, host: &HostGl, caps: &StateCaps, deleted: &[glow::Texture]) {
+        // The host framebuffer whose draw buffers were limited is still bound for drawing.
+        if let Some(d) = self.draw_buffers {
+            d.restore(gl);
+        }
         // SAFETY: restores values read from this context by `capture_and_prepare`; objects
         // the paint deleted are skipped, so no deleted name is ever bound.
         unsafe {
@@ -210,15 +243,18 @@ impl Saved {
                     gl.disable(cap);
                 }
             }
+            if let Some(on) = self.blend_enabled {
+                caps.set_blend_enabled(gl, on);
+            }
             if let Some([src_rgb, dst_rgb, src_a, dst_a, eq_rgb, eq_a]) = self.blend {
-                gl.blend_func_separate(src_rgb as u32, dst_rgb as u32, src_a as u32, dst_a as u32);
-                gl.blend_equation_separate(eq_rgb as u32, eq_a as u32);
+                caps.set_blend_func(gl, [src_rgb, dst_rgb, src_a, dst_a].map(|v| v as u32));
+                caps.set_blend_equation(gl, eq_rgb as u32, eq_a as u32);
             }
             if let Some([x, y, w, h]) = self.scissor_box {
                 gl.scissor(x, y, w, h);
             }
-            if let Some([r, g, b, a]) = self.color_mask {
-                gl.color_mask(r, g, b, a);
+            if let Some(mask) = self.color_mask {
+                caps.set_color_mask(gl, mask);
             }
             if let Some([r, g, b, a]) = self.clear_color {
                 gl.clear_color(r, g, b, a);

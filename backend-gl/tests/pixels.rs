@@ -314,10 +314,13 @@ fn growth(ctx: &Ctx, path: CopyPath) {
         assert_eq!(stats.device_frame.arrays_destroyed, stats.core_frame.arrays_destroyed);
     }
     let stats = rig.stats();
-    // Two classes (linear, sRGB) of 12 textures each: 4 -> 8 -> 16 layers, two growths each.
-    assert_eq!(stats.core_total.array_growths, 4);
+    // Two classes (linear, sRGB) of 12 textures each. Frame 0's arrays, born in its plan, are
+    // trimmed to their used layers at `begin_frame` (2 linear, 1 sRGB), then double by GPU
+    // copies: linear 2 -> 4 -> 8 -> 16, sRGB 1 -> 2 -> 8 -> 16 (frame 2 grows it 2 -> 4 -> 8:
+    // one copy, the copy's target grows in place), three growths each.
+    assert_eq!(stats.core_total.array_growths, 6);
     assert_eq!(stats.device_total.layers_copied, expected_layers_copied);
-    assert_eq!(stats.device_total.layers_copied, 2 * (4 + 8));
+    assert_eq!(stats.device_total.layers_copied, (2 + 4 + 8) + (1 + 2 + 8));
     assert_eq!(
         stats.device_total.texture_bytes_written,
         24 * layerbatch_core::mip_chain_bytes(16, 16, 5, Format::Rgba8Unorm)
@@ -339,15 +342,22 @@ fn mutable_storage(ctx: &Ctx) {
     let caps = Capabilities { texture_storage: false, copy_image: false, ..Capabilities::detect(&ctx.gl) };
     let mut rig = Rig::with_caps(ctx, Config::default().with_initial_layers(2), Some(caps));
     let colors = distinct_colors(5);
-    let ids: Vec<TextureId> =
-        colors.iter().map(|&c| rig.register(TextureDesc::new(8, 8).with_mip_levels(4), c)).collect();
-    let quads = grid(&ids, 0..ids.len(), 32, 32.0);
-    let img = rig.frame(&quads);
-    for (i, &c) in colors.iter().enumerate() {
-        let (x, y) = cell(i as u32, 32);
-        img.assert_rect([x, y, x + 32, y + 32], c, 0, &format!("texture {i}"));
+    let mut ids: Vec<TextureId> = Vec::new();
+    // Two textures first, drawn (their array is then on the device), then three more: the
+    // array grows by a GPU copy of its mutable-storage levels.
+    for (count, what) in [(2, "before the growth"), (5, "after the growth")] {
+        while ids.len() < count {
+            ids.push(rig.register(TextureDesc::new(8, 8).with_mip_levels(4), colors[ids.len()]));
+        }
+        let quads = grid(&ids, 0..ids.len(), 32, 32.0);
+        let img = rig.frame(&quads);
+        for (i, &c) in colors[..count].iter().enumerate() {
+            let (x, y) = cell(i as u32, 32);
+            img.assert_rect([x, y, x + 32, y + 32], c, 0, &format!("{what}: texture {i}"));
+        }
     }
-    assert!(rig.stats().core_total.array_growths >= 1);
+    assert!(rig.stats().core_frame.array_growths >= 1);
+    assert!(rig.stats().device_frame.layers_copied >= 2, "the first two layers are copied");
     rig.finish();
 }
 both_flavors!(mutable_storage);
@@ -541,6 +551,10 @@ fn state_restored(ctx: &Ctx) {
     let a = rig.batcher.register(&TextureDesc::new(2, 1), &[255, 0, 0, 255, 0, 255, 0, 255]).unwrap();
     let srgb = TextureDesc::new(8, 8).with_format(Format::Rgba8UnormSrgb);
     let b = rig.register(srgb, [0, 255, 0, 255]);
+    // A first plan brings b's array to the device, so that c grows it by a GPU copy (a blit)
+    // in the plan painted over the host's state.
+    let img = rig.frame(&[Quad::rect(a, [0.0, 0.0], [64.0, 32.0]), Quad::rect(b, [64.0, 0.0], [32.0, 32.0])]);
+    img.assert_rect([64, 0, 96, 32], [0, 255, 0, 255], 0, "b, before the growth");
     let c = rig.register(srgb, [0, 0, 255, 255]); // grows b's array
                                                   // SAFETY: host-side state on the test's own context and objects.
     let (host_tex, host_buf, host_pbo, host_vao, host_ebo, host_sampler) = unsafe {
@@ -874,6 +888,10 @@ fn host_scissor(ctx: &Ctx) {
     use glow::HasContext as _;
     let mut rig = Rig::new(ctx, Config::default().with_max_packed_size_px(0).with_initial_layers(2));
     let red = rig.register(TextureDesc::new(8, 8), [255, 0, 0, 255]);
+    // A first plan brings red's array to the device: the registrations below then grow it
+    // by a layer copy.
+    let img = rig.frame(&[Quad::rect(red, [0.0, 0.0], [W as f32, H as f32])]);
+    img.assert_rect([0, 0, W, H], [255, 0, 0, 255], 0, "red, before the growths");
     // Scissor box in GL window coordinates (y up): x 40..120, rows H-100..H-40, which is
     // y 40..100 in the readback (y down).
     let (sx, sy, sw, sh) = (40, H as i32 - 100, 80, 60);

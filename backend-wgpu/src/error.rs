@@ -1,6 +1,6 @@
 //! The backend's errors.
 
-use layerbatch_core::PlanError;
+use layerbatch_core::{ConfigError, PlanError};
 
 /// What can go wrong creating a [`crate::Renderer`] or executing a plan.
 ///
@@ -21,6 +21,13 @@ pub enum Error {
         /// What the device allows.
         allowed: u32,
     },
+    /// The budget was edited after [`layerbatch_core::Budget::new`] into one no renderer can
+    /// run (its fields are public): more slots than [`layerbatch_core::MAX_SLOTS_PER_DRAW`],
+    /// or tiers other than the ones `Budget::new` makes for its slots. Core's
+    /// [`layerbatch_core::Budget::check`] refused it ([`ConfigError::EditedBudget`] names the
+    /// slots and tiers); [`crate::Renderer::new`] creates nothing then.
+    #[error("the budget cannot be run: {0}")]
+    Budget(ConfigError),
     /// The budget was made for another kind of device: build the batcher from
     /// [`crate::device_limits`] of this device.
     #[error(

@@ -58,8 +58,9 @@
 //!   the new one), [`ArrayOp::Shrink`](layerbatch_core::ArrayOp::Shrink) (fewer layers) and
 //!   [`ArrayOp::CopyRect`](layerbatch_core::ArrayOp::CopyRect) (a level-0 rectangle from a layer
 //!   of one array to another layer of it, or to a layer of another array: compaction) are
-//!   `copy_texture_to_texture` commands recorded into the host's encoder; every layer write after the plan's first GPU copy is recorded after it, so the
-//!   plan's op order holds (see [`Renderer`]).
+//!   `copy_texture_to_texture` commands (one per layer and level for growth and shrinking)
+//!   recorded into the renderer's own encoder; every layer write after the plan's first GPU
+//!   copy is recorded after it, so the plan's op order holds (see [`Renderer`]).
 //! - **Errors, not panics.** Whatever wgpu refuses while a plan is applied (out of memory, a
 //!   limit the budget did not know) comes back as [`Error::Device`], caught in error scopes,
 //!   never at the device's uncaptured-error handler. On WebGPU, which answers error scopes
@@ -135,19 +136,31 @@
 //! whole target, the pass's viewport left as the host set it), or
 //! `Viewport::rect(target_size_px, rect_px)` for a panel inside the target (an egui paint
 //! callback), which may lie partly outside it: the renderer sets the pass's viewport to the
-//! visible part and the sprites keep their place. `with_host_clip` names the scissor the host
-//! set: clips are intersected with it and it is set back afterwards.
+//! visible part and the sprites keep their place (the viewport bounds them: no scissor is set
+//! for it). `with_host_clip` names the scissor the host set: clips are intersected with it and
+//! it is set back afterwards. A plan without clips and without a host clip sets no scissor.
 //!
 //! ## Render to texture
 //!
 //! A plan of [`Batcher::begin_frame_into`](layerbatch_core::Batcher::begin_frame_into) draws
 //! into a [`Usage::RenderTarget`](layerbatch_core::Usage::RenderTarget) texture: `prepare`
 //! records that pass itself (cleared first if the plan asks) and submits it, so later plans
-//! sample the result. Texel row 0 is the top row, as for uploads: drawn with default UVs, a
-//! target is upright (on the GL backend too). [`Renderer::target_view`] gives a view of the
-//! target for passes of the host's own. Render-target arrays are made with
-//! `RENDER_ATTACHMENT`; their pipelines (every tier and blend mode, one sample, no depth) are
-//! made with the first render target of a format, counted in `pipeline_compiles`.
+//! sample the result. Such a plan is complete when `prepare` returns: the renderer holds
+//! nothing of it, so a host that only draws into render targets never needs `render`. Texel
+//! row 0 is the top row, as for uploads: drawn with default UVs, a target is upright (on the GL
+//! backend too). [`Renderer::target_view`] gives a view of the target for passes of the host's
+//! own. Render-target arrays are made with `RENDER_ATTACHMENT`; their pipelines (every tier
+//! and blend mode, one sample, no depth) are made with the first render target of a format,
+//! counted in `pipeline_compiles`.
+//!
+//! A target whose array has mip levels is mipmapped after each plan drawn into it, as core's
+//! [`PlanTarget`](layerbatch_core::PlanTarget) says: levels `1..` of the target layer are
+//! regenerated from level 0 (a box filter; in linear light for sRGB targets), one render pass
+//! per level in the same encoder, counted in `DeviceCounters::mip_levels_regenerated` and in
+//! no other counter (their draws and bind groups are not in `draw_calls` or
+//! `bind_group_creates`, which stay core's mock device's). Those pipelines (one per format)
+//! are made in [`Renderer::new`] and are not counted in `pipeline_compiles`. A host drawing
+//! into [`Renderer::target_view`] itself regenerates nothing.
 //!
 //! ## In a browser
 //!
@@ -166,9 +179,11 @@
 #![deny(missing_docs)]
 
 mod error;
+mod mips;
 mod renderer;
 mod scope;
 mod shader;
+mod transfer;
 
 pub use error::Error;
 pub use renderer::{device_limits, limits, Prepared, Renderer, RendererOptions};

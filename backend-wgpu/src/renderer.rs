@@ -6,14 +6,15 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use layerbatch_core::plan::{expand_quads, quad_indices};
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, DrawState, Filter,
-    Format, FramePlan, Instance, LevelWrite, Limits, PlanTarget, PlanValidator, ResourceOp, Stats, Viewport, Wrap,
-    MAX_SLOTS_PER_DRAW,
+    ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Budget, Clip, DeviceCounters, DrawState, Filter, Format,
+    FramePlan, Instance, Limits, PlanTarget, PlanValidator, ResourceOp, Stats, Viewport, Wrap, MAX_SLOTS_PER_DRAW,
 };
 use wgpu::util::DeviceExt as _;
 
+use crate::mips::Mips;
 use crate::scope::{checked, scoped, Late, What};
 use crate::shader::{self, GLOBALS_BYTES, GROUP_GLOBALS, GROUP_SLOTS};
+use crate::transfer::{self, copy_info, own_encoder, upload, Staging};
 use crate::Error;
 
 /// Core's [`Limits`] for a wgpu device of `backend` with `device_limits` (use the *device's*
@@ -164,6 +165,9 @@ pub struct Prepared {
     frame: u64,
     /// Its place among that frame's plans.
     index: u32,
+    /// Its place among the plans the renderer holds for the host's passes; `None` for a plan
+    /// drawn into a render target, which `prepare` drew and submits and holds nothing of.
+    held: Option<u32>,
 }
 
 impl Prepared {
@@ -214,6 +218,10 @@ impl Prepared {
 ///     submit, as before) and "prepare every plan, then render them, then submit". A host
 ///     that prepares plans and never renders holds their space until it renders (a warning is
 ///     logged at 64 plans).
+///   - Either way, a plan drawn into a render target ([`FramePlan::target`]) holds no space
+///     past its `prepare`, which draws and submits it: its instance space and globals uniform
+///     go to the next plan, and a host that only draws into render targets, never calling
+///     `render`, holds what one such plan needs.
 /// - **Stale handles.** A [`Prepared`] of an earlier frame draws nothing (a warning is
 ///   logged): its space may hold another plan's instances now.
 /// - **Bounded memory.** Each frame reuses the space of the frames before it: the pool grows
@@ -345,6 +353,8 @@ pub struct Renderer {
     /// Pipelines drawing into render targets of a format, indexed as `pipelines`: made when
     /// the first render-target array of that format is created.
     target_pipelines: HashMap<wgpu::TextureFormat, Vec<wgpu::RenderPipeline>>,
+    /// The render targets' mip regeneration pipelines, one per format, made in `new`.
+    mips: Mips,
     slot_layouts: Vec<wgpu::BindGroupLayout>,
     globals_layout: wgpu::BindGroupLayout,
     /// One globals uniform per place in a frame's plans: plan `i` of a frame uses the `i`th.
@@ -385,8 +395,12 @@ pub struct Renderer {
     max_buffer_size: u64,
     /// The renderer's frame: [`Prepared`] handles of other frames are stale.
     frame: u64,
-    /// The plans prepared in the current frame, in order.
+    /// The plans of the current frame held for the host's passes, in order (not those drawn
+    /// into render targets: `prepare` draws them and holds nothing of them).
     plans: Vec<PlanDraws>,
+    /// Plans prepared successfully in the current frame, render-target plans included: the
+    /// next [`Prepared::index`].
+    frame_plans: u32,
     /// Draw lists of earlier frames' plans, emptied, for reuse.
     spare_draws: Vec<Vec<Draw>>,
     /// The plan `render` draws: the last one prepared, if that succeeded.
@@ -410,13 +424,17 @@ pub struct Renderer {
 impl Renderer {
     /// Creates the renderer for passes whose colour target has `target` format: one shader
     /// module per tier of `budget.tiers` and one render pipeline per tier and
-    /// [`BlendMode`] (`tiers x BlendMode::ALL.len()`), all here, none later.
+    /// [`BlendMode`] (`tiers x BlendMode::ALL.len()`), and the render targets' mip
+    /// regeneration pipelines (one per format, not counted in `pipeline_compiles`), all here.
+    /// Only the pipelines drawing into render targets of a format come later, with the first
+    /// such target (see the crate docs, *Render to texture*).
     ///
     /// `budget` is the batcher's ([`layerbatch_core::Batcher::budget`]), made from
     /// [`device_limits`] of this device.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] when the device cannot bind the budget's slots or hold a block
+    /// [`Error::Budget`] when `budget` was edited into one core's `Budget::check` refuses (checked
+    /// first); [`Error::Unsupported`] when the device cannot bind the budget's slots or hold a block
     /// of its instances in one buffer; [`Error::UnsupportedBudget`] on wgpu's GL backend when
     /// the budget allows layer counts that backend misreads (a budget not made from
     /// [`device_limits`]); [`Error::Shader`] / [`Error::Pipeline`] when a tier does not
@@ -427,6 +445,8 @@ impl Renderer {
         budget: &Budget,
         options: &RendererOptions,
     ) -> Result<Self, Error> {
+        // A budget edited past what `Budget::new` makes would index past the slot tables.
+        budget.check().map_err(Error::Budget)?;
         let dl = device.limits();
         let check = |what, needed: u32, allowed: u32| {
             if needed > allowed {
@@ -553,6 +573,9 @@ impl Renderer {
             tier_modules.push((module, pipeline_layout));
         }
 
+        // Not counted in `pipeline_compiles`, which counts the sprite pipelines (tiers x
+        // blend modes).
+        let mips = Mips::new(device, &late, wgpu_format)?;
         let mut stats = Stats::created(pipelines.len() as u64);
         // The first viewport's globals group.
         stats.device_total.bind_group_creates = 1;
@@ -562,6 +585,7 @@ impl Renderer {
             pipelines,
             tier_modules,
             target_pipelines: HashMap::new(),
+            mips,
             slot_layouts,
             globals_layout,
             viewports: vec![viewport],
@@ -584,6 +608,7 @@ impl Renderer {
             max_buffer_size: dl.max_buffer_size,
             frame: 0,
             plans: Vec::new(),
+            frame_plans: 0,
             spare_draws: Vec::new(),
             latest: None,
             explicit_frames: false,
@@ -635,9 +660,17 @@ impl Renderer {
         self.instance_buffers.iter().map(wgpu::Buffer::size).sum()
     }
 
-    /// Plans prepared successfully in the current frame.
+    /// Plans of the current frame held for the host's passes: those prepared successfully,
+    /// less those drawn into render targets (which `prepare` draws and submits itself, and
+    /// holds nothing of afterwards).
     pub fn prepared_plans(&self) -> usize {
         self.plans.len()
+    }
+
+    /// Globals uniforms held (each with its bind group): as many as the most plans a frame
+    /// held for the host's passes (at least one).
+    pub fn globals_uniforms(&self) -> usize {
+        self.viewports.len()
     }
 
     /// Core's counters of the last plan prepared, and what this renderer issued for the current
@@ -689,6 +722,7 @@ impl Renderer {
             self.spare_draws.push(p.draws);
         }
         self.latest = None;
+        self.frame_plans = 0;
         self.peak_frame_bytes = self.peak_frame_bytes.max(self.frame_bytes);
         self.frame_bytes = 0;
         self.cursor = (0, 0);
@@ -707,7 +741,9 @@ impl Renderer {
     /// callback passes its rect in the screen's physical pixels, and the clip rect egui set as
     /// [`Viewport::with_host_clip`]). A plan drawn into a render target
     /// ([`FramePlan::target`]) ignores `viewport`: `prepare` draws it into the whole texture
-    /// itself, and its handle draws nothing in the host's passes.
+    /// itself (then regenerates the target layer's mip levels, if its array has any) and
+    /// submits it, holds nothing of it afterwards, and its handle draws nothing in the host's
+    /// passes.
     ///
     /// Returns the handle [`Renderer::render_prepared`] draws the plan with; [`Renderer::render`]
     /// draws the last plan prepared.
@@ -754,26 +790,23 @@ impl Renderer {
         // Into a render target: its whole texture, whatever the host's viewport says.
         let vp = plan.viewport(viewport.into());
         let mut own = None;
+        // Where the frame's instance space ends before this plan: a plan drawn into a render
+        // target gives its space back once `prepare` has submitted its draws.
+        let space = (self.cursor, self.frame_bytes);
         let result = match self.execute(device, queue, &mut own, plan, vp, &mut counters) {
-            Ok(plan_draws) => {
-                let prepared = Prepared { frame: self.frame, index: self.plans.len() as u32 };
-                self.plans.push(plan_draws);
-                let done = self.submit_own_work(device, queue, own, plan, prepared);
-                if done.is_err() {
-                    self.plans.pop();
-                }
-                done.map(|()| prepared)
-            }
+            Ok(plan_draws) => self.finish_plan(device, queue, own, plan.target, plan_draws, space),
             Err(e) => Err(e),
         };
         match result {
             Ok(prepared) => {
                 self.latest = Some(prepared);
+                // A host drawing only into render targets may never end its frame.
+                self.frame_plans = self.frame_plans.saturating_add(1);
                 self.frame_counters.accumulate(&counters);
                 self.stats.record(plan, counters);
                 // Core's counters are the last plan's; the device's, the frame's plans summed.
                 self.stats.device_frame = self.frame_counters;
-                if self.plans.len() == PLANS_WARNING && !self.explicit_frames {
+                if prepared.held.is_some() && self.plans.len() == PLANS_WARNING && !self.explicit_frames {
                     log::warn!(
                         "layerbatch-wgpu: {PLANS_WARNING} plans prepared in one frame without a render: \
                          their instance space is held until a render (or Renderer::begin_frame) ends the frame"
@@ -832,8 +865,8 @@ impl Renderer {
     /// successful `prepare`, after a failed one, or after [`Renderer::begin_frame`].
     pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
         self.rendered.store(true, Ordering::Relaxed);
-        if let Some(prepared) = self.latest {
-            self.draw_plan(pass, prepared, false);
+        if let Some(plan) = self.latest.and_then(|prepared| self.held_plan(prepared)) {
+            self.draw_plan(pass, plan);
         }
     }
 
@@ -847,61 +880,92 @@ impl Renderer {
     /// vertex and index buffers it set: a host drawing after it sets its own again.
     ///
     /// **Viewport.** With a [`Viewport::rect`] that is not the whole target, the pass's
-    /// viewport is set to its visible part ([`Viewport::visible_px`]); with the whole target it
-    /// is left as the host set it.
+    /// viewport is set to its visible part ([`Viewport::visible_px`]), which bounds the quads
+    /// by itself: no scissor is set for it. With the whole target it is left as the host set it.
     ///
     /// **Clips.** A segment's clip rectangle is in the quads' pixels and becomes the pass's
     /// scissor rectangle, moved into the target and clamped to the visible viewport and the
-    /// host's clip ([`Viewport::scissor`]: core's rule, the GL backend's too). A clip that
-    /// leaves nothing skips the segment's draw. Once a segment has set a scissor, a segment
-    /// without a clip sets the host's clip (or the whole target) again, and so does the end of
-    /// the call: no clip leaks into a later plan. A plan without clips and without a host clip
-    /// never sets a scissor (nor changes one the host set). The `target_size_px` given to
+    /// host's clip ([`Viewport::scissor`]: core's rule). A clip that leaves nothing skips the
+    /// segment's draw. Once a segment has set a scissor, a segment without a clip sets the
+    /// host's clip (or the whole target) again, and so does the end of the call: no clip leaks
+    /// into a later plan. A plan without clips and without a host clip never sets a scissor
+    /// (nor changes one the host set), whatever its viewport. The `target_size_px` given to
     /// `prepare` must be the attachment's size whenever scissors are set.
     ///
     /// A handle of an earlier frame is stale (its space may hold another plan now): nothing is
     /// drawn, and a warning is logged.
     pub fn render_prepared(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared) {
         self.rendered.store(true, Ordering::Relaxed);
-        self.draw_plan(pass, prepared, false);
+        if let Some(plan) = self.held_plan(prepared) {
+            self.draw_plan(pass, plan);
+        }
     }
 
-    /// Draws a plan into its render target (in a pass of the renderer's own encoder, cleared
-    /// first if the plan asks), then submits that encoder if anything was recorded into it:
-    /// the plan's GPU copies, staged writes and render-target draws run whether or not the
-    /// host ever submits its own encoder.
-    fn submit_own_work(
-        &self,
+    /// Ends a plan's `prepare` after its ops, instances and globals: a plan for the host's
+    /// passes is held for them (its handle draws it until the frame ends); a plan into a render
+    /// target is drawn there, in a pass of the renderer's own encoder (cleared first if the
+    /// plan asks), its mip levels regenerated. Then that encoder is submitted if anything was
+    /// recorded into it: the plan's GPU copies, staged writes and render-target draws run
+    /// whether or not the host ever submits its own encoder.
+    ///
+    /// A render-target plan is then complete, render or no render: it holds nothing. Its
+    /// instance space (`space`: where the frame's space ended before it) and its globals
+    /// uniform go to the next plan, whose queue writes run at a later submit than this one,
+    /// and its handle draws nothing in the host's passes.
+    fn finish_plan(
+        &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         mut own: Option<wgpu::CommandEncoder>,
-        plan: &FramePlan,
-        prepared: Prepared,
-    ) -> Result<(), Error> {
-        if let Some(t) = plan.target {
-            self.draw_into_target(device, &mut own, t, prepared)?;
-        }
+        target: Option<PlanTarget>,
+        plan: PlanDraws,
+        space: ((usize, u64), u64),
+    ) -> Result<Prepared, Error> {
+        let held = match target {
+            Some(t) => {
+                let drawn = self.draw_into_target(device, &mut own, t, &plan);
+                let mut draws = plan.draws;
+                draws.clear();
+                self.spare_draws.push(draws);
+                (self.cursor, self.frame_bytes) = space;
+                drawn?;
+                None
+            }
+            None => {
+                self.plans.push(plan);
+                Some(self.plans.len() as u32 - 1)
+            }
+        };
         if let Some(encoder) = own {
-            checked(
+            let submitted = checked(
                 device,
                 &self.late,
                 || "submitting the plan's copies, staged writes and render-target draws".to_string(),
                 || {
                     queue.submit([encoder.finish()]);
                 },
-            )?;
+            );
+            if let Err(e) = submitted {
+                if held.is_some() {
+                    self.plans.pop();
+                }
+                return Err(e);
+            }
         }
-        Ok(())
+        Ok(Prepared { frame: self.frame, index: self.frame_plans, held })
     }
 
+    /// Draws a render-target plan into its target, then regenerates the target layer's mip
+    /// levels (if its array has any) from the level 0 just drawn.
     fn draw_into_target(
         &self,
         device: &wgpu::Device,
         own: &mut Option<wgpu::CommandEncoder>,
         t: PlanTarget,
-        prepared: Prepared,
+        plan: &PlanDraws,
     ) -> Result<(), Error> {
         let view = self.target_view(t.array, t.layer).ok_or_else(|| out_of_step(t.array))?;
+        let array = self.array(t.array)?;
         let load = match t.clear_rgba {
             Some([r, g, b, a]) => {
                 wgpu::LoadOp::Clear(wgpu::Color { r: f64::from(r), g: f64::from(g), b: f64::from(b), a: f64::from(a) })
@@ -927,16 +991,19 @@ impl Renderer {
                     occlusion_query_set: None,
                     multiview_mask: None,
                 });
-                self.draw_plan(&mut pass, prepared, true);
+                self.draw_plan(&mut pass, plan);
+                drop(pass);
+                self.mips.regenerate(device, encoder, &array.texture, array.desc.format, t.layer);
             },
         )
     }
 
-    /// Records a plan's draws into `pass`: the host's (`into_target` false; a plan drawn into
-    /// a render target draws nothing there) or the renderer's own pass on the plan's target.
-    fn draw_plan(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared, into_target: bool) {
-        let plan = match self.plans.get(prepared.index()) {
-            Some(plan) if prepared.frame == self.frame => plan,
+    /// The plan of a handle, if it is held for the host's passes: `None` for a plan drawn into
+    /// a render target (drawn by `prepare` itself), and for a stale handle (with a warning).
+    fn held_plan(&self, prepared: Prepared) -> Option<&PlanDraws> {
+        let held = prepared.held?;
+        match self.plans.get(held as usize) {
+            Some(plan) if prepared.frame == self.frame => Some(plan),
             _ => {
                 log::warn!(
                     "layerbatch-wgpu: render_prepared with a stale handle (plan {} of frame {}, now frame {}): \
@@ -945,10 +1012,15 @@ impl Renderer {
                     prepared.frame,
                     self.frame
                 );
-                return;
+                None
             }
-        };
-        if plan.draws.is_empty() || plan.target_format.is_some() != into_target {
+        }
+    }
+
+    /// Records a plan's draws into `pass`: the host's, or the renderer's own pass on the
+    /// plan's render target (with that format's pipelines).
+    fn draw_plan(&self, pass: &mut wgpu::RenderPass<'_>, plan: &PlanDraws) {
+        if plan.draws.is_empty() {
             return;
         }
         let Some(viewport) = self.viewports.get(plan.viewport) else {
@@ -1085,7 +1157,12 @@ impl Renderer {
             self.groups.retain(|_, g| g.last_used == frame);
         }
         let target_format = match plan.target {
-            Some(t) => Some(wgpu_format(self.array(t.array)?.desc.format)),
+            Some(t) => {
+                let desc = self.array(t.array)?.desc;
+                // `prepare` regenerates the target layer's levels above 0 after the draws.
+                frame.mip_levels_regenerated += u64::from(desc.mip_levels.saturating_sub(1));
+                Some(wgpu_format(desc.format))
+            }
             None => None,
         };
         Ok(PlanDraws { viewport: slot, vp, target_format, draws })
@@ -1109,8 +1186,7 @@ impl Renderer {
     ) -> Result<(), Error> {
         // Writes after the first GPU copy go through staging buffers recorded into `encoder`,
         // so that they land after the copy (queue writes run before every command buffer).
-        let mut staging =
-            Staging { limit: self.max_buffer_size, pieces: Vec::new(), bytes: 0, late: self.late.clone() };
+        let mut staging = Staging::new(self.max_buffer_size, self.late.clone());
         let mut after_copy = false;
         for op in &plan.ops {
             if let ResourceOp::Array(a) = op {
@@ -1133,7 +1209,8 @@ impl Renderer {
                     let new = self.array(*to)?;
                     if *copy_layers > 0 {
                         // Each layer as the old array's width x height, every level, to the
-                        // origin: texel coordinates stay valid in a larger layer.
+                        // origin: texel coordinates stay valid in a larger layer. One layer
+                        // per copy: see `transfer::copy_layers`.
                         let levels = old.desc.mip_levels.min(desc.mip_levels);
                         let encoder = own_encoder(device, own);
                         checked(
@@ -1141,14 +1218,8 @@ impl Renderer {
                             &self.late,
                             || format!("copying {copy_layers} layers of array {from:?} into {to:?}"),
                             || {
-                                for level in 0..levels {
-                                    let (w, h) = mip_size(old.desc.width_px, old.desc.height_px, level);
-                                    encoder.copy_texture_to_texture(
-                                        copy_info(&old.texture, level, [0; 3]),
-                                        copy_info(&new.texture, level, [0; 3]),
-                                        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: *copy_layers },
-                                    );
-                                }
+                                let size = [old.desc.width_px, old.desc.height_px];
+                                transfer::copy_layers(encoder, &old.texture, size, &new.texture, levels, *copy_layers);
                             },
                         )?;
                     }
@@ -1542,150 +1613,6 @@ impl Renderer {
     }
 }
 
-/// Layer writes staged for `copy_buffer_to_texture`, packed into buffers of at most `limit`
-/// bytes (the device's `max_buffer_size`), rows padded to wgpu's copy alignment.
-struct Staging {
-    limit: u64,
-    pieces: Vec<Piece>,
-    /// Bytes of the buffer being filled.
-    bytes: u64,
-    /// The renderer's late errors (WebGPU).
-    late: Late,
-}
-
-/// Rows of one level of one layer write, at `offset` in the staging buffer being filled.
-struct Piece {
-    texture: wgpu::Texture,
-    level: u32,
-    origin: [u32; 3],
-    width_px: u32,
-    rows: u32,
-    row_bytes: u32,
-    padded_row: u32,
-    /// Offset of the first row in the plan's upload bytes.
-    src: usize,
-    offset: u64,
-}
-
-impl Staging {
-    /// Adds one level of a write; a level larger than the room left is split by rows, across
-    /// buffers.
-    fn push(
-        &mut self,
-        device: &wgpu::Device,
-        own: &mut Option<wgpu::CommandEncoder>,
-        plan: &FramePlan,
-        texture: &wgpu::Texture,
-        layer: u32,
-        level: LevelWrite,
-    ) -> Result<(), Error> {
-        let padded_row = level.row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let padded = u64::from(padded_row);
-        if padded > self.limit {
-            return Err(Error::Device {
-                op: format!("staging a {} px wide write", level.width_px),
-                message: format!(
-                    "one row takes {padded} bytes, more than the device's max_buffer_size of {}",
-                    self.limit
-                ),
-            });
-        }
-        let mut row = 0;
-        while row < level.height_px {
-            let room = (self.limit - self.bytes) / padded;
-            if room == 0 {
-                self.flush(device, own, plan)?;
-                continue;
-            }
-            let rows = room.min(u64::from(level.height_px - row)) as u32;
-            self.pieces.push(Piece {
-                texture: texture.clone(),
-                level: level.level,
-                origin: [level.x_px, level.y_px + row, layer],
-                width_px: level.width_px,
-                rows,
-                row_bytes: level.row_bytes,
-                padded_row,
-                src: level.bytes.start + row as usize * level.row_bytes as usize,
-                offset: self.bytes,
-            });
-            self.bytes += u64::from(rows) * padded;
-            row += rows;
-        }
-        Ok(())
-    }
-
-    /// Creates the buffer of the pieces so far and records their copies into the renderer's
-    /// own encoder.
-    fn flush(
-        &mut self,
-        device: &wgpu::Device,
-        own: &mut Option<wgpu::CommandEncoder>,
-        plan: &FramePlan,
-    ) -> Result<(), Error> {
-        if self.pieces.is_empty() {
-            return Ok(());
-        }
-        let size = self.bytes;
-        let buffer = checked(
-            device,
-            &self.late,
-            || format!("creating a staging buffer of {size} bytes"),
-            || {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("layerbatch staged writes"),
-                    size,
-                    usage: wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: true,
-                })
-            },
-        )?;
-        {
-            let mut view = buffer.get_mapped_range_mut(..).map_err(|e| Error::Device {
-                op: format!("mapping a staging buffer of {size} bytes"),
-                message: e.to_string(),
-            })?;
-            for p in &self.pieces {
-                let row = p.row_bytes as usize;
-                for r in 0..p.rows as usize {
-                    let src = p.src + r * row;
-                    let dst = p.offset as usize + r * p.padded_row as usize;
-                    view.slice(dst..dst + row).copy_from_slice(upload(plan, &(src..src + row))?);
-                }
-            }
-        }
-        buffer.unmap();
-        let encoder = own_encoder(device, own);
-        for p in self.pieces.drain(..) {
-            encoder.copy_buffer_to_texture(
-                wgpu::TexelCopyBufferInfo {
-                    buffer: &buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: p.offset,
-                        bytes_per_row: Some(p.padded_row),
-                        rows_per_image: Some(p.rows),
-                    },
-                },
-                copy_info(&p.texture, p.level, p.origin),
-                wgpu::Extent3d { width: p.width_px, height: p.rows, depth_or_array_layers: 1 },
-            );
-        }
-        self.bytes = 0;
-        Ok(())
-    }
-}
-
-/// The plan's upload bytes in `range` (validated; an error rather than a panic if not).
-fn upload<'p>(plan: &'p FramePlan, range: &Range<usize>) -> Result<&'p [u8], Error> {
-    plan.upload_bytes.get(range.clone()).ok_or_else(|| Error::Device {
-        op: "reading a layer write's bytes".to_string(),
-        message: format!(
-            "bytes {range:?} are outside the plan's {} (renderer and validator out of step)",
-            plan.upload_bytes.len()
-        ),
-    })
-}
-
 /// The renderer does not hold an array the validator says exists: a bug, reported instead of
 /// a panic.
 fn out_of_step(array: ArrayId) -> Error {
@@ -1859,15 +1786,6 @@ fn create_pipeline(
     })
 }
 
-fn copy_info(texture: &wgpu::Texture, mip_level: u32, [x, y, z]: [u32; 3]) -> wgpu::TexelCopyTextureInfo<'_> {
-    wgpu::TexelCopyTextureInfo {
-        texture,
-        mip_level,
-        origin: wgpu::Origin3d { x, y, z },
-        aspect: wgpu::TextureAspect::All,
-    }
-}
-
 /// A globals uniform of `entries` entries `stride` bytes apart (each a 1 x 1 px viewport and
 /// the identity until written) and its globals bind group, bound at a dynamic offset.
 fn create_viewport(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, entries: usize) -> Globals {
@@ -1909,14 +1827,6 @@ fn wgpu_format(format: Format) -> wgpu::TextureFormat {
         Format::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
         Format::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
     }
-}
-
-/// The command encoder of layerbatch's own work in a `prepare` (GPU copies, staged writes,
-/// draws into render targets), made on first use and submitted by `prepare` itself.
-fn own_encoder<'a>(device: &wgpu::Device, own: &'a mut Option<wgpu::CommandEncoder>) -> &'a mut wgpu::CommandEncoder {
-    own.get_or_insert_with(|| {
-        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("layerbatch copies and targets") })
-    })
 }
 
 /// wgpu's blend state for a mode: core's factors with an `ADD` equation.

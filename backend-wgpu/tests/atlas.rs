@@ -483,7 +483,8 @@ fn repeat_and_mirror_use_the_sampler(gpu: &Gpu) {
 }
 
 /// Atlas pages as core plans them: 60 static textures of odd sizes packed into 64 px pages
-/// (which grow in size, then in layers), drawn scaled with linear filtering; then two thirds
+/// (the first is drawn alone, so that its small page is on the device; the other 59 then grow
+/// it by a GPU copy, in size, then in layers), drawn scaled with linear filtering; then two thirds
 /// are freed and [`Batcher::compact`](layerbatch_core::Batcher::compact) repacks the rest into
 /// a smaller array by rectangle copies between arrays. Every texture shows exactly its colour,
 /// edges included, before and after, and the device's counts equal core's mock device's.
@@ -492,12 +493,12 @@ fn core_pages_pack_and_compact(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, config);
     let mut mock = MockDevice::new(b.budget());
     let size = |i: usize| (6 + (i as u32 * 7) % 27, 6 + (i as u32 * 11) % 27);
-    let mut ids: Vec<Option<TextureId>> = (0..60)
-        .map(|i| {
-            let (w, h) = size(i);
-            Some(b.register(&TextureDesc::new(w, h), &solid(w, h, color(i))).unwrap())
-        })
-        .collect();
+    let register = |b: &mut Batcher, i: usize| {
+        let (w, h) = size(i);
+        Some(b.register(&TextureDesc::new(w, h), &solid(w, h, color(i))).unwrap())
+    };
+    let mut ids: Vec<Option<TextureId>> = vec![None; 60];
+    ids[0] = register(&mut b, 0);
     let mut frame_of = |b: &mut Batcher, r: &mut layerbatch_wgpu::Renderer, ids: &[Option<TextureId>], what: &str| {
         b.begin_frame();
         for (i, id) in ids.iter().enumerate() {
@@ -525,8 +526,14 @@ fn core_pages_pack_and_compact(gpu: &Gpu) {
         );
         r.stats().core_frame
     };
+    let c = frame_of(&mut b, &mut r, &ids, "the first texture");
+    assert_eq!(c.array_growths, 0, "one texture, one page");
+    for (i, id) in ids.iter_mut().enumerate().skip(1) {
+        *id = register(&mut b, i);
+    }
     let c = frame_of(&mut b, &mut r, &ids, "packed");
     assert!(c.array_growths >= 1, "the page array grows");
+    assert!(r.stats().device_frame.layers_copied >= 1, "by a GPU copy");
     let arrays: std::collections::HashSet<_> = ids.iter().flatten().map(|&t| b.placement(t).unwrap().array).collect();
     assert_eq!(arrays.len(), 1, "one page array");
     let array = *arrays.iter().next().unwrap();

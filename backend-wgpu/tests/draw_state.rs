@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::{draw, setup, try_draw, Frame, Gpu, CLEAR, FORMAT, SIZE};
-use layerbatch_core::{Batcher, BlendMode, Config, DrawState, Quad, TextureId};
+use common::{draw, gpu, setup, try_draw, Frame, Gpu, CLEAR, FORMAT, SIZE};
+use layerbatch_core::{Batcher, BlendMode, Config, DrawState, Quad, TextureId, Viewport};
 
 on_both_backends!(
     additive_sums_overlaps,
@@ -19,6 +19,7 @@ on_both_backends!(
     transform_moves_and_scales,
     states_across_plans_of_one_frame,
     too_many_states_is_an_error_then_restore,
+    viewport_rect_keeps_the_host_scissor,
 );
 
 const BLACK: [u8; 4] = CLEAR;
@@ -295,4 +296,68 @@ fn too_many_states_is_an_error_then_restore(gpu: &Gpu) {
     solid(&mut b, white, [0.0, 0.0], [8.0, 8.0], WHITE);
     let f = draw(gpu, &mut r, b.finish());
     f.expect(4, 4, WHITE, 0, &format!("{} after restore", gpu.adapter));
+}
+
+/// A plan without clips, drawn into a [`Viewport::rect`] partly off the target with no host
+/// clip given, sets no scissor of its own: the one the host set (egui sets one per callback)
+/// holds. The pass's viewport (the rectangle's visible part) is what keeps the quads inside
+/// it, and they keep their place. Frame 1: the test sets a 60x60 scissor, the panel lies 50 px
+/// left of and 30 px above the target; frame 2 (no scissor): a smaller panel, whose edges
+/// alone bound the quads.
+fn viewport_rect_keeps_the_host_scissor(gpu: &Gpu) {
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let white = b.white().unwrap();
+    let (red, green) = ([255, 0, 0, 255], [0, 255, 0, 255]);
+    let mut frame = |b: &mut Batcher, rect: [i32; 4], scissor: Option<[u32; 4]>| {
+        let device = &gpu.device;
+        let errors = common::record_uncaptured(device);
+        let prepared = r.prepare(device, &gpu.queue, b.finish(), Viewport::rect([SIZE, SIZE], rect)).unwrap();
+        let target = gpu::target(device, [SIZE, SIZE], FORMAT);
+        let view = target.create_view(&Default::default());
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = gpu::clear_pass(&mut encoder, &view, CLEAR.map(|v| f64::from(v) / 255.0));
+            if let Some([x, y, w, h]) = scissor {
+                pass.set_scissor_rect(x, y, w, h);
+            }
+            r.render_prepared(&mut pass, prepared);
+        }
+        gpu.queue.submit([encoder.finish()]);
+        let pixels = gpu::read_texture(device, &gpu.queue, &target);
+        common::assert_no_uncaptured(&errors, &gpu.adapter);
+        Frame { width: SIZE, height: SIZE, pixels }
+    };
+
+    b.begin_frame();
+    solid(&mut b, white, [0.0, 0.0], [300.0, 200.0], red);
+    // Panel (150, 140): target (100, 110)..(120, 130), inside the scissor.
+    solid(&mut b, white, [150.0, 140.0], [20.0, 20.0], green);
+    let f = frame(&mut b, [-50, -30, 300, 200], Some([90, 100, 60, 60]));
+    let what = format!("{}: the host's scissor [90, 100, 60, 60]", gpu.adapter);
+    for (x, y) in [(100, 110), (119, 129), (110, 120)] {
+        f.expect(x, y, green, 0, &format!("{what}: the green quad in its place"));
+    }
+    for (x, y) in [(90, 100), (149, 159), (95, 140), (125, 105)] {
+        f.expect(x, y, red, 0, &format!("{what}: inside"));
+    }
+    for (x, y) in [(89, 100), (90, 99), (150, 120), (120, 160), (0, 0), (10, 10), (200, 150), (249, 169), (255, 255)] {
+        f.expect(x, y, BLACK, 0, &format!("{what}: outside, untouched"));
+    }
+    let drawn = f.pixels.chunks_exact(4).filter(|p| *p != BLACK).count();
+    assert_eq!(drawn, 60 * 60, "{what}: only the scissor's pixels are drawn");
+
+    b.begin_frame();
+    solid(&mut b, white, [0.0, 0.0], [300.0, 200.0], red);
+    solid(&mut b, white, [150.0, 140.0], [20.0, 20.0], green);
+    let f = frame(&mut b, [-50, -30, 200, 150], None);
+    let what = format!("{}: no scissor, panel [-50, -30, 200, 150]", gpu.adapter);
+    for (x, y) in [(0, 0), (149, 119), (99, 109)] {
+        f.expect(x, y, red, 0, &format!("{what}: inside the visible part"));
+    }
+    f.expect(100, 110, green, 0, &format!("{what}: the green quad's visible corner"));
+    for (x, y) in [(150, 0), (0, 120), (150, 120), (255, 255)] {
+        f.expect(x, y, BLACK, 0, &format!("{what}: past the panel"));
+    }
+    let drawn = f.pixels.chunks_exact(4).filter(|p| *p != BLACK).count();
+    assert_eq!(drawn, 150 * 120, "{what}: exactly the panel's visible part");
 }

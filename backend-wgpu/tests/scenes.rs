@@ -23,6 +23,7 @@ on_both_backends!(
     nearest_picks_exactly_the_nearest_level,
     bad_plan_is_an_error,
     budget_beyond_device_is_an_error,
+    edited_budget_is_an_error,
     one_slot_change_one_bind_group,
     offset_write,
 );
@@ -34,13 +35,25 @@ fn renderer_is_send_and_sync() {
     check::<layerbatch_wgpu::Renderer>();
 }
 
-/// 40 textures of one size class, interleaved: one draw call, no cache reset, every cell its
-/// own colour. Registration grows the array 4 -> 64 layers inside the first plan, so the layer
-/// writes after each growth go through the staged path.
+/// 40 textures of one size, interleaved: one draw call, no cache reset, every cell its own
+/// colour. The first 8 are drawn in a plan of their own (their array is then on the device);
+/// registering the other 32 grows it by a GPU copy, so the layer writes after the growth go
+/// through the staged path.
 fn forty_solid_textures_one_draw(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let ids: Vec<TextureId> =
-        (0..40).map(|i| b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()).collect();
+    let register = |b: &mut layerbatch_core::Batcher, i: usize| {
+        b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()
+    };
+    let mut ids: Vec<TextureId> = (0..8).map(|i| register(&mut b, i)).collect();
+    b.begin_frame();
+    for (i, &id) in ids.iter().enumerate() {
+        b.push(&Quad::rect(id, [i as f32 * 32.0 + 4.0, 4.0], [24.0, 24.0])).unwrap();
+    }
+    let frame = draw(gpu, &mut r, b.finish());
+    for i in 0..8u32 {
+        frame.expect(i * 32 + 16, 16, color(i as usize), 1, &format!("the first plan: texture {i}"));
+    }
+    ids.extend((8..40).map(|i| register(&mut b, i)));
     b.begin_frame();
     for (i, &id) in ids.iter().enumerate() {
         let (x, y) = ((i % 8) as f32 * 32.0, (i / 8) as f32 * 32.0);
@@ -62,7 +75,8 @@ fn forty_solid_textures_one_draw(gpu: &Gpu) {
     assert_eq!(s.core_frame.draw_calls, 1);
     assert_eq!(s.core_frame.cache_resets, 0);
     assert_eq!(s.device_frame.arrays_created, s.core_frame.arrays_created);
-    assert!(s.core_frame.array_growths >= 1, "40 textures from 4 initial layers grow the array");
+    assert!(s.core_frame.array_growths >= 1, "32 more textures grow the array the first plan created");
+    assert!(s.device_frame.layers_copied >= 1, "the growth is a GPU copy");
 }
 
 /// A 64x64 poison texture is freed and a 40x40 texture padded to 64x64 takes its layer: the
@@ -500,6 +514,40 @@ fn budget_beyond_device_is_an_error(gpu: &Gpu) {
     assert!(budget.slots > gpu.device.limits().max_sampled_textures_per_shader_stage);
     let err = layerbatch_wgpu::Renderer::new(&gpu.device, common::FORMAT, &budget, &Default::default()).unwrap_err();
     assert!(matches!(err, layerbatch_wgpu::Error::Unsupported { needed: 32, .. }), "{err}");
+}
+
+/// A budget cloned and edited into one no executor can honour (more than
+/// `MAX_SLOTS_PER_DRAW` slots, or tiers other than `Budget::new`'s for its slots) is refused
+/// by `Renderer::new` with core's `Budget::check` error, naming the slots and tiers, before
+/// anything else is checked or created: it used to index past the 32-slot tables.
+fn edited_budget_is_an_error(gpu: &Gpu) {
+    use layerbatch_core::{ConfigError, MAX_SLOTS_PER_DRAW};
+    use layerbatch_wgpu::Error;
+    let good = layerbatch_core::Budget::new(&layerbatch_wgpu::device_limits(&gpu.device), &Config::default()).unwrap();
+    let new = |budget: &layerbatch_core::Budget| {
+        layerbatch_wgpu::Renderer::new(&gpu.device, common::FORMAT, budget, &Default::default())
+    };
+    let mut wide = good.clone();
+    wide.slots = 64;
+    wide.tiers = vec![1, 2, 4, 8, 16, 32, 64];
+    let mut odd_tiers = good.clone();
+    odd_tiers.tiers = vec![1, 3, good.slots];
+    let mut no_slots = good.clone();
+    no_slots.slots = 0;
+    no_slots.tiers.clear();
+    for (what, budget) in [("64 slots", &wide), ("tiers 1, 3", &odd_tiers), ("0 slots", &no_slots)] {
+        match new(budget) {
+            Err(Error::Budget(ConfigError::EditedBudget { slots, tiers, max_slots })) => {
+                assert_eq!((slots, &tiers, max_slots), (budget.slots, &budget.tiers, MAX_SLOTS_PER_DRAW), "{what}");
+            }
+            other => panic!("{}: {what}: {other:?}", gpu.adapter),
+        }
+        let message = new(budget).unwrap_err().to_string();
+        let names_the_terms =
+            message.contains(&format!("{} slots", budget.slots)) && message.contains(&format!("{:?}", budget.tiers));
+        assert!(names_the_terms, "{what}: {message}");
+    }
+    new(&good).unwrap_or_else(|e| panic!("{}: the unedited budget: {e}", gpu.adapter));
 }
 
 /// The ladder's worst case, 17 one-texture arrays over 16 slots, round-robin: every segment

@@ -3,6 +3,9 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::alloc::{Admission, Moved, Placement};
+use crate::writes::PendingWrites;
+
+mod moves;
 use crate::ladder::{Prefix, SlotLadder, PREPLACED};
 use crate::plan::{ArrayOp, BlendMode, DrawState, FlushCause, FramePlan, Instance, PlanTarget, ResourceOp};
 use crate::texture::{max_mip_levels, push_mip_chain, Filter, Usage, Wrap};
@@ -86,7 +89,9 @@ pub struct Batcher {
     /// ANDed into every instance's tint alpha: 0 under [`BlendMode::Additive`] (drawn as
     /// "over" with alpha 0), else `0xFF`.
     alpha_mask: u8,
-    deferred_frees: Vec<Placement>,
+    /// Placements freed while a frame was open, with the freed texture (`None` for the old
+    /// placement of a resized one).
+    deferred_frees: Vec<(Placement, Option<TextureId>)>,
     /// The render target of the open frame ([`Batcher::begin_frame_into`]), resolved when the
     /// frame began (a dedicated array: it neither grows nor moves while the frame is open).
     frame_target: Option<PlanTarget>,
@@ -101,6 +106,8 @@ pub struct Batcher {
     frame: Counters,
     total: Counters,
     plan: FramePlan,
+    /// The pending layer writes of each texture, so a whole write supersedes the earlier ones.
+    writes: PendingWrites,
 }
 
 impl Batcher {
@@ -143,6 +150,7 @@ impl Batcher {
             frame: Counters::default(),
             total: Counters::default(),
             plan: FramePlan { instance_capacity: budget.instance_capacity, ..FramePlan::default() },
+            writes: PendingWrites::default(),
             budget,
         })
     }
@@ -181,10 +189,13 @@ impl Batcher {
     /// an exhausted budget (then nothing changes).
     pub fn register(&mut self, desc: &TextureDesc, pixels: &[u8]) -> Result<TextureId, TextureError> {
         self.validate(desc, pixels)?;
-        let admission = self.alloc.admit(desc)?;
+        // The registry index the texture will get: rectangles that move later name it.
+        let index = self.free_indices.last().copied().unwrap_or(self.entries.len() as u32);
+        let admission = self.alloc.admit_for(desc, index)?;
         self.apply_admission(&admission);
         let placement = admission.placement;
         let entry = Entry { generation: 0, live: true, desc: *desc, placement, pixels: Vec::new() };
+        debug_assert_eq!(index, self.free_indices.last().copied().unwrap_or(self.entries.len() as u32));
         let batcher = self.tag;
         let id = match self.free_indices.pop() {
             Some(index) => {
@@ -265,6 +276,7 @@ impl Batcher {
         }
         let start = self.upload_bytes.len();
         self.upload_bytes.extend_from_slice(pixels);
+        self.writes.note(id, self.ops.len());
         let [px, py, ..] = e.placement.rect_px;
         self.ops.push(ResourceOp::WriteLayer {
             texture: id,
@@ -295,9 +307,9 @@ impl Batcher {
         }
         let desc = TextureDesc { width_px, height_px, ..old.desc };
         self.validate(&desc, pixels)?;
-        let admission = self.alloc.admit(&desc)?;
+        let admission = self.alloc.admit_for(&desc, id.index)?;
         self.apply_admission(&admission);
-        self.release(old.placement);
+        self.release(old.placement, None);
         let e = &mut self.entries[id.index as usize];
         e.desc = desc;
         e.placement = admission.placement;
@@ -320,6 +332,10 @@ impl Batcher {
     /// [`TextureError::Stale`] for a freed (double free) or foreign id.
     pub fn free(&mut self, id: TextureId) -> Result<(), TextureError> {
         let placement = self.entry(id)?.placement;
+        if !self.frame_open {
+            // No quad of an open frame draws it: its pending writes are dead.
+            self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);
+        }
         self.hot[id.index as usize] = Hot::DEAD;
         let e = &mut self.entries[id.index as usize];
         e.live = false;
@@ -329,7 +345,7 @@ impl Batcher {
             e.generation = next;
             self.free_indices.push(id.index);
         }
-        self.release(placement);
+        self.release(placement, Some(id));
         Ok(())
     }
 
@@ -414,10 +430,21 @@ impl Batcher {
         let discarded = self.frame_open;
         if discarded {
             // Releases what the abandoned frame's frees deferred.
-            for p in std::mem::take(&mut self.deferred_frees) {
+            for (p, freed) in std::mem::take(&mut self.deferred_frees) {
+                // The frame that drew the freed texture is gone: so are its writes.
+                if let Some(id) = freed {
+                    self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);
+                }
                 self.free_placement(p);
             }
             self.drain_alloc_ops();
+        }
+        // Arrays no plan has brought to the device yet are laid out afresh, for free, before
+        // any quad points into them: a set registered at load time packs as tightly as it
+        // would settle over many frames.
+        let relaid = self.alloc.relay_born();
+        if !relaid.is_empty() {
+            self.apply_relaid(&relaid);
         }
         self.frame_open = true;
         self.frame_target = None;
@@ -572,9 +599,8 @@ impl Batcher {
             self.instances.extend(chunk.iter().map(|q| {
                 let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
                 // `h.key` carries this batcher's tag: one compare checks the id's tag too.
-                all_ok &= (h.key == Hot::key(q.texture.batcher, q.texture.generation))
-                    & q.is_finite()
-                    & (q.texture != target);
+                all_ok &=
+                    (h.key == Hot::key(q.texture.batcher, q.texture.generation)) & q.in_range() & (q.texture != target);
                 instance(h, q, alpha_mask)
             }));
             if all_ok {
@@ -741,6 +767,7 @@ impl Batcher {
             }
         }
         let plan = &mut self.plan;
+        plan.batcher = self.tag;
         plan.target = self.frame_target.take();
         self.target_id = NO_TARGET;
         self.sequence += 1;
@@ -749,8 +776,14 @@ impl Batcher {
         plan.segments.clear();
         plan.binds.clear();
         plan.slot_tables.clear();
+        self.writes.drop_superseded(&mut self.ops, &mut self.upload_bytes);
         std::mem::swap(&mut plan.ops, &mut self.ops);
         self.ops.clear();
+        // Arrays born and grown inside this plan are created once, at their final size.
+        self.alloc.patch_ops(plan.ops.iter_mut().filter_map(|op| match op {
+            ResourceOp::Array(a) => Some(a),
+            ResourceOp::WriteLayer { .. } => None,
+        }));
         // Arrays this plan destroys or grows from are freed once its commands finish.
         self.alloc.end_plan();
         std::mem::swap(&mut plan.upload_bytes, &mut self.upload_bytes);
@@ -799,7 +832,7 @@ impl Batcher {
         }
         self.refresh_slots();
         // Layers freed during the frame are released now that the frame no longer needs them.
-        for p in std::mem::take(&mut self.deferred_frees) {
+        for (p, _) in std::mem::take(&mut self.deferred_frees) {
             self.free_placement(p);
         }
         // Memory comes back between frames: the next plan carries the ops.
@@ -819,6 +852,12 @@ impl Batcher {
     /// last [`Batcher::finish`]).
     pub fn pending_ops(&self) -> &[ResourceOp] {
         &self.ops
+    }
+
+    /// Bytes of pixels queued for the next plan (live writes only: a whole write supersedes
+    /// a texture's earlier pending writes, and their bytes are reclaimed).
+    pub fn pending_upload_bytes(&self) -> usize {
+        self.upload_bytes.len() - self.writes.dead_bytes().min(self.upload_bytes.len())
     }
 
     /// The last plan [`Batcher::finish`] returned.
@@ -869,7 +908,11 @@ impl Batcher {
     pub fn restore(&mut self) -> Vec<TextureId> {
         // Frees since the last plan are already reflected in the allocator; their Destroy ops
         // and every other array op are superseded by re-creating what lives now.
+        self.writes.drop_superseded(&mut self.ops, &mut self.upload_bytes);
         let pending = std::mem::take(&mut self.ops);
+        // Every live array is created by the rebuild plan: until then each may still grow
+        // in place.
+        self.alloc.recreate_all();
         self.ops.extend(self.alloc.arrays().map(|(array, desc)| ResourceOp::Array(ArrayOp::Create { array, desc })));
         let mut written = vec![false; self.entries.len()];
         for op in pending {
@@ -882,6 +925,7 @@ impl Batcher {
                 // alone it is dropped: the re-upload (or the CPU copy, which has it) follows.
                 if here && (whole || written[texture.index as usize]) {
                     written[texture.index as usize] = true;
+                    self.writes.note(texture, self.ops.len());
                     self.ops.push(op);
                 }
             }
@@ -985,62 +1029,6 @@ impl Batcher {
         }
     }
 
-    /// Every placement in array `old` now lives at the same place of `new` (a growth, which
-    /// may enlarge the layers, or a shrink).
-    fn array_moved(&mut self, old: ArrayId, new: ArrayId) {
-        self.ladder.replace(old, new);
-        let desc = *self.alloc.array(new).expect("the new array lives");
-        let (lw, lh) = (desc.width_px as f32, desc.height_px as f32);
-        for i in 0..self.entries.len() {
-            let e = &mut self.entries[i];
-            if e.live && e.placement.array == old {
-                e.placement.array = new;
-                let [x, y, w, h] = e.placement.rect_px.map(|v| v as f32);
-                e.placement.uv_rect = [x / lw, y / lh, (x + w) / lw, (y + h) / lh];
-                self.refresh_hot(i as u32);
-            }
-        }
-        for p in &mut self.deferred_frees {
-            if p.array == old {
-                p.array = new;
-            }
-        }
-        if self.frame_open {
-            self.moved_in_frame.push((old, new));
-        }
-    }
-
-    /// Applies what the allocator's memory return or compaction moved.
-    fn apply_moved(&mut self, moved: &[Moved]) {
-        for m in moved {
-            match *m {
-                Moved::Array { from, to } => self.array_moved(from, to),
-                Moved::Destroyed(array) => self.ladder.forget(array),
-                Moved::Rect { from, from_layer, from_xy, to, to_layer, to_xy } => {
-                    let found = self.entries.iter().position(|e| {
-                        e.live
-                            && e.placement.array == from
-                            && e.placement.layer == from_layer
-                            && e.placement.rect_px[..2] == from_xy
-                    });
-                    let i = found.expect("a moved rectangle belongs to a live texture");
-                    let desc = *self.alloc.array(to).expect("the new array lives");
-                    let e = &mut self.entries[i];
-                    let [_, _, w, h] = e.placement.rect_px;
-                    let (lw, lh) = (desc.width_px as f32, desc.height_px as f32);
-                    let (x, y) = (to_xy[0] as f32, to_xy[1] as f32);
-                    e.placement.array = to;
-                    e.placement.layer = to_layer;
-                    e.placement.rect_px = [to_xy[0], to_xy[1], w, h];
-                    e.placement.uv_rect = [x / lw, y / lh, (x + w as f32) / lw, (y + h as f32) / lh];
-                    self.refresh_hot(i as u32);
-                    // A slot that held the old array holds the new one (idempotent).
-                    self.ladder.replace(from, to);
-                }
-            }
-        }
-    }
-
     /// Repacks fragmented atlas pages now: rectangles move down from the top layers of each
     /// page array (GPU copies in the next plan, counted as `rect_copies`) and the emptied
     /// layers are given back. Every [`TextureId`] stays valid. Returns how many textures
@@ -1060,9 +1048,9 @@ impl Batcher {
         moved.iter().filter(|m| matches!(m, Moved::Rect { .. })).count()
     }
 
-    fn release(&mut self, placement: Placement) {
+    fn release(&mut self, placement: Placement, freed: Option<TextureId>) {
         if self.frame_open {
-            self.deferred_frees.push(placement);
+            self.deferred_frees.push((placement, freed));
         } else {
             self.free_placement(placement);
             self.drain_alloc_ops();
@@ -1070,7 +1058,9 @@ impl Batcher {
     }
 
     fn free_placement(&mut self, placement: Placement) {
-        self.alloc.free(&placement);
+        // The batcher frees only placements the allocator issued, once.
+        let freed = self.alloc.free(&placement);
+        debug_assert!(freed.is_ok(), "{freed:?}");
         if placement.dedicated {
             // Only its own (dead or resized) texture used the array: no live entry's slot
             // changes.
@@ -1083,6 +1073,10 @@ impl Batcher {
     }
 
     fn queue_write(&mut self, id: TextureId, pixels: &[u8]) {
+        // A whole write replaces every texel of the texture: its earlier pending writes are
+        // dead (a host that updates while skipping frames queues one write, not thousands).
+        self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);
+        self.writes.note(id, self.ops.len());
         let keep = self.budget.keep_pixels;
         let e = &mut self.entries[id.index as usize];
         if keep && e.desc.usage != Usage::RenderTarget {
@@ -1165,8 +1159,8 @@ fn check_quad(hot: &[Hot], quad: &Quad, target: TextureId) -> Result<(), QuadErr
         Some(h) if h.key == Hot::key(t.batcher, t.generation) => {}
         _ => return Err(QuadError::Stale(t)),
     }
-    if !quad.is_finite() {
-        return Err(QuadError::NonFinite);
+    if !quad.in_range() {
+        return Err(if quad.is_finite() { QuadError::OutOfRange } else { QuadError::NonFinite });
     }
     if t == target {
         return Err(QuadError::SamplesTarget(t));

@@ -151,6 +151,9 @@ pub struct DeviceCounters {
     pub arrays_created: u64,
     /// Arrays destroyed on the device.
     pub arrays_destroyed: u64,
+    /// Mip levels regenerated from level 0 after a plan drew into a render target with mip
+    /// levels ([`crate::FramePlan::target`]): one per level above 0 of the target layer.
+    pub mip_levels_regenerated: u64,
 }
 
 impl DeviceCounters {
@@ -174,6 +177,7 @@ impl DeviceCounters {
         layers_copied: 0,
         arrays_created: 0,
         arrays_destroyed: 0,
+        mip_levels_regenerated: 0,
     };
 
     /// Adds every field of `other` into `self`.
@@ -191,6 +195,7 @@ impl DeviceCounters {
             layers_copied,
             arrays_created,
             arrays_destroyed,
+            mip_levels_regenerated,
         } = *other;
         self.frames += frames;
         self.draw_calls += draw_calls;
@@ -203,6 +208,7 @@ impl DeviceCounters {
         self.layers_copied += layers_copied;
         self.arrays_created += arrays_created;
         self.arrays_destroyed += arrays_destroyed;
+        self.mip_levels_regenerated += mip_levels_regenerated;
     }
 }
 

@@ -15,6 +15,18 @@ pub enum ConfigError {
     /// The device reported a zero limit.
     #[error("the device reports unusable limits: {0:?}")]
     DeviceLimits(Limits),
+    /// A [`crate::Budget`] edited after [`crate::Budget::new`] so that no executor could honour
+    /// it: more slots than [`crate::MAX_SLOTS_PER_DRAW`], or tiers that are not ascending
+    /// powers of two up to `slots` (with `slots` last).
+    #[error("budget of {slots} slots with tiers {tiers:?}: slots must be 1..={max_slots} and the tiers 1, 2, 4, .. up to slots")]
+    EditedBudget {
+        /// The budget's `slots`.
+        slots: u32,
+        /// The budget's `tiers`.
+        tiers: Vec<u32>,
+        /// [`crate::MAX_SLOTS_PER_DRAW`].
+        max_slots: u32,
+    },
 }
 
 /// Texture registration, update and free.
@@ -92,17 +104,41 @@ pub enum TextureError {
     /// The operation needs another usage (e.g. `resize` on a static texture).
     #[error("texture {0:?} is not Usage::Dynamic: only dynamic textures can be resized")]
     NotDynamic(TextureId),
-    /// Admitting the texture would exceed the byte budget. Nothing was changed: every texture
-    /// already admitted stays valid and where it was.
-    #[error("texture budget exhausted: {requested_bytes} more bytes asked with {allocated_bytes} of {budget_bytes} allocated")]
+    /// Admitting the texture would exceed the byte budget: `allocated_bytes + retired_bytes +
+    /// requested_bytes > budget_bytes`. Nothing was changed: every texture already admitted
+    /// stays valid and where it was.
+    ///
+    /// What a host can do: free textures it no longer needs; or, when `retired_bytes` is
+    /// large (arrays the pending plan destroys, or grows or shrinks from: the device frees
+    /// them only once that plan has run), finish and execute a plan first, then register
+    /// again; or create the batcher with a larger [`crate::Config::budget_bytes`].
+    #[error(
+        "texture budget exhausted: {requested_bytes} more bytes asked, with {allocated_bytes} allocated and \
+         {retired_bytes} retired (held until the pending plan has run) of a {budget_bytes}-byte budget"
+    )]
     BudgetExhausted {
-        /// Bytes the cheapest placement would have added (a growth counts old + new layers,
-        /// since both exist during the copy).
+        /// Bytes the cheapest placement would have added (a growth by copy counts the whole
+        /// new array, since old and new exist during the copy; a growth in place, before any
+        /// plan brought the array to the device, only the difference).
         requested_bytes: u64,
-        /// Bytes allocated now.
+        /// Bytes of live arrays now.
         allocated_bytes: u64,
+        /// Bytes of arrays the pending plan retires (destroyed, grown or shrunk from), which
+        /// the device still holds until that plan has run.
+        retired_bytes: u64,
         /// The budget.
         budget_bytes: u64,
+    },
+    /// [`crate::Allocator::free`] of a placement the allocator did not issue, or freed
+    /// already.
+    #[error("array {array:?}, layer {layer}, rectangle {rect_px:?} is not allocated here")]
+    NotAllocated {
+        /// The placement's array.
+        array: crate::ArrayId,
+        /// Its layer.
+        layer: u32,
+        /// Its rectangle.
+        rect_px: [u32; 4],
     },
 }
 
@@ -116,6 +152,13 @@ pub enum QuadError {
     /// A coordinate or UV is NaN or infinite. The quad is dropped; other quads are unaffected.
     #[error("quad has a NaN or infinite coordinate or UV")]
     NonFinite,
+    /// A coordinate is finite but so large that the quad's corners or texel coordinates
+    /// would overflow `f32`: positions and axes beyond [`crate::Quad::MAX_POSITION`] or UVs
+    /// beyond [`crate::Quad::MAX_UV`]. The quad is dropped; other quads are unaffected.
+    #[error(
+        "quad has a position or axis coordinate beyond 2^30 px (Quad::MAX_POSITION) or a UV beyond 2^16 (Quad::MAX_UV)"
+    )]
+    OutOfRange,
     /// No frame is open: call [`crate::Batcher::begin_frame`] first.
     #[error("quad pushed outside begin_frame/finish")]
     NoFrame,

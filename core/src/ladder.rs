@@ -216,23 +216,37 @@ impl SlotLadder {
         self.bound.iter_mut().for_each(|b| *b = None);
     }
 
-    /// An array was destroyed: its slot becomes free.
+    /// An array was destroyed: its slot becomes free, and the device no longer holds it
+    /// bound (its id may name another array from the next plan on).
     pub(crate) fn forget(&mut self, array: ArrayId) {
         if let Some(u) = self.slot_of(array) {
             self.units[u as usize] = None;
             self.unit_of[array.0 as usize] = NONE;
             self.free_mask |= 1 << u;
         }
+        self.unbind(array);
+    }
+
+    /// The device unbinds a destroyed (or grown- or shrunk-from) array: a later array with
+    /// the same id must be bound again.
+    fn unbind(&mut self, array: ArrayId) {
+        for b in self.bound.iter_mut().filter(|b| **b == Some(array)) {
+            *b = None;
+        }
     }
 
     /// An array grew into a new one: the slot keeps it (the device rebinds it).
     pub(crate) fn replace(&mut self, old: ArrayId, new: ArrayId) {
+        if old == new {
+            return;
+        }
         if let Some(u) = self.slot_of(old) {
             self.unit_of[old.0 as usize] = NONE;
             self.ensure(new.0);
             self.unit_of[new.0 as usize] = u as u8;
             self.units[u as usize] = Some(new);
         }
+        self.unbind(old);
     }
 
     /// The slot holding `array` now, or `None`: lets `push` write the slot at once.

@@ -62,6 +62,7 @@ mod pages;
 pub mod plan;
 mod quad;
 mod texture;
+mod writes;
 
 pub use affine::Affine2;
 pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};

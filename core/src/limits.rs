@@ -206,19 +206,23 @@ pub struct Config {
     pub victim: VictimChoice,
     /// Static clamp-to-edge textures of one level, at most this many pixels a side, are packed
     /// into rectangles of shared atlas pages (one array per format and filter) instead of a
-    /// size class each. 0 turns packing off. Default 256: measured on random sizes 1..256,
-    /// pages hold them in 1.24x their texel bytes where size classes needed about 4x, and
-    /// larger textures fill pages poorly.
+    /// size class each. 0 turns packing off. Default 2048, the page size: backgrounds share
+    /// pages too, so a real game's set lives in few arrays (the 759 images of a real CC0 pack,
+    /// up to 1664x1536 in pages: two arrays at 1.085x their texel bytes, one draw at tier 2;
+    /// with 256, each image over 256 px took a class of its own).
     pub max_packed_size_px: u32,
-    /// Side of a full atlas page, pixels. A page array starts at 64 px (or the first
-    /// texture's size), doubles up to this, then adds layers one at a time. Default 512: with
-    /// textures up to 256 px it packed tighter than 1024 or 2048 (1.24x against 1.31x and
-    /// more, 200 random textures) and wastes at most one 1 MiB page. Clamped to the device's
-    /// texture size; raised to `max_packed_size_px`.
+    /// Side of a full atlas page, pixels. A page array starts at 16 px (or the first
+    /// texture's size), doubles up to this while it is one page, then grows by an eighth more
+    /// layers; a set registered before its first plan is laid out at the page size (up to
+    /// this) that takes the fewest bytes. Default 2048 (the guaranteed minimum texture size):
+    /// the real pack above needs 2048 for its 1664x1536 sheet, and a set of small images is
+    /// laid out in smaller pages anyway. Clamped to the device's texture size; raised to
+    /// `max_packed_size_px`.
     pub page_size_px: u32,
-    /// Move rectangles down from the top layers of a page array whose texels fill less than
-    /// half of it, so it can shrink (GPU copies, counted as `rect_copies`), when that has held
-    /// for 3 plans. Default `true`. [`crate::Batcher::compact`] does it on demand.
+    /// Repack a page array whose texels fill less than half of it into a smaller array (GPU
+    /// copies, counted as `rect_copies`) when that has held for 3 plans, and settle an array
+    /// untouched for 30 plans into its canonical layout (pages) or its used layers (classes)
+    /// when that saves memory. Default `true`. [`crate::Batcher::compact`] repacks on demand.
     pub auto_compact: bool,
     /// How backends draw quads. Default [`QuadVertices::Auto`]: indexed on software
     /// rasterizers, instanced elsewhere.
@@ -242,8 +246,8 @@ impl Default for Config {
             max_padding_waste: 0.5,
             instance_capacity: 65536,
             victim: VictimChoice::NextUse,
-            max_packed_size_px: 256,
-            page_size_px: 512,
+            max_packed_size_px: 2048,
+            page_size_px: 2048,
             auto_compact: true,
             quad_vertices: QuadVertices::Auto,
             keep_pixels: false,
@@ -383,6 +387,35 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// Checks a budget that may have been edited after [`Budget::new`] (its fields are
+    /// public): at most [`MAX_SLOTS_PER_DRAW`] slots, and the tiers [`Budget::new`] would make
+    /// for them. Every executor ([`crate::MockDevice`], [`crate::PlanValidator`], both
+    /// backends) works only with a budget that passes; a budget from [`Budget::new`] always
+    /// does.
+    ///
+    /// ```
+    /// use layerbatch_core::{Budget, Config, Limits};
+    /// let mut b = Budget::new(&Limits::guaranteed_minimum(), &Config::default()).unwrap();
+    /// assert!(b.check().is_ok());
+    /// b.slots = 64;
+    /// assert!(b.check().is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`ConfigError::EditedBudget`].
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let tiers_ok = self.slots >= 1 && self.slots <= MAX_SLOTS_PER_DRAW && self.tiers == tiers_for(self.slots);
+        if tiers_ok {
+            Ok(())
+        } else {
+            Err(ConfigError::EditedBudget {
+                slots: self.slots,
+                tiers: self.tiers.clone(),
+                max_slots: MAX_SLOTS_PER_DRAW,
+            })
+        }
+    }
+
     /// Derives the budget. Logs each value the device forces below the config once, at `warn!`.
     ///
     /// ```
@@ -429,13 +462,7 @@ impl Budget {
         let page =
             cut("page_size_px", config.page_size_px.max(config.max_packed_size_px).max(1), limits.max_texture_size_px);
         let packed = if config.arrays_enabled { config.max_packed_size_px.min(page) } else { 0 };
-        let mut tiers = Vec::new();
-        let mut t = 1;
-        while t < slots {
-            tiers.push(t);
-            t *= 2;
-        }
-        tiers.push(slots);
+        let tiers = tiers_for(slots);
         Ok(Self {
             slots,
             tiers,
@@ -470,6 +497,18 @@ impl Budget {
     pub fn tier_for(&self, slots_used: u32) -> u32 {
         *self.tiers.iter().find(|&&t| t >= slots_used).expect("slots_used exceeds the slot budget")
     }
+}
+
+/// The tiers of `slots` slots: 1, 2, 4, ... below it, then `slots` itself.
+fn tiers_for(slots: u32) -> Vec<u32> {
+    let mut tiers = Vec::new();
+    let mut t = 1;
+    while t < slots {
+        tiers.push(t);
+        t *= 2;
+    }
+    tiers.push(slots);
+    tiers
 }
 
 fn cut(name: &str, asked: u32, device: u32) -> u32 {

@@ -304,6 +304,12 @@ impl MockDevice {
             c.draw_calls += 1;
             self.calls.push(Call::Draw { tier: seg.tier, instances: seg.instances.clone() });
         }
+        // A target with mip levels: every executor regenerates its levels above 0 from the
+        // level 0 just drawn.
+        if let Some(t) = plan.target {
+            let levels = self.arrays.get(&t.array).map_or(1, |a| a.desc.mip_levels);
+            c.mip_levels_regenerated += u64::from(levels.saturating_sub(1));
+        }
         // Backends write each instance once, or once per corner (indexed quads).
         c.instance_bytes_written = plan.instances.len() as u64 * u64::from(self.quad_bytes);
         self.frame = c;

@@ -20,7 +20,21 @@ struct Layer {
     atlas: AtlasAllocator,
     /// Texels allocated in the layer.
     used_px: u64,
+    /// The smallest size an allocation failed at since the layer last gained free space:
+    /// anything at least as wide and as tall fails too, without asking the allocator (a
+    /// layout of 10,000 rectangles into full layers asked it 20 times over).
+    failed: [u32; 2],
+    /// Allocations in a row that did not fit, while laid out afresh ([`Pages::laid_out`]).
+    misses: u32,
 }
+
+/// Misses in a row after which a layout stops trying a layer nine tenths full: it is as good
+/// as full, and every failed try searches all of its free rectangles (trying every full layer for every
+/// rectangle made a layout of 10,000 rectangles take 14 ms instead of 3).
+const CLOSE_AFTER_MISSES: u32 = 16;
+
+/// [`Layer::failed`] when nothing failed.
+const NOTHING_FAILED: [u32; 2] = [u32::MAX; 2];
 
 /// Where a rectangle went: layer and top-left corner, texels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -35,8 +49,34 @@ pub(crate) struct Spot {
 pub(crate) struct Pages {
     layers: Vec<Layer>,
     size_px: u32,
-    ids: HashMap<Spot, (AllocId, [u32; 2])>,
+    /// Every allocation: its allocator id, its size and its owner (the batcher's registry
+    /// index), so a moved rectangle names its texture without a search.
+    ids: HashMap<Spot, (AllocId, [u32; 2], u32), SpotHash>,
 }
+
+/// A multiplicative hash of a spot's three words: spots are not attacker-chosen, and SipHash
+/// made the 10,000 inserts of a layout a tenth of its time.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SpotHasher(u64);
+
+impl std::hash::Hasher for SpotHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(v)).wrapping_mul(0x517C_C1B7_2722_0A95);
+    }
+}
+
+type SpotHash = std::hash::BuildHasherDefault<SpotHasher>;
+
+/// A rectangle to lay out: its size and its owner.
+pub(crate) type Rect = ([u32; 2], u32);
 
 impl std::fmt::Debug for Pages {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -52,7 +92,7 @@ impl std::fmt::Debug for Pages {
 impl Pages {
     /// `layers` empty layers of `size_px` squared.
     pub(crate) fn new(size_px: u32, layers: u32) -> Self {
-        let mut p = Self { layers: Vec::new(), size_px, ids: HashMap::new() };
+        let mut p = Self { layers: Vec::new(), size_px, ids: HashMap::default() };
         p.add_layers(layers);
         p
     }
@@ -82,31 +122,58 @@ impl Pages {
         self.layers.iter().rposition(|l| l.used_px > 0).map_or(0, |i| i as u32 + 1)
     }
 
-    /// A `w x h` rectangle in the first layer it fits.
-    pub(crate) fn allocate(&mut self, w: u32, h: u32) -> Option<Spot> {
+    /// A `w x h` rectangle for `owner` in the first layer it fits.
+    pub(crate) fn allocate(&mut self, w: u32, h: u32, owner: u32) -> Option<Spot> {
+        self.allocate_closing(w, h, owner, u32::MAX)
+    }
+
+    /// [`Pages::allocate`], skipping layers that missed `close_after` allocations in a row.
+    fn allocate_closing(&mut self, w: u32, h: u32, owner: u32, close_after: u32) -> Option<Spot> {
         if w == 0 || h == 0 || w > self.size_px || h > self.size_px {
             return None;
         }
+        let (area, page) = (u64::from(w) * u64::from(h), u64::from(self.size_px).pow(2));
         for (i, layer) in self.layers.iter_mut().enumerate() {
+            // A layer without the free area cannot hold it: skip the allocator's search.
+            // Closed: it missed `close_after` in a row and is nine tenths full.
+            let closed = layer.misses >= close_after && layer.used_px * 10 >= page * 9;
+            if closed || layer.used_px + area > page || (w >= layer.failed[0] && h >= layer.failed[1]) {
+                continue;
+            }
             if let Some(a) = layer.atlas.allocate(size2(w as i32, h as i32)) {
                 let spot = Spot { layer: i as u32, x: a.rectangle.min.x as u32, y: a.rectangle.min.y as u32 };
-                layer.used_px += u64::from(w) * u64::from(h);
-                self.ids.insert(spot, (a.id, [w, h]));
+                layer.used_px += area;
+                layer.misses = 0;
+                self.ids.insert(spot, (a.id, [w, h], owner));
                 return Some(spot);
+            }
+            layer.misses += 1;
+            if w <= layer.failed[0] && h <= layer.failed[1] || layer.failed == NOTHING_FAILED {
+                layer.failed = [w, h];
             }
         }
         None
     }
 
-    /// Frees the rectangle at `spot`.
-    ///
-    /// # Panics
-    /// If nothing was allocated there (the batcher rejects double frees first).
-    pub(crate) fn free(&mut self, spot: Spot) {
-        let (id, [w, h]) = self.ids.remove(&spot).expect("free of a rectangle not allocated");
-        let layer = &mut self.layers[spot.layer as usize];
-        layer.atlas.deallocate(id);
-        layer.used_px -= u64::from(w) * u64::from(h);
+    /// Frees the rectangle at `spot` of size `size`; `false` (and nothing changes) if no
+    /// rectangle of that size was allocated there.
+    pub(crate) fn free(&mut self, spot: Spot, size: [u32; 2]) -> bool {
+        match self.ids.get(&spot) {
+            Some(&(id, s, _)) if s == size => {
+                self.ids.remove(&spot);
+                let layer = &mut self.layers[spot.layer as usize];
+                layer.atlas.deallocate(id);
+                layer.used_px -= u64::from(size[0]) * u64::from(size[1]);
+                layer.failed = NOTHING_FAILED;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Every rectangle: its place, size and owner.
+    pub(crate) fn rects(&self) -> impl Iterator<Item = (Spot, [u32; 2], u32)> + '_ {
+        self.ids.iter().map(|(s, (_, size, owner))| (*s, *size, *owner))
     }
 
     /// Every layer grows to `size_px` squared; allocations keep their places.
@@ -114,6 +181,7 @@ impl Pages {
         debug_assert!(size_px >= self.size_px);
         for l in &mut self.layers {
             l.atlas.grow(size2(size_px as i32, size_px as i32));
+            l.failed = NOTHING_FAILED;
         }
         self.size_px = size_px;
     }
@@ -122,7 +190,12 @@ impl Pages {
     pub(crate) fn add_layers(&mut self, n: u32) {
         let s = self.size_px as i32;
         for _ in 0..n {
-            self.layers.push(Layer { atlas: AtlasAllocator::new(size2(s, s)), used_px: 0 });
+            self.layers.push(Layer {
+                atlas: AtlasAllocator::new(size2(s, s)),
+                used_px: 0,
+                failed: NOTHING_FAILED,
+                misses: 0,
+            });
         }
     }
 
@@ -132,30 +205,40 @@ impl Pages {
         self.layers.truncate(keep as usize);
     }
 
-    /// The same rectangles packed afresh, largest first, into as few layers as they take:
-    /// the new pages and every rectangle's move `(from, to, [w, h])`.
-    pub(crate) fn repacked(&self) -> (Pages, Vec<(Spot, Spot, [u32; 2])>) {
-        let mut rects: Vec<(Spot, [u32; 2])> = self.ids.iter().map(|(s, (_, size))| (*s, *size)).collect();
-        rects.sort_by_key(|(s, [w, h])| (std::cmp::Reverse((*w.max(h), w * h)), s.layer, s.x, s.y));
-        let mut fresh = Pages::new(self.size_px, 0);
-        let mut moves = Vec::with_capacity(rects.len());
-        for (from, [w, h]) in rects {
-            let to = match fresh.allocate(w, h) {
-                Some(to) => to,
+    /// The canonical layout of `rects` in pages of `size_px`: largest first (ties by owner,
+    /// then by input order), each into the first layer it fits. A function of the set alone,
+    /// not of where the rectangles are now, so a set registered at once and one registered
+    /// over many frames settle into the same layout. Returns the pages and, for each
+    /// rectangle (by index into `rects`), its new place.
+    pub(crate) fn laid_out(rects: &[Rect], size_px: u32) -> (Pages, Vec<Spot>) {
+        let mut order: Vec<usize> = (0..rects.len()).collect();
+        order.sort_by_key(|&i| {
+            let ([w, h], owner) = rects[i];
+            (std::cmp::Reverse((w.max(h), u64::from(w) * u64::from(h))), owner, i)
+        });
+        let mut fresh = Pages::new(size_px, 0);
+        fresh.ids.reserve(rects.len());
+        let mut places = vec![Spot { layer: 0, x: 0, y: 0 }; rects.len()];
+        for i in order {
+            let ([w, h], owner) = rects[i];
+            places[i] = match fresh.allocate_closing(w, h, owner, CLOSE_AFTER_MISSES) {
+                Some(spot) => spot,
                 None => {
                     fresh.add_layers(1);
-                    fresh.allocate(w, h).expect("a rectangle fits an empty page")
+                    fresh.allocate_closing(w, h, owner, CLOSE_AFTER_MISSES).expect("a rectangle fits an empty page")
                 }
             };
-            moves.push((from, to, [w, h]));
         }
-        (fresh, moves)
+        for layer in &mut fresh.layers {
+            layer.misses = 0;
+        }
+        (fresh, places)
     }
 
     /// Checks that the allocations are inside their layers and do not overlap (tests).
     pub(crate) fn check(&self) {
         let mut by_layer: HashMap<u32, Vec<[u32; 4]>> = HashMap::new();
-        for (s, (_, [w, h])) in &self.ids {
+        for (s, (_, [w, h], _)) in &self.ids {
             assert!((s.layer as usize) < self.layers.len(), "allocation in a missing layer");
             assert!(s.x + w <= self.size_px && s.y + h <= self.size_px, "allocation outside its page");
             by_layer.entry(s.layer).or_default().push([s.x, s.y, *w, *h]);

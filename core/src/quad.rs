@@ -164,16 +164,34 @@ impl Quad {
         self
     }
 
+    /// Largest magnitude a position or axis coordinate may have: 2^30 px (about 1.07e9), so
+    /// that a corner (`origin + axis_x + axis_y`) and its transform stay finite in `f32`.
+    pub const MAX_POSITION: f32 = (1u32 << 30) as f32;
+    /// Largest magnitude a UV may have: 2^16 (a repeating texture tiled 65,536 times), so that
+    /// UVs mapped to texels (times a layer size of at most 2^16) stay finite in `f32`.
+    pub const MAX_UV: f32 = (1u32 << 16) as f32;
+
+    /// Whether every coordinate is finite and within [`Quad::MAX_POSITION`] (positions, axes)
+    /// and [`Quad::MAX_UV`] (UVs): then the quad's instance is finite too.
+    #[inline]
+    pub(crate) fn in_range(&self) -> bool {
+        // A float's magnitude is below 2^k exactly when its exponent bits are below 127 + k
+        // (NaN and infinity have all ones). Max-folding the exponents of the ten coordinates
+        // is adds, ands and compares over the quad's leading 40 bytes, no branch per lane,
+        // which vectorizes on the push hot path.
+        const EXP: u32 = 0x7f80_0000;
+        const POS_LIMIT: u32 = (127 + 30) << 23;
+        const UV_LIMIT: u32 = (127 + 16) << 23;
+        let words: &[u32; 14] = bytemuck::cast_ref(self);
+        let pos = words[..6].iter().fold(0u32, |m, &b| m.max(b & EXP));
+        let uv = words[6..10].iter().fold(0u32, |m, &b| m.max(b & EXP));
+        (pos < POS_LIMIT) & (uv < UV_LIMIT)
+    }
+
     #[inline]
     pub(crate) fn is_finite(&self) -> bool {
-        // A float is NaN or infinite exactly when its exponent bits are all ones. Adding one
-        // unit of exponent carries into bit 31 for that pattern only, so OR-ing the sums of the
-        // ten coordinates and testing bit 31 finds any: adds, ands and ors over the quad's
-        // leading 40 bytes, no branch per lane, which vectorizes on the push hot path.
-        const EXP: u32 = 0x7f80_0000;
-        const ONE: u32 = 0x0080_0000;
         let words: &[u32; 14] = bytemuck::cast_ref(self);
-        words[..10].iter().fold(0u32, |m, &b| m | ((b & EXP) + ONE)) & (1 << 31) == 0
+        words[..10].iter().all(|&b| b & 0x7f80_0000 != 0x7f80_0000)
     }
 }
 

@@ -57,8 +57,9 @@ fn sixty_four_textures_one_size_one_draw() {
     assert_eq!(c.quads, 10_000);
     assert_eq!(b.allocator().class_count(), 1);
     assert_eq!(b.allocator().array_count(), 1);
-    // 4 initial layers doubled to 64: four growths.
-    assert_eq!(c.array_growths, 4);
+    // 4 initial layers doubled to 64 before the first plan, in place: the array is created
+    // once, at 64 layers, and never copied.
+    assert_eq!(c.array_growths, 0);
     assert_eq!(c.bytes_allocated, 64 * 32 * 32 * 4);
     assert_eq!(c.bytes_allocated, b.allocator().allocated_bytes());
     assert_eq!(dev.allocated_bytes(), b.allocator().allocated_bytes());
@@ -232,26 +233,29 @@ fn allocator_admission_sequence_exact() {
     let budget = Budget::new(&Limits::guaranteed_minimum(), &cfg.with_max_packed_size_px(0)).unwrap();
     let mut a = Allocator::new(&budget);
     let l32 = 32 * 32 * 4u64;
-    let mut place =
-        |d: TextureDesc| a.admit(&d).map(|ad| (ad.placement.array.0, ad.placement.layer, ad.placement.uv_rect));
+    let place = |a: &mut Allocator, d: TextureDesc| {
+        a.admit(&d).map(|ad| (ad.placement.array.0, ad.placement.layer, ad.placement.uv_rect))
+    };
     let lin = TextureDesc::new(32, 32);
-    assert_eq!(place(lin), Ok((0, 0, [0.0, 0.0, 1.0, 1.0])));
-    assert_eq!(place(lin), Ok((0, 1, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, lin), Ok((0, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, lin), Ok((0, 1, [0.0, 0.0, 1.0, 1.0])));
+    // A plan brings array 0 to the device: it grows by a copy from now on.
+    a.end_plan();
     // 20x30 pads to 32x32 (41% waste <= 50%); the array is full: it grows 2 -> 4 as array 1.
-    assert_eq!(place(TextureDesc::new(20, 30)), Ok((1, 2, [0.0, 0.0, 20.0 / 32.0, 30.0 / 32.0])));
+    assert_eq!(place(&mut a, TextureDesc::new(20, 30)), Ok((1, 2, [0.0, 0.0, 20.0 / 32.0, 30.0 / 32.0])));
     // Nearest filter is another class.
-    assert_eq!(place(lin.with_filter(Filter::Nearest)), Ok((2, 0, [0.0, 0.0, 1.0, 1.0])));
-    assert_eq!(place(lin), Ok((1, 3, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, lin.with_filter(Filter::Nearest)), Ok((2, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, lin), Ok((1, 3, [0.0, 0.0, 1.0, 1.0])));
     // Array 1 is at the cap of 4 layers: a second array opens in the class.
-    assert_eq!(place(lin), Ok((3, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, lin), Ok((3, 0, [0.0, 0.0, 1.0, 1.0])));
     // 17x17 would waste 72% padded to 32x32: its own exact class.
-    assert_eq!(place(TextureDesc::new(17, 17)), Ok((4, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, TextureDesc::new(17, 17)), Ok((4, 0, [0.0, 0.0, 1.0, 1.0])));
     // Wider than the class cap: a one-texture array.
-    assert_eq!(place(TextureDesc::new(1100, 10)), Ok((5, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, TextureDesc::new(1100, 10)), Ok((5, 0, [0.0, 0.0, 1.0, 1.0])));
     // Repeat is never padded.
-    assert_eq!(place(TextureDesc::new(20, 20).with_wrap(Wrap::Repeat)), Ok((6, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, TextureDesc::new(20, 20).with_wrap(Wrap::Repeat)), Ok((6, 0, [0.0, 0.0, 1.0, 1.0])));
     // Mips: never padded, bytes count every level.
-    assert_eq!(place(TextureDesc::new(16, 16).with_mip_levels(3)), Ok((7, 0, [0.0, 0.0, 1.0, 1.0])));
+    assert_eq!(place(&mut a, TextureDesc::new(16, 16).with_mip_levels(3)), Ok((7, 0, [0.0, 0.0, 1.0, 1.0])));
     let expected = 4 * l32        // array 1 (grown), array 0 destroyed
         + 2 * l32                 // array 2 (nearest)
         + 2 * l32                 // array 3
@@ -271,12 +275,12 @@ fn allocator_admission_sequence_exact() {
     assert_eq!(ops.len(), 8);
 
     // Free and reuse: the freed layer is handed out again.
-    a.free(&Placement::at_origin(ArrayId(1), 1, [32, 32], [32, 32], false));
+    a.free(&Placement::at_origin(ArrayId(1), 1, [32, 32], [32, 32], false)).unwrap();
     assert_eq!(a.admit(&lin).unwrap().placement.layer, 1);
     assert_eq!(a.admit(&lin).unwrap().placement, Placement::at_origin(ArrayId(3), 1, [32, 32], [32, 32], false));
     // Freeing a dedicated array destroys it and returns its bytes.
     let before = a.allocated_bytes();
-    a.free(&Placement::at_origin(ArrayId(5), 0, [1100, 10], [1100, 10], true));
+    a.free(&Placement::at_origin(ArrayId(5), 0, [1100, 10], [1100, 10], true)).unwrap();
     assert_eq!(a.allocated_bytes(), before - 1100 * 10 * 4);
     assert_eq!(a.drain_ops().next_back(), Some(ArrayOp::Destroy { array: ArrayId(5) }));
     a.check_invariants();
@@ -302,14 +306,22 @@ fn growth_counts_the_transient_copy_and_falls_back_to_a_new_array() {
     // copy: over budget. A second array of 4 fits instead.
     let cfg = Config { initial_layers: 4, budget_bytes: 8 * l, ..Config::default() };
     let mut b = batcher(cfg);
-    let ids = register_n(&mut b, &[(32, 32)], 8);
+    // A plan brings the first array to the device: from then on it grows by a copy (before,
+    // it would grow in place, counted once).
+    let mut ids = register_n(&mut b, &[(32, 32)], 4);
+    b.begin_frame();
+    b.finish();
+    ids.extend(register_n(&mut b, &[(32, 32)], 4));
     let p: Vec<_> = ids.iter().map(|&id| b.placement(id).unwrap()).collect();
     assert_eq!((p[3].array, p[4].array, p[4].layer), (ArrayId(0), ArrayId(1), 0));
     assert_eq!(b.allocator().growths(), 0);
     assert_eq!(b.allocator().peak_bytes(), 8 * l);
     // Budget 12 layers: the growth fits exactly, peak 12, then 8 held.
     let mut b = batcher(Config { budget_bytes: 12 * l, ..cfg });
-    register_n(&mut b, &[(32, 32)], 5);
+    register_n(&mut b, &[(32, 32)], 4);
+    b.begin_frame();
+    b.finish();
+    register_n(&mut b, &[(32, 32)], 1);
     assert_eq!(b.allocator().growths(), 1);
     assert_eq!(b.allocator().peak_bytes(), 12 * l);
     assert_eq!(b.allocator().allocated_bytes(), 8 * l);
@@ -325,7 +337,15 @@ fn over_budget_is_an_error_and_changes_nothing() {
     let before: Vec<_> = ids.iter().map(|&id| b.placement(id).unwrap()).collect();
     let d = TextureDesc::new(32, 32);
     let err = b.register(&d, &solid(&d, 99)).unwrap_err();
-    assert_eq!(err, TextureError::BudgetExhausted { requested_bytes: l, allocated_bytes: 4 * l, budget_bytes: 4 * l });
+    assert_eq!(
+        err,
+        TextureError::BudgetExhausted {
+            requested_bytes: l,
+            allocated_bytes: 4 * l,
+            retired_bytes: 0,
+            budget_bytes: 4 * l
+        }
+    );
     assert!(err.to_string().contains("budget exhausted"));
     let after: Vec<_> = ids.iter().map(|&id| b.placement(id).unwrap()).collect();
     assert_eq!(before, after);
@@ -624,6 +644,9 @@ mod props {
             let mut seed = 0u32;
             let mut open = false;
             let mut uploads = 0u64;
+            // Writes of each texture queued since the last plan.
+            let mut pending: HashMap<TextureId, u64> = HashMap::new();
+            let mut freed_in_frame: Vec<TextureId> = Vec::new();
             for op in ops {
                 if !open && !matches!(op, Op::Finish | Op::SkipAndRestore | Op::Compact) {
                     b.begin_frame();
@@ -644,9 +667,9 @@ mod props {
                                 prop_assert!(!live.contains(&id) && !dead.contains(&id), "id reused: {:?}", id);
                                 live.push(id);
                                 content.insert(id, MockDevice::hash(&px));
-                            pixels.insert(id, px.clone());
                                 pixels.insert(id, px.clone());
                                 uploads += 1;
+                                pending.insert(id, 1);
                             }
                             Err(TextureError::BudgetExhausted { .. }) => {
                                 prop_assert_eq!(before, b.allocator().allocated_bytes());
@@ -681,6 +704,7 @@ mod props {
                                     }
                                     content.insert(id, MockDevice::hash(px));
                                     uploads += 1;
+                                    *pending.entry(id).or_default() += 1;
                                 }
                                 Err(TextureError::Region { .. }) => prop_assert!(d.mip_levels > 1),
                                 Err(e) => prop_assert!(false, "update_region: {}", e),
@@ -698,17 +722,28 @@ mod props {
                     Op::Abandon => {
                         b.begin_frame();
                         pushed.clear();
+                        // The abandoned frame drew what it freed: their writes go with it.
+                        for id in freed_in_frame.drain(..) {
+                            uploads -= pending.remove(&id).unwrap_or(0);
+                        }
                     }
                     Op::SkipAndRestore => {
                         if !open { b.begin_frame(); }
                         open = false;
                         let _skipped = b.finish();
                         pushed.clear();
+                        freed_in_frame.clear();
                         uploads = 0;
+                        pending.clear();
                         let listed = b.restore();
                         if keep_pixels {
                             prop_assert!(listed.is_empty(), "with CPU copies restore lists {:?}", listed);
                             uploads = b.pending_ops().iter().filter(|op| matches!(op, ResourceOp::WriteLayer { .. })).count() as u64;
+                            for op in b.pending_ops() {
+                                if let ResourceOp::WriteLayer { texture, .. } = op {
+                                    *pending.entry(*texture).or_default() += 1;
+                                }
+                            }
                         }
                         for id in listed {
                             prop_assert!(live.contains(&id), "restore listed {:?}", id);
@@ -719,6 +754,7 @@ mod props {
                             content.insert(id, MockDevice::hash(&px));
                             pixels.insert(id, px.clone());
                             uploads += 1;
+                            pending.insert(id, 1);
                         }
                     }
                     Op::PushStale => {
@@ -732,6 +768,12 @@ mod props {
                             let id = live.swap_remove(pick % live.len());
                             b.free(id).unwrap();
                             dead.push(id);
+                            // Freed with no frame drawing it: its pending writes are dropped.
+                            if !open {
+                                uploads -= pending.remove(&id).unwrap_or(0);
+                            } else {
+                                freed_in_frame.push(id);
+                            }
                         }
                     }
                     Op::Update { pick } => {
@@ -743,10 +785,14 @@ mod props {
                             b.update(id, &px).unwrap();
                             content.insert(id, MockDevice::hash(&px));
                             pixels.insert(id, px.clone());
+                            // A whole write supersedes the texture's pending writes.
+                            uploads -= pending.insert(id, 1).unwrap_or(0);
                             uploads += 1;
                         }
                     }
                     Op::Finish => {
+                        pending.clear();
+                        freed_in_frame.clear();
                         if !open { b.begin_frame(); }
                         open = false;
                         let budget = b.budget().clone();
@@ -1160,7 +1206,11 @@ fn mipmapped_and_repeating_textures_stay_out_of_pages() {
         assert_eq!(p.rect_px, [0, 0, 16, 16]);
         assert_eq!(b.allocator().array(p.array).unwrap().width_px, 16, "its own class");
     }
-    // Larger than max_packed_size_px: a class too.
+    // Larger than max_packed_size_px: a class too (packing up to 256 px here; the default
+    // packs up to the page size).
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_max_packed_size_px(256)).unwrap();
+    let small = b.register(&d, &solid(&d, 1)).unwrap();
+    let page = b.placement(small).unwrap().array;
     let big = TextureDesc::new(300, 40);
     let big = b.register(&big, &solid(&big, 4)).unwrap();
     assert_ne!(b.placement(big).unwrap().array, page);

@@ -28,6 +28,15 @@ pub struct Ctx {
     _display: Display,
 }
 
+impl Ctx {
+    /// The address of the GL entry point `name` (for the few a test needs that glow does not
+    /// wrap, e.g. `glLogicOp`), or null when the driver has none.
+    pub fn proc_address(&self, name: &std::ffi::CStr) -> *const std::ffi::c_void {
+        use glutin::display::GlDisplay;
+        self._display.get_proc_address(name)
+    }
+}
+
 fn create(flavor: Flavor) -> Result<Ctx, String> {
     let egl::Egl { gl, context, display } = egl::surfaceless(flavor == Flavor::Gles30)?;
     Ok(Ctx { gl: Arc::new(gl), flavor, _context: context, _display: display })

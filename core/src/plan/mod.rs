@@ -19,8 +19,9 @@ mod viewport;
 pub use validate::{PlanError, PlanValidator};
 pub use viewport::{flip_y, Viewport};
 
-/// A GPU array texture. Ids are never reused: a grown array gets a new id, and the old one is
-/// destroyed.
+/// A GPU array texture. A grown or shrunk array gets a new id, and the old one is destroyed.
+/// An id retired by a plan (destroyed, grown or shrunk from) may name a new array from the
+/// next plan on: executors forget everything about an id when they destroy it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ArrayId(pub u32);
 
@@ -534,6 +535,11 @@ impl ResourceOp {
 /// at texel `(x, y)`, so a render target drawn later with default UVs shows upright, on every
 /// backend. (GL's framebuffer rows go up; the GL backend flips its y while drawing into a
 /// target, with [`flip_y`].)
+///
+/// A target whose array has mip levels (`ArrayDesc::mip_levels > 1`) is mipmapped by every
+/// executor after the plan's draws: levels `1..` of the target layer are regenerated from the
+/// level 0 just drawn (a box filter, as `glGenerateMipmap` does), so a target drawn minified
+/// later shows what was drawn. Counted as `DeviceCounters::mip_levels_regenerated`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanTarget {
     /// The texture drawn into.
@@ -559,6 +565,10 @@ pub struct PlanTarget {
 pub struct FramePlan {
     /// This plan's number: 1 for the first plan a batcher finishes, then one more each plan.
     pub sequence: u64,
+    /// The batcher that made the plan: a tag unique in the process (0 for a plan made by
+    /// hand). An executor runs the plans of one batcher only, and refuses another's with
+    /// [`PlanError::ForeignPlan`] (its arrays and slots would name the first batcher's).
+    pub batcher: u32,
     /// The device must drop every array it holds (and forget its slot bindings) before
     /// applying `ops`, which then re-create every live array. Set on the first plan after
     /// [`crate::Batcher::restore`]; an executor accepts such a plan after any earlier one.

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, ResourceOp};
-use crate::texture::max_mip_levels;
+use crate::texture::{max_mip_levels, mip_size};
 use crate::Budget;
 
 /// Why a plan cannot be executed. Returned by [`PlanValidator::check`], and so by every
@@ -38,6 +38,18 @@ pub enum PlanError {
     NeedsRebuild {
         /// The plan number it got.
         got: u64,
+    },
+    /// The plan was made by another batcher than the plans this executor ran
+    /// ([`FramePlan::batcher`]): its arrays and slots name that batcher's textures. A rebuild
+    /// plan is accepted from any batcher (it re-creates everything it draws).
+    #[error("plan {sequence} is batcher {got}'s; this executor runs batcher {expected}'s plans")]
+    ForeignPlan {
+        /// The batcher whose plans this executor ran.
+        expected: u32,
+        /// The plan's batcher.
+        got: u32,
+        /// The plan's number.
+        sequence: u64,
     },
     /// `instance_capacity` differs from the budget's.
     #[error("the plan's instance capacity is {got}; the budget's is {expected}")]
@@ -239,6 +251,8 @@ pub struct PlanValidator {
     arrays: HashMap<ArrayId, ArrayDesc>,
     bound: Vec<Option<ArrayId>>,
     last_sequence: u64,
+    /// The batcher whose plans were accepted ([`FramePlan::batcher`]); `None` while fresh.
+    batcher: Option<u32>,
     // Scratch for checking ops against a copy of the state, so a refused plan changes nothing.
     scratch_arrays: HashMap<ArrayId, ArrayDesc>,
     scratch_bound: Vec<Option<ArrayId>>,
@@ -268,16 +282,20 @@ impl PlanValidator {
     /// A validator for a fresh device executing plans of `budget`'s batcher. It expects plan
     /// 1, or a rebuild plan.
     pub fn new(budget: &Budget) -> Self {
+        // A budget edited past the slot ceiling ([`Budget::check`] refuses it) gets only the
+        // tiers an executor can honour: no plan can then name a slot past the ceiling.
+        let slots = budget.slots.min(crate::MAX_SLOTS_PER_DRAW);
         Self {
-            tiers: budget.tiers.clone(),
-            slots: budget.slots,
+            tiers: budget.tiers.iter().copied().filter(|t| (1..=slots).contains(t)).collect(),
+            slots,
             instance_capacity: budget.instance_capacity,
             max_layers: budget.max_layers_per_array.max(2),
             max_texture_px: budget.max_texture_size_px,
             avoid_ambiguous: budget.avoid_ambiguous_layer_counts,
             arrays: HashMap::new(),
-            bound: vec![None; budget.slots as usize],
+            bound: vec![None; slots as usize],
             last_sequence: 0,
+            batcher: None,
             scratch_arrays: HashMap::new(),
             scratch_bound: Vec::new(),
         }
@@ -306,13 +324,21 @@ impl PlanValidator {
     /// # Errors
     /// The first [`PlanError`] found; then nothing changed.
     pub fn check(&mut self, plan: &FramePlan) -> Result<(), PlanError> {
-        let expected = self.last_sequence + 1;
+        // No plan is numbered u64::MAX (a batcher would need 2^64 frames): refusing it keeps
+        // `expected` from overflowing.
+        let expected = self.last_sequence.saturating_add(1);
         if self.last_sequence == 0 && !plan.rebuild && plan.sequence != 1 {
             return Err(PlanError::NeedsRebuild { got: plan.sequence });
         }
         let in_order = plan.sequence == expected || (plan.rebuild && plan.sequence > self.last_sequence);
-        if !in_order {
+        if !in_order || plan.sequence == u64::MAX {
             return Err(PlanError::Sequence { expected, got: plan.sequence });
+        }
+        match self.batcher {
+            Some(expected) if expected != plan.batcher && !plan.rebuild => {
+                return Err(PlanError::ForeignPlan { expected, got: plan.batcher, sequence: plan.sequence });
+            }
+            _ => {}
         }
         if plan.instance_capacity != self.instance_capacity {
             return Err(PlanError::InstanceCapacity { expected: self.instance_capacity, got: plan.instance_capacity });
@@ -351,6 +377,7 @@ impl PlanValidator {
             result?;
         }
         self.last_sequence = plan.sequence;
+        self.batcher = Some(plan.batcher);
         Ok(())
     }
 
@@ -362,6 +389,7 @@ impl PlanValidator {
         self.arrays.clear();
         self.bound.iter_mut().for_each(|b| *b = None);
         self.last_sequence = 0;
+        self.batcher = None;
     }
 
     fn check_desc(&self, op: usize, array: ArrayId, d: &ArrayDesc) -> Result<(), PlanError> {
@@ -473,13 +501,23 @@ impl PlanValidator {
                     if *width_px == 0 || *height_px == 0 {
                         return bad("an empty rectangle");
                     }
-                    let right = u64::from(*x_px) + u64::from(*width_px);
-                    let bottom = u64::from(*y_px) + u64::from(*height_px);
-                    if right > u64::from(d.width_px) || bottom > u64::from(d.height_px) {
-                        return bad("the rectangle reaches past the layer's edge");
-                    }
                     if *mip_levels != d.mip_levels {
                         return bad("a level count other than the array's");
+                    }
+                    // Every level's rectangle inside that level (executors write each level at
+                    // its own offset and size: `ResourceOp::levels`).
+                    for level in 0..*mip_levels {
+                        let (lw, lh) = mip_size(d.width_px, d.height_px, level);
+                        let (w, h) = mip_size(*width_px, *height_px, level);
+                        let right = u64::from(*x_px >> level) + u64::from(w);
+                        let bottom = u64::from(*y_px >> level) + u64::from(h);
+                        if right > u64::from(lw) || bottom > u64::from(lh) {
+                            return bad(if level == 0 {
+                                "the rectangle reaches past the layer's edge"
+                            } else {
+                                "the rectangle of a level above 0 reaches past that level's edge"
+                            });
+                        }
                     }
                     let expected = crate::texture::mip_chain_bytes(*width_px, *height_px, *mip_levels, d.format);
                     let fits = bytes.start <= bytes.end && bytes.end <= plan.upload_bytes.len();
@@ -509,8 +547,9 @@ impl PlanValidator {
         let mut next = 0u32;
         for (si, seg) in plan.segments.iter().enumerate() {
             let r = &seg.instances;
-            let crosses = u64::from(r.start) / cap != (u64::from(r.end) - 1) / cap;
-            if r.start != next || r.end <= r.start || r.end as usize > count || crosses {
+            // `end > start` is checked first: an empty range has no last instance.
+            let bad_range = r.start != next || r.end <= r.start || r.end as usize > count;
+            if bad_range || u64::from(r.start) / cap != (u64::from(r.end) - 1) / cap {
                 return Err(PlanError::SegmentRange { segment: si, start: r.start, end: r.end, count });
             }
             next = r.end;

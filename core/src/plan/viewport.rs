@@ -98,13 +98,25 @@ impl Viewport {
 
     /// The scissor for a draw state's clip (`clip_px`, in the quads' pixels): the clip moved
     /// into the target, within the visible viewport and the host's clip. [`Clip::Full`] when
-    /// there is neither a clip nor a host clip (no scissor needed), [`Clip::Empty`] when
-    /// nothing is left (the segment draws nothing). Overflow-free for any input.
+    /// there is neither a clip nor a host clip, whatever the rectangle: the viewport (its
+    /// visible part, [`Viewport::visible_px`]) bounds the quads by itself, and a scissor
+    /// would replace one the host set without telling us (egui's, around a callback).
+    /// [`Clip::Empty`] when nothing is left (the segment draws nothing). Overflow-free for any
+    /// input.
+    ///
+    /// ```
+    /// use layerbatch_core::plan::Clip;
+    /// use layerbatch_core::Viewport;
+    /// // A rectangle partly above the target, no clips: no scissor.
+    /// let v = Viewport::rect([800, 600], [10, -50, 200, 100]);
+    /// assert_eq!(v.scissor(None), Clip::Full);
+    /// assert_eq!(v.scissor(Some([0, 0, 20, 80])), Clip::Rect([10, 0, 20, 30]));
+    /// ```
     pub fn scissor(&self, clip_px: Option<[u32; 4]>) -> Clip {
-        if clip_px.is_none() && self.host_clip_px.is_none() && self.is_full() {
+        let Some(visible) = self.visible_px() else { return Clip::Empty };
+        if clip_px.is_none() && self.host_clip_px.is_none() {
             return Clip::Full;
         }
-        let Some(visible) = self.visible_px() else { return Clip::Empty };
         let mut r = to_i64(visible);
         if let Some(host) = self.host_clip_px {
             r = intersect(r, to_i64(host));

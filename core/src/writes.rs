@@ -1,0 +1,89 @@
+//! The pending layer writes of each texture, so that a whole write supersedes the texture's
+//! earlier ones: a host that updates a texture a thousand times while it skips frames queues
+//! one write, not a thousand.
+
+use std::collections::HashMap;
+
+use crate::plan::ResourceOp;
+use crate::TextureId;
+
+/// Dead bytes above which pending writes are compacted before the plan (when they are also
+/// more than the live ones): memory stays bounded however long a host goes without `finish`.
+const COMPACT_ABOVE_BYTES: u64 = 4 << 20;
+
+#[derive(Debug, Default)]
+pub(crate) struct PendingWrites {
+    /// Indices into the pending ops of each texture's writes. By id, not registry index: a
+    /// texture freed in a frame that draws it keeps its writes when its index is reused.
+    by_texture: HashMap<TextureId, Vec<u32>>,
+    /// Indices of superseded writes.
+    dead: Vec<u32>,
+    dead_bytes: u64,
+}
+
+impl PendingWrites {
+    /// Bytes of superseded writes not yet reclaimed.
+    pub(crate) fn dead_bytes(&self) -> usize {
+        self.dead_bytes as usize
+    }
+
+    /// Op `op` (about to be pushed, or just pushed) writes texture `texture`.
+    pub(crate) fn note(&mut self, texture: TextureId, op: usize) {
+        self.by_texture.entry(texture).or_default().push(op as u32);
+    }
+
+    /// Every pending write of `texture` is dead: a whole write follows, or the texture was
+    /// freed with no frame drawing it. Compacts `ops` and `upload` when dead bytes dominate.
+    pub(crate) fn supersede(&mut self, texture: TextureId, ops: &mut Vec<ResourceOp>, upload: &mut Vec<u8>) {
+        let Some(list) = self.by_texture.get_mut(&texture) else { return };
+        for i in list.drain(..) {
+            if let Some(ResourceOp::WriteLayer { bytes, .. }) = ops.get(i as usize) {
+                self.dead_bytes += bytes.len() as u64;
+                self.dead.push(i);
+            }
+        }
+        let live_bytes = upload.len() as u64 - self.dead_bytes.min(upload.len() as u64);
+        if self.dead_bytes > COMPACT_ABOVE_BYTES && self.dead_bytes > live_bytes {
+            self.compact(ops, upload);
+        }
+    }
+
+    /// Removes the dead writes and their bytes, and forgets every index: the ops are handed
+    /// over in a plan, or rebuilt.
+    pub(crate) fn drop_superseded(&mut self, ops: &mut Vec<ResourceOp>, upload: &mut Vec<u8>) {
+        if !self.dead.is_empty() {
+            self.compact(ops, upload);
+        }
+        self.by_texture.clear();
+    }
+
+    /// Drops the dead writes, packs the live bytes, and re-indexes the live writes.
+    fn compact(&mut self, ops: &mut Vec<ResourceOp>, upload: &mut Vec<u8>) {
+        let mut dead = vec![false; ops.len()];
+        for &i in &self.dead {
+            dead[i as usize] = true;
+        }
+        let live_bytes = upload.len() - (self.dead_bytes as usize).min(upload.len());
+        let mut packed = Vec::with_capacity(live_bytes);
+        let mut k = 0;
+        ops.retain_mut(|op| {
+            let keep = !dead[k];
+            k += 1;
+            if let (true, ResourceOp::WriteLayer { bytes, .. }) = (keep, op) {
+                let start = packed.len();
+                packed.extend_from_slice(&upload[bytes.clone()]);
+                *bytes = start..packed.len();
+            }
+            keep
+        });
+        *upload = packed;
+        self.dead.clear();
+        self.dead_bytes = 0;
+        self.by_texture.clear();
+        for (i, op) in ops.iter().enumerate() {
+            if let ResourceOp::WriteLayer { texture, .. } = op {
+                self.note(*texture, i);
+            }
+        }
+    }
+}
