@@ -123,7 +123,8 @@ fn layer_counts_1_6_12_sample_correctly(gpu: &Gpu) {
     for i in 0..6 {
         ids.push(b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap());
     }
-    // Twelve 32x32 textures: 6 layers, grown to 12.
+    // Twelve 32x32 textures: 6 layers, grown (in place: no plan has brought it to the device)
+    // to 12.
     for i in 6..18 {
         ids.push(b.register(&TextureDesc::new(32, 32), &solid(32, 32, color(i))).unwrap());
     }

@@ -75,6 +75,10 @@ impl std::hash::Hasher for SpotHasher {
 
 type SpotHash = std::hash::BuildHasherDefault<SpotHasher>;
 
+/// Rectangles above which a layout tries the newest layer first (below, every layer in
+/// order, which packs a little tighter).
+const NEWEST_FIRST_ABOVE: usize = 2048;
+
 /// A rectangle to lay out: its size and its owner.
 pub(crate) type Rect = ([u32; 2], u32);
 
@@ -124,16 +128,23 @@ impl Pages {
 
     /// A `w x h` rectangle for `owner` in the first layer it fits.
     pub(crate) fn allocate(&mut self, w: u32, h: u32, owner: u32) -> Option<Spot> {
-        self.allocate_closing(w, h, owner, u32::MAX)
+        self.allocate_closing(w, h, owner, u32::MAX, false)
     }
 
     /// [`Pages::allocate`], skipping layers that missed `close_after` allocations in a row.
-    fn allocate_closing(&mut self, w: u32, h: u32, owner: u32, close_after: u32) -> Option<Spot> {
+    fn allocate_closing(&mut self, w: u32, h: u32, owner: u32, close_after: u32, newest_first: bool) -> Option<Spot> {
         if w == 0 || h == 0 || w > self.size_px || h > self.size_px {
             return None;
         }
         let (area, page) = (u64::from(w) * u64::from(h), u64::from(self.size_px).pow(2));
-        for (i, layer) in self.layers.iter_mut().enumerate() {
+        // Laying out many rectangles, the newest layer first: it has the most room, so most
+        // go in at the first try, and only those it cannot hold search the older layers'
+        // holes (10,000 rectangles: 3 ms instead of 5, for a little less tightness).
+        let n = self.layers.len();
+        let newest_first = newest_first && n > 1;
+        let order = newest_first.then_some(n - 1).into_iter().chain((0..n).take(if newest_first { n - 1 } else { n }));
+        for i in order {
+            let layer = &mut self.layers[i];
             // A layer without the free area cannot hold it: skip the allocator's search.
             // Closed: it missed `close_after` in a row and is nine tenths full.
             let closed = layer.misses >= close_after && layer.used_px * 10 >= page * 9;
@@ -221,11 +232,14 @@ impl Pages {
         let mut places = vec![Spot { layer: 0, x: 0, y: 0 }; rects.len()];
         for i in order {
             let ([w, h], owner) = rects[i];
-            places[i] = match fresh.allocate_closing(w, h, owner, CLOSE_AFTER_MISSES) {
+            let newest_first = rects.len() > NEWEST_FIRST_ABOVE;
+            places[i] = match fresh.allocate_closing(w, h, owner, CLOSE_AFTER_MISSES, newest_first) {
                 Some(spot) => spot,
                 None => {
                     fresh.add_layers(1);
-                    fresh.allocate_closing(w, h, owner, CLOSE_AFTER_MISSES).expect("a rectangle fits an empty page")
+                    fresh
+                        .allocate_closing(w, h, owner, CLOSE_AFTER_MISSES, newest_first)
+                        .expect("a rectangle fits an empty page")
                 }
             };
         }

@@ -124,7 +124,10 @@ impl Allocator {
     fn page_rects(&self, id: ArrayId) -> (Vec<Rect>, Vec<Spot>) {
         let pages = self.arrays[id.0 as usize].as_ref().and_then(|a| a.pages.as_ref()).expect("a page array");
         let mut all: Vec<(Spot, [u32; 2], u32)> = pages.rects().collect();
-        all.sort_unstable_by_key(|&(s, _, owner)| (owner, s.layer, s.y, s.x));
+        // One integer key: owners are unique (but for `Allocator::admit`'s), places are.
+        all.sort_unstable_by_key(|&(s, _, owner)| {
+            u128::from(owner) << 96 | u128::from(s.layer) << 64 | u128::from(s.y) << 32 | u128::from(s.x)
+        });
         all.into_iter().map(|(s, size, owner)| ((size, owner), s)).unzip()
     }
 
