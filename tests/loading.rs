@@ -7,7 +7,8 @@
 //!   within 1.3x the texels, at most 3 arrays under 1024 px, every image in one draw at tier
 //!   <= 2, no GPU copy, and every texel of every image exact when drawn at scale 1.
 //! - The same set with a plan every 32 registrations (what made wgpu-core panic with
-//!   `ArrayVec: capacity exceeded`): no error, then one draw, pixels exact.
+//!   `ArrayVec: capacity exceeded`): no error, the same arrays and bytes as loading at once
+//!   once settled, then one draw, pixels exact.
 //! - The real pack itself (the PNGs inside Python Arcade 3.3.3's wheel, fetched by
 //!   `scripts/fetch-assets.sh` into `target/assets/`): decoded, premultiplied, loaded and
 //!   drawn the same way.
@@ -227,6 +228,25 @@ fn real_like_set_with_a_plan_every_32_registrations() {
         let ids = load(&mut dev, &mut batcher, &images, Some(32), kind);
         let copied = dev.stats().device_total.layers_copied;
         assert!(copied > 0, "{kind:?}: the arrays grew on the device ({copied} layers copied)");
+        // Left alone, the arrays settle into what loading at once makes (core decides; the
+        // same limits give the same arrays).
+        for _ in 0..32 {
+            batcher.begin_frame();
+            dev.draw(batcher.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        }
+        let mut at_once = Batcher::new(dev.limits(), Config::default()).expect("budget");
+        for im in &images {
+            at_once.register(&im.desc, &im.pixels).expect("fits");
+        }
+        at_once.begin_frame();
+        at_once.finish();
+        let descs = |b: &Batcher| {
+            let mut v: Vec<_> = b.allocator().arrays().map(|(_, d)| (d.width_px, d.height_px, d.layers)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(descs(&batcher), descs(&at_once), "{kind:?}: settled arrays");
+        assert_eq!(batcher.allocator().allocated_bytes(), at_once.allocator().allocated_bytes(), "{kind:?}");
         let (draws, tier) = draw_all_once(&mut dev, &mut batcher, &ids, kind);
         eprintln!("{kind:?}: loaded 32 per plan, {copied} layers copied, {draws} draw(s) at tier {tier}");
         assert_eq!(draws, 1, "{kind:?}");
