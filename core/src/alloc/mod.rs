@@ -199,9 +199,12 @@ impl Allocator {
     /// device from now on.
     pub fn end_plan(&mut self) {
         self.retired_bytes = 0;
-        self.free_ids.append(&mut self.retiring_ids);
-        // Lowest ids first: reuse is deterministic and keeps ids small.
-        self.free_ids.sort_unstable_by_key(|a| std::cmp::Reverse(a.0));
+        if !self.retiring_ids.is_empty() {
+            self.free_ids.append(&mut self.retiring_ids);
+            // Lowest ids first (popped from the end): reuse is deterministic and keeps ids
+            // small.
+            self.free_ids.sort_unstable_by_key(|a| std::cmp::Reverse(a.0));
+        }
         for id in std::mem::take(&mut self.born) {
             if let Some(a) = self.arrays.get_mut(id.0 as usize).and_then(Option::as_mut) {
                 a.born = Born::OnDevice;

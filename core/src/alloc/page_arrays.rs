@@ -204,24 +204,9 @@ impl Allocator {
         state.touched = false;
         let mut moved = Vec::with_capacity(rects.len());
         for ((size, owner), (from, to)) in rects.iter().zip(from.iter().zip(&places)) {
-            self.ops.push(ArrayOp::CopyRect {
-                from: id,
-                from_layer: from.layer,
-                from_xy: [from.x, from.y],
-                to: new,
-                to_layer: to.layer,
-                to_xy: [to.x, to.y],
-                size: *size,
-            });
-            moved.push(Moved::Rect {
-                owner: *owner,
-                from: id,
-                from_layer: from.layer,
-                from_xy: [from.x, from.y],
-                to: new,
-                to_layer: to.layer,
-                to_xy: [to.x, to.y],
-            });
+            let (from_layer, from_xy, to_layer, to_xy) = (from.layer, [from.x, from.y], to.layer, [to.x, to.y]);
+            self.ops.push(ArrayOp::CopyRect { from: id, from_layer, from_xy, to: new, to_layer, to_xy, size: *size });
+            moved.push(Moved::Rect { owner: *owner, from: id, from_layer, from_xy, to: new, to_layer, to_xy });
         }
         self.replace_in_families(id, new);
         self.retire(id);
