@@ -53,6 +53,7 @@ mod alloc;
 mod batcher;
 mod counters;
 mod error;
+pub mod execute;
 #[cfg(feature = "image")]
 mod image;
 mod ladder;
@@ -74,8 +75,9 @@ pub use image::{premultiplied, ImageError};
 pub use limits::{Budget, Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mock::{Call, MockDevice};
 pub use plan::{
-    flip_y, ArrayDesc, ArrayId, ArrayOp, BlendFactor, BlendMode, Clip, DrawState, FlushCause, FramePlan, Instance,
-    LevelWrite, PlanError, PlanTarget, PlanValidator, ResourceOp, Segment, SlotBind, Viewport,
+    flip_y, ArrayDesc, ArrayId, ArrayOp, AttributeFormat, BlendFactor, BlendMode, Clip, DrawState, FlushCause,
+    FramePlan, Instance, InstanceAttribute, LevelWrite, PlanError, PlanTarget, PlanValidator, ResourceOp, Segment,
+    SlotBind, Viewport,
 };
 pub use quad::{premultiply, Quad};
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, Format, TextureDesc, TextureId, Usage, Wrap};

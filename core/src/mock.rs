@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, PlanError, PlanValidator, ResourceOp};
+use crate::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
+use crate::plan::{ArrayDesc, ArrayId, FramePlan, PlanError, PlanValidator};
 use crate::{Budget, DeviceCounters, TextureId};
 
 /// One thing a backend would do.
@@ -17,11 +18,11 @@ pub enum Call {
         /// Layers.
         layers: u32,
     },
-    /// Create `to`, copy `layers` layers of `from` into it on the GPU, destroy `from`.
-    GrowArray {
-        /// Old array.
+    /// Copy `layers` whole layers of `from` into `to` on the GPU (growth and shrinking).
+    CopyLayers {
+        /// Source array.
         from: ArrayId,
-        /// New array.
+        /// Destination array.
         to: ArrayId,
         /// Layers copied.
         layers: u32,
@@ -31,12 +32,14 @@ pub enum Call {
         /// Array.
         array: ArrayId,
     },
-    /// Write a layer from the CPU.
-    WriteLayer {
+    /// Write a mip level of a layer from the CPU.
+    WriteLevel {
         /// Array.
         array: ArrayId,
         /// Layer.
         layer: u32,
+        /// Level.
+        level: u32,
         /// Bytes written.
         bytes: usize,
     },
@@ -133,10 +136,8 @@ impl MockArray {
 /// ```
 #[derive(Debug)]
 pub struct MockDevice {
-    validator: PlanValidator,
-    arrays: HashMap<ArrayId, MockArray>,
-    peak_bytes: u64,
-    calls: Vec<Call>,
+    runner: PlanRunner,
+    store: MockStore,
     frame: DeviceCounters,
     total: DeviceCounters,
     /// Per instance of the last frame: what it sampled (texture written to its layer).
@@ -145,15 +146,103 @@ pub struct MockDevice {
     quad_bytes: u32,
 }
 
+/// The mock's arrays and call log: its [`Executor`].
+#[derive(Debug, Default)]
+struct MockStore {
+    arrays: HashMap<ArrayId, MockArray>,
+    calls: Vec<Call>,
+    /// Bytes of arrays destroyed during the current plan: a real device frees them only once
+    /// the commands using them finish.
+    retired_bytes: u64,
+    peak_bytes: u64,
+}
+
+impl MockStore {
+    fn live_bytes(&self) -> u64 {
+        self.arrays.values().map(|a| a.desc.bytes()).sum()
+    }
+    fn note_peak(&mut self) {
+        self.peak_bytes = self.peak_bytes.max(self.live_bytes() + self.retired_bytes);
+    }
+    fn array_mut(&mut self, array: ArrayId) -> Result<&mut MockArray, PlanError> {
+        self.arrays.get_mut(&array).ok_or(PlanError::UnknownArray { at: 0, array })
+    }
+}
+
+impl Executor for MockStore {
+    type Error = PlanError;
+    fn drop_arrays(&mut self) {
+        self.arrays.clear();
+    }
+    fn create_array(&mut self, array: ArrayId, desc: &ArrayDesc) -> Result<(), PlanError> {
+        self.arrays.insert(array, MockArray::new(*desc));
+        self.calls.push(Call::CreateArray { array, layers: desc.layers });
+        self.note_peak();
+        Ok(())
+    }
+    fn copy_layers(&mut self, copy: &LayerCopy) -> Result<(), PlanError> {
+        let layers = copy.layers as usize;
+        let content = self.array_mut(copy.from)?.content[..layers].to_vec();
+        self.array_mut(copy.to)?.content[..layers].clone_from_slice(&content);
+        self.calls.push(Call::CopyLayers { from: copy.from, to: copy.to, layers: copy.layers });
+        Ok(())
+    }
+    fn copy_rect(&mut self, copy: &RectCopy) -> Result<(), PlanError> {
+        let (from_xy, to_xy, size) = (copy.from_xy, copy.to_xy, copy.size);
+        let src = [from_xy[0], from_xy[1], size[0], size[1]];
+        let inside = |r: [u32; 4]| {
+            r[0] >= src[0] && r[1] >= src[1] && r[0] + r[2] <= src[0] + src[2] && r[1] + r[3] <= src[1] + src[3]
+        };
+        let moved: Vec<Written> = self.array_mut(copy.from)?.content[copy.from_layer as usize]
+            .iter()
+            .filter(|w| inside(w.rect))
+            .map(|w| Written {
+                rect: [w.rect[0] - src[0] + to_xy[0], w.rect[1] - src[1] + to_xy[1], w.rect[2], w.rect[3]],
+                ..w.clone()
+            })
+            .collect();
+        let dst = [to_xy[0], to_xy[1], size[0], size[1]];
+        let layer = &mut self.array_mut(copy.to)?.content[copy.to_layer as usize];
+        layer.retain(|o| !overlaps(o.rect, dst));
+        layer.extend(moved);
+        self.calls.push(Call::CopyRect {
+            from: copy.from,
+            from_layer: copy.from_layer,
+            to: copy.to,
+            to_layer: copy.to_layer,
+        });
+        Ok(())
+    }
+    fn destroy_array(&mut self, array: ArrayId) {
+        if let Some(old) = self.arrays.remove(&array) {
+            self.retired_bytes += old.desc.bytes();
+        }
+        self.calls.push(Call::DestroyArray { array });
+    }
+    fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), PlanError> {
+        let l = &write.level;
+        // The mock keeps level 0's pixels, the ones instances sample at their rectangle.
+        if l.level == 0 {
+            let rect = [l.x_px, l.y_px, l.width_px, l.height_px];
+            self.array_mut(write.array)?.write(write.layer, rect, write.texture, write.bytes);
+        }
+        self.calls.push(Call::WriteLevel {
+            array: write.array,
+            layer: write.layer,
+            level: l.level,
+            bytes: write.bytes.len(),
+        });
+        Ok(())
+    }
+}
+
 impl MockDevice {
     /// A device sized for `budget`. It "compiles" one program per tier, as a backend would.
     pub fn new(budget: &Budget) -> Self {
         let compiles = DeviceCounters { pipeline_compiles: budget.tiers.len() as u64, ..DeviceCounters::default() };
         Self {
-            validator: PlanValidator::new(budget),
-            arrays: HashMap::new(),
-            peak_bytes: 0,
-            calls: Vec::new(),
+            runner: PlanRunner::new(budget),
+            store: MockStore::default(),
             frame: DeviceCounters::default(),
             total: compiles,
             sampled: Vec::new(),
@@ -163,7 +252,7 @@ impl MockDevice {
 
     /// Every call made so far, in order.
     pub fn calls(&self) -> &[Call] {
-        &self.calls
+        &self.store.calls
     }
     /// Counters of the last frame executed.
     pub fn frame_counters(&self) -> DeviceCounters {
@@ -175,15 +264,15 @@ impl MockDevice {
     }
     /// Arrays alive on the device.
     pub fn array_count(&self) -> usize {
-        self.arrays.len()
+        self.store.arrays.len()
     }
     /// Bytes of the arrays alive on the device.
     pub fn allocated_bytes(&self) -> u64 {
-        self.arrays.values().map(|a| a.desc.bytes()).sum()
+        self.store.live_bytes()
     }
     /// Bytes of one live array.
     pub fn array_bytes(&self, array: ArrayId) -> Option<u64> {
-        self.arrays.get(&array).map(|a| a.desc.bytes())
+        self.store.arrays.get(&array).map(|a| a.desc.bytes())
     }
     /// For each instance of the last frame: the texture whose pixels its `(slot, layer)`
     /// sampled, and a hash of those level-0 pixels ([`MockDevice::hash`]).
@@ -203,91 +292,18 @@ impl MockDevice {
     /// # Errors
     /// [`PlanError`] when the plan could not run on a real device; then nothing was applied.
     pub fn execute(&mut self, plan: &FramePlan) -> Result<(), PlanError> {
-        self.validator.check(plan)?;
-        let mut c = DeviceCounters { frames: 1, ..DeviceCounters::default() };
-        if plan.rebuild {
-            c.arrays_destroyed += self.arrays.len() as u64;
-            self.arrays.clear();
-        }
-        // A real device frees a destroyed (or grown-from) array only once the commands using
-        // it finish: count it until the plan ends.
-        let mut retired_bytes = 0u64;
-        let mut live_bytes = self.allocated_bytes();
-        for op in &plan.ops {
-            match op {
-                ResourceOp::Array(ArrayOp::Create { array, desc }) => {
-                    self.arrays.insert(*array, MockArray::new(*desc));
-                    live_bytes += desc.bytes();
-                    c.arrays_created += 1;
-                    self.calls.push(Call::CreateArray { array: *array, layers: desc.layers });
-                }
-                ResourceOp::Array(
-                    ArrayOp::Grow { from, to, desc, copy_layers } | ArrayOp::Shrink { from, to, desc, copy_layers },
-                ) => {
-                    let old = self.arrays.remove(from).expect("validated");
-                    let mut new = MockArray::new(*desc);
-                    new.content[..*copy_layers as usize].clone_from_slice(&old.content[..*copy_layers as usize]);
-                    self.arrays.insert(*to, new);
-                    live_bytes += desc.bytes();
-                    live_bytes -= old.desc.bytes();
-                    retired_bytes += old.desc.bytes();
-                    c.arrays_created += 1;
-                    c.arrays_destroyed += 1;
-                    c.layers_copied += u64::from(*copy_layers);
-                    self.calls.push(Call::GrowArray { from: *from, to: *to, layers: *copy_layers });
-                }
-                ResourceOp::Array(ArrayOp::CopyRect { from, from_layer, from_xy, to, to_layer, to_xy, size }) => {
-                    let src = [from_xy[0], from_xy[1], size[0], size[1]];
-                    let inside = |r: [u32; 4]| {
-                        r[0] >= src[0]
-                            && r[1] >= src[1]
-                            && r[0] + r[2] <= src[0] + src[2]
-                            && r[1] + r[3] <= src[1] + src[3]
-                    };
-                    let moved: Vec<Written> = self.arrays[from].content[*from_layer as usize]
-                        .iter()
-                        .filter(|w| inside(w.rect))
-                        .map(|w| Written {
-                            rect: [w.rect[0] - src[0] + to_xy[0], w.rect[1] - src[1] + to_xy[1], w.rect[2], w.rect[3]],
-                            ..w.clone()
-                        })
-                        .collect();
-                    let dst = [to_xy[0], to_xy[1], size[0], size[1]];
-                    let a = self.arrays.get_mut(to).expect("validated");
-                    a.content[*to_layer as usize].retain(|o| !overlaps(o.rect, dst));
-                    a.content[*to_layer as usize].extend(moved);
-                    c.layers_copied += 1;
-                    self.calls.push(Call::CopyRect {
-                        from: *from,
-                        from_layer: *from_layer,
-                        to: *to,
-                        to_layer: *to_layer,
-                    });
-                }
-                ResourceOp::Array(ArrayOp::Destroy { array }) => {
-                    let old = self.arrays.remove(array).expect("validated");
-                    live_bytes -= old.desc.bytes();
-                    retired_bytes += old.desc.bytes();
-                    c.arrays_destroyed += 1;
-                    self.calls.push(Call::DestroyArray { array: *array });
-                }
-                ResourceOp::WriteLayer { texture, array, layer, x_px, y_px, width_px, height_px, bytes, .. } => {
-                    let a = self.arrays.get_mut(array).expect("validated");
-                    let level0 = *width_px as usize * *height_px as usize * a.desc.format.bytes_per_pixel() as usize;
-                    let level0 = &plan.upload_bytes[bytes.start..bytes.start + level0];
-                    a.write(*layer, [*x_px, *y_px, *width_px, *height_px], *texture, level0);
-                    c.texture_bytes_written += bytes.len() as u64;
-                    self.calls.push(Call::WriteLayer { array: *array, layer: *layer, bytes: bytes.len() });
-                }
-            }
-            self.peak_bytes = self.peak_bytes.max(live_bytes + retired_bytes);
-        }
+        self.runner.check(plan)?;
+        let mut c = DeviceCounters::one_frame();
+        self.store.retired_bytes = 0;
+        self.store.note_peak();
+        self.runner.apply_ops(plan, &mut self.store, &mut c)?;
+        let arrays = &self.store.arrays;
         self.sampled.clear();
         self.sampled.resize(plan.instances.len(), None);
         for seg in &plan.segments {
             for b in plan.binds(seg) {
                 c.texture_binds += 1;
-                self.calls.push(Call::BindSlot { slot: b.slot, array: b.array });
+                self.store.calls.push(Call::BindSlot { slot: b.slot, array: b.array });
             }
             let table = plan.slots(seg);
             for i in seg.instances.clone() {
@@ -296,20 +312,17 @@ impl MockDevice {
                 // The written rectangle the instance's texture rectangle names, exactly.
                 let [x0, y0, x1, y1] = inst.tex_rect;
                 let rect = [x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32];
-                self.sampled[i as usize] = self.arrays[&array].content[inst.layer() as usize]
+                self.sampled[i as usize] = arrays[&array].content[inst.layer() as usize]
                     .iter()
                     .find(|w| w.rect == rect)
                     .map(|w| (w.texture, w.hash));
             }
             c.draw_calls += 1;
-            self.calls.push(Call::Draw { tier: seg.tier, instances: seg.instances.clone() });
+            self.store.calls.push(Call::Draw { tier: seg.tier, instances: seg.instances.clone() });
         }
         // A target with mip levels: every executor regenerates its levels above 0 from the
         // level 0 just drawn.
-        if let Some(t) = plan.target {
-            let levels = self.arrays.get(&t.array).map_or(1, |a| a.desc.mip_levels);
-            c.mip_levels_regenerated += u64::from(levels.saturating_sub(1));
-        }
+        self.runner.count_target_mips(plan, &mut c);
         // Backends write each instance once, or once per corner (indexed quads).
         c.instance_bytes_written = plan.instances.len() as u64 * u64::from(self.quad_bytes);
         self.frame = c;
@@ -321,11 +334,11 @@ impl MockDevice {
     /// within a plan until that plan ends (a real device frees them only when the commands
     /// using them finish).
     pub fn peak_bytes(&self) -> u64 {
-        self.peak_bytes
+        self.store.peak_bytes
     }
 
     /// The plan validator this device checks plans with.
     pub fn validator(&self) -> &PlanValidator {
-        &self.validator
+        self.runner.validator()
     }
 }

@@ -19,13 +19,13 @@ impl Batcher {
         }
         self.ladder.replace(old, new);
         let (lw, lh) = (desc.width_px as f32, desc.height_px as f32);
-        for i in 0..self.entries.len() {
-            let e = &mut self.entries[i];
+        for i in 0..self.registry.entries.len() {
+            let e = &mut self.registry.entries[i];
             if e.live && e.placement.array == old {
                 e.placement.array = new;
                 let [x, y, w, h] = e.placement.rect_px.map(|v| v as f32);
                 e.placement.uv_rect = [x / lw, y / lh, (x + w) / lw, (y + h) / lh];
-                self.refresh_hot(i as u32);
+                self.registry.refresh_hot(i as u32, &self.alloc, &self.ladder);
             }
         }
         for (p, _) in &mut self.deferred_frees {
@@ -33,8 +33,8 @@ impl Batcher {
                 p.array = new;
             }
         }
-        if self.frame_open && old != new {
-            self.moved_in_frame.push((old, new));
+        if self.recorder.open && old != new {
+            self.recorder.moved.push((old, new));
         }
     }
 
@@ -44,7 +44,7 @@ impl Batcher {
         let mut moves = std::collections::HashMap::with_capacity(relaid.len());
         for r in relaid {
             let i = r.owner as usize;
-            let Some(e) = self.entries.get_mut(i).filter(|e| e.live) else { continue };
+            let Some(e) = self.registry.entries.get_mut(i).filter(|e| e.live) else { continue };
             let Some(desc) = self.alloc.array(r.array) else { continue };
             let old = e.placement;
             let [_, _, w, h] = old.rect_px;
@@ -58,7 +58,7 @@ impl Batcher {
                 dedicated: false,
             };
             moves.insert(r.owner, (e.generation, old, e.placement));
-            self.refresh_hot(r.owner);
+            self.registry.refresh_hot(r.owner, &self.alloc, &self.ladder);
         }
         for op in &mut self.ops {
             let ResourceOp::WriteLayer { texture, array, layer, x_px, y_px, .. } = op else { continue };
@@ -82,7 +82,7 @@ impl Batcher {
                     // The owner is the registry index: no search (a registry of 40,000 made
                     // each moved rectangle a scan of it).
                     let i = owner as usize;
-                    let owned = self.entries.get(i).is_some_and(|e| {
+                    let owned = self.registry.entries.get(i).is_some_and(|e| {
                         e.live
                             && e.placement.array == from
                             && e.placement.layer == from_layer
@@ -93,7 +93,7 @@ impl Batcher {
                         continue;
                     }
                     let desc = *self.alloc.array(to).expect("the new array lives");
-                    let e = &mut self.entries[i];
+                    let e = &mut self.registry.entries[i];
                     let [_, _, w, h] = e.placement.rect_px;
                     let (lw, lh) = (desc.width_px as f32, desc.height_px as f32);
                     let (x, y) = (to_xy[0] as f32, to_xy[1] as f32);
@@ -101,7 +101,7 @@ impl Batcher {
                     e.placement.layer = to_layer;
                     e.placement.rect_px = [to_xy[0], to_xy[1], w, h];
                     e.placement.uv_rect = [x / lw, y / lh, (x + w as f32) / lw, (y + h as f32) / lh];
-                    self.refresh_hot(i as u32);
+                    self.registry.refresh_hot(i as u32, &self.alloc, &self.ladder);
                     // A slot that held the old array holds the new one (idempotent).
                     self.ladder.replace(from, to);
                 }

@@ -13,9 +13,11 @@ use bytemuck::{Pod, Zeroable};
 use crate::texture::{mip_chain_bytes, mip_size, Filter, Format, Wrap};
 use crate::{Counters, TextureId};
 
+mod attributes;
 mod validate;
 mod viewport;
 
+pub use attributes::{AttributeFormat, InstanceAttribute};
 pub use validate::{PlanError, PlanValidator};
 pub use viewport::{flip_y, Viewport};
 

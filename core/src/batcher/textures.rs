@@ -1,0 +1,279 @@
+//! The texture half of the batcher's API: registering, updating, resizing and freeing
+//! textures, which queue resource ops for the next plan.
+
+use super::registry::Entry;
+use super::Batcher;
+use crate::alloc::Placement;
+use crate::plan::ResourceOp;
+use crate::texture::{max_mip_levels, push_mip_chain, Usage};
+use crate::{TextureDesc, TextureError, TextureId};
+
+impl Batcher {
+    /// Registers a texture with its level-0 pixels (tightly packed RGBA8 rows, top row first,
+    /// premultiplied alpha: the backends blend `ONE, ONE_MINUS_SRC_ALPHA`) and admits it into
+    /// an array. A [`Usage::RenderTarget`] may pass empty `pixels`.
+    ///
+    /// # Errors
+    /// [`TextureError`] for a zero or oversized texture, bad mip count, wrong pixel length, or
+    /// an exhausted budget (then nothing changes).
+    pub fn register(&mut self, desc: &TextureDesc, pixels: &[u8]) -> Result<TextureId, TextureError> {
+        self.validate(desc, pixels)?;
+        // The registry index the texture will get: rectangles that move later name it.
+        let index = self.registry.next_index();
+        let admission = self.alloc.admit_for(desc, index)?;
+        self.apply_admission(&admission);
+        let placement = admission.placement;
+        let entry = Entry { generation: 0, live: true, desc: *desc, placement, pixels: Vec::new() };
+        debug_assert_eq!(index, self.registry.next_index());
+        let id = self.registry.insert(entry);
+        self.registry.refresh_hot(id.index, &self.alloc, &self.ladder);
+        self.drain_alloc_ops();
+        if !pixels.is_empty() {
+            self.queue_write(id, pixels);
+        }
+        Ok(id)
+    }
+
+    /// Replaces a texture's pixels (same size). Takes effect for the whole frame being built:
+    /// uploads are applied before any draw.
+    ///
+    /// # Errors
+    /// [`TextureError::Stale`] or [`TextureError::PixelLength`].
+    pub fn update(&mut self, id: TextureId, pixels: &[u8]) -> Result<(), TextureError> {
+        let desc = self.registry.entry(id)?.desc;
+        check_len(&desc, pixels)?;
+        self.queue_write(id, pixels);
+        Ok(())
+    }
+
+    /// Replaces the pixels of a rectangle `[x, y, width, height]` of a texture (texels, top
+    /// left origin), e.g. a glyph in a glyph cache or a frame of a dynamic atlas: one layer
+    /// write of just that rectangle. `pixels` are tightly packed rows of the rectangle, in the
+    /// texture's format, premultiplied. Like [`Batcher::update`] it applies to the whole frame
+    /// being built.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, Config, Limits, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let atlas = batcher.register(&TextureDesc::new(64, 64), &[0; 64 * 64 * 4])?;
+    /// batcher.update_region(atlas, [8, 16, 4, 2], &[255; 4 * 2 * 4])?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`TextureError::Stale`]; [`TextureError::Region`] for an empty rectangle, one reaching
+    /// past the texture, or a texture with mip levels (its smaller levels could not follow);
+    /// [`TextureError::PixelLength`] when `pixels` is not the rectangle's size.
+    pub fn update_region(&mut self, id: TextureId, rect_px: [u32; 4], pixels: &[u8]) -> Result<(), TextureError> {
+        let e = self.registry.entry(id)?;
+        let desc = e.desc;
+        let [x, y, w, h] = rect_px;
+        let inside = u64::from(x) + u64::from(w) <= u64::from(desc.width_px)
+            && u64::from(y) + u64::from(h) <= u64::from(desc.height_px);
+        if w == 0 || h == 0 || !inside || desc.mip_levels != 1 {
+            return Err(TextureError::Region {
+                rect_px,
+                width_px: desc.width_px,
+                height_px: desc.height_px,
+                mip_levels: desc.mip_levels,
+            });
+        }
+        let region = TextureDesc { width_px: w, height_px: h, ..desc };
+        check_len(&region, pixels)?;
+        let bpp = desc.format.bytes_per_pixel() as usize;
+        let e = &mut self.registry.entries[id.index as usize];
+        if !e.pixels.is_empty() {
+            // Keep the CPU copy whole: patch the rectangle's rows.
+            let row = w as usize * bpp;
+            for r in 0..h as usize {
+                let at = ((y as usize + r) * desc.width_px as usize + x as usize) * bpp;
+                e.pixels[at..at + row].copy_from_slice(&pixels[r * row..(r + 1) * row]);
+            }
+        }
+        let start = self.upload_bytes.len();
+        self.upload_bytes.extend_from_slice(pixels);
+        self.writes.note(id, self.ops.len());
+        let [px, py, ..] = e.placement.rect_px;
+        self.ops.push(ResourceOp::WriteLayer {
+            texture: id,
+            array: e.placement.array,
+            layer: e.placement.layer,
+            x_px: px + x,
+            y_px: py + y,
+            width_px: w,
+            height_px: h,
+            mip_levels: 1,
+            bytes: start..self.upload_bytes.len(),
+        });
+        Ok(())
+    }
+
+    /// Changes a [`Usage::Dynamic`] texture's size and pixels. Its one-texture array is
+    /// replaced; the id stays valid. Quads pushed before the resize in the frame being
+    /// recorded still draw the old pixels (unlike [`Batcher::update`], whose pixels apply to
+    /// the whole frame): the old array lives until the frame is planned.
+    ///
+    /// # Errors
+    /// [`TextureError::NotDynamic`], [`TextureError::Stale`], or any registration error for
+    /// the new size (then the texture keeps its old size and pixels).
+    pub fn resize(&mut self, id: TextureId, width_px: u32, height_px: u32, pixels: &[u8]) -> Result<(), TextureError> {
+        let old = self.registry.entry(id)?.clone();
+        if old.desc.usage != Usage::Dynamic {
+            return Err(TextureError::NotDynamic(id));
+        }
+        let desc = TextureDesc { width_px, height_px, ..old.desc };
+        self.validate(&desc, pixels)?;
+        let admission = self.alloc.admit_for(&desc, id.index)?;
+        self.apply_admission(&admission);
+        self.release(old.placement, None);
+        let e = &mut self.registry.entries[id.index as usize];
+        e.desc = desc;
+        e.placement = admission.placement;
+        self.registry.refresh_hot(id.index, &self.alloc, &self.ladder);
+        self.drain_alloc_ops();
+        if !pixels.is_empty() {
+            self.queue_write(id, pixels);
+        }
+        Ok(())
+    }
+
+    /// Frees a texture. Its id is rejected from now on; its layer is reused after the frame
+    /// being built (quads already pushed still draw it).
+    ///
+    /// An index is reused with a new generation until its generation reaches `u32::MAX`; then
+    /// it is retired for good (4 bytes of registry per 4 billion frees), so a stale id never
+    /// comes back to life.
+    ///
+    /// # Errors
+    /// [`TextureError::Stale`] for a freed (double free) or foreign id.
+    pub fn free(&mut self, id: TextureId) -> Result<(), TextureError> {
+        let placement = self.registry.entry(id)?.placement;
+        if !self.recorder.open {
+            // No quad of an open frame draws it: its pending writes are dead.
+            self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);
+        }
+        self.cpu_copy_bytes -= self.registry.remove(id);
+        self.release(placement, Some(id));
+        Ok(())
+    }
+
+    /// A 1x1 white texture for untextured quads ([`Quad::solid`]: health bars, debug boxes,
+    /// fades), registered on first use. It is a rectangle of the atlas pages of linear RGBA8
+    /// images, so solid quads share the draw and the slot of the sprites around them instead
+    /// of costing a slot or a draw of their own. The batcher looks after it: [`Batcher::restore`]
+    /// re-uploads it itself.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let sprite = batcher.register(&TextureDesc::new(16, 16), &[200; 16 * 16 * 4])?;
+    /// let white = batcher.white()?;
+    /// batcher.begin_frame();
+    /// batcher.push(&Quad::rect(sprite, [0.0, 0.0], [16.0, 16.0]))?;
+    /// batcher.push(&Quad::solid(white, [0.0, 20.0], [16.0, 2.0], [0, 200, 0, 255]))?; // a health bar
+    /// let plan = batcher.finish();
+    /// assert_eq!((plan.segments.len(), plan.segments[0].tier), (1, 1)); // same draw, same slot
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`TextureError::BudgetExhausted`] on first use if not even a texel fits.
+    pub fn white(&mut self) -> Result<TextureId, TextureError> {
+        match self.white {
+            Some(id) if self.contains(id) => Ok(id),
+            _ => {
+                let id = self.register(&TextureDesc::new(1, 1), &[255; 4])?;
+                self.white = Some(id);
+                Ok(id)
+            }
+        }
+    }
+
+    /// Whether `id` names a live texture.
+    pub fn contains(&self, id: TextureId) -> bool {
+        self.registry.entry(id).is_ok()
+    }
+
+    /// Where a live texture is stored.
+    ///
+    /// # Errors
+    /// [`TextureError::Stale`].
+    pub fn placement(&self, id: TextureId) -> Result<Placement, TextureError> {
+        Ok(self.registry.entry(id)?.placement)
+    }
+
+    /// The description of a live texture.
+    ///
+    /// # Errors
+    /// [`TextureError::Stale`].
+    pub fn desc(&self, id: TextureId) -> Result<TextureDesc, TextureError> {
+        Ok(self.registry.entry(id)?.desc)
+    }
+
+    fn validate(&self, desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
+        let (w, h) = (desc.width_px, desc.height_px);
+        if w == 0 || h == 0 {
+            return Err(TextureError::ZeroSize { width_px: w, height_px: h });
+        }
+        let max_px = self.budget.max_texture_size_px;
+        if w > max_px || h > max_px {
+            return Err(TextureError::TooLarge { width_px: w, height_px: h, max_px });
+        }
+        let max_levels = max_mip_levels(w, h);
+        if desc.mip_levels == 0 || desc.mip_levels > max_levels {
+            return Err(TextureError::MipLevels { mip_levels: desc.mip_levels, width_px: w, height_px: h, max_levels });
+        }
+        if pixels.is_empty() && desc.usage == Usage::RenderTarget {
+            return Ok(());
+        }
+        check_len(desc, pixels)
+    }
+
+    pub(super) fn queue_write(&mut self, id: TextureId, pixels: &[u8]) {
+        // A whole write replaces every texel of the texture: its earlier pending writes are
+        // dead (a host that updates while skipping frames queues one write, not thousands).
+        self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);
+        self.writes.note(id, self.ops.len());
+        let keep = self.budget.keep_pixels;
+        let e = &mut self.registry.entries[id.index as usize];
+        if keep && e.desc.usage != Usage::RenderTarget {
+            self.cpu_copy_bytes = self.cpu_copy_bytes - e.pixels.len() as u64 + pixels.len() as u64;
+            e.pixels.clear();
+            e.pixels.extend_from_slice(pixels);
+        }
+        let start = self.upload_bytes.len();
+        push_mip_chain(
+            &mut self.upload_bytes,
+            pixels,
+            e.desc.width_px,
+            e.desc.height_px,
+            e.desc.mip_levels,
+            e.desc.format,
+        );
+        let [x_px, y_px, ..] = e.placement.rect_px;
+        self.ops.push(ResourceOp::WriteLayer {
+            texture: id,
+            array: e.placement.array,
+            layer: e.placement.layer,
+            x_px,
+            y_px,
+            width_px: e.desc.width_px,
+            height_px: e.desc.height_px,
+            mip_levels: e.desc.mip_levels,
+            bytes: start..self.upload_bytes.len(),
+        });
+    }
+}
+
+fn check_len(desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
+    if pixels.len() != desc.byte_len() {
+        return Err(TextureError::PixelLength {
+            actual_bytes: pixels.len(),
+            expected_bytes: desc.byte_len(),
+            width_px: desc.width_px,
+            height_px: desc.height_px,
+            format: desc.format,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,335 @@
+//! Executing a plan's resource ops: once, here, for every device.
+//!
+//! A backend implements [`Executor`], one method per device command (femtovg's renderer
+//! trait is the model), and owns a [`PlanRunner`]. The runner checks each plan with the
+//! [`PlanValidator`], walks its ops in order, calls the executor for each, and counts what
+//! was done in [`DeviceCounters`]. So a device counter of resource work is one field in
+//! [`DeviceCounters`] and one line in [`PlanRunner::apply_ops`], and the mock, GL and wgpu
+//! count it alike by construction.
+//!
+//! ```
+//! use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
+//! use layerbatch_core::{ArrayDesc, ArrayId, Batcher, Config, DeviceCounters, Limits, PlanError};
+//! use layerbatch_core::{TextureDesc, Quad};
+//!
+//! /// A device that executes nothing: counts come from the runner alone.
+//! #[derive(Default)]
+//! struct Void;
+//! impl Executor for Void {
+//!     type Error = PlanError;
+//!     fn drop_arrays(&mut self) {}
+//!     fn create_array(&mut self, _: ArrayId, _: &ArrayDesc) -> Result<(), PlanError> { Ok(()) }
+//!     fn copy_layers(&mut self, _: &LayerCopy) -> Result<(), PlanError> { Ok(()) }
+//!     fn copy_rect(&mut self, _: &RectCopy) -> Result<(), PlanError> { Ok(()) }
+//!     fn destroy_array(&mut self, _: ArrayId) {}
+//!     fn write_level(&mut self, _: &LevelUpload<'_>) -> Result<(), PlanError> { Ok(()) }
+//! }
+//!
+//! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+//! let mut runner = PlanRunner::new(batcher.budget());
+//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//! batcher.begin_frame();
+//! batcher.push(&Quad::rect(red, [0.0, 0.0], [16.0, 16.0]))?;
+//! let plan = batcher.finish();
+//! runner.check(plan)?;
+//! let mut counters = DeviceCounters::one_frame();
+//! runner.apply_ops(plan, &mut Void, &mut counters)?;
+//! assert_eq!(counters.arrays_created, 1);
+//! assert_eq!(counters.texture_bytes_written, 16 * 16 * 4);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashMap;
+
+use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, PlanError, PlanValidator, ResourceOp};
+use crate::texture::{mip_size, Format};
+use crate::{Budget, DeviceCounters, TextureId};
+
+/// What a device does for a plan's resource ops. The [`PlanRunner`] calls these in the
+/// plan's order, after the [`PlanValidator`] accepted the plan, so every array named exists
+/// (or, for [`Executor::create_array`], does not) and every rectangle lies inside its layer.
+///
+/// A growth or shrink ([`ArrayOp::Grow`], [`ArrayOp::Shrink`]) arrives as
+/// `create_array(to)`, `copy_layers(from -> to)` (when it copies any layer), then
+/// `destroy_array(from)`.
+///
+/// An executor that fails ([`Err`]) leaves the device in a state the runner does not know:
+/// its owner then calls [`PlanRunner::fail`], which drops every array and expects a rebuild
+/// plan.
+pub trait Executor {
+    /// What a failed command returns. [`PlanError`] converts into it, for the runner's own
+    /// refusals.
+    type Error: From<PlanError>;
+    /// Drops every array the device holds (a rebuild plan, or after an error).
+    fn drop_arrays(&mut self);
+    /// Creates `array` as `desc` says, storage for every layer and level, contents undefined.
+    ///
+    /// # Errors
+    /// When the device cannot make it.
+    fn create_array(&mut self, array: ArrayId, desc: &ArrayDesc) -> Result<(), Self::Error>;
+    /// Copies whole layers on the GPU, every level: see [`LayerCopy`].
+    ///
+    /// # Errors
+    /// When the device reports the copy failed.
+    fn copy_layers(&mut self, copy: &LayerCopy) -> Result<(), Self::Error>;
+    /// Copies a rectangle of level 0 between layers on the GPU: see [`RectCopy`].
+    ///
+    /// # Errors
+    /// When the device reports the copy failed.
+    fn copy_rect(&mut self, copy: &RectCopy) -> Result<(), Self::Error>;
+    /// Destroys `array` (a device frees it once the commands using it are done).
+    fn destroy_array(&mut self, array: ArrayId);
+    /// Writes one mip level of a texture into a layer, from the CPU.
+    ///
+    /// # Errors
+    /// When the device reports the write failed.
+    fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), Self::Error>;
+}
+
+/// Layers `0..layers` of `from` copied into the same layers of `to`, every level
+/// `0..mip_levels`: level `l` as `mip_size(size_px, l)` at the origin. `to`'s layers may be
+/// larger (an atlas page grown in size): texel coordinates stay valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerCopy {
+    /// Source array.
+    pub from: ArrayId,
+    /// Destination array.
+    pub to: ArrayId,
+    /// Layers copied, from layer 0.
+    pub layers: u32,
+    /// Level 0 size copied: `from`'s width and height.
+    pub size_px: [u32; 2],
+    /// Levels copied: the fewer of the two arrays'.
+    pub mip_levels: u32,
+    /// Format of both arrays.
+    pub format: Format,
+}
+
+impl LayerCopy {
+    /// The regions copied, one per level: `(level, [width, height])`.
+    pub fn levels(&self) -> impl Iterator<Item = (u32, [u32; 2])> + '_ {
+        (0..self.mip_levels).map(|l| {
+            let (w, h) = mip_size(self.size_px[0], self.size_px[1], l);
+            (l, [w, h])
+        })
+    }
+    /// Bytes the copy moves: every level of every layer copied.
+    pub fn bytes(&self) -> u64 {
+        let per_layer: u64 = self.levels().map(|(_, [w, h])| rect_bytes([w, h], self.format)).sum();
+        per_layer.saturating_mul(u64::from(self.layers))
+    }
+}
+
+/// A rectangle of level 0 copied from a layer of `from` to a layer of `to` (compaction and
+/// canonical layouts of atlas pages). Within one array the layers differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RectCopy {
+    /// Source array.
+    pub from: ArrayId,
+    /// Source layer.
+    pub from_layer: u32,
+    /// Source top-left corner, texels.
+    pub from_xy: [u32; 2],
+    /// Destination array.
+    pub to: ArrayId,
+    /// Destination layer.
+    pub to_layer: u32,
+    /// Destination top-left corner, texels.
+    pub to_xy: [u32; 2],
+    /// Width and height, texels.
+    pub size: [u32; 2],
+    /// Format of both arrays.
+    pub format: Format,
+}
+
+impl RectCopy {
+    /// Bytes the copy moves.
+    pub fn bytes(&self) -> u64 {
+        rect_bytes(self.size, self.format)
+    }
+}
+
+fn rect_bytes([w, h]: [u32; 2], format: Format) -> u64 {
+    u64::from(w) * u64::from(h) * u64::from(format.bytes_per_pixel())
+}
+
+/// One mip level of a [`ResourceOp::WriteLayer`]: where it goes and its bytes (tight rows of
+/// `level.row_bytes`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelUpload<'a> {
+    /// The texture written (for tracing).
+    pub texture: TextureId,
+    /// The array.
+    pub array: ArrayId,
+    /// The layer.
+    pub layer: u32,
+    /// The array's format.
+    pub format: Format,
+    /// The level, its rectangle in the level and its byte range in the plan.
+    pub level: LevelWrite,
+    /// The level's bytes: `level.row_bytes * level.height_px`.
+    pub bytes: &'a [u8],
+}
+
+/// Runs plans' resource ops on an [`Executor`], the same way for every device: check, apply
+/// in order, count. Every executor (the [`crate::MockDevice`], `layerbatch-gl`,
+/// `layerbatch-wgpu`) owns one in place of a bare [`PlanValidator`].
+#[derive(Clone, Debug)]
+pub struct PlanRunner {
+    validator: PlanValidator,
+    /// The arrays the device holds while ops run (the validator's state is the plan's end).
+    held: HashMap<ArrayId, ArrayDesc>,
+}
+
+impl PlanRunner {
+    /// A runner for a fresh device executing plans of `budget`'s batcher.
+    pub fn new(budget: &Budget) -> Self {
+        Self { validator: PlanValidator::new(budget), held: HashMap::new() }
+    }
+
+    /// Checks `plan` with the [`PlanValidator`] before anything touches the device.
+    ///
+    /// # Errors
+    /// The validator's [`PlanError`]; then nothing changed, and the plan must not be applied.
+    pub fn check(&mut self, plan: &FramePlan) -> Result<(), PlanError> {
+        self.validator.check(plan)
+    }
+
+    /// The validator: what the device holds after the last accepted plan.
+    pub fn validator(&self) -> &PlanValidator {
+        &self.validator
+    }
+
+    /// Arrays the device holds now.
+    pub fn array_count(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The description of an array the device holds now.
+    pub fn array(&self, id: ArrayId) -> Option<&ArrayDesc> {
+        self.held.get(&id)
+    }
+
+    /// Applies the ops of a plan [`PlanRunner::check`] accepted, in order, through `exec`,
+    /// and counts them into `counters`: a rebuild plan first drops every array; then each
+    /// array created (growth and shrinking included), destroyed (likewise), each layer or
+    /// rectangle copied on the GPU and the bytes it moved, and the bytes written from the CPU.
+    /// After a plan into a render target with mip levels, the levels the executor regenerates
+    /// are counted too ([`PlanRunner::count_target_mips`]).
+    ///
+    /// # Errors
+    /// The executor's first error (later ops are not applied; call [`PlanRunner::fail`]), or
+    /// [`PlanError::UnknownArray`] for an op naming an array the device does not hold (a plan
+    /// that was not checked).
+    pub fn apply_ops<E: Executor>(
+        &mut self,
+        plan: &FramePlan,
+        exec: &mut E,
+        counters: &mut DeviceCounters,
+    ) -> Result<(), E::Error> {
+        if plan.rebuild {
+            counters.arrays_destroyed += self.held.len() as u64;
+            self.held.clear();
+            exec.drop_arrays();
+        }
+        for (at, op) in plan.ops.iter().enumerate() {
+            let desc_of = |held: &HashMap<ArrayId, ArrayDesc>, array: ArrayId| {
+                held.get(&array).copied().ok_or(PlanError::UnknownArray { at, array })
+            };
+            match op {
+                ResourceOp::Array(ArrayOp::Create { array, desc }) => {
+                    exec.create_array(*array, desc)?;
+                    self.held.insert(*array, *desc);
+                    counters.arrays_created += 1;
+                }
+                ResourceOp::Array(
+                    ArrayOp::Grow { from, to, desc, copy_layers } | ArrayOp::Shrink { from, to, desc, copy_layers },
+                ) => {
+                    let old = desc_of(&self.held, *from)?;
+                    exec.create_array(*to, desc)?;
+                    self.held.insert(*to, *desc);
+                    counters.arrays_created += 1;
+                    if *copy_layers > 0 {
+                        let copy = LayerCopy {
+                            from: *from,
+                            to: *to,
+                            layers: *copy_layers,
+                            size_px: [old.width_px, old.height_px],
+                            mip_levels: old.mip_levels.min(desc.mip_levels),
+                            format: old.format,
+                        };
+                        exec.copy_layers(&copy)?;
+                        counters.layers_copied += u64::from(*copy_layers);
+                    }
+                    exec.destroy_array(*from);
+                    self.held.remove(from);
+                    counters.arrays_destroyed += 1;
+                }
+                ResourceOp::Array(ArrayOp::CopyRect { from, from_layer, from_xy, to, to_layer, to_xy, size }) => {
+                    let format = desc_of(&self.held, *from)?.format;
+                    desc_of(&self.held, *to)?;
+                    let copy = RectCopy {
+                        from: *from,
+                        from_layer: *from_layer,
+                        from_xy: *from_xy,
+                        to: *to,
+                        to_layer: *to_layer,
+                        to_xy: *to_xy,
+                        size: *size,
+                        format,
+                    };
+                    exec.copy_rect(&copy)?;
+                    // One layer's rectangle: counted as a layer copied.
+                    counters.layers_copied += 1;
+                }
+                ResourceOp::Array(ArrayOp::Destroy { array }) => {
+                    desc_of(&self.held, *array)?;
+                    exec.destroy_array(*array);
+                    self.held.remove(array);
+                    counters.arrays_destroyed += 1;
+                }
+                ResourceOp::WriteLayer { texture, array, layer, bytes, .. } => {
+                    let format = desc_of(&self.held, *array)?.format;
+                    for level in op.levels(format.bytes_per_pixel()) {
+                        let data = plan.upload_bytes.get(level.bytes.clone()).ok_or(PlanError::UploadBytes {
+                            op: at,
+                            start: bytes.start,
+                            end: bytes.end,
+                            available: plan.upload_bytes.len(),
+                            expected: bytes.len() as u64,
+                        })?;
+                        exec.write_level(&LevelUpload {
+                            texture: *texture,
+                            array: *array,
+                            layer: *layer,
+                            format,
+                            level,
+                            bytes: data,
+                        })?;
+                    }
+                    counters.texture_bytes_written += bytes.len() as u64;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts the mip levels an executor regenerates after drawing a plan into a render
+    /// target whose array has mip levels: one per level above 0.
+    pub fn count_target_mips(&self, plan: &FramePlan, counters: &mut DeviceCounters) {
+        if let Some(t) = plan.target {
+            let levels = self.held.get(&t.array).map_or(1, |d| d.mip_levels);
+            counters.mip_levels_regenerated += u64::from(levels.saturating_sub(1));
+        }
+    }
+
+    /// After an executor error, or a lost device: drops every array through `exec` (counted
+    /// as destroyed) and forgets every binding, so that only a rebuild plan (or a new
+    /// batcher's first) is accepted next.
+    pub fn fail<E: Executor>(&mut self, exec: &mut E, counters: &mut DeviceCounters) {
+        counters.arrays_destroyed += self.held.len() as u64;
+        self.held.clear();
+        exec.drop_arrays();
+        self.validator.reset();
+    }
+}
