@@ -6,18 +6,19 @@
 #
 #   scripts/web-stress.sh [--backend gl|wgpu-webgl|wgpu-webgpu] [--sprites N] [--textures N]
 #       [--sizes pow2|mixed] [--slots N] [--arrays on|off] [--quads auto|instanced|indexed]
-#       [--frames N] [--seconds S] [--json]
+#       [--frames N] [--warmup N] [--seconds S] [--json]
 #
 # Defaults as natively: gl, 20000 sprites, 64 textures, pow2, 16 slots, arrays on, quads auto,
-# 3 seconds.
+# 3 seconds. --warmup N: N frames drawn before the timed ones.
 # First run: installs what is missing (scripts/web/setup.sh: chromium, the wasm32 target,
 # wasm-bindgen-cli, playwright-core). On a software rasterizer (SwiftShader) a 20,000-sprite
-# 800x600 frame takes seconds.
+# 800x600 frame takes about half a second.
+# The page opened by hand takes the same options as a query: ?run=stress&backend=gl&quads=indexed
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 die() {
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
   case "$flag" in
     --json) json=true ;;
     -h | --help) usage ;;
-    --backend | --sizes | --arrays | --quads | --sprites | --textures | --slots | --frames | --seconds)
+    --backend | --sizes | --arrays | --quads | --sprites | --textures | --slots | --frames | --warmup | --seconds)
       if [ -z "$value" ]; then
         [ $# -ge 2 ] || die "$flag needs a value"
         value="$2"

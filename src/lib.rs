@@ -26,7 +26,20 @@ pub use layerbatch_gl as gl;
 #[cfg(feature = "wgpu")]
 pub use layerbatch_wgpu as wgpu;
 
-// The README's Rust blocks are compiled (and the runnable ones run) as doc-tests.
+// The Rust blocks of the README and of the docs/ pages that have them are compiled (and the
+// runnable ones run) as doc-tests, so a snippet cannot name an API the code no longer has.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide.md")]
+pub struct GuideDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/plans-and-budgets.md")]
+pub struct PlansAndBudgetsDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/egui.md")]
+pub struct EguiDoctests;

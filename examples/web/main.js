@@ -1,6 +1,8 @@
 // Loads the wasm (built by scripts/web-stress.sh or scripts/web-test.sh into pkg/) and
 // exposes it to the driver as `window.layerbatch`. Opened by hand, `?run=stress&backend=...`
 // runs the stress scene and `?run=tests` the pixel tests, printing the results on the page.
+// The stress parameters are web-stress.sh's flags: backend, sprites, textures, sizes, slots,
+// arrays, quads, frames, warmup and seconds (`examples/web/src/stress.rs`, `Options`).
 import init, * as wasm from './pkg/layerbatch_web.js';
 
 const out = document.getElementById('out');
@@ -20,13 +22,22 @@ window.layerbatchReady = true;
 
 const query = new URLSearchParams(location.search);
 const run = query.get('run');
+// The options that are numbers in `Options`; `arrays` is on|off; the rest (backend, sizes,
+// quads, and any unknown name, which the wasm side refuses by name) stay strings.
+const NUMBERS = new Set(['sprites', 'textures', 'slots', 'frames', 'warmup', 'seconds']);
+const option = (key, value) => {
+  if (key === 'arrays') return value !== 'off';
+  if (!NUMBERS.has(key)) return value;
+  // Not a number: passed on as the string, so the error names it (Number() would send null).
+  const n = Number(value);
+  return value.trim() !== '' && Number.isFinite(n) ? n : value;
+};
+
 if (run === 'stress') {
   const options = {};
   for (const [key, value] of query) {
     if (key === 'run' || key === 'log') continue;
-    if (key === 'backend' || key === 'sizes') options[key] = value;
-    else if (key === 'arrays') options[key] = value !== 'off';
-    else options[key] = Number(value);
+    options[key] = option(key, value);
   }
   print(`stress ${JSON.stringify(options)} ...`);
   try {
