@@ -100,6 +100,20 @@ impl Error {
     }
 }
 
+/// `Err(Error::Gl)` naming the op if GL reports an error now on `gl` (current on the calling
+/// thread). `op` is only called then.
+#[allow(unsafe_code)]
+pub(crate) fn check_gl(gl: &glow::Context, op: impl FnOnce() -> String) -> Result<(), Error> {
+    use glow::HasContext as _;
+    // SAFETY: a plain error query on the current context.
+    let code = unsafe { gl.get_error() };
+    if code == glow::NO_ERROR {
+        Ok(())
+    } else {
+        Err(Error::Gl { op: op(), code })
+    }
+}
+
 /// The name of a `glGetError` code, for messages.
 pub(crate) fn gl_error_name(code: u32) -> &'static str {
     match code {

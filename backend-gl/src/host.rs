@@ -34,7 +34,7 @@ mod native {
     }
 
     /// Reads and restores the host's object bindings through glow's getters.
-    #[derive(Debug, Default)]
+    #[derive(Clone, Debug, Default)]
     pub(crate) struct HostGl;
 
     // SAFETY (every function below): plain binding queries and binds on the current context;
@@ -136,7 +136,7 @@ mod web {
 
     /// Reads and restores the host's object bindings through the raw WebGL2 context behind
     /// the host's `glow::Context`.
-    #[derive(Debug)]
+    #[derive(Clone, Debug)]
     pub(crate) struct HostGl {
         /// `None` when the context could not be found (see [`HostGl::new`]): bindings are then
         /// not read, and put back as "none".

@@ -4,9 +4,11 @@
 //! executes the [`layerbatch_core::FramePlan`]s a [`layerbatch_core::Batcher`] produces, in the
 //! host's GL context, into the host's framebuffer. Core decides everything (placement, slots,
 //! segments, uploads, growths); the renderer only executes and counts what it issued.
-//! Before touching GL it checks each plan with core's [`layerbatch_core::PlanValidator`], the
-//! same check every executor runs, so a bad plan gets the same
-//! [`layerbatch_core::PlanError`] here as anywhere else ([`Error::Plan`]).
+//! Its resource ops run through core's [`layerbatch_core::execute::PlanRunner`], as on every
+//! executor: before touching GL it checks each plan with core's
+//! [`layerbatch_core::PlanValidator`], so a bad plan gets the same
+//! [`layerbatch_core::PlanError`] here as anywhere else ([`Error::Plan`]), then walks the ops
+//! in order, calling the renderer's GL commands for each, and counts them.
 //!
 //! It runs on desktop GL 3.3 core and on GLES 3.0 (the WebGL2 feature level) from the same
 //! code: shaders are `#version 330 core` or `#version 300 es`, chosen from the context.
@@ -113,8 +115,8 @@
 //! the tier count for the renderer's whole life. Slots are `sampler2DArray` uniforms on units
 //! `0..tier`; the slot is chosen by a branch on a flat per-instance attribute (a balanced tree
 //! of `if`s), the layer is a texture coordinate, and the tier-1 program has no branch at all.
-//! UV derivatives are taken before the branch and sampling uses `textureGrad`, so mipmaps
-//! work (see [Sampling](#sampling)). The bit layout of `Instance::slot_flags_layer` comes from
+//! Tier 1 samples with `texture`; above it the mip level is computed from the UV derivatives
+//! before the branch and sampled with `textureLod`, so mipmaps work (see [Sampling](#sampling)). The bit layout of `Instance::slot_flags_layer` comes from
 //! [`layerbatch_core::Instance::SHADER_CONSTANTS`], declared in both stages as
 //! `const uint NAME = VALUEu;` and used by name. A compile or link failure is an [`Error::Shader`] with the [`Stage`] and the driver's
 //! info log; nothing is drawn with a program that did not link. [`shader_sources`] returns the
@@ -125,7 +127,8 @@
 //! `Instance::uv_rect` and `Instance::tex_rect` are in texels of level 0, not `0..1`: the
 //! vertex stage divides them by the size of the instance's layer (`textureSize` of its slot's
 //! sampler, once per vertex), and the fragment stage takes the derivatives of the resulting
-//! `0..1` position (before any branch), clamps it, and samples with `textureGrad`. An atlas
+//! `0..1` position (before any branch), clamps it, and samples (`texture` at tier 1,
+//! `textureLod` at the level from those derivatives above it). An atlas
 //! page that grows in size therefore changes no instance, and per pixel the tier-1 program
 //! does what a plain sprite shader does plus two derivatives and one `clamp` (`benches/fill.rs`
 //! measures it against one). Both stages declare the tier's samplers (one unit each), so the
@@ -295,9 +298,8 @@
 //! Then it reads and drops the GL errors the host left pending (`glGetError` until
 //! `NO_ERROR`, at most 16 times, each logged at `debug!`), so that the errors it checks for
 //! next are its own. After every array creation, GPU copy (growth, shrink, rectangle copy)
-//! and layer write it calls
-//! `glGetError`, and any error is an [`Error::Gl`] naming the op (e.g. an array larger than
-//! the driver can create). Draws are checked only in debug builds (`debug_assertions`), as a
+//! and mip level of a layer write it calls `glGetError`, and any error is an [`Error::Gl`]
+//! naming the op (e.g. an array larger than the driver can create). Draws are checked only in debug builds (`debug_assertions`), as a
 //! `glGetError` per draw can stall a driver. After such an error the renderer deletes every
 //! array it holds and accepts only a rebuild plan: call [`layerbatch_core::Batcher::restore`],
 //! re-upload the textures it returns with `Batcher::update`, and paint the next plan. The
@@ -324,8 +326,10 @@
 //!   block within `MAX_ELEMENT_INDEX`.
 //!
 //! GLES 3.0 has neither base instance nor base vertex, so the attribute pointers are offset to
-//! the segment's first quad. The stride and offsets are `Instance::BYTES` and the
-//! `Instance::OFFSET_*` constants.
+//! the segment's first quad. The stride is `Instance::BYTES`; the attribute pointers (and
+//! the vertex shader's inputs, `layout(location = N) in <type> a_<name>;`) are generated from
+//! core's table `Instance::ATTRIBUTES`: location, format (integers through
+//! `glVertexAttribIPointer`) and byte offset of each field.
 //!
 //! ## Arrays
 //!
@@ -364,12 +368,14 @@
 //! ## Counters
 //!
 //! [`Renderer::stats`] returns core's counters of the last plan and the renderer's
-//! [`layerbatch_core::DeviceCounters`] (recorded with `Stats::record`): draw calls,
-//! `glBindTexture`s for slots (texture binds), programs linked, texture and instance bytes
-//! uploaded, layers copied (`copy_layers` per growth or shrink, 1 per rectangle copy), arrays
-//! created and destroyed (growth and shrinking create one and destroy one; a rebuild's
-//! deletions included), mip levels regenerated (`mip_levels - 1` per plan into a render
-//! target with mip levels, see [Render targets](#render-targets)).
+//! [`layerbatch_core::DeviceCounters`] (recorded with `Stats::record`). The renderer counts
+//! what its draws issue: draw calls, `glBindTexture`s for slots (texture binds), instance
+//! bytes uploaded; programs linked are counted at creation. Core's `PlanRunner` counts the
+//! resource work, as for every executor: texture bytes uploaded, layers copied
+//! (`copy_layers` per growth or shrink, 1 per rectangle copy), arrays created and destroyed
+//! (growth and shrinking create one and destroy one; a rebuild's deletions included), mip
+//! levels regenerated (`mip_levels - 1` per plan into a render target with mip levels, see
+//! [Render targets](#render-targets)).
 //! `bind_group_*` stay 0 on GL.
 #![deny(missing_docs)]
 
@@ -396,6 +402,7 @@ compile_error!(
      with `default-features = false`, name one of them in `features`"
 );
 
+mod arrays;
 mod error;
 mod fixed;
 mod host;

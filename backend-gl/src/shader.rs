@@ -11,34 +11,14 @@
 //! vertex), and the clamp bounds with them: the fragment stage gets `0..1` coordinates and
 //! does per pixel only what a plain sprite shader does, plus the derivatives, one clamp
 //! (`FLAG_CLAMP_TO_RECT`: into the texture's own rectangle inset by half a texel) and the
-//! slot branch above tier 1. It samples with `textureGrad` and the derivatives of the
-//! unclamped position, taken before any branch, so mipmaps select the right level whichever
-//! branch runs and inside or outside the clamped band.
+//! slot branch above tier 1. Tier 1 samples with `texture` (implicit derivatives, as a plain
+//! sprite shader). Above it, the mip level is computed from the derivatives of the unclamped
+//! position before any branch and sampled with `textureLod`, so mipmaps select the right level
+//! whichever branch runs and inside or outside the clamped band.
 
 use std::fmt::Write as _;
 
-use layerbatch_core::Instance;
-
-/// Vertex attribute locations, fixed by `layout(location = N)` in the vertex shader. Each
-/// reads the [`Instance`] field of the same name, at its `Instance::OFFSET_*` byte offset.
-pub(crate) mod attr {
-    /// `origin: [f32; 2]`.
-    pub(crate) const ORIGIN: u32 = 0;
-    /// `axis_x: [f32; 2]`.
-    pub(crate) const AXIS_X: u32 = 1;
-    /// `axis_y: [f32; 2]`.
-    pub(crate) const AXIS_Y: u32 = 2;
-    /// `uv_rect: [f32; 4]`, texels.
-    pub(crate) const UV_RECT: u32 = 3;
-    /// `tex_rect: [f32; 4]`, texels.
-    pub(crate) const TEX_RECT: u32 = 4;
-    /// `color: [u8; 4]`, normalized.
-    pub(crate) const COLOR: u32 = 5;
-    /// `slot_flags_layer: u32` (an integer attribute).
-    pub(crate) const SLOT_FLAGS_LAYER: u32 = 6;
-    /// Number of attributes.
-    pub(crate) const COUNT: u32 = 7;
-}
+use layerbatch_core::{AttributeFormat, Instance};
 
 /// Name of the `vec2` uniform holding the viewport size in pixels.
 pub(crate) const VIEWPORT_UNIFORM: &str = "u_viewport_px";
@@ -60,19 +40,21 @@ fn header(gles: bool) -> &'static str {
     }
 }
 
-/// Appends the vertex attribute declarations, at the locations of [`attr`].
+/// Appends the vertex attribute declarations, one per row of [`Instance::ATTRIBUTES`]:
+/// `layout(location = N) in <type> a_<name>;`.
 fn vertex_inputs(out: &mut String) {
     out.push('\n');
-    for (location, ty, name) in [
-        (attr::ORIGIN, "vec2", "a_origin"),
-        (attr::AXIS_X, "vec2", "a_axis_x"),
-        (attr::AXIS_Y, "vec2", "a_axis_y"),
-        (attr::UV_RECT, "vec4", "a_uv_rect"),
-        (attr::TEX_RECT, "vec4", "a_tex_rect"),
-        (attr::COLOR, "vec4", "a_color"),
-        (attr::SLOT_FLAGS_LAYER, "uint", "a_slot_flags_layer"),
-    ] {
-        let _ = writeln!(out, "layout(location = {location}) in {ty} {name};");
+    for a in &Instance::ATTRIBUTES {
+        let _ = writeln!(out, "layout(location = {}) in {} a_{};", a.location, glsl_type(a.format), a.name);
+    }
+}
+
+/// The GLSL type a vertex shader reads an attribute of `format` as.
+fn glsl_type(format: AttributeFormat) -> &'static str {
+    match format {
+        AttributeFormat::Float32x2 => "vec2",
+        AttributeFormat::Float32x4 | AttributeFormat::Unorm8x4 => "vec4",
+        AttributeFormat::Uint32 => "uint",
     }
 }
 
@@ -172,8 +154,8 @@ fn samplers(out: &mut String, tier: u32) {
 /// or `#version 300 es` when `gles`.
 ///
 /// Both stages declare exactly `tier` `sampler2DArray`s: the vertex stage asks the size of
-/// the instance's layer (`textureSize`), the fragment stage samples (`textureGrad`, once per
-/// slot). Tier 1 has no branch in either. Both stages declare every constant of
+/// the instance's layer (`textureSize`), the fragment stage samples (`texture` at tier 1,
+/// `textureLod` at a level computed before the branch above it, once per slot). Tier 1 has no branch in either. Both stages declare every constant of
 /// [`Instance::SHADER_CONSTANTS`] as `const uint NAME = VALUEu;` and use those names, never
 /// literals, for the instance bit layout.
 ///
@@ -297,23 +279,27 @@ mod tests {
         }
     }
 
-    // Every attribute location of `attr` is declared once, with the field it names.
+    // Every attribute location of the table is declared once, with the field it names, as the
+    // type its format reads as, and the vertex body reads it.
     #[test]
     fn attribute_locations() {
         let (vs, _) = shader_sources(1, false);
-        for (loc, name) in [
-            (attr::ORIGIN, "a_origin"),
-            (attr::AXIS_X, "a_axis_x"),
-            (attr::AXIS_Y, "a_axis_y"),
-            (attr::UV_RECT, "a_uv_rect"),
-            (attr::TEX_RECT, "a_tex_rect"),
-            (attr::COLOR, "a_color"),
-            (attr::SLOT_FLAGS_LAYER, "a_slot_flags_layer"),
-        ] {
+        for a in Instance::ATTRIBUTES {
+            let (loc, name) = (a.location, format!("a_{}", a.name));
             let decl = format!("layout(location = {loc}) in ");
             assert_eq!(vs.matches(&decl).count(), 1, "{decl}");
             assert!(vs.lines().any(|l| l.starts_with(&decl) && l.ends_with(&format!(" {name};"))), "{name}");
+            let typed = format!("{decl}{} {name};", glsl_type(a.format));
+            assert!(vs.contains(&typed), "{typed}");
+            let body = &vs[vs.find("void main()").unwrap()..];
+            assert!(body.contains(&name), "{name} is read");
         }
-        assert_eq!(vs.matches("layout(location = ").count() as u32, attr::COUNT);
+        assert_eq!(vs.matches("layout(location = ").count(), Instance::ATTRIBUTES.len());
+        // The fields the shader bodies read, by name: the table names each once.
+        for name in ["origin", "axis_x", "axis_y", "uv_rect", "tex_rect", "color", "slot_flags_layer"] {
+            assert_eq!(Instance::ATTRIBUTES.iter().filter(|a| a.name == name).count(), 1, "{name}");
+        }
+        // The packed integer is read as one (glVertexAttribIPointer), the colour as floats.
+        assert!(vs.contains(" in uint a_slot_flags_layer;") && vs.contains(" in vec4 a_color;"), "{vs}");
     }
 }

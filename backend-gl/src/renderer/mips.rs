@@ -3,25 +3,26 @@
 
 use glow::HasContext;
 
-use layerbatch_core::{DeviceCounters, FramePlan};
+use layerbatch_core::FramePlan;
 
 use super::Renderer;
-use crate::error::Error;
+use crate::error::{check_gl, Error};
 
 impl Renderer {
     /// After a plan with a render target whose array has mip levels, regenerates levels `1..`
     /// of that array from level 0 (`glGenerateMipmap`, a box filter), as core documents for
     /// every executor (`PlanTarget`): a target drawn minified later shows what was drawn.
     /// Render-target arrays hold one texture each in core, so regenerating the whole array is
-    /// regenerating the target's layer. Counted in `mip_levels_regenerated` (one per level
-    /// above 0), as core's `MockDevice` counts it, whether or not the plan drew anything.
+    /// regenerating the target's layer. The paint then counts them with core's
+    /// `PlanRunner::count_target_mips` (one per level above 0), whether or not the plan drew
+    /// anything.
     ///
     /// Binds the array on unit 0 (the paint saved unit 0's binding and `ACTIVE_TEXTURE`).
-    pub(super) fn regenerate_target_mips(&mut self, plan: &FramePlan, c: &mut DeviceCounters) -> Result<(), Error> {
+    pub(super) fn regenerate_target_mips(&mut self, plan: &FramePlan) -> Result<(), Error> {
         let Some(t) = plan.target else { return Ok(()) };
         // The validator checked the target names an array the device holds after the ops.
-        let Some(a) = self.arrays.get(&t.array) else { return Ok(()) };
-        let levels = a.desc.mip_levels;
+        let Some((texture, desc)) = self.arrays.get(t.array) else { return Ok(()) };
+        let levels = desc.mip_levels;
         if levels <= 1 {
             return Ok(());
         }
@@ -33,11 +34,9 @@ impl Renderer {
         // framebuffer: no feedback.
         unsafe {
             gl.active_texture(glow::TEXTURE0);
-            gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(a.texture));
+            gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
             gl.generate_mipmap(glow::TEXTURE_2D_ARRAY);
         }
-        self.check_gl(|| format!("regenerate mip levels 1..{levels} of render target array {}", t.array.0))?;
-        c.mip_levels_regenerated += u64::from(levels - 1);
-        Ok(())
+        check_gl(gl, || format!("regenerate mip levels 1..{levels} of render target array {}", t.array.0))
     }
 }

@@ -1,0 +1,386 @@
+//! Drawing a plan's segments: bind the target, set the fixed state, then per segment its
+//! blend and clip, its block of instances, its slots, its program's uniforms and attributes,
+//! and the draw.
+#![allow(unsafe_code)]
+
+use glow::HasContext;
+
+use layerbatch_core::plan::expand_quads;
+use layerbatch_core::{
+    flip_y, AttributeFormat, BlendFactor, BlendMode, Clip, DeviceCounters, Format, FramePlan, Instance, PlanError,
+    Segment, Viewport,
+};
+
+use super::Renderer;
+use crate::error::Error;
+use crate::state::Saved;
+use crate::target::Target;
+
+/// What the segment loop set last, so that each segment changes only what differs.
+#[derive(Debug)]
+struct Current {
+    /// The block of instances in the vertex buffer.
+    block: u32,
+    /// The index of the program in use.
+    program: usize,
+    blend: BlendMode,
+    /// The clip last set (`None`: the scissor as the paint set it up), and whether it leaves
+    /// anything to draw.
+    clip: Option<Clip>,
+    clip_drawable: bool,
+}
+
+impl Renderer {
+    /// Draws the segments into `vp` (the plan's viewport; its host clip is the host's scissor
+    /// box when that is kept and a segment clip may change the box), or into the plan's
+    /// render target, cleared first when the plan asks.
+    pub(super) fn draw(
+        &mut self,
+        plan: &FramePlan,
+        target: &Target,
+        vp: &Viewport,
+        saved: &mut Saved,
+        c: &mut DeviceCounters,
+    ) -> Result<(), Error> {
+        let Some(visible) = vp.visible_px() else { return Ok(()) };
+        let srgb_target = self.bind_target(plan, target, saved)?;
+        self.set_fixed_state(plan, vp, visible, srgb_target.is_some());
+        let viewport = [visible[2] as f32, visible[3] as f32];
+        let result = self.draw_segments(plan, vp, viewport, saved, c);
+        if srgb_target == Some(false) {
+            // SAFETY: puts back the capability as found, on errors too.
+            unsafe { self.gl.disable(glow::FRAMEBUFFER_SRGB) };
+        }
+        result
+    }
+
+    /// Binds the draw framebuffer: the plan's render target's (made on first use), or the
+    /// host's that `target` names (else the bound one stays), limited to its first draw
+    /// buffer. Returns, for an sRGB render target on desktop GL, whether `FRAMEBUFFER_SRGB`
+    /// was on.
+    fn bind_target(&mut self, plan: &FramePlan, target: &Target, saved: &mut Saved) -> Result<Option<bool>, Error> {
+        let gl = &*self.gl;
+        match plan.target {
+            Some(t) => {
+                let fbo = self.arrays.target_framebuffer(t.array, t.layer)?;
+                // SAFETY: our own complete framebuffer; the host's binding was saved.
+                unsafe { gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fbo)) };
+                let srgb = self.arrays.get(t.array).is_some_and(|(_, d)| d.format == Format::Rgba8UnormSrgb);
+                // Desktop GL encodes into an sRGB attachment only with FRAMEBUFFER_SRGB (GLES
+                // and wgpu always do): on for the paint, as it was after.
+                // SAFETY: a capability query on the current context.
+                Ok((srgb && !self.caps.gles).then(|| unsafe { gl.is_enabled(glow::FRAMEBUFFER_SRGB) }))
+            }
+            None => {
+                if let Some(fb) = target.framebuffer {
+                    // SAFETY: the host's framebuffer, named by the target; its binding was saved.
+                    unsafe { gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fb)) };
+                }
+                saved.limit_draw_buffers(gl, &self.state_caps);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Sets what every segment draws with: the viewport (`visible`, y flipped into the host's
+    /// framebuffer), `FRAMEBUFFER_SRGB` for an sRGB target (`srgb`), the target's clear, the
+    /// renderer's vertex array and buffer, and premultiplied-alpha blending of draw buffer 0
+    /// (the only one drawn: texels and tints are premultiplied).
+    fn set_fixed_state(&self, plan: &FramePlan, vp: &Viewport, [vx, vy, vw, vh]: [u32; 4], srgb: bool) {
+        let gl = &*self.gl;
+        // GL's window rows go up. Into the host's framebuffer the viewport is flipped; into a
+        // texture the quads are (`flip_y`), so that texel row 0 is the top row, as uploads.
+        let target_h = vp.target_size_px[1];
+        let gl_y =
+            if plan.target.is_some() { i64::from(vy) } else { i64::from(target_h) - i64::from(vy) - i64::from(vh) };
+        let to_i32 = |v: i64| v.clamp(0, i64::from(i32::MAX)) as i32;
+        // SAFETY: binds our own VAO and buffer and sets fixed-function state that `Saved`
+        // captured (the clear colour too, when a target is cleared).
+        unsafe {
+            if srgb {
+                gl.enable(glow::FRAMEBUFFER_SRGB);
+            }
+            gl.viewport(to_i32(i64::from(vx)), to_i32(gl_y), to_i32(i64::from(vw)), to_i32(i64::from(vh)));
+            if let Some([r, g, b, a]) = plan.target.and_then(|t| t.clear_rgba) {
+                // Scissor is off (`Saved` disabled it) and every channel writable.
+                gl.clear_color(r, g, b, a);
+                gl.clear(glow::COLOR_BUFFER_BIT);
+            }
+            gl.bind_vertex_array(Some(self.vao));
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.vbo));
+        }
+        let fixed = self.state_caps;
+        fixed.set_blend_enabled(gl, true);
+        fixed.set_blend_func(gl, gl_blend_factors(BlendMode::Over));
+        fixed.set_blend_equation(gl, glow::FUNC_ADD, glow::FUNC_ADD);
+    }
+
+    /// Draws each segment in order with the state [`Renderer::set_fixed_state`] set up, into
+    /// a viewport `viewport` pixels wide and tall.
+    fn draw_segments(
+        &mut self,
+        plan: &FramePlan,
+        vp: &Viewport,
+        viewport: [f32; 2],
+        saved: &Saved,
+        c: &mut DeviceCounters,
+    ) -> Result<(), Error> {
+        let flip = plan.target.is_some();
+        let target_h = vp.target_size_px[1];
+        let cap = plan.instance_capacity.max(1);
+        // A host clip origin of UPPER_LEFT flips y inside the viewport: flip the quads back.
+        let flip_quads = flip != saved.clip_upper_left();
+        // The host's units were restored after the last paint: nothing is bound yet.
+        self.frame_bound.iter_mut().for_each(|b| *b = None);
+        let clips = vp.host_clip_px.is_some() || plan.states.iter().any(|s| s.clip_px.is_some());
+        let mut cur =
+            Current { block: u32::MAX, program: usize::MAX, blend: BlendMode::Over, clip: None, clip_drawable: true };
+        for (si, seg) in plan.segments.iter().enumerate() {
+            let r = &seg.instances;
+            let state = plan.state(seg);
+            if state.blend != cur.blend {
+                // The host's blend functions were saved.
+                self.state_caps.set_blend_func(&self.gl, gl_blend_factors(state.blend));
+                cur.blend = state.blend;
+            }
+            // Without segment clips the scissor stays as the paint set it up (the host's clip
+            // where kept, else none).
+            let clip = vp.scissor(state.clip_px);
+            if clips && cur.clip != Some(clip) {
+                cur.clip = Some(clip);
+                cur.clip_drawable = self.set_clip(clip, target_h, flip);
+            }
+            if clip == Clip::Empty || !cur.clip_drawable {
+                // Clipped away entirely: the segment draws nothing.
+                continue;
+            }
+            let block = r.start / cap;
+            if block != cur.block {
+                cur.block = block;
+                self.upload_block(plan, block, c);
+            }
+            let pi = self
+                .programs
+                .iter()
+                .position(|p| p.tier == seg.tier)
+                // A program per budget tier, and the validator accepted only budget tiers.
+                .ok_or(Error::Plan(PlanError::UnknownTier { segment: si, tier: seg.tier }))?;
+            self.bind_segment(si, plan, seg, c)?;
+            let mut transform = vp.transform(state.transform);
+            if flip_quads {
+                transform = flip_y(transform, viewport[1]);
+            }
+            self.set_program(pi, &mut cur, viewport, transform);
+            // No base vertex on GLES 3.0: the attributes start at the segment's first quad, and
+            // its indices at 0. The segment lies in the block just uploaded (the validator
+            // checked it crosses no multiple of the instance capacity).
+            self.set_attributes((r.start - block * cap) * Instance::quad_bytes(self.indexed));
+            self.issue_draw(r.end - r.start);
+            c.draw_calls += 1;
+            self.drawn_tiers.push(seg.tier);
+            // A glGetError per draw stalls some drivers: debug builds only.
+            #[cfg(debug_assertions)]
+            crate::error::check_gl(&self.gl, || {
+                format!("draw segment {si} (tier {}, instances {}..{})", seg.tier, r.start, r.end)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Uploads block `block` of the plan's instances into the vertex buffer (bound by
+    /// [`Renderer::set_fixed_state`]): each instance once per corner with indexed quads.
+    /// Counts the bytes.
+    fn upload_block(&mut self, plan: &FramePlan, block: u32, c: &mut DeviceCounters) {
+        let bytes: &[u8] = if self.indexed {
+            expand_quads(plan.block(block), &mut self.vertices);
+            bytemuck::cast_slice(&self.vertices)
+        } else {
+            bytemuck::cast_slice(plan.block(block))
+        };
+        // SAFETY: our buffer is bound to ARRAY_BUFFER; the slice is valid for its length.
+        // Re-specifying the store orphans the previous block's data still in flight.
+        unsafe { self.gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, bytes, glow::STREAM_DRAW) };
+        c.instance_bytes_written += bytes.len() as u64;
+    }
+
+    /// Uses program `pi` (unless in use) and sets its viewport and transform uniforms where
+    /// they differ from what it last had.
+    fn set_program(&mut self, pi: usize, cur: &mut Current, viewport: [f32; 2], transform: [f32; 6]) {
+        let gl = &*self.gl;
+        let prog = &mut self.programs[pi];
+        // SAFETY: the program linked at creation; its uniforms are set while it is in use.
+        unsafe {
+            if cur.program != pi {
+                gl.use_program(Some(prog.program));
+                cur.program = pi;
+            }
+            if prog.viewport != viewport {
+                gl.uniform_2_f32(prog.u_viewport.as_ref(), viewport[0], viewport[1]);
+                prog.viewport = viewport;
+            }
+            if prog.transform != transform {
+                gl.uniform_2_f32_slice(prog.u_transform.as_ref(), &transform);
+                prog.transform = transform;
+            }
+        }
+    }
+
+    /// Points every attribute of [`Instance::ATTRIBUTES`] into the bound vertex buffer, from
+    /// byte `base` on, stride [`Instance::BYTES`].
+    fn set_attributes(&self, base: u32) {
+        let stride = Instance::BYTES as i32;
+        for a in &Instance::ATTRIBUTES {
+            let (size, ty, normalized) = gl_attribute(a.format);
+            let offset = (base + a.offset) as i32;
+            // SAFETY: our vertex array and buffer are bound; every location was enabled at
+            // creation; the offsets stay inside the block just uploaded (the caller's `base`
+            // is a quad of it, and the row lies in an instance).
+            unsafe {
+                if a.format.is_integer() {
+                    self.gl.vertex_attrib_pointer_i32(a.location, size, ty, stride, offset);
+                } else {
+                    self.gl.vertex_attrib_pointer_f32(a.location, size, ty, normalized, stride, offset);
+                }
+            }
+        }
+    }
+
+    /// Draws `quads` quads from the attributes just set: one indexed draw of their triangles,
+    /// or one instanced strip.
+    fn issue_draw(&self, quads: u32) {
+        // SAFETY: the program, vertex array, attributes and slots are set; the element buffer
+        // (indexed) holds the indices of `instance_capacity` quads, and a segment has at most
+        // that many.
+        unsafe {
+            if self.indexed {
+                let indices = quads * Instance::INDICES;
+                self.gl.draw_elements(glow::TRIANGLES, indices as i32, glow::UNSIGNED_INT, 0);
+            } else {
+                self.gl.draw_arrays_instanced(glow::TRIANGLE_STRIP, 0, 4, quads as i32);
+            }
+        }
+    }
+
+    /// Sets the scissor for a segment's clip (from [`Viewport::scissor`]: in the target's
+    /// pixels, y down, within the host's clip; [`Clip::Full`]: none). Returns false when
+    /// nothing of the target is left to draw. `flip`: drawing into a texture, whose rows are
+    /// y down already.
+    fn set_clip(&self, clip: Clip, target_h: u32, flip: bool) -> bool {
+        let gl = &self.gl;
+        let scissor = match clip {
+            Clip::Full => None,
+            Clip::Empty => return false,
+            Clip::Rect(rect) => Some(gl_scissor(rect, target_h, flip)),
+        };
+        // SAFETY: scissor state on the current context; the host's box and `SCISSOR_TEST`
+        // were saved (`Needs::scissor` is set whenever a plan state has a clip).
+        unsafe {
+            match scissor {
+                Some([x, y, w, h]) => {
+                    gl.scissor(x, y, w, h);
+                    gl.enable(glow::SCISSOR_TEST);
+                }
+                None => gl.disable(glow::SCISSOR_TEST),
+            }
+        }
+        true
+    }
+
+    /// Applies a segment's binds, then binds every array of its slot table not yet bound on
+    /// its unit during this paint: each paint restores the host's units, so the binds of
+    /// earlier plans are gone. Counts each `glBindTexture`.
+    fn bind_segment(
+        &mut self,
+        si: usize,
+        plan: &FramePlan,
+        seg: &Segment,
+        c: &mut DeviceCounters,
+    ) -> Result<(), Error> {
+        let table = plan.slots(seg);
+        let wanted = plan
+            .binds(seg)
+            .iter()
+            .map(|b| (b.slot, b.array))
+            .chain(table.iter().enumerate().filter_map(|(s, a)| a.map(|a| (s as u32, a))));
+        for (slot, array) in wanted {
+            // The validator keeps every slot below the segment's tier, a budget tier.
+            let Some(bound) = self.frame_bound.get(slot as usize).copied() else {
+                return Err(Error::Plan(PlanError::SlotOutOfRange { segment: si, slot }));
+            };
+            if bound == Some(array) {
+                continue;
+            }
+            // The validator accepted the plan against what the arrays hold: a miss would be a
+            // renderer bug, reported as the validator's error rather than a panic.
+            let texture = self.arrays.texture(array).ok_or(Error::Plan(PlanError::UnknownArray { at: si, array }))?;
+            // SAFETY: a live texture of ours bound on a unit below the budget's slots (below
+            // MAX_TEXTURE_IMAGE_UNITS, checked at creation); the unit's binding was saved.
+            unsafe {
+                self.gl.active_texture(glow::TEXTURE0 + slot);
+                self.gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
+            }
+            self.frame_bound[slot as usize] = Some(array);
+            c.texture_binds += 1;
+        }
+        Ok(())
+    }
+}
+
+/// GL's `(size, type, normalized)` for `glVertexAttrib(I)Pointer` of an attribute format.
+fn gl_attribute(format: AttributeFormat) -> (i32, u32, bool) {
+    match format {
+        AttributeFormat::Float32x2 => (2, glow::FLOAT, false),
+        AttributeFormat::Float32x4 => (4, glow::FLOAT, false),
+        AttributeFormat::Unorm8x4 => (4, glow::UNSIGNED_BYTE, true),
+        AttributeFormat::Uint32 => (1, glow::UNSIGNED_INT, false),
+    }
+}
+
+/// GL's names of a blend mode's factors: `[src rgb, dst rgb, src alpha, dst alpha]`.
+fn gl_blend_factors(mode: BlendMode) -> [u32; 4] {
+    mode.factors().map(|f| match f {
+        BlendFactor::Zero => glow::ZERO,
+        BlendFactor::One => glow::ONE,
+        BlendFactor::DstColor => glow::DST_COLOR,
+        BlendFactor::OneMinusSrcColor => glow::ONE_MINUS_SRC_COLOR,
+        BlendFactor::OneMinusSrcAlpha => glow::ONE_MINUS_SRC_ALPHA,
+    })
+}
+
+/// The GL scissor box (window coordinates, y up) of a clip rectangle inside a target
+/// `target_h` tall ([`Viewport::scissor`]: y down). Into a texture (`flip`) rows are y down
+/// already.
+fn gl_scissor(rect: [u32; 4], target_h: u32, flip: bool) -> [i32; 4] {
+    let [x, y, w, h] = rect.map(i64::from);
+    let gl_y = if flip { y } else { i64::from(target_h) - y - h };
+    [x, gl_y, w, h].map(|v| v.clamp(0, i64::from(i32::MAX)) as i32)
+}
+
+/// The host's scissor box (GL window coordinates, y up) as a rectangle of a target `target_h`
+/// tall, y down, cut to the target's top and left edges.
+pub(super) fn y_down(b: [i32; 4], target_h: u32) -> [u32; 4] {
+    let [x, y, w, h] = b.map(i64::from);
+    let top = i64::from(target_h) - y - h.max(0);
+    let (x0, y0) = (x.max(0), top.max(0));
+    let (x1, y1) = (x + w.max(0), top + h.max(0));
+    [x0, y0, (x1 - x0).max(0), (y1 - y0).max(0)].map(|v| v.min(i64::from(u32::MAX)) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Every row of the attribute table is pointed at with as many components, and as many
+    // bytes, as core's format says; integers (only) through glVertexAttribIPointer's types.
+    #[test]
+    fn attribute_formats_match_the_table() {
+        for a in Instance::ATTRIBUTES {
+            let (size, ty, normalized) = gl_attribute(a.format);
+            assert_eq!(size as u32, a.format.components(), "{}", a.name);
+            let component_bytes = if ty == glow::UNSIGNED_BYTE { 1 } else { 4 };
+            assert_eq!(size as u32 * component_bytes, a.format.bytes(), "{}", a.name);
+            assert_eq!(ty == glow::UNSIGNED_INT, a.format.is_integer(), "{}", a.name);
+            assert_eq!(normalized, a.format == AttributeFormat::Unorm8x4, "{}", a.name);
+        }
+    }
+}
