@@ -27,6 +27,11 @@
 //!   repeated), is refused whole with [`Error::Plan`], and the same bad plan gets the same
 //!   [`PlanError`](layerbatch_core::PlanError) on every backend. The renderer checks nothing
 //!   itself.
+//! - **Executed by core's runner.** Core's
+//!   [`PlanRunner`](layerbatch_core::execute::PlanRunner) walks each plan's resource ops in
+//!   order and counts them (arrays created and destroyed, layers copied, texture bytes
+//!   written, mip levels regenerated); the renderer only carries each op out on the device,
+//!   so those counters are the same on every backend by construction.
 //! - **Rebuild.** After a skipped plan or any error from `prepare`, call
 //!   [`Batcher::restore`](layerbatch_core::Batcher::restore) and re-upload the textures it
 //!   lists; its next plan has `rebuild` set, and the renderer drops every array, cached bind
@@ -51,8 +56,7 @@
 //!   or several. Each plan of a frame has its own instance space and globals uniform (its
 //!   viewport, and its draw states' transforms); the space is reused when the frame ends: at
 //!   [`Renderer::begin_frame`], or, if the host never calls it, at the first `prepare` after a
-//!   render. Memory stays bounded by the largest
-//!   frame (see [`Renderer`], *Several plans per frame*).
+//!   render. Memory stays bounded by the largest frame (see [Frames](#frames)).
 //! - **GPU copies.** [`ArrayOp::Grow`](layerbatch_core::ArrayOp::Grow) (more layers, or larger
 //!   layers: each old layer is copied, all levels, as the old width x height to the origin of
 //!   the new one), [`ArrayOp::Shrink`](layerbatch_core::ArrayOp::Shrink) (fewer layers) and
@@ -60,12 +64,13 @@
 //!   of one array to another layer of it, or to a layer of another array: compaction) are
 //!   `copy_texture_to_texture` commands (one per layer and level for growth and shrinking)
 //!   recorded into the renderer's own encoder; every layer write after the plan's first GPU
-//!   copy is recorded after it, so the plan's op order holds (see [`Renderer`]).
+//!   copy is recorded after it, so the plan's op order holds (see
+//!   [Submission ordering](#submission-ordering)).
 //! - **Errors, not panics.** Whatever wgpu refuses while a plan is applied (out of memory, a
 //!   limit the budget did not know) comes back as [`Error::Device`], caught in error scopes,
 //!   never at the device's uncaptured-error handler. On WebGPU, which answers error scopes
 //!   later, it comes back from the next `prepare` or from [`Renderer::device_errors`] (see
-//!   [In a browser](#in-a-browser)).
+//!   [In a browser](#in-a-browser) and [Errors instead of panics](#errors-instead-of-panics)).
 //!
 //! ```no_run
 //! use layerbatch_core::{Batcher, Config, Quad, TextureDesc};
@@ -122,9 +127,11 @@
 //!   its array's [`Filter`](layerbatch_core::Filter) and [`Wrap`](layerbatch_core::Wrap), like
 //!   a GL texture unit: `Linear` is bilinear (trilinear with mips), `Nearest` the nearest texel
 //!   of the nearest level; clamp-to-edge, repeat or mirrored repeat. Repeat and mirror textures
-//!   fill their layer, so the sampler wraps them, bilinear seams included. The six samplers are
-//!   created once; the device must allow `budget.slots` samplers per stage (checked by
-//!   [`Renderer::new`]). This is safe on wgpu's GL backend, which keeps one sampler per texture
+//!   fill their layer, so the sampler wraps them, bilinear seams included. Twelve samplers, one
+//!   per filter (2), wrap (3) and whether the array has mip levels (a linear array without
+//!   levels gets a nearest mipmap filter, which software rasterizers run faster), are created
+//!   once, in [`Renderer::new`]; the device must allow `budget.slots` samplers per stage
+//!   (checked by [`Renderer::new`]). This is safe on wgpu's GL backend, which keeps one sampler per texture
 //!   binding: each texture is sampled through one sampler only.
 //! - **Small per-pixel work.** Filtering and wrapping are the sampler's, so the fragment shader
 //!   only takes the derivatives, clamps, and per slot asks the layer's size and samples once
@@ -169,22 +176,129 @@
 //! the same plans, pipelines, bind groups and counters. One thing differs on WebGPU: the
 //! browser answers error scopes asynchronously, so an error caused by `prepare` (or `new`)
 //! comes back as `Err` from the *next* `prepare`, or from awaiting
-//! [`Renderer::device_errors`], instead of from the call itself (see *Errors instead of
-//! panics* in [`Renderer`]). On WebGL2, as natively, it comes back from the call. Nothing is
+//! [`Renderer::device_errors`], instead of from the call itself (see
+//! [Errors instead of panics](#errors-instead-of-panics)). On WebGL2, as natively, it comes back from the call. Nothing is
 //! lost to the uncaptured-error handler either way. `scripts/web-test.sh` runs the pixel
 //! tests and this error contract on both in headless Chromium.
 //!
-//! See [`Renderer`] for the submission-ordering contract, [`device_limits`] for the limits core
-//! gets, and [`shader_source`] for the WGSL.
+//! ## Frames
+//!
+//! A frame may hold several plans (of one batcher, in order), each drawn in its own place in
+//! the host's passes, all submitted together: e.g. egui's callbacks prepare A, prepare B, then
+//! paint A, paint B. [`Renderer::prepare`] returns a [`Prepared`] handle (a small `Copy`
+//! value); [`Renderer::render_prepared`] draws that plan, into any pass of the frame, in any
+//! order; [`Renderer::render`] draws the last plan prepared (a one-plan frame).
+//!
+//! - **Space of its own.** Each plan of a frame gets its own instance space (blocks placed one
+//!   after another in a pool of vertex buffers shared by the frame's plans) and its own
+//!   globals uniform: the viewport and one transform per draw state, each entry at a dynamic
+//!   offset (the `i`th plan held for the frame's passes uses the `i`th of a list of uniforms,
+//!   each with its bind group). Queue writes run at the next submit, the last write to a range
+//!   winning, so no two plans of a frame ever write the same range: the plans of one submit
+//!   never overwrite each other.
+//! - **Ends of frames.** The space is recycled when a frame ends, and a frame must not end
+//!   before the host has submitted the renders of its plans. A frame ends in one of two ways:
+//!   - *Explicit frames*: the host calls [`Renderer::begin_frame`] before each frame's first
+//!     `prepare`, after submitting the previous frame. Once it has been called, `prepare`
+//!     never ends a frame by itself. Needed when `prepare` and `render` alternate before one
+//!     submit (prepare A, render A, prepare B, render B, submit).
+//!   - *Automatic frames* (no `begin_frame` call ever): a `prepare` that follows a `render` or
+//!     `render_prepared` starts a new frame. This covers one plan per submit (prepare, render,
+//!     submit) and "prepare every plan, then render them, then submit". A host that prepares
+//!     plans and never renders holds their space until it renders (a warning is logged at 64
+//!     plans).
+//!   - Either way, a plan drawn into a render target
+//!     ([`FramePlan::target`](layerbatch_core::FramePlan::target)) holds no space past its
+//!     `prepare`, which draws and submits it: its instance space and globals uniform go to the
+//!     next plan, and a host that only draws into render targets, never calling `render`,
+//!     holds what one such plan needs.
+//! - **Stale handles.** A [`Prepared`] of an earlier frame draws nothing (a warning is
+//!   logged): its space may hold another plan's instances now.
+//! - **Bounded memory.** Each frame reuses the space of the frames before it: the pool grows
+//!   only until it holds the largest frame (the first buffer grows toward the largest frame's
+//!   instances, so that a frame's plans come to share it), and there are as many globals
+//!   uniforms as the most plans a frame held, each grown (to a power of two entries) only
+//!   when a plan has more draw states than it holds.
+//! - **Stats.** [`Renderer::stats`] gives core's counters of the last plan prepared and the
+//!   device counters of the frame, summed over its plans and renders.
+//!
+//! ## Submission ordering
+//!
+//! `prepare` writes with `Queue::write_texture` / `write_buffer`, which wgpu executes at the
+//! next `submit`, *before* every command buffer of that submit. GPU copies (growth, shrinking,
+//! rectangle copies: [`ArrayOp::is_gpu_copy`](layerbatch_core::ArrayOp::is_gpu_copy)) cannot
+//! be queue writes: they are recorded into a command encoder of the renderer's own. A layer
+//! write that follows a GPU copy in the plan (e.g. a texture admitted into the grown array,
+//! or into the rectangle a compaction freed) would be overwritten by, or read by, the copy if
+//! it were a queue write, so every write after the plan's first GPU copy is staged in buffers
+//! no larger than the device's `max_buffer_size` (a level larger than that is split by rows)
+//! and recorded into the same encoder with `copy_buffer_to_texture`, in op order around the
+//! copies; a plan drawn into a render target records its pass there too. The result is
+//! exactly the plan's op order.
+//!
+//! **`prepare` submits that encoder itself** (only when a plan has such work: most frames
+//! have none), before returning. So a plan's resource changes happen even when the host drops
+//! its own encoder without submitting it (eframe does so when the surface is outdated, lost
+//! or occluded): the next frame's textures are right. They also happen before anything the
+//! host submits afterwards, including passes it recorded before calling `prepare`: a pass of
+//! the same frame that draws an earlier plan sees this plan's texture changes (as it already
+//! does for queue writes), so prepare every plan of a frame before submitting if a later plan
+//! updates textures an earlier one draws. The host must submit the encoder holding the
+//! renders before the frame ends (the instance buffers and globals uniforms of the frame's
+//! plans are rewritten then): see [Frames](#frames).
+//!
+//! ## Errors instead of panics
+//!
+//! Every wgpu call of `prepare` that can fail (texture, buffer and bind-group creation, queue
+//! writes) runs inside validation, out-of-memory and internal error scopes: a failure comes
+//! back as [`Error::Device`], naming the operation, instead of reaching the device's
+//! uncaptured-error handler. The renderer then drops every array it holds and accepts only a
+//! rebuild plan next (call [`Batcher::restore`](layerbatch_core::Batcher::restore) and
+//! re-upload the textures it lists). The renderer's own command buffer (copies, staged
+//! writes, render-target draws) is finished and submitted inside the same scopes.
+//! [`Renderer::new`] catches shader and pipeline errors the same way ([`Error::Shader`],
+//! [`Error::Pipeline`]).
+//!
+//! **When the error arrives.** Natively, and on wgpu's WebGL2 backend in a browser, a popped
+//! error scope has its answer at once: the error comes back from the call that caused it.
+//! On **WebGPU** the browser answers error scopes asynchronously, after the call returned.
+//! There the call returns `Ok`, the scopes' answers are awaited in the background (tasks
+//! spawned with `wasm_bindgen_futures::spawn_local`), and the first error, in the order of
+//! the operations, comes back as `Err`:
+//!
+//! - from the next [`Renderer::prepare`], which then applies nothing of its own plan (and
+//!   expects a rebuild plan next, as after any device error); or
+//! - from [`Renderer::device_errors`], which waits until every answer is in: await it after
+//!   `prepare` (or after `new`) where an error must be known before going on. It is
+//!   `Ok(())` at once natively.
+//!
+//! Either way the renderer then holds no array, and none of the current frame's plans is
+//! drawn any more (their handles draw nothing): a rebuild plan is next, as above. Draws the
+//! host already recorded with a plan whose operations failed are the host's: WebGPU reports
+//! what they trip over at the host's submit, through the device's uncaptured-error handler.
+//! Errors of the host's own passes and submits (the draws `render` records) are the host's
+//! scopes' or its uncaptured-error handler's, on every backend.
+//!
+//! See [`device_limits`] for the limits core gets, and [`shader_source`] for the WGSL.
 #![deny(missing_docs)]
 
+mod arrays;
+mod bind_groups;
+mod draws;
 mod error;
+mod globals;
+mod instances;
+mod limits;
 mod mips;
+mod pipelines;
 mod renderer;
+mod samplers;
 mod scope;
 mod shader;
-mod transfer;
+mod staging;
 
 pub use error::Error;
-pub use renderer::{device_limits, limits, Prepared, Renderer, RendererOptions};
+pub use limits::{device_limits, limits};
+pub use pipelines::RendererOptions;
+pub use renderer::{Prepared, Renderer};
 pub use shader::shader_source;

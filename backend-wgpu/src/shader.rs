@@ -22,6 +22,10 @@
 //! and remembers one sampler per texture binding: here each texture is sampled through one
 //! sampler only, and each sampler serves one texture.
 //!
+//! **Inputs.** The vertex stage's inputs are core's [`Instance::ATTRIBUTES`], one
+//! `@location(N) name: type` each (the vertex layout is generated from the same table), and
+//! the body reads them by those names.
+//!
 //! The instance's bit layout (slot, flags and layer packed in `slot_flags_layer`) is core's:
 //! every name of [`Instance::SHADER_CONSTANTS`] is declared as `const NAME: u32 = VALUEu;`,
 //! and the body unpacks with those names only, so the two cannot drift apart. Of the flags the
@@ -56,12 +60,10 @@
 
 use std::fmt::Write as _;
 
-use layerbatch_core::Instance;
+use layerbatch_core::{AttributeFormat, Instance};
 
 /// Group index of the globals (the viewport and transform uniform, at a dynamic offset).
 pub(crate) const GROUP_GLOBALS: u32 = 0;
-/// Bytes of one `Globals` entry: `viewport_px`, padding, `[a, b, c, d]`, `[tx, ty]`, padding.
-pub(crate) const GLOBALS_BYTES: u64 = 48;
 /// Group index of a tier's slots (a texture and its sampler per slot).
 pub(crate) const GROUP_SLOTS: u32 = 1;
 
@@ -140,14 +142,14 @@ struct VsOut {
 @vertex
 fn vs_main(
     @builtin(vertex_index) vertex_index: u32,
-    @location(0) origin: vec2<f32>,
-    @location(1) axis_x: vec2<f32>,
-    @location(2) axis_y: vec2<f32>,
-    @location(3) uv_rect: vec4<f32>,
-    @location(4) tex_rect: vec4<f32>,
-    @location(5) color: vec4<f32>,
-    @location(6) slot_flags_layer: u32,
-) -> VsOut {
+",
+    );
+    // The instance's attributes, from core's table (the vertex layout is made from it too).
+    for a in Instance::ATTRIBUTES {
+        let _ = writeln!(s, "    @location({}) {}: {},", a.location, a.name, wgsl_type(a.format));
+    }
+    s.push_str(
+        r") -> VsOut {
     // Corner k of the quad (its vertex 4q + k, indexed: see Instance::VERTICES) is
     // (s, t) = (k % 2, k / 2). Arithmetic, not bit operations: every mask or shift of the
     // source is one of the named layout constants.
@@ -220,6 +222,15 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     s.replace("SLOT_OF_INSTANCE", slot)
 }
 
+/// The WGSL type a vertex input of `format` is read as.
+const fn wgsl_type(format: AttributeFormat) -> &'static str {
+    match format {
+        AttributeFormat::Float32x2 => "vec2<f32>",
+        AttributeFormat::Float32x4 | AttributeFormat::Unorm8x4 => "vec4<f32>",
+        AttributeFormat::Uint32 => "u32",
+    }
+}
+
 /// Appends `leaf(0)` for tier 1, else a `switch` on `on` with one case per slot (the last
 /// also the `default`).
 fn slot_switch(s: &mut String, on: &str, tier: u32, leaf: &dyn Fn(u32) -> String) {
@@ -233,4 +244,20 @@ fn slot_switch(s: &mut String, on: &str, tier: u32, leaf: &dyn Fn(u32) -> String
         let _ = writeln!(s, "        {label}: {{ {} }}", leaf(i));
     }
     s.push_str("    }\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vertex_inputs_are_cores_table() {
+        for tier in [1, 2, 16] {
+            let src = shader_source(tier);
+            for a in Instance::ATTRIBUTES {
+                let input = format!("@location({}) {}: {},", a.location, a.name, wgsl_type(a.format));
+                assert_eq!(src.matches(&input).count(), 1, "tier {tier}: {input}");
+            }
+        }
+    }
 }

@@ -1,0 +1,329 @@
+//! The texture arrays, and the [`Executor`] of plans' resource ops on them.
+//!
+//! Core's [`PlanRunner`](layerbatch_core::execute::PlanRunner) checks each plan, walks its
+//! ops in order and counts them; [`ArrayOps`] does each on the device: arrays are textures
+//! with a `D2Array` view, created and dropped; GPU copies (growth, shrinking, rectangle copies)
+//! are `copy_texture_to_texture` commands in the renderer's own encoder; layer writes are
+//! queue writes or staged ones ([`crate::staging`]). Every wgpu call runs inside error scopes,
+//! and a failure is an [`Error::Device`] naming the op.
+
+use std::collections::HashMap;
+
+use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
+use layerbatch_core::{ArrayDesc, ArrayId, Format, FramePlan};
+
+use crate::bind_groups::BindGroups;
+use crate::pipelines::Pipelines;
+use crate::scope::{checked, Late};
+use crate::staging::Staging;
+use crate::Error;
+
+/// A live array: its texture, the view the slots bind, and the plan's description of it.
+#[derive(Debug)]
+pub(crate) struct Array {
+    pub(crate) texture: wgpu::Texture,
+    pub(crate) view: wgpu::TextureView,
+    pub(crate) desc: ArrayDesc,
+}
+
+/// The arrays the renderer holds, by id.
+#[derive(Debug, Default)]
+pub(crate) struct Arrays(HashMap<ArrayId, Array>);
+
+impl Arrays {
+    /// A live array.
+    pub(crate) fn get(&self, id: ArrayId) -> Option<&Array> {
+        self.0.get(&id)
+    }
+
+    /// Arrays alive.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Drops every array, and with them every cached bind group and slot binding.
+    fn drop_all(&mut self, groups: &mut BindGroups) {
+        self.0.clear();
+        groups.forget_all();
+    }
+
+    /// A view of `layer` of render-target array `array` (level 0), if the renderer holds it.
+    pub(crate) fn target_view(&self, array: ArrayId, layer: u32) -> Option<wgpu::TextureView> {
+        let a = self.0.get(&array).filter(|a| a.desc.render_target && layer < a.desc.layers)?;
+        Some(a.texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("layerbatch render target"),
+            dimension: Some(wgpu::TextureViewDimension::D2),
+            base_array_layer: layer,
+            array_layer_count: Some(1),
+            base_mip_level: 0,
+            mip_level_count: Some(1),
+            ..Default::default()
+        }))
+    }
+}
+
+/// Executes one plan's resource ops on the device, for the runner: made by `prepare` for the
+/// plan, then [`ArrayOps::finish`]ed into the renderer's own encoder, if anything was recorded.
+pub(crate) struct ArrayOps<'a> {
+    device: &'a wgpu::Device,
+    queue: &'a wgpu::Queue,
+    late: &'a Late,
+    arrays: &'a mut Arrays,
+    /// Dropped arrays leave the cache and the slots at once.
+    groups: &'a mut BindGroups,
+    /// A render-target array's format needs its pipelines.
+    pipelines: &'a mut Pipelines,
+    writes: Staging<'a>,
+    /// Render-target pipelines made (for `pipeline_compiles`).
+    pipeline_compiles: u64,
+    /// The renderer's own encoder: GPU copies, staged writes, then render-target draws.
+    own: Option<wgpu::CommandEncoder>,
+}
+
+impl<'a> ArrayOps<'a> {
+    /// The executor of `plan`'s ops; staging buffers of at most `max_buffer_size` bytes.
+    pub(crate) fn new(
+        (device, queue, late): (&'a wgpu::Device, &'a wgpu::Queue, &'a Late),
+        plan: &'a FramePlan,
+        max_buffer_size: u64,
+        arrays: &'a mut Arrays,
+        groups: &'a mut BindGroups,
+        pipelines: &'a mut Pipelines,
+    ) -> Self {
+        Self {
+            device,
+            queue,
+            late,
+            arrays,
+            groups,
+            pipelines,
+            writes: Staging::new(plan, max_buffer_size),
+            pipeline_compiles: 0,
+            own: None,
+        }
+    }
+
+    /// Render-target pipelines made so far (for `pipeline_compiles`: they are kept, even
+    /// when a later op fails).
+    pub(crate) fn pipeline_compiles(&self) -> u64 {
+        self.pipeline_compiles
+    }
+
+    /// After the ops: records the writes still staged, and returns the renderer's encoder
+    /// (`None` when nothing was recorded).
+    pub(crate) fn finish(mut self) -> Result<Option<wgpu::CommandEncoder>, Error> {
+        self.writes.flush(self.device, self.late, &mut self.own)?;
+        Ok(self.own)
+    }
+}
+
+/// A live array, or the error of a renderer out of step with the runner.
+fn live(arrays: &Arrays, id: ArrayId) -> Result<&Array, Error> {
+    arrays.get(id).ok_or_else(|| out_of_step(id))
+}
+
+impl Executor for ArrayOps<'_> {
+    type Error = Error;
+
+    fn drop_arrays(&mut self) {
+        self.arrays.drop_all(self.groups);
+    }
+
+    fn create_array(&mut self, id: ArrayId, desc: &ArrayDesc) -> Result<(), Error> {
+        let (device, late) = (self.device, self.late);
+        let format = wgpu_format(desc.format);
+        let mut usage =
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::COPY_SRC;
+        if desc.render_target {
+            usage |= wgpu::TextureUsages::RENDER_ATTACHMENT;
+            self.pipeline_compiles += self.pipelines.ensure_target(device, late, format)?;
+        }
+        let what = || {
+            format!(
+                "creating array {id:?} ({}x{} px, {} layers, {} levels, {} bytes)",
+                desc.width_px,
+                desc.height_px,
+                desc.layers,
+                desc.mip_levels,
+                desc.bytes()
+            )
+        };
+        // The texture on its own first: a view of a texture that failed would report only
+        // that the texture is invalid, hiding why.
+        let texture = checked(device, late, what, || {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("layerbatch array"),
+                size: wgpu::Extent3d {
+                    width: desc.width_px,
+                    height: desc.height_px,
+                    depth_or_array_layers: desc.layers,
+                },
+                mip_level_count: desc.mip_levels,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        })?;
+        let view = checked(
+            device,
+            late,
+            || format!("creating the view of array {id:?}"),
+            || {
+                texture.create_view(&wgpu::TextureViewDescriptor {
+                    label: Some("layerbatch array"),
+                    dimension: Some(wgpu::TextureViewDimension::D2Array),
+                    ..Default::default()
+                })
+            },
+        )?;
+        self.arrays.0.insert(id, Array { texture, view, desc: *desc });
+        Ok(())
+    }
+
+    /// **One layer and one level per copy.** One `copy_texture_to_texture` of several layers
+    /// would be as correct, but wgpu-core (30.0.2) collects the source's pending barriers for
+    /// a copy into an `ArrayVec` of 2 and panics with `ArrayVec: capacity exceeded` when the
+    /// copied layers are in more than two states in the encoder: e.g. after staged writes
+    /// (`copy_buffer_to_texture`) into 3 non-adjacent layers of the source. A copy of one
+    /// layer and one level has one subresource on each side, so at most one barrier each,
+    /// whatever the plan wrote before it. wgpu issues a region per layer either way (Vulkan's
+    /// `vkCmdCopyImage`, GL's copies), so this costs only the commands' recording.
+    fn copy_layers(&mut self, copy: &LayerCopy) -> Result<(), Error> {
+        let (device, late) = (self.device, self.late);
+        self.writes.before_copy(device, late, &mut self.own)?;
+        let old = &live(self.arrays, copy.from)?.texture;
+        let new = &live(self.arrays, copy.to)?.texture;
+        let encoder = own_encoder(device, &mut self.own);
+        checked(
+            device,
+            late,
+            || format!("copying {} layers of array {:?} into {:?}", copy.layers, copy.from, copy.to),
+            || {
+                for (level, [w, h]) in copy.levels() {
+                    for layer in 0..copy.layers {
+                        encoder.copy_texture_to_texture(
+                            copy_info(old, level, [0, 0, layer]),
+                            copy_info(new, level, [0, 0, layer]),
+                            wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+                        );
+                    }
+                }
+            },
+        )
+    }
+
+    fn copy_rect(&mut self, copy: &RectCopy) -> Result<(), Error> {
+        let (device, late) = (self.device, self.late);
+        self.writes.before_copy(device, late, &mut self.own)?;
+        let src = &live(self.arrays, copy.from)?.texture;
+        let dst = &live(self.arrays, copy.to)?.texture;
+        let encoder = own_encoder(device, &mut self.own);
+        checked(
+            device,
+            late,
+            || {
+                format!(
+                    "copying a rectangle from layer {} of {:?} to layer {} of {:?}",
+                    copy.from_layer, copy.from, copy.to_layer, copy.to
+                )
+            },
+            || {
+                encoder.copy_texture_to_texture(
+                    copy_info(src, 0, [copy.from_xy[0], copy.from_xy[1], copy.from_layer]),
+                    copy_info(dst, 0, [copy.to_xy[0], copy.to_xy[1], copy.to_layer]),
+                    wgpu::Extent3d { width: copy.size[0], height: copy.size[1], depth_or_array_layers: 1 },
+                );
+            },
+        )
+    }
+
+    fn destroy_array(&mut self, array: ArrayId) {
+        // wgpu frees the texture once the commands recorded with it are done.
+        self.arrays.0.remove(&array);
+        self.groups.release(array);
+    }
+
+    fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), Error> {
+        let texture = &live(self.arrays, write.array)?.texture;
+        self.writes.write(self.device, self.queue, self.late, &mut self.own, texture, write)
+    }
+}
+
+/// The executor of [`PlanRunner::fail`](layerbatch_core::execute::PlanRunner::fail) where no
+/// device is at hand (an error the device reported late): `fail` only drops arrays, and the
+/// other ops, which need the device, are refused.
+pub(crate) struct Forget<'a> {
+    pub(crate) arrays: &'a mut Arrays,
+    pub(crate) groups: &'a mut BindGroups,
+}
+
+impl Executor for Forget<'_> {
+    type Error = Error;
+    fn drop_arrays(&mut self) {
+        self.arrays.drop_all(self.groups);
+    }
+    fn create_array(&mut self, array: ArrayId, _: &ArrayDesc) -> Result<(), Error> {
+        Err(no_device(format!("creating array {array:?}")))
+    }
+    fn copy_layers(&mut self, copy: &LayerCopy) -> Result<(), Error> {
+        Err(no_device(format!("copying layers of array {:?}", copy.from)))
+    }
+    fn copy_rect(&mut self, copy: &RectCopy) -> Result<(), Error> {
+        Err(no_device(format!("copying a rectangle of array {:?}", copy.from)))
+    }
+    fn destroy_array(&mut self, array: ArrayId) {
+        self.arrays.0.remove(&array);
+        self.groups.release(array);
+    }
+    fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), Error> {
+        Err(no_device(format!("writing array {:?}", write.array)))
+    }
+}
+
+fn no_device(op: String) -> Error {
+    Error::Device { op, message: "no device at hand (only dropping arrays is)".to_string() }
+}
+
+/// The renderer does not hold an array the validator says exists: a bug, reported instead of
+/// a panic.
+pub(crate) fn out_of_step(array: ArrayId) -> Error {
+    Error::Device {
+        op: format!("looking up array {array:?}"),
+        message: "the renderer does not hold it (renderer and validator out of step)".to_string(),
+    }
+}
+
+/// wgpu's format for core's.
+pub(crate) fn wgpu_format(format: Format) -> wgpu::TextureFormat {
+    match format {
+        Format::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
+        Format::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
+    }
+}
+
+/// Where a copy reads or writes: level `mip_level` of `texture`, at texel `[x, y]` of layer `z`.
+pub(crate) fn copy_info(
+    texture: &wgpu::Texture,
+    mip_level: u32,
+    [x, y, z]: [u32; 3],
+) -> wgpu::TexelCopyTextureInfo<'_> {
+    wgpu::TexelCopyTextureInfo {
+        texture,
+        mip_level,
+        origin: wgpu::Origin3d { x, y, z },
+        aspect: wgpu::TextureAspect::All,
+    }
+}
+
+/// The command encoder of layerbatch's own work in a `prepare` (GPU copies, staged writes,
+/// draws into render targets), made on first use and submitted by `prepare` itself.
+pub(crate) fn own_encoder<'a>(
+    device: &wgpu::Device,
+    own: &'a mut Option<wgpu::CommandEncoder>,
+) -> &'a mut wgpu::CommandEncoder {
+    own.get_or_insert_with(|| {
+        device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("layerbatch copies and targets") })
+    })
+}

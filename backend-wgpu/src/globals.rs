@@ -1,0 +1,226 @@
+//! The globals uniforms: per plan, one [`GlobalsEntry`] per draw state (the viewport size
+//! and the state's transform), each at a dynamic offset, so that a segment changes state with
+//! one `set_bind_group`.
+//!
+//! Plan `i` of a frame writes the `i`th uniform: queue writes run at the next submit, the last
+//! write to a range winning, so no two plans of one submit may share one. The uniforms are
+//! reused frame to frame; one grows (to a power of two entries) only when a plan has more
+//! states than it holds.
+
+use bytemuck::{Pod, Zeroable};
+use layerbatch_core::{DrawState, FramePlan, Viewport};
+use wgpu::util::DeviceExt as _;
+
+use crate::scope::{checked, Late};
+use crate::Error;
+
+/// One entry of a globals uniform, as the shader's `Globals` struct reads it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub(crate) struct GlobalsEntry {
+    /// The visible viewport's size, pixels (at least 1 x 1).
+    viewport_px: [f32; 2],
+    _pad: [f32; 2],
+    /// The transform's linear part `[a, b, c, d]`.
+    linear: [f32; 4],
+    /// The translation `[tx, ty]`, then padding.
+    translate: [f32; 4],
+}
+
+/// Bytes of one [`GlobalsEntry`]: the binding's minimum size.
+pub(crate) const GLOBALS_BYTES: u64 = size_of::<GlobalsEntry>() as u64;
+
+impl GlobalsEntry {
+    /// The entry of a viewport `viewport_px` in size and a 2x3 transform
+    /// `[a, b, c, d, tx, ty]`.
+    fn new(viewport_px: [u32; 2], transform: [f32; 6]) -> Self {
+        let [a, b, c, d, tx, ty] = transform;
+        Self {
+            viewport_px: [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32],
+            _pad: [0.0; 2],
+            linear: [a, b, c, d],
+            translate: [tx, ty, 0.0, 0.0],
+        }
+    }
+}
+
+/// One uniform buffer of entries and its bind group.
+#[derive(Debug)]
+struct Uniform {
+    buffer: wgpu::Buffer,
+    group: wgpu::BindGroup,
+    /// Entries `buffer` holds.
+    entries: usize,
+    /// The bytes last written into `buffer` (empty: nothing written yet): an unchanged
+    /// frame writes nothing.
+    written: Vec<u8>,
+}
+
+/// The globals bind group layout and the uniforms of a frame's plans.
+#[derive(Debug)]
+pub(crate) struct Globals {
+    layout: wgpu::BindGroupLayout,
+    /// Plan `i` of a frame uses the `i`th.
+    uniforms: Vec<Uniform>,
+    /// Bytes between two entries: [`GLOBALS_BYTES`] rounded up to the device's
+    /// `min_uniform_buffer_offset_alignment`.
+    stride: u64,
+    /// The most draw states one plan may hold: `max_buffer_size / stride`.
+    max_states: usize,
+    /// The bytes of the plan being written (reused: no allocation per frame).
+    scratch: Vec<u8>,
+}
+
+impl Globals {
+    /// The layout and the first uniform (one entry).
+    pub(crate) fn new(device: &wgpu::Device, late: &Late) -> Result<Self, Error> {
+        let limits = device.limits();
+        let stride = GLOBALS_BYTES.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment.max(1)));
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("layerbatch globals"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(GLOBALS_BYTES),
+                },
+                count: None,
+            }],
+        });
+        let first = checked(
+            device,
+            late,
+            || "creating the globals uniform".to_string(),
+            || create_uniform(device, &layout, stride, 1),
+        )?;
+        Ok(Self {
+            layout,
+            uniforms: vec![first],
+            stride,
+            max_states: (limits.max_buffer_size / stride).min(u64::from(u32::MAX)) as usize,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// The globals bind group layout (group [`crate::shader::GROUP_GLOBALS`]).
+    pub(crate) fn layout(&self) -> &wgpu::BindGroupLayout {
+        &self.layout
+    }
+
+    /// The most draw states one plan may hold.
+    pub(crate) fn max_states(&self) -> usize {
+        self.max_states
+    }
+
+    /// Uniforms held.
+    pub(crate) fn len(&self) -> usize {
+        self.uniforms.len()
+    }
+
+    /// The bind group of uniform `slot`.
+    pub(crate) fn group(&self, slot: usize) -> Option<&wgpu::BindGroup> {
+        self.uniforms.get(slot).map(|u| &u.group)
+    }
+
+    /// The dynamic offset of a plan's draw state `state`: its entry, or entry 0 (the
+    /// default state) for a state past the plan's own (a hand-made plan without any).
+    pub(crate) fn offset(&self, plan: &FramePlan, state: u32) -> u32 {
+        let entry = if (state as usize) < plan.states.len() { u64::from(state) } else { 0 };
+        (entry * self.stride) as u32
+    }
+
+    /// Writes `plan`'s entries (the visible viewport's size, and each draw state's transform
+    /// moved into `vp`) into uniform `slot`, replacing it first when it holds too few. Returns
+    /// the bind groups created (0 or 1). Writes nothing when the bytes are those last written.
+    pub(crate) fn write(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        late: &Late,
+        slot: usize,
+        plan: &FramePlan,
+        vp: &Viewport,
+    ) -> Result<u64, Error> {
+        let entries = plan.states.len().max(1);
+        let stride = self.stride;
+        let mut created = 0;
+        if self.uniforms.get(slot).is_none_or(|u| u.entries < entries) {
+            let room = if slot == self.uniforms.len() { entries } else { entries.next_power_of_two() };
+            let uniform = checked(
+                device,
+                late,
+                || format!("creating the globals uniform of plan {slot} of a frame ({room} draw states)"),
+                || create_uniform(device, &self.layout, stride, room),
+            )?;
+            match self.uniforms.get_mut(slot) {
+                Some(u) => *u = uniform,
+                None => self.uniforms.push(uniform),
+            }
+            created = 1;
+        }
+        let size_px = vp.visible_px().map_or([1, 1], |[_, _, w, h]| [w, h]);
+        let bytes = &mut self.scratch;
+        bytes.clear();
+        bytes.resize(entries * stride as usize, 0);
+        for (i, chunk) in bytes.chunks_exact_mut(stride as usize).enumerate() {
+            let state = plan.states.get(i).copied().unwrap_or_default();
+            let entry = GlobalsEntry::new(size_px, vp.transform(state.transform));
+            chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&entry));
+        }
+        let Some(uniform) = self.uniforms.get_mut(slot) else { return Ok(created) };
+        if uniform.written != *bytes {
+            checked(
+                device,
+                late,
+                || "writing the viewport and draw states".to_string(),
+                || queue.write_buffer(&uniform.buffer, 0, bytes),
+            )?;
+            uniform.written.clone_from(bytes);
+        }
+        Ok(created)
+    }
+}
+
+/// A uniform of `entries` entries `stride` bytes apart (each a 1 x 1 px viewport and the
+/// identity until written) and its bind group, bound at a dynamic offset.
+fn create_uniform(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, entries: usize) -> Uniform {
+    let entries = entries.max(1);
+    let mut contents = vec![0u8; entries * stride as usize];
+    let identity = GlobalsEntry::new([1, 1], DrawState::IDENTITY);
+    for chunk in contents.chunks_exact_mut(stride as usize) {
+        chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&identity));
+    }
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("layerbatch globals"),
+        contents: &contents,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("layerbatch globals"),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &buffer,
+                offset: 0,
+                size: wgpu::BufferSize::new(GLOBALS_BYTES),
+            }),
+        }],
+    });
+    Uniform { buffer, group, entries, written: Vec::new() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_is_laid_out_as_the_shader_reads_it() {
+        assert_eq!(GLOBALS_BYTES, 48);
+        let e = GlobalsEntry::new([800, 0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let floats: &[f32] = bytemuck::cast_slice(bytemuck::bytes_of(&e));
+        assert_eq!(floats, [800.0, 1.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0]);
+    }
+}

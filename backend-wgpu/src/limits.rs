@@ -1,0 +1,78 @@
+//! What core may plan for a wgpu device ([`limits`], [`device_limits`]), and whether a device
+//! can run a budget ([`check_device`]).
+
+use layerbatch_core::{Budget, Instance, Limits};
+
+use crate::pipelines::INSTANCE_ATTRIBUTES;
+use crate::Error;
+
+/// Core's [`Limits`] for a wgpu device of `backend` with `device_limits` (use the *device's*
+/// limits, [`wgpu::Device::limits`], not the adapter's: a device may be requested with less).
+///
+/// - `max_texture_units`: `max_sampled_textures_per_shader_stage`, and no more than
+///   `max_samplers_per_shader_stage`: each slot is sampled through a sampler of its own (and
+///   on wgpu's GL backend is one combined GL texture unit).
+/// - `max_samplers`, `max_array_layers`, `max_texture_size_px`: the matching wgpu limits.
+/// - `avoid_ambiguous_layer_counts`: `true` on [`wgpu::Backend::Gl`], which guesses a texture's
+///   type from its layer count (1 layer = 2D, a multiple of 6 = cube).
+/// - `max_buffer_bytes`: `max_buffer_size`, so that core's instance capacity fits one vertex
+///   buffer.
+///
+/// ```
+/// let l = layerbatch_wgpu::limits(wgpu::Backend::Gl, &wgpu::Limits::downlevel_webgl2_defaults());
+/// assert_eq!((l.max_texture_units, l.max_array_layers), (16, 256));
+/// assert_eq!(l.max_buffer_bytes, 256 << 20);
+/// assert!(l.avoid_ambiguous_layer_counts);
+/// ```
+pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
+    let units = device_limits.max_sampled_textures_per_shader_stage.min(device_limits.max_samplers_per_shader_stage);
+    Limits::new(units, device_limits.max_texture_array_layers, device_limits.max_texture_dimension_2d)
+        .with_max_samplers(device_limits.max_samplers_per_shader_stage)
+        .with_avoid_ambiguous_layer_counts(backend == wgpu::Backend::Gl)
+        .with_max_buffer_bytes(device_limits.max_buffer_size)
+}
+
+/// [`limits`] for `device`: its backend and the limits it was created with, and
+/// `software_rasterizer` when its adapter is a CPU one ([`wgpu::DeviceType::Cpu`]: lavapipe,
+/// llvmpipe and SwiftShader behind wgpu's GL backend, SwiftShader behind a browser's WebGPU).
+pub fn device_limits(device: &wgpu::Device) -> Limits {
+    let info = device.adapter_info();
+    limits(info.backend, &device.limits()).with_software_rasterizer(info.device_type == wgpu::DeviceType::Cpu)
+}
+
+/// Checks that `device` can run `budget` before anything is created: core's own check of an
+/// edited budget first ([`Error::Budget`]), then the device's limits ([`Error::Unsupported`])
+/// and, on wgpu's GL backend, the layer counts ([`Error::UnsupportedBudget`]).
+pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(), Error> {
+    // A budget edited past what `Budget::new` makes would index past the slot tables.
+    budget.check().map_err(Error::Budget)?;
+    let dl = device.limits();
+    let check = |what, needed: u32, allowed: u32| {
+        if needed > allowed {
+            Err(Error::Unsupported { what, needed, allowed })
+        } else {
+            Ok(())
+        }
+    };
+    check("max_sampled_textures_per_shader_stage", budget.slots, dl.max_sampled_textures_per_shader_stage)?;
+    // One sampler per slot.
+    check("max_samplers_per_shader_stage", budget.slots, dl.max_samplers_per_shader_stage)?;
+    check("max_bind_groups", 2, dl.max_bind_groups)?;
+    check("max_bindings_per_bind_group", 2 * budget.slots, dl.max_bindings_per_bind_group)?;
+    check("max_vertex_attributes", INSTANCE_ATTRIBUTES.len() as u32, dl.max_vertex_attributes)?;
+    check("max_vertex_buffer_array_stride", Instance::BYTES, dl.max_vertex_buffer_array_stride)?;
+    check("max_dynamic_uniform_buffers_per_pipeline_layout", 1, dl.max_dynamic_uniform_buffers_per_pipeline_layout)?;
+    // A block's vertices fill at most one buffer; indices take less (6 x 4 bytes a quad).
+    let max_instances = (dl.max_buffer_size / u64::from(budget.quad_bytes())).min(u64::from(u32::MAX)) as u32;
+    check("max_buffer_size / Budget::quad_bytes (quads per buffer)", budget.instance_capacity, max_instances)?;
+    // wgpu's GL backend picks the GL texture target from the layer count (1 layer is a 2D
+    // texture, a multiple of 6 a cube), whatever the view says. Core avoids those counts
+    // when the budget says so; a budget that does not would draw wrong, silently.
+    if device.adapter_info().backend == wgpu::Backend::Gl && !budget.avoid_ambiguous_layer_counts {
+        return Err(Error::UnsupportedBudget {
+            reason: "wgpu's GL backend reads an array of 1 layer or a multiple of 6 layers as a 2D or cube \
+                     texture, and this budget allows such arrays (avoid_ambiguous_layer_counts is off)",
+        });
+    }
+    Ok(())
+}

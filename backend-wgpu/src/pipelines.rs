@@ -1,0 +1,336 @@
+//! The render pipelines: one per slot tier and blend mode for the host's passes, all made in
+//! `Renderer::new` (one shader module per tier), and the same set for each format of render
+//! target, made with the first render-target array of that format. Also the slot bind group
+//! layouts and the vertex layout of an [`Instance`], generated from core's
+//! [`Instance::ATTRIBUTES`].
+
+use std::collections::HashMap;
+
+use layerbatch_core::{AttributeFormat, BlendFactor, BlendMode, Budget, Instance};
+
+use crate::scope::{scoped, Late, What};
+use crate::shader;
+use crate::Error;
+
+/// Blend modes, one pipeline each per tier: pipeline `tier_index * BLENDS + mode.index()`.
+const BLENDS: usize = BlendMode::ALL.len();
+
+/// How the pipelines are built, beyond the target format. Match the host's render pass.
+///
+/// `#[non_exhaustive]`: start from `RendererOptions::default()` and use the `with_*` methods.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct RendererOptions {
+    /// Multisampling of the host's pass. Default: 1 sample.
+    pub multisample: wgpu::MultisampleState,
+    /// The depth-stencil attachment of the host's pass, if any. layerbatch draws in painter's
+    /// order and needs no depth test: pass e.g. `depth_compare: Always`, `depth_write_enabled:
+    /// false`. Default: none.
+    pub depth_stencil: Option<wgpu::DepthStencilState>,
+}
+
+impl RendererOptions {
+    /// Sets `multisample`.
+    #[must_use]
+    pub fn with_multisample(mut self, multisample: wgpu::MultisampleState) -> Self {
+        self.multisample = multisample;
+        self
+    }
+    /// Sets `depth_stencil`.
+    #[must_use]
+    pub fn with_depth_stencil(mut self, depth_stencil: Option<wgpu::DepthStencilState>) -> Self {
+        self.depth_stencil = depth_stencil;
+        self
+    }
+}
+
+/// wgpu's vertex format of an attribute.
+const fn vertex_format(format: AttributeFormat) -> wgpu::VertexFormat {
+    match format {
+        AttributeFormat::Float32x2 => wgpu::VertexFormat::Float32x2,
+        AttributeFormat::Float32x4 => wgpu::VertexFormat::Float32x4,
+        AttributeFormat::Unorm8x4 => wgpu::VertexFormat::Unorm8x4,
+        AttributeFormat::Uint32 => wgpu::VertexFormat::Uint32,
+    }
+}
+
+/// The instance attributes: core's [`Instance::ATTRIBUTES`], row for row.
+pub(crate) const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; Instance::ATTRIBUTES.len()] = {
+    let mut list = [wgpu::VertexAttribute { format: wgpu::VertexFormat::Uint32, offset: 0, shader_location: 0 };
+        Instance::ATTRIBUTES.len()];
+    let mut i = 0;
+    while i < list.len() {
+        let a = Instance::ATTRIBUTES[i];
+        list[i] = wgpu::VertexAttribute {
+            format: vertex_format(a.format),
+            offset: a.offset as u64,
+            shader_location: a.location,
+        };
+        i += 1;
+    }
+    list
+};
+
+/// The sprite pipelines and what they are built from.
+#[derive(Debug)]
+pub(crate) struct Pipelines {
+    /// The slot tiers, ascending.
+    tiers: Vec<u32>,
+    /// For the host's passes: `tier_index * BLENDS + mode.index()`.
+    host: Vec<wgpu::RenderPipeline>,
+    /// Each tier's shader module and pipeline layout, for render-target pipelines.
+    tier_modules: Vec<(wgpu::ShaderModule, wgpu::PipelineLayout)>,
+    /// Drawing into render targets of a format (one sample, no depth), indexed as `host`.
+    targets: HashMap<wgpu::TextureFormat, Vec<wgpu::RenderPipeline>>,
+    /// Each tier's slot bind group layout (group [`shader::GROUP_SLOTS`]).
+    slot_layouts: Vec<wgpu::BindGroupLayout>,
+    /// Indexed quads: a triangle list of per-vertex instances, else a 4-vertex strip per
+    /// instance.
+    indexed: bool,
+}
+
+impl Pipelines {
+    /// Every tier's module and its pipelines for the host's passes, into `target`, inside
+    /// error scopes ([`Error::Shader`], [`Error::Pipeline`]).
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        late: &Late,
+        target: wgpu::TextureFormat,
+        budget: &Budget,
+        options: &RendererOptions,
+        globals_layout: &wgpu::BindGroupLayout,
+    ) -> Result<Self, Error> {
+        let tiers = budget.tiers.len();
+        let mut host = Vec::with_capacity(tiers * BLENDS);
+        let mut slot_layouts = Vec::with_capacity(tiers);
+        let mut tier_modules = Vec::with_capacity(tiers);
+        for &tier in &budget.tiers {
+            let layout = slot_layout(device, tier);
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("layerbatch"),
+                bind_group_layouts: &[Some(globals_layout), Some(&layout)],
+                immediate_size: 0,
+            });
+            let source = shader::shader_source(tier);
+            let (module, verdict) = scoped(device, || {
+                device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some("layerbatch"),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                })
+            });
+            if let Some(e) = late.settle(verdict, || What::Shader { tier }) {
+                return Err(e);
+            }
+            // One module per tier, one pipeline per blend mode of it.
+            for mode in BlendMode::ALL {
+                let (pipeline, verdict) = scoped(device, || {
+                    let kind = PipelineKind { tier, mode, indexed: budget.indexed_quads };
+                    create_pipeline(device, &pipeline_layout, &module, target, options, kind)
+                });
+                if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: format!("{mode:?} blending") })
+                {
+                    return Err(e);
+                }
+                host.push(pipeline);
+            }
+            slot_layouts.push(layout);
+            tier_modules.push((module, pipeline_layout));
+        }
+        Ok(Self {
+            tiers: budget.tiers.clone(),
+            host,
+            tier_modules,
+            targets: HashMap::new(),
+            slot_layouts,
+            indexed: budget.indexed_quads,
+        })
+    }
+
+    /// The slot tiers, ascending.
+    pub(crate) fn tiers(&self) -> &[u32] {
+        &self.tiers
+    }
+
+    /// Pipelines for the host's passes: one per tier and blend mode.
+    pub(crate) fn count(&self) -> usize {
+        self.host.len()
+    }
+
+    /// The place of `tier` among the tiers, if the renderer has it.
+    pub(crate) fn tier_index(&self, tier: u32) -> Option<usize> {
+        self.tiers.iter().position(|&t| t == tier)
+    }
+
+    /// Index of the pipeline of a tier (by [`Pipelines::tier_index`]) and blend mode.
+    pub(crate) fn index(tier_index: usize, mode: BlendMode) -> usize {
+        tier_index * BLENDS + mode.index()
+    }
+
+    /// The pipelines a plan draws with, indexed by [`Pipelines::index`]: the host's, or
+    /// those of its render target's format (`None` before they are made).
+    pub(crate) fn for_target(&self, format: Option<wgpu::TextureFormat>) -> Option<&[wgpu::RenderPipeline]> {
+        match format {
+            Some(format) => self.targets.get(&format).map(Vec::as_slice),
+            None => Some(&self.host),
+        }
+    }
+
+    /// The slot bind group layout of a tier (by [`Pipelines::tier_index`]).
+    pub(crate) fn slot_layout(&self, tier_index: usize) -> &wgpu::BindGroupLayout {
+        &self.slot_layouts[tier_index]
+    }
+
+    /// Makes the pipelines drawing into render targets of `format` (one sample, no depth)
+    /// unless they exist, from the modules compiled at creation: every tier and blend mode.
+    /// Returns how many were made (for `pipeline_compiles`).
+    pub(crate) fn ensure_target(
+        &mut self,
+        device: &wgpu::Device,
+        late: &Late,
+        format: wgpu::TextureFormat,
+    ) -> Result<u64, Error> {
+        if self.targets.contains_key(&format) {
+            return Ok(0);
+        }
+        let plain = RendererOptions::default();
+        let mut list = Vec::with_capacity(self.host.len());
+        for (&tier, (module, layout)) in self.tiers.iter().zip(&self.tier_modules) {
+            for mode in BlendMode::ALL {
+                let (pipeline, verdict) = scoped(device, || {
+                    let kind = PipelineKind { tier, mode, indexed: self.indexed };
+                    create_pipeline(device, layout, module, format, &plain, kind)
+                });
+                let what =
+                    || What::Pipeline { tier, detail: format!("{mode:?} blending into a {format:?} render target") };
+                if let Some(e) = late.settle(verdict, what) {
+                    return Err(e);
+                }
+                list.push(pipeline);
+            }
+        }
+        let made = list.len() as u64;
+        self.targets.insert(format, list);
+        Ok(made)
+    }
+}
+
+/// The bind group layout of a tier's slots: a texture and its sampler per slot.
+fn slot_layout(device: &wgpu::Device, tier: u32) -> wgpu::BindGroupLayout {
+    let mut entries = Vec::with_capacity(2 * tier as usize);
+    for i in 0..tier {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: shader::texture_binding(i),
+            // The vertex stage asks the layer's size; the fragment stage samples.
+            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            count: None,
+        });
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: shader::sampler_binding(i),
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        });
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("layerbatch slots"),
+        entries: &entries,
+    })
+}
+
+/// What a pipeline is for, beyond the target and the host's options.
+#[derive(Clone, Copy)]
+struct PipelineKind {
+    tier: u32,
+    mode: BlendMode,
+    /// Indexed quads (a triangle list of per-vertex instances), else instanced ones (a
+    /// 4-vertex strip per instance).
+    indexed: bool,
+}
+
+fn create_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    target: wgpu::TextureFormat,
+    options: &RendererOptions,
+    kind: PipelineKind,
+) -> wgpu::RenderPipeline {
+    let PipelineKind { tier, mode, indexed } = kind;
+    let label = format!("layerbatch tier {tier}, {mode:?}");
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(&label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: Instance::BYTES as u64,
+                step_mode: if indexed { wgpu::VertexStepMode::Vertex } else { wgpu::VertexStepMode::Instance },
+                attributes: &INSTANCE_ATTRIBUTES,
+            })],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: if indexed {
+                wgpu::PrimitiveTopology::TriangleList
+            } else {
+                wgpu::PrimitiveTopology::TriangleStrip
+            },
+            cull_mode: None,
+            ..Default::default()
+        },
+        depth_stencil: options.depth_stencil.clone(),
+        multisample: options.multisample,
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: target,
+                // Core's factors for the mode, with an ADD equation (Over: premultiplied alpha).
+                blend: Some(blend_state(mode)),
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// wgpu's blend state for a mode: core's factors with an `ADD` equation.
+fn blend_state(mode: BlendMode) -> wgpu::BlendState {
+    let f = |factor: BlendFactor| match factor {
+        BlendFactor::Zero => wgpu::BlendFactor::Zero,
+        BlendFactor::One => wgpu::BlendFactor::One,
+        BlendFactor::DstColor => wgpu::BlendFactor::Dst,
+        BlendFactor::OneMinusSrcColor => wgpu::BlendFactor::OneMinusSrc,
+        BlendFactor::OneMinusSrcAlpha => wgpu::BlendFactor::OneMinusSrcAlpha,
+    };
+    let [cs, cd, as_, ad] = mode.factors();
+    wgpu::BlendState {
+        color: wgpu::BlendComponent { src_factor: f(cs), dst_factor: f(cd), operation: wgpu::BlendOperation::Add },
+        alpha: wgpu::BlendComponent { src_factor: f(as_), dst_factor: f(ad), operation: wgpu::BlendOperation::Add },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vertex_layout_is_cores_table() {
+        assert_eq!(INSTANCE_ATTRIBUTES.len(), Instance::ATTRIBUTES.len());
+        for (w, a) in INSTANCE_ATTRIBUTES.iter().zip(Instance::ATTRIBUTES) {
+            assert_eq!((w.shader_location, w.offset), (a.location, u64::from(a.offset)), "{}", a.name);
+            assert_eq!(w.format.size(), u64::from(a.format.bytes()), "{}", a.name);
+        }
+        // The hand-checked offsets of core's constants, for one row each end.
+        assert_eq!(INSTANCE_ATTRIBUTES[0].offset, u64::from(Instance::OFFSET_ORIGIN));
+        assert_eq!(INSTANCE_ATTRIBUTES[6].offset, u64::from(Instance::OFFSET_SLOT_FLAGS_LAYER));
+    }
+}
