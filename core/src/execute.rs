@@ -107,7 +107,7 @@ pub struct LayerCopy {
 
 impl LayerCopy {
     /// The regions copied, one per level: `(level, [width, height])`.
-    pub fn levels(&self) -> impl Iterator<Item = (u32, [u32; 2])> + '_ {
+    pub fn levels(&self) -> impl Iterator<Item = (u32, [u32; 2])> + Clone + '_ {
         (0..self.mip_levels).map(|l| {
             let (w, h) = mip_size(self.size_px[0], self.size_px[1], l);
             (l, [w, h])
@@ -327,9 +327,15 @@ impl PlanRunner {
     /// as destroyed) and forgets every binding, so that only a rebuild plan (or a new
     /// batcher's first) is accepted next.
     pub fn fail<E: Executor>(&mut self, exec: &mut E, counters: &mut DeviceCounters) {
+        self.forget(counters);
+        exec.drop_arrays();
+    }
+
+    /// [`PlanRunner::fail`] for an executor that has already dropped its arrays (or lost them
+    /// with its device): counts them as destroyed and forgets them and every binding.
+    pub fn forget(&mut self, counters: &mut DeviceCounters) {
         counters.arrays_destroyed += self.held.len() as u64;
         self.held.clear();
-        exec.drop_arrays();
         self.validator.reset();
     }
 }
