@@ -147,6 +147,9 @@ pub struct DeviceCounters {
     pub instance_bytes_written: u64,
     /// Layers copied on the GPU (growth).
     pub layers_copied: u64,
+    /// Bytes copied on the GPU: every level of every layer a growth or shrink copies, and
+    /// every rectangle a compaction copies.
+    pub gpu_copy_bytes: u64,
     /// Arrays created on the device (growth included).
     pub arrays_created: u64,
     /// Arrays destroyed on the device.
@@ -175,6 +178,7 @@ impl DeviceCounters {
         texture_bytes_written: 0,
         instance_bytes_written: 0,
         layers_copied: 0,
+        gpu_copy_bytes: 0,
         arrays_created: 0,
         arrays_destroyed: 0,
         mip_levels_regenerated: 0,
@@ -193,6 +197,7 @@ impl DeviceCounters {
             texture_bytes_written,
             instance_bytes_written,
             layers_copied,
+            gpu_copy_bytes,
             arrays_created,
             arrays_destroyed,
             mip_levels_regenerated,
@@ -206,6 +211,7 @@ impl DeviceCounters {
         self.texture_bytes_written += texture_bytes_written;
         self.instance_bytes_written += instance_bytes_written;
         self.layers_copied += layers_copied;
+        self.gpu_copy_bytes += gpu_copy_bytes;
         self.arrays_created += arrays_created;
         self.arrays_destroyed += arrays_destroyed;
         self.mip_levels_regenerated += mip_levels_regenerated;

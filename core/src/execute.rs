@@ -260,6 +260,7 @@ impl PlanRunner {
                         };
                         exec.copy_layers(&copy)?;
                         counters.layers_copied += u64::from(*copy_layers);
+                        counters.gpu_copy_bytes += copy.bytes();
                     }
                     exec.destroy_array(*from);
                     self.held.remove(from);
@@ -281,6 +282,7 @@ impl PlanRunner {
                     exec.copy_rect(&copy)?;
                     // One layer's rectangle: counted as a layer copied.
                     counters.layers_copied += 1;
+                    counters.gpu_copy_bytes += copy.bytes();
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     desc_of(&self.held, *array)?;
@@ -337,5 +339,33 @@ impl PlanRunner {
         counters.arrays_destroyed += self.held.len() as u64;
         self.held.clear();
         self.validator.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Batcher, Config, Limits, MockDevice, TextureDesc};
+
+    /// A class array grown on the device: the bytes its layers moved, counted once by the
+    /// runner for every executor.
+    #[test]
+    fn gpu_copy_bytes_are_the_layers_a_growth_copies() {
+        let config = Config { max_packed_size_px: 0, ..Config::default() };
+        let mut batcher = Batcher::new(Limits::guaranteed_minimum(), config).unwrap();
+        let mut device = MockDevice::new(batcher.budget());
+        let desc = TextureDesc::new(64, 64);
+        batcher.register(&desc, &[9; 64 * 64 * 4]).unwrap();
+        batcher.begin_frame();
+        device.execute(batcher.finish()).unwrap();
+        // One more than the array holds now: it grows, copying its layers on the GPU.
+        let layers = batcher.allocator().arrays().map(|(_, d)| d.layers).sum::<u32>();
+        for _ in 0..layers {
+            batcher.register(&desc, &[7; 64 * 64 * 4]).unwrap();
+        }
+        batcher.begin_frame();
+        device.execute(batcher.finish()).unwrap();
+        let c = device.frame_counters();
+        assert!(c.layers_copied >= u64::from(layers), "{c:?}");
+        assert_eq!(c.gpu_copy_bytes, c.layers_copied * 64 * 64 * 4);
     }
 }
