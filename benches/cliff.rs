@@ -4,11 +4,8 @@
 //!
 //! `cargo bench --bench cliff`. With the `CI` env var set, fewer quads and points.
 
-#[path = "../examples/support/cliff.rs"]
-mod cliff;
-
-use cliff::{CliffScene, Strategy};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use layerbatch_testkit::cliff::{CliffScene, Strategy};
 use std::hint::black_box;
 
 fn bench_cliff(c: &mut Criterion) {

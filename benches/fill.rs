@@ -1,30 +1,16 @@
 //! Per-pixel cost of layerbatch-gl's fragment work against a plain sprite shader, in one
-//! criterion group so the ratios come from one run (see `examples/support/fill.rs` for the
+//! criterion group so the ratios come from one run (see `layerbatch_testkit::fill` for the
 //! cases): each iteration clears, draws `K` full-target quads and waits (`glFinish`), so per
 //! pixel = time / (K * w * h). `cargo bench --bench fill`; with `CI` set, a smaller target.
 //! GL 3.3 core on EGL (llvmpipe here), then wgpu on Vulkan (lavapipe here) with the baselines
 //! in WGSL. `examples/pixel_cost.rs` counts instructions instead.
 
-#[allow(unsafe_code, dead_code)]
-#[path = "../examples/support/egl.rs"]
-mod egl;
-#[allow(unsafe_code)]
-#[path = "../examples/support/fill.rs"]
-mod fill;
-#[path = "../examples/support/gpu.rs"]
-mod gpu;
-
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use layerbatch_testkit::{ci, fill};
 
 fn bench(c: &mut Criterion) {
     let size: [u32; 2] = if std::env::var_os("CI").is_some() { [256, 192] } else { [640, 480] };
-    let rig = match fill::GlRig::new(size) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("skipped: fill: no GL 3.3 context: {e}");
-            return;
-        }
-    };
+    let Some(rig) = ci::require(fill::GlRig::new(size), "fill", "GL 3.3 context") else { return };
     let pixels = rig.pixels();
     let mut g = c.benchmark_group("fill");
     g.sample_size(20);
@@ -39,13 +25,7 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     // The same on layerbatch-wgpu (lavapipe here), with the baselines in WGSL.
-    let rig = match fill::WgpuRig::new(size) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("skipped: fill_wgpu: no Vulkan adapter: {e}");
-            return;
-        }
-    };
+    let Some(rig) = ci::require(fill::WgpuRig::new(size), "fill_wgpu", "Vulkan adapter") else { return };
     let mut g = c.benchmark_group("fill_wgpu");
     g.sample_size(20);
     g.throughput(Throughput::Elements(rig.pixels()));

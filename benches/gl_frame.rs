@@ -2,15 +2,8 @@
 //! ladder), in one group. `cargo bench --bench gl_frame`; with the `CI` env var set, a
 //! smaller scene.
 
-#[path = "../examples/support/frame_bench.rs"]
-mod frame_bench;
-#[allow(unsafe_code)]
-#[path = "../examples/support/headless.rs"]
-mod headless;
-#[path = "../examples/support/scene.rs"]
-mod scene;
-
 use criterion::{criterion_group, criterion_main, Criterion};
+use layerbatch_testkit::{frame_bench, headless};
 
 fn bench(c: &mut Criterion) {
     frame_bench::bench_frames(c, "gl_frame", headless::DeviceKind::Gl);

@@ -3,10 +3,7 @@
 //!
 //! `cargo run --release --example cliff -- --out cliff.svg [--quads N]`
 
-#[path = "support/cliff.rs"]
-mod cliff;
-
-use cliff::{CliffScene, Strategy};
+use layerbatch_testkit::cliff::{CliffScene, Strategy};
 use plotters::prelude::*;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

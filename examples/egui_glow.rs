@@ -38,9 +38,7 @@ use layerbatch_gl::{glow, Renderer, Target};
 
 /// The headless host: a surfaceless EGL context, an egui context, `egui_glow::Painter`, a
 /// framebuffer.
-#[allow(unsafe_code)]
-#[path = "support/egui_glow_host.rs"]
-pub mod host;
+pub use layerbatch_testkit::egui::glow_host as host;
 
 /// The sprite state all panels share, as an `Arc<Mutex<_>>` the callbacks hold.
 #[derive(Debug)]

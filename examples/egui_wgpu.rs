@@ -39,8 +39,7 @@ use layerbatch_wgpu::{device_limits, Prepared, Renderer, RendererOptions};
 
 /// The headless host: a wgpu device, an egui context, `egui_wgpu::Renderer`, an offscreen
 /// target.
-#[path = "support/egui_wgpu_host.rs"]
-pub mod host;
+pub use layerbatch_testkit::egui::wgpu_host as host;
 
 /// The sprite state all panels share; one per egui-wgpu renderer, in its `callback_resources`.
 #[derive(Debug)]

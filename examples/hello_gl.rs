@@ -4,84 +4,10 @@
 //! [--frames N]` (or with no display) it renders offscreen on EGL and writes the last frame.
 use std::sync::Arc;
 
-use layerbatch::{Affine2, Batcher, BlendMode, Config, FramePlan, Quad, TextureDesc, TextureId, Usage};
+use layerbatch::{Batcher, Config};
 use layerbatch_gl::{glow, Renderer, Target};
-
-#[allow(unsafe_code)]
-#[path = "support/hello.rs"]
-pub mod hello;
-
-/// The window's first size and the offscreen frame's, and the colour behind everything.
-pub const SIZE: [u32; 2] = [640, 400];
-pub const BACKGROUND: [u8; 4] = [16, 18, 28, 255];
-/// The UI panel on screen, `[x, y, w, h]` (its clip rectangle), and its colour.
-pub const PANEL: [u32; 4] = [16, 16, 200, 120];
-pub const PANEL_COLOR: [u8; 4] = [40, 48, 96, 255];
-/// The minimap: the size of its texture and where it is shown, 1:1.
-pub const MINIMAP: [u32; 4] = [456, 276, 168, 108];
-pub const MINIMAP_CLEAR: [f32; 4] = [0.05, 0.25, 0.12, 1.0];
-
-/// The textures, and the plans drawn with them.
-struct Scene {
-    sprite: TextureId,
-    particle: TextureId,
-    white: TextureId,
-    minimap: TextureId,
-}
-
-impl Scene {
-    /// The world, in its own pixels (960 x 600): 15 x 10 sprites, bobbing and turning.
-    fn world(&self, b: &mut Batcher, t: f32) -> hello::Result<()> {
-        for (i, j) in (0..15).flat_map(|i| (0..10).map(move |j| (i as f32, j as f32))) {
-            let pos = [i * 64.0 + 32.0, j * 60.0 + 30.0 + 8.0 * (t * 2.0 + i).sin()];
-            b.push(&Quad::rotated(self.sprite, pos, [32.0; 2], t + j))?;
-        }
-        Ok(())
-    }
-
-    /// Into the minimap's texture: the whole world, scaled down.
-    fn minimap<'b>(&self, b: &'b mut Batcher, t: f32) -> hello::Result<&'b FramePlan> {
-        b.begin_frame_into(self.minimap, Some(MINIMAP_CLEAR))?;
-        b.set_transform(Affine2::scale(MINIMAP[2] as f32 / 960.0, MINIMAP[3] as f32 / 600.0));
-        self.world(b, t)?;
-        Ok(b.finish())
-    }
-
-    /// The screen, `w` x `h`.
-    fn screen<'b>(&self, b: &'b mut Batcher, t: f32, [w, h]: [u32; 2]) -> hello::Result<&'b FramePlan> {
-        b.begin_frame();
-        b.push(&Quad::solid(self.white, [0.0; 2], [w as f32, h as f32], BACKGROUND))?;
-        // The camera: the world point it looks at goes to the screen's centre, turned, zoomed.
-        let look = [480.0 + 200.0 * (t * 0.3).sin(), 300.0 + 100.0 * (t * 0.4).cos()];
-        let (turn, zoom) = (Affine2::rotation(0.3 * (t * 0.5).sin()), 1.0 + 0.3 * (t * 0.5).sin());
-        let pan = Affine2::translation(w as f32 / 2.0, h as f32 / 2.0);
-        b.set_transform(Affine2::translation(-look[0], -look[1]).then(turn).then(Affine2::scale(zoom, zoom)).then(pan));
-        self.world(b, t)?;
-        // A burst of sparks every 2 s where the camera looks, added onto what is below.
-        b.set_blend(BlendMode::Additive);
-        for (k, angle) in (0..48).map(|k| (k % 5, k as f32 * 0.1309)) {
-            let r = 20.0 + 150.0 * (t % 2.0) * (0.6 + 0.1 * k as f32);
-            let pos = [look[0] + r * angle.cos(), look[1] + r * angle.sin()];
-            b.push(&Quad::rotated(self.particle, pos, [32.0; 2], angle).with_color([60, 200, 255, 255]))?;
-        }
-        // The UI, in screen pixels: a panel whose list scrolls, clipped to the panel.
-        b.set_blend(BlendMode::Over);
-        b.set_transform(Affine2::IDENTITY);
-        b.set_clip(Some(PANEL));
-        let [x, y, pw, ph] = PANEL.map(|v| v as f32);
-        let top = y - 40.0 - 40.0 * (t * 0.8).sin();
-        b.push(&Quad::solid(self.white, [x, top], [pw, ph + 160.0], PANEL_COLOR))?;
-        for ry in (0..7).map(|row| top + 8.0 + row as f32 * 40.0) {
-            b.push(&Quad::rect(self.sprite, [x + 8.0, ry], [32.0, 32.0]))?;
-            b.push(&Quad::solid(self.white, [x + 48.0, ry + 12.0], [pw - 56.0, 8.0], [90, 100, 160, 255]))?;
-        }
-        b.set_clip(None);
-        // The minimap drawn this frame.
-        let [mx, my, mw, mh] = MINIMAP.map(|v| v as f32);
-        b.push(&Quad::rect(self.minimap, [mx, my], [mw, mh]))?;
-        Ok(b.finish())
-    }
-}
+// The scene (planned with the batcher alone) and the window / offscreen boilerplate.
+use layerbatch_testkit::hello::{self, Scene};
 
 /// What a GL engine keeps: the batcher, the renderer and the scene's textures.
 struct Hello {
@@ -93,16 +19,10 @@ struct Hello {
 impl Hello {
     /// On `gl`, current on this thread.
     fn new(gl: Arc<glow::Context>) -> hello::Result<Self> {
-        let mut b = Batcher::new(Renderer::query_limits(&gl), Config::default())?;
-        let renderer = Some(Renderer::new(gl, b.budget())?);
-        let png = TextureDesc::new(0, 0); // the size is the PNG's; decoded and premultiplied by core
-        let scene = Scene {
-            sprite: b.register_encoded(include_bytes!("assets/sprite.png"), png)?,
-            particle: b.register_encoded(include_bytes!("assets/particle.png"), png)?,
-            white: b.white()?,
-            minimap: b.register(&TextureDesc::new(MINIMAP[2], MINIMAP[3]).with_usage(Usage::RenderTarget), &[])?,
-        };
-        Ok(Self { batcher: b, renderer, scene })
+        let mut batcher = Batcher::new(Renderer::query_limits(&gl), Config::default())?;
+        let renderer = Some(Renderer::new(gl, batcher.budget())?);
+        let scene = Scene::register(&mut batcher)?;
+        Ok(Self { batcher, renderer, scene })
     }
 
     /// Plans and paints frame `t` (seconds) into `target`: the minimap into its texture
@@ -138,6 +58,7 @@ fn main() -> hello::Result<()> {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let new = |w: &hello::GlWindow| Hello::new(w.gl.clone());
     // Into the window's default framebuffer, then presented.
-    let draw = |h: &mut Hello, w: &mut hello::GlWindow, t| h.frame(t, &Target::bound(w.size())).and_then(|()| w.swap());
-    hello::main("hello_gl", SIZE, render_offscreen, new, draw)
+    let draw =
+        |h: &mut Hello, w: &mut hello::GlWindow, t| h.frame(t, &Target::bound(w.size())).and_then(|()| Ok(w.swap()?));
+    hello::main("hello_gl", hello::SIZE, render_offscreen, new, draw)
 }

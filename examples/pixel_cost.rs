@@ -10,16 +10,9 @@
 //! (`wgpu` instead of `gl`: layerbatch-wgpu on lavapipe, the same cases in WGSL.) Run each
 //! case with 1 and with 3 frames: half the difference of the two counts is one frame, without
 //! the setup. `Ir` of a frame / pixels per frame is the cost per pixel. Cases: see
-//! `examples/support/fill.rs` (`baseline`, `previous_tier1`, `tier1`, `tier4`).
+//! `layerbatch_testkit::fill` (`baseline`, `previous_tier1`, `tier1`, `tier4`).
 
-#[allow(unsafe_code, dead_code)]
-#[path = "support/egl.rs"]
-mod egl;
-#[allow(unsafe_code)]
-#[path = "support/fill.rs"]
-mod fill;
-#[path = "support/gpu.rs"]
-mod gpu;
+use layerbatch_testkit::fill;
 
 /// The frames callgrind counts.
 #[inline(never)]

@@ -7,14 +7,9 @@
 //! Runs on GL 3.3 core and GLES 3.0 (llvmpipe) and wgpu on Vulkan (lavapipe). Under `CI=true`
 //! a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-#[allow(unsafe_code)]
-#[path = "../examples/support/headless.rs"]
-mod headless;
-#[path = "../examples/support/scene.rs"]
-mod scene;
-
 use headless::{DeviceKind, Headless};
 use layerbatch::{Batcher, Config, TextureDesc, TextureId, Usage};
+use layerbatch_testkit::{headless, scene};
 use scene::{texture_pixels, Scene, SceneOptions};
 
 const SIZE: [u32; 2] = [160, 120];

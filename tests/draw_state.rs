@@ -5,12 +5,9 @@
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-#[allow(unsafe_code)]
-#[path = "../examples/support/headless.rs"]
-mod headless;
-
 use headless::{DeviceKind, Headless};
 use layerbatch::{Batcher, BlendMode, Config, DrawState, Quad};
+use layerbatch_testkit::headless;
 
 const SIZE: [u32; 2] = [320, 200];
 
@@ -72,18 +69,7 @@ fn scene(kind: DeviceKind, test: &str) -> Option<(Vec<u8>, u64)> {
 }
 
 fn want(mode: BlendMode) -> [u8; 4] {
-    let f = |v: u8| f32::from(v) / 255.0;
-    let (s, d) = (SRC.map(f), DST.map(f));
-    let px: [f32; 4] = std::array::from_fn(|i| match mode {
-        BlendMode::Over => s[i] + d[i] * (1.0 - s[3]),
-        BlendMode::Additive if i < 3 => s[i] + d[i],
-        BlendMode::Additive => d[3],
-        BlendMode::Multiply if i < 3 => s[i] * d[i] + d[i] * (1.0 - s[3]),
-        BlendMode::Screen if i < 3 => s[i] + d[i] * (1.0 - s[i]),
-        BlendMode::Multiply | BlendMode::Screen => s[3] + d[3] * (1.0 - s[3]),
-        _ => s[i],
-    });
-    px.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+    layerbatch_testkit::blend::blend(mode, SRC, DST)
 }
 
 fn at(img: &[u8], x: u32, y: u32) -> [u8; 4] {

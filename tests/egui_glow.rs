@@ -18,20 +18,16 @@
 //! `cargo test --features glow-0-17 --test egui_glow`. Under `CI=true` a missing EGL context
 //! fails the test; outside CI it prints `skipped:`.
 
-mod egui_checks;
-#[allow(dead_code)]
-#[path = "../examples/egui_glow.rs"]
-mod example;
-
 use std::sync::{Arc, Mutex};
 
-use egui_checks::{
-    check, close, framed, in_ci, panel, scrolled_canvas, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL,
-    SCROLLED, SCROLLED_CLIP,
-};
 use example::host::{GlowEguiHost, Image};
 use example::{paint_sprites, sprite_canvas, SpriteRenderer, Sprites};
 use layerbatch::{Format, Quad, TextureDesc, TextureId};
+use layerbatch_testkit::egui::checks::{
+    check, close, framed, panel, scrolled_canvas, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL, SCROLLED,
+    SCROLLED_CLIP,
+};
+use layerbatch_testkit::examples::egui_glow as example;
 
 /// A host on a GLES 3.0 (`gles`) or GL 3.3 core context, and a sprite renderer on it; or
 /// `None` after printing `skipped:` (outside CI only).
@@ -41,18 +37,11 @@ fn open(
     size_px: [u32; 2],
     pixels_per_point: f32,
 ) -> Option<(GlowEguiHost, Arc<Mutex<SpriteRenderer>>)> {
-    match GlowEguiHost::new(gles, size_px, pixels_per_point) {
-        Ok(host) => {
-            let sprites = SpriteRenderer::new(host.painter.gl().clone())
-                .unwrap_or_else(|e| panic!("{test}: {}: SpriteRenderer::new: {e}", host.adapter));
-            Some((host, Arc::new(Mutex::new(sprites))))
-        }
-        Err(e) if in_ci() => panic!("{test}: no EGL context under CI=true: {e}"),
-        Err(e) => {
-            println!("skipped: {test}: no EGL context: {e}");
-            None
-        }
-    }
+    let host =
+        layerbatch_testkit::ci::require(GlowEguiHost::new(gles, size_px, pixels_per_point), test, "EGL context")?;
+    let sprites = SpriteRenderer::new(host.painter.gl().clone())
+        .unwrap_or_else(|e| panic!("{test}: {}: SpriteRenderer::new: {e}", host.adapter));
+    Some((host, Arc::new(Mutex::new(sprites))))
 }
 
 /// Defines `gl` and `gles` tests running `$name(test_name, gles)`.
@@ -294,7 +283,7 @@ fn egui_clip_cuts_sprites(test: &str, gles: bool) {
         "{test}: the canvas is on the screen and reaches past egui's clip on both sides: {c:?} {e:?}"
     );
     let [x, y, w, h] = SCROLLED_CLIP.map(|v| v as i32);
-    let visible = egui_checks::intersect(e, [c[0] + x, c[1] + y, w, h]);
+    let visible = layerbatch_testkit::egui::checks::intersect(e, [c[0] + x, c[1] + y, w, h]);
     let panels = [Expected { origin: [c[0], c[1]], squares: &SCROLLED, visible }];
     let checked = check(test, &shot(&with), &shot(&without), &panels);
     assert!(checked >= 15, "{test}: only {checked} points visible");

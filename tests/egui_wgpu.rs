@@ -18,35 +18,27 @@
 //!
 //! Under `CI=true` a missing Vulkan adapter fails the test; outside CI it prints `skipped:`.
 
-mod egui_checks;
-#[allow(dead_code)]
-#[path = "../examples/egui_wgpu.rs"]
-mod example;
-
-use egui_checks::{
-    check, close, framed, in_ci, panel, scrolled_canvas, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL,
-    SCROLLED, SCROLLED_CLIP,
-};
 use example::host::{Image, Submit, WgpuEguiHost, FORMAT};
 use example::{paint_sprites, sprite_canvas, SpriteRenderer, Sprites};
 use layerbatch::{Format, Quad, TextureDesc, TextureId, Wrap};
+use layerbatch_testkit::egui::checks::{
+    check, close, framed, panel, scrolled_canvas, sq, to_px, Expected, Shot, Square, BACKGROUND, FRAME_FILL, SCROLLED,
+    SCROLLED_CLIP,
+};
+use layerbatch_testkit::examples::egui_wgpu as example;
 
 /// A host with a sprite renderer of `msaa_samples` in its callback resources, or `None` after
 /// printing `skipped:` (outside CI only).
 fn open(test: &str, size_px: [u32; 2], pixels_per_point: f32, msaa_samples: u32) -> Option<WgpuEguiHost> {
-    match WgpuEguiHost::new(size_px, pixels_per_point, msaa_samples) {
-        Ok(mut host) => {
-            let sprites = SpriteRenderer::new(&host.device, FORMAT, msaa_samples)
-                .unwrap_or_else(|e| panic!("{test}: {}: SpriteRenderer::new: {e}", host.adapter));
-            host.renderer.callback_resources.insert(sprites);
-            Some(host)
-        }
-        Err(e) if in_ci() => panic!("{test}: no Vulkan adapter under CI=true: {e}"),
-        Err(e) => {
-            println!("skipped: {test}: no Vulkan adapter: {e}");
-            None
-        }
-    }
+    let mut host = layerbatch_testkit::ci::require(
+        WgpuEguiHost::new(size_px, pixels_per_point, msaa_samples),
+        test,
+        "Vulkan adapter",
+    )?;
+    let sprites = SpriteRenderer::new(&host.device, FORMAT, msaa_samples)
+        .unwrap_or_else(|e| panic!("{test}: {}: SpriteRenderer::new: {e}", host.adapter));
+    host.renderer.callback_resources.insert(sprites);
+    Some(host)
 }
 
 fn sprites(host: &mut WgpuEguiHost) -> &mut SpriteRenderer {
@@ -371,7 +363,7 @@ fn egui_clip_cuts_sprites() {
         "{test}: the canvas reaches past egui's clip on both sides: {c:?} {e:?}"
     );
     let [x, y, w, h] = SCROLLED_CLIP.map(|v| v as i32);
-    let visible = egui_checks::intersect(e, [c[0] + x, c[1] + y, w, h]);
+    let visible = layerbatch_testkit::egui::checks::intersect(e, [c[0] + x, c[1] + y, w, h]);
     let checked =
         check(test, &shot(&with), &shot(&without), &[Expected { origin: [c[0], c[1]], squares: &squares, visible }]);
     assert!(checked >= 15, "{test}: only {checked} points visible");

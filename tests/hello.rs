@@ -1,4 +1,5 @@
-//! The hello examples, run: each example file is included as a module and its offscreen path
+//! The hello examples, run: each example file is a module of the test kit
+//! (`layerbatch_testkit::examples`) and its offscreen path
 //! (`render_offscreen`, what `--out` and a machine with no display run) renders its scene on
 //! GL 3.3 core / GLES 3.0 (EGL, llvmpipe) and on wgpu (lavapipe). The pixels must show what
 //! the example promises: the sprites, the additive sparks where the camera looks, the UI panel's
@@ -6,39 +7,25 @@
 //! shown; the PNG it writes must decode to the same pixels; GL and wgpu must agree.
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
-// Both examples include `examples/support/hello.rs`.
-#![allow(clippy::duplicate_mod)]
-
-#[allow(dead_code)]
-#[path = "../examples/hello_gl.rs"]
-mod hello_gl;
-#[allow(dead_code)]
-#[path = "../examples/hello_wgpu.rs"]
-mod hello_wgpu;
 
 use std::error::Error;
 
-use hello_gl::{BACKGROUND, MINIMAP, MINIMAP_CLEAR, PANEL, PANEL_COLOR, SIZE};
+use layerbatch_testkit::examples::{hello_gl, hello_wgpu};
+use layerbatch_testkit::hello::{self, BACKGROUND, MINIMAP, MINIMAP_CLEAR, PANEL, PANEL_COLOR, SIZE};
 
 /// Frames rendered: the last is at t = 0.5 s (the panel's list scrolled up, the sparks out).
 const FRAMES: u32 = 31;
 /// The sprite PNG's body colour.
 const ORANGE: [u8; 4] = [250, 150, 30, 255];
 
-/// Whether the run is CI's: a device that cannot be had then is a failure, not a skip.
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
-}
-
 /// The frame, or `None` (after `skipped:`) when there is no device outside CI.
 fn rendered(test: &str, result: Result<Vec<u8>, Box<dyn Error>>, no_device: bool) -> Option<Vec<u8>> {
     match result {
         Ok(px) => Some(px),
-        Err(e) if no_device && !in_ci() => {
-            println!("skipped: {test}: {e}");
+        Err(e) if no_device => {
+            layerbatch_testkit::ci::skip(test, &e.to_string());
             None
         }
-        Err(e) if no_device => panic!("{test}: CI=true and {e}"),
         Err(e) => panic!("{test}: {e}"),
     }
 }
@@ -110,7 +97,7 @@ fn check_scene(name: &str, img: &[u8]) {
 
 type SavePng = fn(&std::path::Path, [u32; 2], &[u8]) -> Result<(), Box<dyn Error>>;
 
-/// The example's PNG writer: the file decodes to the frame.
+/// The examples' PNG writer: the file decodes to the frame.
 fn check_png(name: &str, img: &[u8], save: SavePng) {
     let path = std::env::temp_dir().join(format!("layerbatch-{name}-{}.png", std::process::id()));
     save(&path, SIZE, img).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -122,13 +109,13 @@ fn check_png(name: &str, img: &[u8], save: SavePng) {
 
 fn gl() -> Option<Vec<u8>> {
     let result = hello_gl::render_offscreen(FRAMES, SIZE);
-    let no_device = result.as_ref().is_err_and(|e| e.is::<hello_gl::hello::NoDevice>());
+    let no_device = result.as_ref().is_err_and(|e| e.is::<hello::NoDevice>());
     rendered("hello_gl", result, no_device)
 }
 
 fn wgpu() -> Option<Vec<u8>> {
     let result = hello_wgpu::render_offscreen(FRAMES, SIZE);
-    let no_device = result.as_ref().is_err_and(|e| e.is::<hello_wgpu::hello::NoDevice>());
+    let no_device = result.as_ref().is_err_and(|e| e.is::<hello::NoDevice>());
     rendered("hello_wgpu", result, no_device)
 }
 
@@ -138,7 +125,7 @@ fn hello_gl_offscreen_draws_the_scene_and_writes_a_png() {
         env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).is_test(true).try_init();
     let Some(img) = gl() else { return };
     check_scene("hello_gl", &img);
-    check_png("hello_gl", &img, hello_gl::hello::save_png);
+    check_png("hello_gl", &img, hello::save_png);
 }
 
 #[test]
@@ -147,18 +134,14 @@ fn hello_wgpu_offscreen_draws_the_scene_and_writes_a_png() {
         env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).is_test(true).try_init();
     let Some(img) = wgpu() else { return };
     check_scene("hello_wgpu", &img);
-    check_png("hello_wgpu", &img, hello_wgpu::hello::save_png);
+    check_png("hello_wgpu", &img, hello::save_png);
 }
 
-/// The two examples draw one scene: their frames agree but for a few edge pixels of the
-/// turned, filtered sprites (none on llvmpipe and lavapipe).
+/// The two examples draw one scene (`layerbatch_testkit::hello::Scene`, with its constants):
+/// their frames agree but for a few edge pixels of the turned, filtered sprites (none on
+/// llvmpipe and lavapipe).
 #[test]
 fn hello_gl_and_hello_wgpu_agree() {
-    assert_eq!(
-        (hello_gl::SIZE, hello_gl::PANEL, hello_gl::MINIMAP, hello_gl::MINIMAP_CLEAR),
-        (hello_wgpu::SIZE, hello_wgpu::PANEL, hello_wgpu::MINIMAP, hello_wgpu::MINIMAP_CLEAR)
-    );
-    assert_eq!((hello_gl::BACKGROUND, hello_gl::PANEL_COLOR), (hello_wgpu::BACKGROUND, hello_wgpu::PANEL_COLOR));
     let (Some(a), Some(b)) = (gl(), wgpu()) else { return };
     let differing = a.chunks_exact(4).zip(b.chunks_exact(4)).filter(|(p, q)| !near(to4(p), to4(q), 8)).count();
     assert!(differing * 1000 < (SIZE[0] * SIZE[1]) as usize, "{differing} pixels differ by more than 8");

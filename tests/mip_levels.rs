@@ -7,12 +7,9 @@
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-#[allow(unsafe_code)]
-#[path = "../examples/support/headless.rs"]
-mod headless;
-
 use headless::DeviceKind;
 use layerbatch::{Batcher, Config, Filter, Quad, TextureDesc};
+use layerbatch_testkit::headless;
 
 const SIZE: [u32; 2] = [320, 160];
 const SCALES: [f32; 6] = [2.0, 1.0, 0.7, 0.5, 0.3, 0.125];

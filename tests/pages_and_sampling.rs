@@ -9,12 +9,9 @@
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-#[allow(unsafe_code)]
-#[path = "../examples/support/headless.rs"]
-mod headless;
-
 use headless::{DeviceKind, Headless};
 use layerbatch::{Batcher, Config, Filter, Quad, TextureDesc, Wrap};
+use layerbatch_testkit::headless;
 
 fn open(kind: DeviceKind, size: [u32; 2], test: &str) -> Option<Headless> {
     headless::open_for_test(kind, size, test)

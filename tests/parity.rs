@@ -4,14 +4,9 @@
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-#[allow(unsafe_code)]
-#[path = "../examples/support/headless.rs"]
-mod headless;
-#[path = "../examples/support/scene.rs"]
-mod scene;
-
 use headless::DeviceKind;
 use layerbatch::{Batcher, Config, Counters};
+use layerbatch_testkit::{headless, scene};
 use scene::{Scene, SceneOptions};
 
 /// Most a channel may differ between the two backends.

@@ -6,14 +6,9 @@
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-#[allow(unsafe_code)]
-#[path = "../examples/support/headless.rs"]
-mod headless;
-#[path = "../examples/support/plans.rs"]
-mod plans;
-
 use headless::{DeviceKind, DrawError};
 use layerbatch::{Batcher, Config, FramePlan, Limits, MockDevice, PlanError, TextureDesc};
+use layerbatch_testkit::{headless, plans};
 
 /// What one executor answered to each plan, in order: the bad plans, the good one, a repeat of
 /// it, and plan 3 after plan 1.

@@ -7,14 +7,11 @@
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-#[allow(unsafe_code)]
-#[path = "../examples/support/headless.rs"]
-mod headless;
-
 use headless::{DeviceKind, Headless};
 use layerbatch::{
     Batcher, BlendMode, Config, PlanError, PlanTarget, Quad, QuadVertices, TextureDesc, TextureId, Usage,
 };
+use layerbatch_testkit::headless;
 
 const SIZE: [u32; 2] = [240, 160];
 const KINDS: [DeviceKind; 4] = [DeviceKind::Gl, DeviceKind::Gles, DeviceKind::WgpuVulkan, DeviceKind::WgpuGl];

@@ -5,8 +5,6 @@
 
 mod common;
 // Hand-made plans, shared with the wgpu backend's tests.
-#[path = "../../examples/support/plans.rs"]
-mod plans;
 
 use common::{close, distinct_colors, over, solid, Ctx, Image, Offscreen};
 use layerbatch_core::{
@@ -14,6 +12,7 @@ use layerbatch_core::{
     TextureError, TextureId,
 };
 use layerbatch_gl::{glow, Capabilities, CopyPath, Error, Renderer, Target};
+use layerbatch_testkit::plans;
 
 const W: u32 = 256;
 const H: u32 = 256;
@@ -967,23 +966,7 @@ fn blend_modes(ctx: &Ctx) {
     let dst = [100u8, 200, 50, 255];
     let src = [128u8, 64, 0, 128]; // straight (255, 128, 0) at half alpha, premultiplied
     let f = |v: u8| f32::from(v) / 255.0;
-    let (s, d) = (src.map(f), dst.map(f));
-    let sa = s[3];
-    let want = |mode: BlendMode| -> [u8; 4] {
-        let px: [f32; 4] = std::array::from_fn(|i| {
-            let over_a = s[3] + d[3] * (1.0 - sa);
-            match mode {
-                BlendMode::Over => s[i] + d[i] * (1.0 - sa),
-                BlendMode::Additive if i < 3 => s[i] + d[i],
-                BlendMode::Additive => d[3],
-                BlendMode::Multiply if i < 3 => s[i] * d[i] + d[i] * (1.0 - sa),
-                BlendMode::Screen if i < 3 => s[i] + d[i] * (1.0 - s[i]),
-                BlendMode::Multiply | BlendMode::Screen => over_a,
-                _ => s[i],
-            }
-        });
-        px.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
-    };
+    let want = |mode: BlendMode| layerbatch_testkit::blend::blend(mode, src, dst);
     for mode in BlendMode::ALL {
         let (img, draws) = state_frame(&mut rig, dst.map(f), |b| {
             b.push(&Quad::solid(white, [0.0, 0.0], [64.0, 64.0], src)).unwrap();

@@ -6,8 +6,6 @@
 
 mod common;
 // Hand-made plans, shared with the wgpu backend's tests.
-#[path = "../../examples/support/plans.rs"]
-mod plans;
 
 use common::{Ctx, Offscreen};
 use layerbatch_core::{
@@ -16,6 +14,7 @@ use layerbatch_core::{
 };
 use layerbatch_gl::glow::{self, HasContext};
 use layerbatch_gl::{Capabilities, Error, Renderer, Target};
+use layerbatch_testkit::plans;
 use plans::PlanBuilder;
 
 const RED: [u8; 4] = [255, 0, 0, 255];

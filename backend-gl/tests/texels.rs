@@ -7,14 +7,13 @@
 #![allow(unsafe_code)]
 
 mod common;
-#[path = "../../examples/support/plans.rs"]
-mod plans;
 
 use common::{solid, Ctx, Image, Offscreen};
 use layerbatch_core::{
     ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, Format, FramePlan, Instance, Quad, TextureDesc, Wrap,
 };
 use layerbatch_gl::{Capabilities, CopyPath, Renderer, Target};
+use layerbatch_testkit::plans;
 use plans::PlanBuilder;
 
 const W: u32 = 256;

@@ -2,13 +2,10 @@
 //! registered a few per frame): on the mock device, every registration admitted, memory near
 //! the texels, few arrays, one draw, no GPU copies for arrays born in the plan.
 
-#[path = "../../tests/support/asset_sets.rs"]
-mod asset_sets;
-
 use std::collections::{BTreeSet, HashMap};
 
-use asset_sets::{game_like, real_like, texel_bytes, Asset};
 use layerbatch_core::{ArrayDesc, ArrayId, Batcher, Config, Limits, MockDevice, Quad, TextureId};
+use layerbatch_testkit::asset_sets::{game_like, real_like, texel_bytes, Asset};
 
 /// What a loaded set came to.
 struct Loaded {

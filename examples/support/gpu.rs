@@ -1,6 +1,9 @@
 //! wgpu plumbing shared by the offscreen target, the window and `backend-wgpu/tests/common`:
 //! an adapter and device with the limits layerbatch is tested against, a clearing render pass,
 //! and texture readback. The recipes of `docs/ARCHITECTURE.md` (testing without a GPU).
+//!
+//! A copy of `tests/kit/src/gpu.rs` (`layerbatch_testkit`), kept until `backend-wgpu/tests`
+//! use the kit: edit both.
 #![allow(dead_code)]
 
 /// An instance on `backends` that needs no display (wgpu's GL backend then uses EGL

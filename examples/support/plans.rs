@@ -2,6 +2,9 @@
 //! write at an offset in a layer), and a set of bad plans every executor must refuse with the
 //! same [`PlanError`]. Shared by `backend-gl/tests`, `backend-wgpu/tests` and the root tests
 //! (included by path).
+//!
+//! A copy of `tests/kit/src/plans.rs` (`layerbatch_testkit`), kept until `backend-wgpu/tests`
+//! use the kit: edit both.
 #![allow(dead_code)]
 
 use layerbatch_core::{

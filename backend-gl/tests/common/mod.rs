@@ -1,15 +1,18 @@
-//! Shared test helpers: a headless EGL context (llvmpipe through Mesa's EGL device platform),
-//! an offscreen RGBA8 framebuffer with readback, and small texture builders.
-#![allow(dead_code, unsafe_code)]
+//! Shared test helpers: a headless EGL context (llvmpipe through Mesa's EGL device platform,
+//! `layerbatch_testkit::egl`), an offscreen RGBA8 framebuffer with readback, and small texture
+//! builders.
+#![allow(dead_code)]
 
 use std::sync::Arc;
 
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
-use layerbatch_gl::glow::{self, HasContext};
+use layerbatch_gl::glow;
+use layerbatch_testkit::{ci, egl};
 
-// The headless EGL recipe, shared with the root examples, benches and cross-backend tests.
-#[path = "../../../examples/support/egl.rs"]
-mod egl;
+/// Premultiplied "over": `src + dst * (1 - src.a)`, the kit's blend formula.
+pub fn over(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
+    layerbatch_testkit::blend::over(src, dst)
+}
 
 /// Which context a scene runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,16 +48,7 @@ fn create(flavor: Flavor) -> Result<Ctx, String> {
 /// A context of `flavor`, or `None` (with a `skipped:` line) when none can be made outside
 /// CI. Under `CI=true` a missing context fails the test.
 pub fn context(flavor: Flavor, test: &str) -> Option<Ctx> {
-    match create(flavor) {
-        Ok(ctx) => Some(ctx),
-        Err(reason) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true and no {flavor:?} EGL context could be created: {reason}");
-            }
-            println!("skipped: {test} on {flavor:?}: no EGL context ({reason})");
-            None
-        }
-    }
+    ci::require(create(flavor), &format!("{test} on {flavor:?}"), "EGL context")
 }
 
 /// Runs `scene` on a fresh context of `flavor` (this test's own thread).
@@ -70,68 +64,28 @@ pub struct Offscreen {
     pub rb: glow::Renderbuffer,
     pub width: u32,
     pub height: u32,
+    target: egl::Framebuffer,
 }
 
 impl Offscreen {
     /// Creates it, bound to `FRAMEBUFFER`, cleared to `clear` (floats, premultiplied).
     pub fn new(gl: &glow::Context, width: u32, height: u32, clear: [f32; 4]) -> Self {
-        // SAFETY: object creation and state calls on the current context.
-        unsafe {
-            let fbo = gl.create_framebuffer().unwrap();
-            let rb = gl.create_renderbuffer().unwrap();
-            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, width as i32, height as i32);
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-            gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, glow::COLOR_ATTACHMENT0, glow::RENDERBUFFER, Some(rb));
-            assert_eq!(gl.check_framebuffer_status(glow::FRAMEBUFFER), glow::FRAMEBUFFER_COMPLETE);
-            let o = Self { fbo, rb, width, height };
-            o.clear(gl, clear);
-            o
-        }
+        let target = egl::Framebuffer::new(gl, [width, height]).unwrap();
+        target.clear(gl, clear);
+        Self { fbo: target.fbo, rb: target.renderbuffer, width, height, target }
     }
 
     pub fn clear(&self, gl: &glow::Context, c: [f32; 4]) {
-        // SAFETY: state calls on our own framebuffer.
-        unsafe {
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.fbo));
-            gl.viewport(0, 0, self.width as i32, self.height as i32);
-            gl.clear_color(c[0], c[1], c[2], c[3]);
-            gl.clear(glow::COLOR_BUFFER_BIT);
-        }
+        self.target.clear(gl, c);
     }
 
     /// Reads the framebuffer back; row 0 is the top (y down, like instance positions).
     pub fn read(&self, gl: &glow::Context) -> Image {
-        let (w, h) = (self.width as usize, self.height as usize);
-        let mut px = vec![0u8; w * h * 4];
-        // SAFETY: reads w*h RGBA8 pixels into a buffer of exactly that size.
-        unsafe {
-            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(self.fbo));
-            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
-            gl.read_pixels(
-                0,
-                0,
-                w as i32,
-                h as i32,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelPackData::Slice(Some(&mut px)),
-            );
-        }
-        let mut flipped = vec![0u8; px.len()];
-        for y in 0..h {
-            let src = (h - 1 - y) * w * 4;
-            flipped[y * w * 4..(y + 1) * w * 4].copy_from_slice(&px[src..src + w * 4]);
-        }
-        Image { width: self.width, height: self.height, px: flipped }
+        Image { width: self.width, height: self.height, px: self.target.read(gl) }
     }
 
     pub fn delete(self, gl: &glow::Context) {
-        // SAFETY: our own objects.
-        unsafe {
-            gl.delete_framebuffer(self.fbo);
-            gl.delete_renderbuffer(self.rb);
-        }
+        self.target.delete(gl);
     }
 }
 
@@ -201,16 +155,6 @@ pub fn distinct_colors(count: u32) -> Vec<[u8; 4]> {
             [LEVELS[(j % 6) as usize], LEVELS[(j / 6 % 6) as usize], LEVELS[(j / 36) as usize], 255]
         })
         .collect()
-}
-
-/// Premultiplied "over": `src + dst * (1 - src.a)`, channels in 0..=255.
-pub fn over(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
-    let a = src[3] as f32 / 255.0;
-    let mut out = [0u8; 4];
-    for c in 0..4 {
-        out[c] = (src[c] as f32 + dst[c] as f32 * (1.0 - a)).round().clamp(0.0, 255.0) as u8;
-    }
-    out
 }
 
 /// Makes a test with one function per context flavour.

@@ -18,11 +18,6 @@
 // glow's calls are `unsafe`: the host side here (clears, bindings, readback) calls them.
 #![allow(unsafe_code)]
 
-#[path = "../../support/report.rs"]
-mod report;
-#[path = "../../support/scene.rs"]
-mod scene;
-
 mod device;
 mod stress;
 mod tests;
@@ -38,7 +33,8 @@ pub fn start() {
 
 /// Runs the stress scene with `options` (JSON: `backend` `"gl" | "wgpu-webgl" |
 /// "wgpu-webgpu"`, `sprites`, `textures`, `sizes` `"pow2" | "mixed"`, `slots`, `arrays`,
-/// `frames`, `seconds`; any may be left out) and resolves to its summary as one JSON object.
+/// `quads`, `warmup`, `frames`, `seconds`; any may be left out) and resolves to its summary as
+/// one JSON object.
 #[wasm_bindgen]
 pub async fn run_stress(options: String) -> Result<String, JsValue> {
     let options: stress::Options =

@@ -1,11 +1,11 @@
-//! The stress scene of `examples/stress.rs` in the page: same scene, same flags, same counters
-//! and the same JSON summary (`examples/support/report.rs`).
+//! The stress scene of `examples/stress` in the page: same scene, same flags, same counters
+//! and the same JSON summary (`layerbatch_testkit::report`).
 
 use layerbatch::{Batcher, Config, MAX_SLOTS_PER_DRAW};
+use layerbatch_testkit::report::{Mode, Recorder, Report, RunInfo, DEFAULT_WARMUP};
+use layerbatch_testkit::scene::{self, Scene, SceneOptions, Sizes};
 
 use crate::device::{Backend, Device};
-use crate::report::{Mode, Recorder, Report, RunInfo};
-use crate::scene::{Scene, SceneOptions, Sizes};
 use crate::util;
 
 /// The viewport, as natively.
@@ -14,7 +14,8 @@ pub const SIZE: [u32; 2] = [800, 600];
 const FIXED_DT: f32 = 1.0 / 60.0;
 
 /// The native stress's flags that apply in a page (`--backend`, `--sprites`, `--textures`,
-/// `--sizes`, `--slots`, `--arrays`, `--quads`, `--frames`, `--seconds`), with its defaults.
+/// `--sizes`, `--slots`, `--arrays`, `--quads`, `--warmup`, `--frames`, `--seconds`), with its
+/// defaults.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
@@ -26,6 +27,9 @@ pub struct Options {
     pub arrays: bool,
     /// `auto`, `instanced` or `indexed`.
     pub quads: String,
+    /// Frames drawn first and not measured.
+    pub warmup: u64,
+    /// Frames measured after the warm-up, exactly; `None`: what fits in `seconds`.
     pub frames: Option<u64>,
     pub seconds: f64,
 }
@@ -40,14 +44,16 @@ impl Default for Options {
             slots: 16,
             arrays: true,
             quads: "auto".into(),
+            warmup: DEFAULT_WARMUP,
             frames: None,
             seconds: 3.0,
         }
     }
 }
 
-/// Runs the scene: `frames` frames, or as many as fit in `seconds` (at least 2), each timed
-/// from recording to the GPU being done with it, then shows the last frame.
+/// Runs the scene: `warmup` frames, then `frames` frames, or as many as fit in `seconds` (at
+/// least 1), each timed from recording to the GPU being done with it, then shows the last
+/// frame. The report's figures are over the frames after the warm-up.
 pub async fn run(o: &Options) -> Result<Report, String> {
     let backend = Backend::parse(&o.backend)?;
     let sizes = match o.sizes.as_str() {
@@ -62,19 +68,24 @@ pub async fn run(o: &Options) -> Result<Report, String> {
         return Err("textures must be at least 1".into());
     }
     let mut dev = Device::open(backend, SIZE).await.map_err(|e| format!("{}: {e}", backend.name()))?;
-    let quads = crate::scene::parse_quads(&o.quads)?;
+    let quads = scene::parse_quads(&o.quads)?;
     let config = Config::default().with_max_slots(o.slots).with_arrays_enabled(o.arrays).with_quad_vertices(quads);
     let mut batcher = Batcher::new(dev.limits(), config).map_err(|e| format!("config: {e}"))?;
     dev.init(batcher.budget())?;
     let scene_options =
         SceneOptions { sprites: o.sprites, textures: o.textures, viewport_px: SIZE, sizes, ..SceneOptions::default() };
     let mut scene = Scene::new(&mut batcher, scene_options).map_err(|e| format!("textures: {e}"))?;
-    let mut recorder = Recorder::default();
-    let start = util::now_ms();
+    let mut recorder = Recorder::new(o.warmup, dev.stats());
+    // The measuring time starts after the warm-up.
+    let mut measuring_since = None;
     loop {
-        let done = match o.frames {
-            Some(n) => recorder.frames >= n,
-            None => recorder.frames >= 2 && util::now_ms() - start >= o.seconds * 1e3,
+        if measuring_since.is_none() && !recorder.in_warmup() {
+            measuring_since = Some(util::now_ms());
+        }
+        let done = match (o.frames, measuring_since) {
+            (Some(n), _) => recorder.measured_frames() >= n,
+            (None, Some(start)) => recorder.measured_frames() >= 1 && util::now_ms() - start >= o.seconds * 1e3,
+            (None, None) => false,
         };
         if done {
             break;

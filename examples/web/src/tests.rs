@@ -13,8 +13,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::WebGl2RenderingContext as Gl2;
 
 use crate::device::{self, Backend, Device, OpenError};
-use crate::scene::{texture_pixels, Scene, SceneOptions, SIZES};
 use crate::util;
+use layerbatch_testkit::scene::{texture_pixels, Scene, SceneOptions, SIZES};
 
 /// A test: its name and the paths it runs on (`"all"`: one run across every path).
 pub struct Test {

@@ -1,9 +1,16 @@
-//! What the headless egui hosts (`egui_wgpu_host.rs`, `egui_glow_host.rs`) share: egui's
-//! input for a fixed-size screen, and a read-back frame.
+//! Headless egui hosts for the egui examples and their tests: on egui-wgpu (`wgpu_host`,
+//! feature `egui-wgpu`) and on egui_glow (`glow_host`, feature `egui-glow`), what they share
+//! (egui's input for a fixed-size screen, a read-back frame), and the tests' checks
+//! ([`checks`]).
 //!
 //! A real host (eframe, or your engine's egui integration) does the same per frame: gather
 //! input, run the egui context, tessellate, upload egui's texture changes, paint, present.
-#![allow(dead_code)]
+
+pub mod checks;
+#[cfg(feature = "egui-glow")]
+pub mod glow_host;
+#[cfg(feature = "egui-wgpu")]
+pub mod wgpu_host;
 
 /// egui's input for one frame of a `size_px` screen at `pixels_per_point`, with no events:
 /// the same every frame, so that a frame renders the same way every time.

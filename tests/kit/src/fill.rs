@@ -14,11 +14,11 @@
 use std::sync::Arc;
 
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
-use layerbatch::{Batcher, Config, Quad, TextureDesc, TextureId};
-use layerbatch_gl::glow::{self, HasContext};
+use layerbatch_core::{Batcher, Config, Quad, TextureDesc, TextureId};
+use layerbatch_gl::glow;
 use layerbatch_gl::{Renderer, Target};
 
-use crate::egl;
+use crate::egl::{self, raw_sprite::Raw};
 
 /// The cases, in the order they are measured (on GL and on wgpu).
 pub const CASES: [&str; 4] = ["baseline", "previous_tier1", "tier1", "tier4"];
@@ -26,150 +26,18 @@ pub const CASES: [&str; 4] = ["baseline", "previous_tier1", "tier1", "tier4"];
 /// Full-target quads per frame.
 pub const K: u32 = 8;
 
-const BASE_VS: &str = r"#version 330 core
-layout(location = 0) in vec4 a_rect;   // x, y, w, h in pixels
-layout(location = 1) in vec4 a_color;
-uniform vec2 u_viewport_px;
-uniform sampler2DArray u_tex;
-out vec2 v_uv;
-flat out vec4 v_color;
-flat out vec4 v_bounds;
-void main() {
-    vec2 st = vec2(float(gl_VertexID % 2), float(gl_VertexID / 2));
-    vec2 pos = a_rect.xy + st * a_rect.zw;
-    gl_Position = vec4(pos.x / u_viewport_px.x * 2.0 - 1.0, 1.0 - pos.y / u_viewport_px.y * 2.0, 0.0, 1.0);
-    vec2 inv = 1.0 / vec2(textureSize(u_tex, 0).xy);
-    v_uv = SCALE;
-    v_bounds = vec4(0.5, 0.5, 63.5, 63.5) * BSCALE;
-    v_color = a_color;
-}
-";
-
-/// The hand-written programs: `(name, uv expression, bounds scale, fragment body)`.
-const RAW: [(&str, &str, &str, &str); 2] = [
-    // What any 2D batcher's sprite shader does per pixel.
-    ("baseline", "st", "1.0", "o_color = texture(u_tex, vec3(v_uv, 0.0)) * v_color;"),
-    // layerbatch's tier-1 fragment work before the vertex stage divided by the layer size:
-    // texel coordinates, the size asked and divided by per pixel.
-    (
-        "previous_tier1",
-        "st * 64.0",
-        "1.0",
-        "vec2 ddx = dFdx(v_uv); vec2 ddy = dFdy(v_uv); vec2 p = clamp(v_uv, v_bounds.xy, v_bounds.zw); \
-         vec2 i = 1.0 / vec2(textureSize(u_tex, 0).xy); \
-         o_color = textureGrad(u_tex, vec3(p * i, 0.0), ddx * i, ddy * i) * v_color;",
-    ),
-];
-
-const BASE_FS: &str = r"#version 330 core
-uniform sampler2DArray u_tex;
-in vec2 v_uv;
-flat in vec4 v_color;
-flat in vec4 v_bounds;
-layout(location = 0) out vec4 o_color;
-void main() {
-    BODY
-}
-";
-
-/// A hand-written sprite program and its objects.
-pub struct Raw {
-    program: glow::Program,
-    vao: glow::VertexArray,
-    _vbo: glow::Buffer,
-    texture: glow::Texture,
-}
-
-impl Raw {
-    fn new(gl: &glow::Context, size: [u32; 2], variant: (&str, &str, &str, &str)) -> Self {
-        let vs = BASE_VS.replace("BSCALE", variant.2).replace("SCALE", variant.1);
-        let fs = BASE_FS.replace("BODY", variant.3);
-        // SAFETY: object creation and uploads on the current context, from valid data.
-        unsafe {
-            let program = gl.create_program().unwrap();
-            for (kind, src) in [(glow::VERTEX_SHADER, vs.as_str()), (glow::FRAGMENT_SHADER, fs.as_str())] {
-                let s = gl.create_shader(kind).unwrap();
-                gl.shader_source(s, src);
-                gl.compile_shader(s);
-                assert!(gl.get_shader_compile_status(s), "{}", gl.get_shader_info_log(s));
-                gl.attach_shader(program, s);
-            }
-            gl.link_program(program);
-            assert!(gl.get_program_link_status(program), "{}", gl.get_program_info_log(program));
-            let texture = gl.create_texture().unwrap();
-            gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
-            gl.tex_storage_3d(glow::TEXTURE_2D_ARRAY, 1, glow::RGBA8, 64, 64, 2);
-            let px = texels(64);
-            gl.tex_sub_image_3d(
-                glow::TEXTURE_2D_ARRAY,
-                0,
-                0,
-                0,
-                0,
-                64,
-                64,
-                1,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelUnpackData::Slice(Some(&px)),
-            );
-            for (p, v) in [
-                (glow::TEXTURE_MIN_FILTER, glow::LINEAR),
-                (glow::TEXTURE_MAG_FILTER, glow::LINEAR),
-                (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
-                (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
-            ] {
-                gl.tex_parameter_i32(glow::TEXTURE_2D_ARRAY, p, v as i32);
-            }
-            let vao = gl.create_vertex_array().unwrap();
-            gl.bind_vertex_array(Some(vao));
-            let vbo = gl.create_buffer().unwrap();
-            gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-            let mut data: Vec<f32> = Vec::new();
-            for _ in 0..K {
-                data.extend_from_slice(&[0.0, 0.0, size[0] as f32, size[1] as f32]);
-                data.extend_from_slice(&[0.5, 0.5, 0.5, 0.5]);
-            }
-            let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_ne_bytes()).collect();
-            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
-            for (loc, offset) in [(0, 0), (1, 16)] {
-                gl.enable_vertex_attrib_array(loc);
-                gl.vertex_attrib_pointer_f32(loc, 4, glow::FLOAT, false, 32, offset);
-                gl.vertex_attrib_divisor(loc, 1);
-            }
-            gl.use_program(Some(program));
-            let vp = gl.get_uniform_location(program, "u_viewport_px");
-            gl.uniform_2_f32(vp.as_ref(), size[0] as f32, size[1] as f32);
-            Self { program, vao, _vbo: vbo, texture }
-        }
-    }
-
-    fn draw(&self, gl: &glow::Context) {
-        // SAFETY: our own objects on the current context.
-        unsafe {
-            gl.use_program(Some(self.program));
-            gl.bind_vertex_array(Some(self.vao));
-            gl.active_texture(glow::TEXTURE0);
-            gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(self.texture));
-            gl.enable(glow::BLEND);
-            gl.blend_func(glow::ONE, glow::ONE_MINUS_SRC_ALPHA);
-            gl.draw_arrays_instanced(glow::TRIANGLE_STRIP, 0, 4, K as i32);
-            gl.disable(glow::BLEND);
-        }
-    }
-}
-
 /// A `side` x `side` RGBA8 gradient, premultiplied (opaque).
-fn texels(side: u32) -> Vec<u8> {
+pub fn texels(side: u32) -> Vec<u8> {
     (0..side * side).flat_map(|i| [(i % side * 4) as u8, (i / side * 4) as u8, 128, 255]).collect()
 }
 
 /// A GL 3.3 core context (EGL, no window) with an offscreen RGBA8 target.
+#[derive(Debug)]
 pub struct GlRig {
     // Field order: `gl` goes before the context and display.
     /// The context's functions.
     pub gl: Arc<glow::Context>,
-    fbo: glow::Framebuffer,
+    target: egl::Framebuffer,
     /// The target's size.
     pub size: [u32; 2],
     _context: PossiblyCurrentContext,
@@ -178,40 +46,26 @@ pub struct GlRig {
 
 impl GlRig {
     /// The context and a `size` target.
+    ///
+    /// # Errors
+    /// When there is no GL 3.3 core context to be had.
     pub fn new(size: [u32; 2]) -> Result<Self, String> {
         let egl::Egl { gl, context, display } = egl::surfaceless(false)?;
-        // SAFETY: an offscreen colour target on the current context.
-        let fbo = unsafe {
-            let fbo = gl.create_framebuffer()?;
-            let rb = gl.create_renderbuffer()?;
-            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, size[0] as i32, size[1] as i32);
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-            gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, glow::COLOR_ATTACHMENT0, glow::RENDERBUFFER, Some(rb));
-            gl.viewport(0, 0, size[0] as i32, size[1] as i32);
-            fbo
-        };
-        Ok(Self { gl: Arc::new(gl), fbo, size, _context: context, _display: display })
+        let target = egl::Framebuffer::new(&gl, size)?;
+        target.bind(&gl);
+        Ok(Self { gl: Arc::new(gl), target, size, _context: context, _display: display })
     }
 
     /// Pixels shaded per frame.
     pub fn pixels(&self) -> u64 {
         u64::from(K) * u64::from(self.size[0]) * u64::from(self.size[1])
     }
-
-    fn clear(&self) {
-        // SAFETY: clears our own framebuffer.
-        unsafe {
-            self.gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.fbo));
-            self.gl.clear_color(0.0, 0.0, 0.0, 1.0);
-            self.gl.clear(glow::COLOR_BUFFER_BIT);
-        }
-    }
 }
 
 /// One case, ready to draw frames.
 // One value per measurement: the variants' sizes do not matter.
 #[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
 pub enum GlCase {
     /// A hand-written program.
     Raw(Raw),
@@ -230,8 +84,8 @@ impl GlCase {
     /// The case `name` of [`CASES`] on `rig`, its textures uploaded and its programs
     /// compiled (one frame drawn).
     pub fn new(rig: &GlRig, name: &str) -> Option<Self> {
-        let mut case = if let Some(&raw) = RAW.iter().find(|r| r.0 == name) {
-            GlCase::Raw(Raw::new(&rig.gl, rig.size, raw))
+        let mut case = if let Some(raw) = Raw::new(&rig.gl, rig.size, name) {
+            GlCase::Raw(raw)
         } else {
             let (config, sides): (Config, &[u32]) = match name {
                 "tier1" => (Config::default(), &[64]),
@@ -260,7 +114,7 @@ impl GlCase {
 
     /// Clears, draws `K` full-target quads, and waits for the device.
     pub fn frame(&mut self, rig: &GlRig) {
-        rig.clear();
+        rig.target.clear(&rig.gl, [0.0, 0.0, 0.0, 1.0]);
         match self {
             GlCase::Raw(raw) => raw.draw(&rig.gl),
             GlCase::Layerbatch { batcher, renderer, ids } => {
@@ -269,11 +123,10 @@ impl GlCase {
                     let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
                     batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");
                 }
-                renderer.paint(batcher.finish(), &Target::framebuffer(rig.fbo, rig.size)).expect("paint");
+                renderer.paint(batcher.finish(), &Target::framebuffer(rig.target.fbo, rig.size)).expect("paint");
             }
         }
-        // SAFETY: a synchronisation call.
-        unsafe { rig.gl.finish() };
+        egl::finish(&rig.gl);
     }
 
     /// Deletes the case's GL objects (the rig's context current).
@@ -331,6 +184,7 @@ const WGSL_RAW: [(&str, &str, &str, &str, &str); 2] = [
 ];
 
 /// A wgpu device (Vulkan: lavapipe here) with an offscreen RGBA8 target.
+#[derive(Debug)]
 pub struct WgpuRig {
     /// The device.
     pub device: wgpu::Device,
@@ -359,6 +213,7 @@ impl WgpuRig {
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// A hand-written WGSL sprite pipeline and its objects.
+#[derive(Debug)]
 pub struct WgpuRaw {
     pipeline: wgpu::RenderPipeline,
     group: wgpu::BindGroup,
@@ -458,6 +313,7 @@ impl WgpuRaw {
 
 /// One wgpu case, ready to draw frames.
 #[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
 pub enum WgpuCase {
     /// A hand-written pipeline.
     Raw(WgpuRaw),

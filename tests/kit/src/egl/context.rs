@@ -1,9 +1,6 @@
 //! A current OpenGL (3.3 core) or OpenGL ES (3.0) context with no window and no X server:
 //! glutin's EGL device platform, on Mesa's software device when there is one. The recipe of
 //! `docs/ARCHITECTURE.md` (testing without a GPU).
-//!
-//! Shared by `headless.rs` and `backend-gl/tests/common`. Include it with
-//! `#[allow(unsafe_code)] #[path = ...] mod egl;`.
 
 use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display::Display};
 use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
@@ -15,6 +12,7 @@ use layerbatch_gl::glow::{self, HasContext};
 ///
 /// Drop `gl` (and everything made with it) before `context` and `display`: keep them in that
 /// field order.
+#[derive(Debug)]
 pub struct Egl {
     /// The GL functions.
     pub gl: glow::Context,

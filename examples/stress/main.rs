@@ -18,8 +18,9 @@
 //! the last frame as a PNG.
 //!
 //! At exit it prints a summary table; with `--json`, the last line of stdout is one JSON object
-//! with the same figures (per-frame figures and frame times are over the frames after the
-//! first, which uploads every texture).
+//! with the same figures. The first `--warmup` frames (the first uploads every texture) are
+//! not measured: per-frame figures and frame times (median, p95, p99, mean, min, max; see
+//! `layerbatch_testkit::stats`) are over the frames after them.
 //!
 //! Flags:
 //!
@@ -34,10 +35,12 @@
 //!   software rasterizer, instanced elsewhere).
 //! - `--arrays on|off`: `off` gives every texture its own array, i.e. the plain slot ladder, for
 //!   the side-by-side (default `on`).
-//! - `--frames N`: frames to run (default: offscreen, as many as fit in `--seconds`; in a
-//!   window, until it is closed).
-//! - `--seconds S`: how long an offscreen run without `--frames` draws (default 3; at least 2
-//!   frames). On a software device a 20,000-sprite frame takes 0.1 to 1 s.
+//! - `--warmup N`: frames drawn before the measured ones, not measured (default 3).
+//! - `--frames N`: frames measured after the warm-up, exactly (default: offscreen, as many as
+//!   fit in `--seconds`; in a window, until it is closed).
+//! - `--seconds S`: how long an offscreen run without `--frames` measures, after the warm-up
+//!   (default 3; at least 1 frame). On a software device a 20,000-sprite frame takes 0.1 to
+//!   1 s.
 //! - `--soak S`: a long-session run, offscreen, for `S` seconds: every frame frees
 //!   `--churn N` random textures and registers as many of random sizes (1 to 256 px a side),
 //!   and once a second a line shows the bytes allocated against the live texels, so a leak is
@@ -50,24 +53,16 @@
 //!
 //! Bad flags print an error and exit with code 2; a device that fails exits with code 1.
 
-#[allow(unsafe_code)]
-#[path = "support/headless.rs"]
-mod headless;
-#[path = "support/report.rs"]
-mod report;
-#[path = "support/scene.rs"]
-mod scene;
-#[path = "support/window.rs"]
 mod window;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use headless::{DeviceKind, Headless};
 use layerbatch::{Batcher, Budget, Config, QuadVertices, MAX_SLOTS_PER_DRAW};
-use report::{Mode, Recorder, Report, RunInfo, SoakSample, Sums};
-use scene::{Scene, SceneOptions, Sizes};
+use layerbatch_testkit::headless::{DeviceKind, Headless};
+use layerbatch_testkit::report::{Mode, Recorder, Report, RunInfo, SoakSample, Sums, DEFAULT_WARMUP};
+use layerbatch_testkit::scene::{self, Scene, SceneOptions, Sizes};
 
 /// The viewport of offscreen runs and the initial window size, in pixels.
 const SIZE: [u32; 2] = [800, 600];
@@ -83,8 +78,8 @@ const MAX_TEXTURES: usize = 65_536;
 
 const USAGE: &str = "\
 usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mixed] [--slots N] [--arrays on|off]
-              [--quads auto|instanced|indexed] [--frames N] [--seconds S] [--soak S] [--churn N] [--headless] [--out FILE.png]
-              [--json] [--help]
+              [--quads auto|instanced|indexed] [--warmup N] [--frames N] [--seconds S] [--soak S] [--churn N]
+              [--headless] [--out FILE.png] [--json] [--help]
 
   --backend gl|wgpu   backend (default gl)
   --sprites N         sprites, moving every frame (default 20000)
@@ -94,9 +89,11 @@ usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mix
   --arrays on|off     off: every texture its own array, the plain slot ladder (default on)
   --quads MODE        auto|instanced|indexed: Config::quad_vertices (default auto: indexed on
                       a software rasterizer, instanced elsewhere)
-  --frames N          frames to run (default: offscreen, what fits in --seconds; in a
-                      window, until closed)
-  --seconds S         offscreen run length without --frames (default 3, at least 2 frames)
+  --warmup N          frames drawn first and not measured (default 3)
+  --frames N          frames measured after the warm-up, exactly (default: offscreen, what
+                      fits in --seconds; in a window, until closed)
+  --seconds S         offscreen measuring time without --frames, after the warm-up
+                      (default 3, at least 1 frame)
   --soak S            long session: S seconds offscreen, churning textures every frame and
                       printing bytes allocated once a second
   --churn N           textures replaced per frame in a soak (default 5)
@@ -134,6 +131,7 @@ pub struct Args {
     pub slots: u32,
     pub arrays: bool,
     pub quads: QuadVertices,
+    pub warmup: u64,
     pub frames: Option<u64>,
     pub seconds: f64,
     pub soak: Option<f64>,
@@ -153,6 +151,7 @@ impl Default for Args {
             slots: 16,
             arrays: true,
             quads: QuadVertices::Auto,
+            warmup: DEFAULT_WARMUP,
             frames: None,
             seconds: HEADLESS_SECONDS,
             soak: None,
@@ -221,6 +220,7 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
                 }
             }
             Long("quads") => a.quads = scene::parse_quads(&parser.value().map_err(err)?.string().map_err(err)?)?,
+            Long("warmup") => a.warmup = number(&mut parser, "--warmup", 0, usize::MAX)? as u64,
             Long("frames") => a.frames = Some(number(&mut parser, "--frames", 1, usize::MAX)? as u64),
             Long("seconds") => a.seconds = seconds(&mut parser, "--seconds")?,
             Long("soak") => a.soak = Some(seconds(&mut parser, "--soak")?),
@@ -342,24 +342,31 @@ fn open_headless(backend: Backend) -> Result<Headless, String> {
     Err(format!("no offscreen {} device: {}", backend.name(), errors.join("; ")))
 }
 
-/// Renders offscreen (`--frames` frames, or as many as fit in `--seconds`; with `--soak`,
-/// churning textures) and saves the last frame to `--out`.
+/// Renders offscreen (`--warmup` frames, then `--frames` frames, or as many as fit in
+/// `--seconds`; with `--soak`, churning textures) and saves the last frame to `--out`.
 fn run_headless(args: &Args) -> Result<Report, String> {
     let mut dev = open_headless(args.backend)?;
     let mut batcher = Batcher::new(dev.limits(), args.config()).map_err(|e| format!("config: {e}"))?;
     dev.init(batcher.budget())?;
     let mut scene = Scene::new(&mut batcher, args.scene_options(SIZE)).map_err(|e| format!("textures: {e}"))?;
-    let mut recorder = Recorder::default();
+    let mut recorder = Recorder::new(args.warmup, dev.stats());
     let mut soak = Vec::new();
     let mut rng = scene::Rng::new(11);
     let start = Instant::now();
+    // The measuring time starts after the warm-up (a soak's clock runs from the start).
+    let mut measuring_since = None;
     let limit = args.soak.unwrap_or(args.seconds);
     let mut next_sample = 0.0;
     loop {
         let elapsed = start.elapsed().as_secs_f64();
+        if measuring_since.is_none() && !recorder.in_warmup() {
+            measuring_since = Some(Instant::now());
+        }
+        let measured = measuring_since.map_or(0.0, |t| t.elapsed().as_secs_f64());
         let done = match (args.frames, args.soak) {
-            (Some(n), None) => recorder.frames >= n,
-            _ => recorder.frames >= 2 && elapsed >= limit,
+            (Some(n), None) => recorder.measured_frames() >= n,
+            (None, None) => recorder.measured_frames() >= 1 && measured >= limit,
+            (_, Some(_)) => recorder.measured_frames() >= 1 && elapsed >= limit,
         };
         if args.soak.is_some() && (elapsed >= next_sample || done) {
             let sample = SoakSample::now(elapsed, &recorder, &batcher, &scene);
@@ -390,7 +397,7 @@ fn run_headless(args: &Args) -> Result<Report, String> {
         image::ImageFormat::Png,
     )
     .map_err(|e| format!("saving {}: {e}", args.out.display()))?;
-    let mut report = Report::new(
+    let mut report = report(
         args,
         Mode::Headless { out: args.out.clone() },
         dev.backend_name(),
@@ -404,24 +411,22 @@ fn run_headless(args: &Args) -> Result<Report, String> {
     Ok(report)
 }
 
-impl Report {
-    /// Builds the report of a finished run of `args` (800x600).
-    pub fn new(
-        args: &Args,
-        mode: Mode,
-        backend: &'static str,
-        adapter: String,
-        budget: &Budget,
-        rec: &Recorder,
-    ) -> Self {
-        let run = RunInfo {
-            sprites: args.sprites,
-            textures: args.textures,
-            sizes: args.sizes,
-            slots: args.slots,
-            arrays: args.arrays,
-            viewport_px: SIZE,
-        };
-        Report::from_run(&run, mode, backend, adapter, budget, rec)
-    }
+/// The report of a finished run of `args` (800x600).
+pub fn report(
+    args: &Args,
+    mode: Mode,
+    backend: &'static str,
+    adapter: String,
+    budget: &Budget,
+    rec: &Recorder,
+) -> Report {
+    let run = RunInfo {
+        sprites: args.sprites,
+        textures: args.textures,
+        sizes: args.sizes,
+        slots: args.slots,
+        arrays: args.arrays,
+        viewport_px: SIZE,
+    };
+    Report::from_run(&run, mode, backend, adapter, budget, rec)
 }

@@ -1,18 +1,13 @@
-//! What the egui tests (`egui_wgpu.rs`, `egui_glow.rs`) share: the test scenes' egui frame,
-//! solid squares, and the two checks: (a) the sprites' pixels, (b) egui's own pixels around
-//! them, against the same frame rendered without the callbacks.
-#![allow(dead_code)]
+//! What the egui tests (`tests/egui_wgpu.rs`, `tests/egui_glow.rs`) share: the test scenes'
+//! egui frame, solid squares, and the two checks: (a) the sprites' pixels, (b) egui's own
+//! pixels around them, against the same frame rendered without the callbacks.
 
-/// Under `CI=true` (or `1`) a GPU test that cannot get a device fails instead of skipping.
 /// Most a channel may differ from the expected colour.
 pub const TOL: u8 = 2;
-/// The panel's background and the fill of the frame around each canvas.
+/// The panel's background.
 pub const BACKGROUND: egui::Color32 = egui::Color32::from_rgb(20, 24, 28);
+/// The fill of the frame around each canvas.
 pub const FRAME_FILL: egui::Color32 = egui::Color32::from_rgb(30, 60, 110);
-
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
-}
 
 /// The test scenes' egui frame: a background panel with a label, then `add`.
 pub fn panel<R>(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui) -> R) -> R {
@@ -35,12 +30,17 @@ pub fn framed(ui: &mut egui::Ui, canvas: impl FnOnce(&mut egui::Ui) -> egui::Rec
 /// A solid square in a panel's pixels.
 #[derive(Clone, Copy, Debug)]
 pub struct Square {
+    /// Left edge, pixels.
     pub x: i32,
+    /// Top edge, pixels.
     pub y: i32,
+    /// Side, pixels.
     pub size: i32,
+    /// Colour, RGBA8.
     pub color: [u8; 4],
 }
 
+/// A [`Square`].
 pub const fn sq(x: i32, y: i32, size: i32, color: [u8; 4]) -> Square {
     Square { x, y, size, color }
 }
@@ -48,8 +48,11 @@ pub const fn sq(x: i32, y: i32, size: i32, color: [u8; 4]) -> Square {
 /// A read-back frame: RGBA8, top row first.
 #[derive(Clone, Copy, Debug)]
 pub struct Shot<'a> {
+    /// Width, pixels.
     pub width: u32,
+    /// Height, pixels.
     pub height: u32,
+    /// `width * height` RGBA8 pixels.
     pub pixels: &'a [u8],
 }
 
@@ -73,16 +76,19 @@ pub fn to_px(rect: egui::Rect, pixels_per_point: f32) -> [i32; 4] {
     [x0, y0, x1 - x0, y1 - y0]
 }
 
+/// The intersection of two `[x, y, w, h]` rectangles (empty: zero size).
 pub fn intersect(a: [i32; 4], b: [i32; 4]) -> [i32; 4] {
     let (x0, y0) = (a[0].max(b[0]), a[1].max(b[1]));
     let (x1, y1) = ((a[0] + a[2]).min(b[0] + b[2]), (a[1] + a[3]).min(b[1] + b[3]));
     [x0, y0, (x1 - x0).max(0), (y1 - y0).max(0)]
 }
 
+/// Whether `(x, y)` is in the `[x, y, w, h]` rectangle `r`.
 pub fn contains(r: [i32; 4], x: i32, y: i32) -> bool {
     x >= r[0] && y >= r[1] && x < r[0] + r[2] && y < r[1] + r[3]
 }
 
+/// Whether every channel of `a` is within [`TOL`] of `b`'s.
 pub fn close(a: [u8; 4], b: [u8; 4]) -> bool {
     a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= TOL)
 }
@@ -90,9 +96,13 @@ pub fn close(a: [u8; 4], b: [u8; 4]) -> bool {
 /// A panel as the test expects it drawn: its `(0, 0)` at `origin` (screen pixels), its
 /// squares, and the part of the screen they may show in (`visible`: the screen, egui's clip
 /// rectangle and the sprites' own clip, intersected).
+#[derive(Debug)]
 pub struct Expected<'a> {
+    /// Where the panel's `(0, 0)` is, screen pixels.
     pub origin: [i32; 2],
+    /// Its squares.
     pub squares: &'a [Square],
+    /// Where they may show.
     pub visible: [i32; 4],
 }
 

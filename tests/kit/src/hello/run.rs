@@ -1,24 +1,12 @@
-//! The boilerplate of `examples/hello_gl.rs` and `examples/hello_wgpu.rs` that is not
-//! layerbatch usage: flags, PNG writing, a winit event loop, a GL window (glutin-winit) and a
-//! wgpu window surface (the recipes of `window.rs`), and the offscreen devices (a surfaceless
-//! EGL context with a framebuffer object, a headless wgpu device: `egl.rs`, `gpu.rs`).
-//!
-//! Include it with `#[allow(unsafe_code)] #[path = "support/hello.rs"] pub mod hello;`.
-#![allow(dead_code)]
+//! The boilerplate of the hello examples that is not layerbatch usage: flags, PNG writing, a
+//! winit event loop over a [`GlWindow`] or a [`WgpuWindow`], and the offscreen devices (a
+//! surfaceless EGL context with a framebuffer object, a headless wgpu device).
 
-use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use glutin::config::{Config, ConfigTemplateBuilder};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, PossiblyCurrentContext, Version};
-use glutin::display::{Display, GetGlDisplay};
-use glutin::prelude::*;
-use glutin::surface::{Surface, SurfaceAttributesBuilder, WindowSurface};
-use glutin_winit::{DisplayBuilder, GlWindow as _};
-use layerbatch_gl::glow::{self, HasContext};
-use raw_window_handle::HasWindowHandle;
+use layerbatch_gl::glow;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, WindowEvent};
@@ -26,10 +14,9 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowAttributes, WindowId};
 
-#[path = "egl.rs"]
-mod egl;
-#[path = "gpu.rs"]
-pub mod gpu;
+use crate::egl;
+use crate::gpu;
+pub use crate::window::{GlWindow, WgpuWindow};
 
 /// Every error of the examples, boxed: layerbatch's, the devices', and messages.
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -215,77 +202,20 @@ where
     }
 }
 
-/// A window with a current GL context on its surface (GL 3.3 core, else GLES 3.0).
-///
-/// Drop what was made with `gl` (a layerbatch-gl renderer: `destroy()` it) first.
-#[derive(Debug)]
-pub struct GlWindow {
-    /// The GL functions, for `layerbatch_gl::Renderer::new`.
-    pub gl: Arc<glow::Context>,
-    surface: Surface<WindowSurface>,
-    context: PossiblyCurrentContext,
-    _display: Display,
-    /// The window (dropped last).
-    pub window: Window,
-}
-
 impl WindowGfx for GlWindow {
     /// Opens the window and makes its context current on this thread.
     fn open(event_loop: &ActiveEventLoop, attrs: WindowAttributes) -> Result<Self> {
-        // The config with the fewest samples (glutin reports no configs as an error).
-        let pick = |configs: Box<dyn Iterator<Item = Config> + '_>| {
-            configs.reduce(|best, c| if c.num_samples() < best.num_samples() { c } else { best }).expect("a config")
-        };
-        let (window, config) = DisplayBuilder::new()
-            .with_window_attributes(Some(attrs))
-            .build(event_loop, ConfigTemplateBuilder::new(), pick)
-            .map_err(|e| format!("GL display: {e}"))?;
-        let window = window.ok_or("no window was created")?;
-        let raw = window.window_handle()?.as_raw();
-        let display = config.display();
-        let apis = [
-            ContextAttributesBuilder::new()
-                .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
-                .with_profile(GlProfile::Core),
-            ContextAttributesBuilder::new().with_context_api(ContextApi::Gles(Some(Version::new(3, 0)))),
-        ];
-        // SAFETY: the config comes from this display and `raw` is the handle of a window
-        // that outlives the context (it is dropped after it: field order).
-        let not_current = apis
-            .into_iter()
-            .find_map(|b| unsafe { display.create_context(&config, &b.build(Some(raw))) }.ok())
-            .ok_or("no GL 3.3 core or GLES 3.0 context")?;
-        let attrs = window.build_surface_attributes(SurfaceAttributesBuilder::<WindowSurface>::new())?;
-        // SAFETY: the attributes name this live window, which outlives the surface.
-        let surface = unsafe { display.create_window_surface(&config, &attrs) }?;
-        let context = not_current.make_current(&surface)?;
-        // SAFETY: the context is current on this thread and outlives `gl` (field order).
-        let gl = unsafe { glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s)) };
-        println!("GL: {}", egl::describe(&gl));
-        Ok(Self { gl: Arc::new(gl), surface, context, _display: display, window })
+        let w = GlWindow::open(event_loop, attrs, true)?;
+        println!("GL: {}", w.describe());
+        Ok(w)
     }
 
     fn window(&self) -> &Window {
         &self.window
     }
 
-    fn resize(&mut self, [w, h]: [u32; 2]) {
-        if let (Some(w), Some(h)) = (NonZeroU32::new(w), NonZeroU32::new(h)) {
-            self.surface.resize(&self.context, w, h);
-        }
-    }
-}
-
-impl GlWindow {
-    /// The window's size, physical pixels.
-    pub fn size(&self) -> [u32; 2] {
-        let s = self.window.inner_size();
-        [s.width, s.height]
-    }
-
-    /// Presents the frame drawn into the default framebuffer.
-    pub fn swap(&self) -> Result<()> {
-        Ok(self.surface.swap_buffers(&self.context)?)
+    fn resize(&mut self, size: [u32; 2]) {
+        GlWindow::resize(self, size);
     }
 }
 
@@ -299,7 +229,7 @@ pub struct GlOffscreen {
     pub gl: Arc<glow::Context>,
     /// The framebuffer, for `layerbatch_gl::Target::framebuffer`.
     pub fbo: glow::Framebuffer,
-    size: [u32; 2],
+    target: egl::Framebuffer,
     _context: glutin::api::egl::context::PossiblyCurrentContext,
     _display: glutin::api::egl::display::Display,
 }
@@ -312,37 +242,14 @@ impl GlOffscreen {
             .or_else(|gl_error| egl::surfaceless(true).map_err(|e| format!("GL: {gl_error}; GLES: {e}")))
             .map_err(NoDevice)?;
         println!("GL: {}", egl::describe(&gl));
-        let [w, h] = size.map(|v| v as i32);
-        // SAFETY: plain object creation on the current context.
-        let fbo = unsafe {
-            let fbo = gl.create_framebuffer()?;
-            let rb = gl.create_renderbuffer()?;
-            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, w, h);
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-            gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, glow::COLOR_ATTACHMENT0, glow::RENDERBUFFER, Some(rb));
-            if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
-                return Err("offscreen framebuffer incomplete".into());
-            }
-            fbo
-        };
-        Ok(Self { gl: Arc::new(gl), fbo, size, _context: context, _display: display })
+        let target = egl::Framebuffer::new(&gl, size)?;
+        Ok(Self { gl: Arc::new(gl), fbo: target.fbo, target, _context: context, _display: display })
     }
 
     /// The framebuffer's pixels, RGBA8, rows top first.
     pub fn read(&self) -> Vec<u8> {
-        let [w, h] = self.size.map(|v| v as usize);
-        let mut px = vec![0u8; w * h * 4];
-        // SAFETY: reads w*h RGBA8 pixels into a buffer of exactly that size.
-        unsafe {
-            self.gl.finish();
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(self.fbo));
-            self.gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
-            let slice = glow::PixelPackData::Slice(Some(&mut px));
-            self.gl.read_pixels(0, 0, w as i32, h as i32, glow::RGBA, glow::UNSIGNED_BYTE, slice);
-        }
-        // GL's rows go bottom-up.
-        px.chunks_exact(w * 4).rev().flatten().copied().collect()
+        egl::finish(&self.gl);
+        self.target.read(&self.gl)
     }
 }
 
@@ -366,74 +273,19 @@ pub fn wgpu_headless() -> Result<(wgpu::Device, wgpu::Queue)> {
     Err(NoDevice(errors.join("; ")).into())
 }
 
-/// A window with a configured wgpu surface (a non-sRGB format where there is one, so pixels
-/// show as the offscreen target has them).
-#[derive(Debug)]
-pub struct WgpuWindow {
-    /// The device, for `layerbatch_wgpu::Renderer::new`.
-    pub device: wgpu::Device,
-    /// Its queue.
-    pub queue: wgpu::Queue,
-    /// The surface's configuration: its format and size.
-    pub config: wgpu::SurfaceConfiguration,
-    surface: wgpu::Surface<'static>,
-    /// The window.
-    pub window: Arc<Window>,
-}
-
 impl WindowGfx for WgpuWindow {
     /// Opens the window, its surface and a device that can present to it.
     fn open(event_loop: &ActiveEventLoop, attrs: WindowAttributes) -> Result<Self> {
-        let window = Arc::new(event_loop.create_window(attrs)?);
-        // wgpu's GL backend needs the display for EGL; the other backends ignore it.
-        let desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()));
-        let instance = wgpu::Instance::new(desc);
-        let surface = instance.create_surface(window.clone())?;
-        let (adapter, device, queue) = gpu::device(&instance, Some(&surface))?;
-        println!("wgpu: {}", gpu::describe(&adapter));
-        let size = window.inner_size();
-        let mut config = surface
-            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
-            .ok_or("the window surface is not supported by the adapter")?;
-        if let Some(&f) = surface.get_capabilities(&adapter).formats.iter().find(|f| !f.is_srgb()) {
-            config.format = f;
-        }
-        surface.configure(&device, &config);
-        Ok(Self { device, queue, config, surface, window })
+        let w = WgpuWindow::open(event_loop, attrs, true)?;
+        println!("wgpu: {}", w.adapter);
+        Ok(w)
     }
 
     fn window(&self) -> &Window {
         &self.window
     }
 
-    fn resize(&mut self, [w, h]: [u32; 2]) {
-        (self.config.width, self.config.height) = (w, h);
-        self.surface.configure(&self.device, &self.config);
-    }
-}
-
-impl WgpuWindow {
-    /// Draws a frame with `draw` (given a view of the surface's next texture and its size)
-    /// and presents it; skipped when the surface has no texture now.
-    pub fn present(&mut self, draw: impl FnOnce(&wgpu::TextureView, [u32; 2]) -> Result<()>) -> Result<()> {
-        let Some(frame) = self.acquire()? else { return Ok(()) };
-        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
-        draw(&view, [self.config.width, self.config.height])?;
-        self.queue.present(frame);
-        Ok(())
-    }
-
-    /// The surface's next texture, or `None` when it has none to give now (skip the frame).
-    fn acquire(&mut self) -> Result<Option<wgpu::SurfaceTexture>> {
-        match self.surface.get_current_texture() {
-            // Suboptimal: still presentable; a resize reconfigures the surface.
-            wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => Ok(Some(f)),
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => Ok(None),
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.configure(&self.device, &self.config);
-                Ok(None)
-            }
-            wgpu::CurrentSurfaceTexture::Validation => Err("validation error acquiring the surface texture".into()),
-        }
+    fn resize(&mut self, size: [u32; 2]) {
+        WgpuWindow::resize(self, size);
     }
 }

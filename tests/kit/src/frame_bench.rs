@@ -1,18 +1,20 @@
 //! Whole frames of the stress scene on a (software) device, in one criterion group per backend
 //! so the ratios come from one run: arrays on against arrays off (four power-of-two sizes),
-//! and atlas packing on against off (64 loose images of random sizes). Shared by
+//! and atlas packing on against off (64 loose images of random sizes). Used by
 //! `benches/gl_frame.rs` and `benches/wgpu_frame.rs`.
 
 use criterion::{BenchmarkId, Criterion};
+use layerbatch_core::{Batcher, Config};
 
+use crate::ci;
 use crate::headless::{DeviceKind, Headless};
 use crate::scene::{Scene, SceneOptions, Sizes};
-use layerbatch::{Batcher, Config};
 
 /// Benchmarks one frame (step, push, finish, draw, wait for the device) on `kind`.
 pub fn bench_frames(c: &mut Criterion, group: &str, kind: DeviceKind) {
-    let ci = std::env::var_os("CI").is_some();
-    let (sprites, size) = if ci { (500, [256, 192]) } else { (5_000, [640, 480]) };
+    // Any `CI` value shrinks the scene (the benches' convention); `CI=true` also fails on a
+    // missing device.
+    let (sprites, size) = if std::env::var_os("CI").is_some() { (500, [256, 192]) } else { (5_000, [640, 480]) };
     let mut g = c.benchmark_group(group);
     g.sample_size(10);
     let runs = [
@@ -22,13 +24,8 @@ pub fn bench_frames(c: &mut Criterion, group: &str, kind: DeviceKind) {
         ("mixed_packing_off", Config::default().with_max_packed_size_px(0), Sizes::Mixed),
     ];
     for (name, config, sizes) in runs {
-        let mut dev = match Headless::new(kind, size) {
-            Ok(d) => d,
-            Err(e) => {
-                // A bench has no CI=true failure mode of its own: say why and measure nothing.
-                eprintln!("skipped: {group}: no {kind:?} device: {e}");
-                return;
-            }
+        let Some(mut dev) = ci::require(Headless::new(kind, size), group, &format!("{kind:?} device")) else {
+            return;
         };
         let mut batcher = Batcher::new(dev.limits(), config).expect("budget");
         dev.init(batcher.budget()).expect("renderer");

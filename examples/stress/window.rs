@@ -16,7 +16,8 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowAttributes, WindowId};
 
-use crate::scene::Scene;
+use layerbatch_testkit::scene::Scene;
+
 use crate::{Args, Backend, Mode, Recorder, Report, Sums, SIZE};
 
 /// How often the title's figures are refreshed.
@@ -41,7 +42,7 @@ pub fn run(args: &Args) -> Result<Report, Error> {
         args,
         running: None,
         error: None,
-        recorder: Recorder::default(),
+        recorder: Recorder::new(args.warmup, Stats::default()),
         title: Sums::default(),
         title_since: Instant::now(),
         last_frame: None,
@@ -54,7 +55,7 @@ pub fn run(args: &Args) -> Result<Report, Error> {
     }
     result.map_err(|e| fail(format!("event loop: {e}")))?;
     let running = app.running.take().ok_or_else(|| Error::Unavailable("the window was never created".into()))?;
-    let mut report = Report::new(
+    let mut report = crate::report(
         args,
         Mode::Window,
         running.gfx.backend_name(),
@@ -76,6 +77,7 @@ struct App<'a> {
     args: &'a Args,
     running: Option<Running>,
     error: Option<String>,
+    /// Started again once the window's renderer exists.
     recorder: Recorder,
     title: Sums,
     title_since: Instant,
@@ -97,8 +99,14 @@ enum Gfx {
 impl Gfx {
     fn window(&self) -> &Window {
         match self {
-            Gfx::Gl(g) => &g.window,
-            Gfx::Wgpu(w) => &w.window,
+            Gfx::Gl(g) => g.window(),
+            Gfx::Wgpu(w) => w.window(),
+        }
+    }
+    fn stats(&self) -> Stats {
+        match self {
+            Gfx::Gl(g) => g.stats(),
+            Gfx::Wgpu(w) => w.stats(),
         }
     }
     fn backend_name(&self) -> &'static str {
@@ -110,7 +118,7 @@ impl Gfx {
     fn adapter(&self) -> String {
         match self {
             Gfx::Gl(g) => g.adapter.clone(),
-            Gfx::Wgpu(w) => w.adapter.clone(),
+            Gfx::Wgpu(w) => w.adapter().to_string(),
         }
     }
     fn resize(&mut self, size: PhysicalSize<u32>) {
@@ -190,7 +198,7 @@ impl App<'_> {
             self.title = Sums::default();
             self.title_since = Instant::now();
         }
-        if self.args.frames.is_some_and(|n| self.recorder.frames >= n) {
+        if self.args.frames.is_some_and(|n| self.recorder.measured_frames() >= n) {
             event_loop.exit();
         }
     }
@@ -203,6 +211,7 @@ impl ApplicationHandler for App<'_> {
         }
         match Running::new(event_loop, self.args) {
             Ok(r) => {
+                self.recorder = Recorder::new(self.args.warmup, r.gfx.stats());
                 r.gfx.window().request_redraw();
                 self.title_since = Instant::now();
                 self.running = Some(r);
@@ -236,114 +245,54 @@ impl ApplicationHandler for App<'_> {
     }
 }
 
-/// GL through glutin: the one place this example needs `unsafe` besides the offscreen context.
-#[allow(unsafe_code)]
+/// layerbatch-gl on the kit's GL window.
 mod gl {
-    use std::num::NonZeroU32;
-    use std::sync::Arc;
     use std::time::Instant;
 
-    use glutin::config::{Config, ConfigTemplateBuilder};
-    use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, PossiblyCurrentContext, Version};
-    use glutin::display::{Display, GetGlDisplay};
-    use glutin::prelude::*;
-    use glutin::surface::{Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
-    use glutin_winit::{DisplayBuilder, GlWindow as _};
     use layerbatch::{Batcher, Budget, Limits, Stats};
-    use layerbatch_gl::glow::{self, HasContext};
-    use raw_window_handle::HasWindowHandle;
+    use layerbatch_testkit::headless::CLEAR;
+    use layerbatch_testkit::scene::Scene;
+    use layerbatch_testkit::window;
     use winit::dpi::PhysicalSize;
     use winit::event_loop::ActiveEventLoop;
     use winit::window::Window;
 
-    use crate::headless::egl;
-    use crate::scene::Scene;
-
-    /// A window with a current GL context on its surface.
+    /// A window with a current GL context on its surface, and the renderer on it.
     pub struct GlWindow {
-        // Field order is drop order: the renderer (destroyed in `Drop`) and `gl` before the
-        // surface and context, the window last.
+        // Field order is drop order: the renderer (destroyed in `Drop`) before the window.
         renderer: Option<layerbatch_gl::Renderer>,
-        gl: Arc<glow::Context>,
-        surface: Surface<WindowSurface>,
-        context: PossiblyCurrentContext,
-        _display: Display,
+        gfx: window::GlWindow,
         pub adapter: String,
-        pub window: Window,
-    }
-
-    /// The config with the fewest samples (glutin reports no configs as an error, never as an
-    /// empty list).
-    fn pick(configs: Box<dyn Iterator<Item = Config> + '_>) -> Config {
-        configs
-            .reduce(|best, c| if c.num_samples() < best.num_samples() { c } else { best })
-            .expect("glutin returns an error instead of an empty config list")
     }
 
     impl GlWindow {
         pub fn new(event_loop: &ActiveEventLoop) -> Result<Self, String> {
-            let (window, config) = DisplayBuilder::new()
-                .with_window_attributes(Some(super::window_attributes()))
-                .build(event_loop, ConfigTemplateBuilder::new(), pick)
-                .map_err(|e| format!("GL display: {e}"))?;
-            let window = window.ok_or("no window was created")?;
-            let raw = window.window_handle().map_err(|e| format!("window handle: {e}"))?.as_raw();
-            let display = config.display();
-            let apis = [
-                (ContextApi::OpenGl(Some(Version::new(3, 3))), Some(GlProfile::Core)),
-                (ContextApi::Gles(Some(Version::new(3, 0))), None),
-            ];
-            let mut errors = Vec::new();
-            let mut not_current = None;
-            for (api, profile) in apis {
-                let mut b = ContextAttributesBuilder::new().with_context_api(api);
-                if let Some(p) = profile {
-                    b = b.with_profile(p);
-                }
-                // SAFETY: the config comes from this display and `raw` is the handle of a
-                // window that outlives the context (it is dropped after it).
-                match unsafe { display.create_context(&config, &b.build(Some(raw))) } {
-                    Ok(c) => {
-                        not_current = Some(c);
-                        break;
-                    }
-                    Err(e) => errors.push(format!("{api:?}: {e}")),
-                }
-            }
-            let not_current = not_current.ok_or_else(|| format!("no GL context: {}", errors.join("; ")))?;
-            let size = window.inner_size();
-            if size.width == 0 || size.height == 0 {
-                return Err("the window has a zero size".into());
-            }
-            let attrs = window
-                .build_surface_attributes(SurfaceAttributesBuilder::<WindowSurface>::new())
-                .map_err(|e| format!("window handle: {e}"))?;
-            // SAFETY: the attributes name this live window, which outlives the surface.
-            let surface = unsafe { display.create_window_surface(&config, &attrs) }
-                .map_err(|e| format!("GL window surface: {e}"))?;
-            let context = not_current.make_current(&surface).map_err(|e| format!("make current: {e}"))?;
-            // No vsync: this is a stress test. Not every driver allows it; then it stays on.
-            let _ = surface.set_swap_interval(&context, SwapInterval::DontWait);
-            // SAFETY: the context is current on this thread and outlives `gl` (field order).
-            let gl = unsafe { glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s)) };
-            let adapter = egl::describe(&gl);
-            Ok(Self { renderer: None, gl: Arc::new(gl), surface, context, _display: display, adapter, window })
+            // No vsync: this is a stress test.
+            let gfx = window::GlWindow::open(event_loop, super::window_attributes(), false)?;
+            Ok(Self { renderer: None, adapter: gfx.describe(), gfx })
+        }
+
+        pub fn window(&self) -> &Window {
+            &self.gfx.window
         }
 
         pub fn limits(&self) -> Limits {
-            layerbatch_gl::Renderer::query_limits(&self.gl)
+            layerbatch_gl::Renderer::query_limits(&self.gfx.gl)
         }
 
         pub fn init(&mut self, budget: &Budget) -> Result<(), String> {
-            let r = layerbatch_gl::Renderer::new(self.gl.clone(), budget).map_err(|e| format!("GL renderer: {e}"))?;
+            let r =
+                layerbatch_gl::Renderer::new(self.gfx.gl.clone(), budget).map_err(|e| format!("GL renderer: {e}"))?;
             self.renderer = Some(r);
             Ok(())
         }
 
+        pub fn stats(&self) -> Stats {
+            self.renderer.as_ref().map(|r| r.stats()).unwrap_or_default()
+        }
+
         pub fn resize(&mut self, size: PhysicalSize<u32>) {
-            if let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height)) {
-                self.surface.resize(&self.context, w, h);
-            }
+            self.gfx.resize([size.width, size.height]);
         }
 
         /// One frame: step, record, plan, paint into the window's framebuffer, swap. Returns
@@ -352,18 +301,9 @@ mod gl {
             let renderer = self.renderer.as_mut().ok_or("the renderer is not initialised")?;
             let t0 = Instant::now();
             let plan = scene.frame(batcher, dt);
-            let size = self.window.inner_size();
-            let (w, h) = (size.width, size.height);
-            // SAFETY: state calls on the current context, on the window's default framebuffer.
-            unsafe {
-                self.gl.bind_framebuffer(glow::FRAMEBUFFER, None);
-                self.gl.viewport(0, 0, w as i32, h as i32);
-                let c = crate::headless::CLEAR;
-                self.gl.clear_color(c[0], c[1], c[2], c[3]);
-                self.gl.clear(glow::COLOR_BUFFER_BIT);
-            }
-            renderer.paint(plan, &layerbatch_gl::Target::bound([w, h])).map_err(|e| format!("paint: {e}"))?;
-            self.surface.swap_buffers(&self.context).map_err(|e| format!("swap buffers: {e}"))?;
+            self.gfx.clear(CLEAR);
+            renderer.paint(plan, &layerbatch_gl::Target::bound(self.gfx.size())).map_err(|e| format!("paint: {e}"))?;
+            self.gfx.swap()?;
             Ok((t0.elapsed().as_secs_f64() * 1e3, renderer.stats()))
         }
     }
@@ -378,75 +318,57 @@ mod gl {
     }
 }
 
-/// wgpu on a window surface.
+/// layerbatch-wgpu on the kit's wgpu window.
 mod wgpu_window {
-    use std::sync::Arc;
     use std::time::Instant;
 
     use layerbatch::{Batcher, Budget, Limits, Stats};
+    use layerbatch_testkit::headless::CLEAR;
+    use layerbatch_testkit::scene::Scene;
+    use layerbatch_testkit::{gpu, window};
     use winit::dpi::PhysicalSize;
     use winit::event_loop::ActiveEventLoop;
     use winit::window::Window;
 
-    use crate::headless::gpu;
-    use crate::scene::Scene;
-
-    /// A window with a configured wgpu surface.
+    /// A window with a configured wgpu surface, and the renderer on its device.
     pub struct WgpuWindow {
         renderer: Option<layerbatch_wgpu::Renderer>,
-        surface: wgpu::Surface<'static>,
-        config: wgpu::SurfaceConfiguration,
-        device: wgpu::Device,
-        queue: wgpu::Queue,
-        pub adapter: String,
-        pub window: Arc<Window>,
+        gfx: window::WgpuWindow,
     }
 
     impl WgpuWindow {
         pub fn new(event_loop: &ActiveEventLoop) -> Result<Self, String> {
-            let window =
-                Arc::new(event_loop.create_window(super::window_attributes()).map_err(|e| format!("window: {e}"))?);
-            // wgpu's GL backend needs the display for EGL; the other backends ignore it.
-            let desc = wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle()));
-            let instance = wgpu::Instance::new(desc);
-            let surface = instance.create_surface(window.clone()).map_err(|e| format!("wgpu surface: {e}"))?;
-            let (adapter, device, queue) =
-                gpu::device(&instance, Some(&surface)).map_err(|e| format!("window: {e}"))?;
-            let info = adapter.get_info();
-            let size = window.inner_size();
-            let mut config = surface
-                .get_default_config(&adapter, size.width.max(1), size.height.max(1))
-                .ok_or_else(|| format!("the window surface is not supported by {}", info.name))?;
-            // A non-sRGB format shows the texels' bytes as they are, like the offscreen target.
-            let caps = surface.get_capabilities(&adapter);
-            if let Some(&f) = caps.formats.iter().find(|f| !f.is_srgb()) {
-                config.format = f;
-            }
             // No vsync where the surface allows it (falls back to Fifo): this is a stress test.
-            config.present_mode = wgpu::PresentMode::AutoNoVsync;
-            surface.configure(&device, &config);
-            let adapter = gpu::describe(&adapter);
-            Ok(Self { renderer: None, surface, config, device, queue, adapter, window })
+            let gfx = window::WgpuWindow::open(event_loop, super::window_attributes(), false)?;
+            Ok(Self { renderer: None, gfx })
+        }
+
+        pub fn window(&self) -> &Window {
+            &self.gfx.window
+        }
+
+        pub fn adapter(&self) -> &str {
+            &self.gfx.adapter
         }
 
         pub fn limits(&self) -> Limits {
-            layerbatch_wgpu::device_limits(&self.device)
+            layerbatch_wgpu::device_limits(&self.gfx.device)
         }
 
         pub fn init(&mut self, budget: &Budget) -> Result<(), String> {
             let options = layerbatch_wgpu::RendererOptions::default();
-            let r = layerbatch_wgpu::Renderer::new(&self.device, self.config.format, budget, &options)
+            let r = layerbatch_wgpu::Renderer::new(&self.gfx.device, self.gfx.config.format, budget, &options)
                 .map_err(|e| format!("wgpu renderer: {e}"))?;
             self.renderer = Some(r);
             Ok(())
         }
 
+        pub fn stats(&self) -> Stats {
+            self.renderer.as_ref().map(|r| r.stats()).unwrap_or_default()
+        }
+
         pub fn resize(&mut self, size: PhysicalSize<u32>) {
-            if size.width > 0 && size.height > 0 {
-                self.config.width = size.width;
-                self.config.height = size.height;
-                self.surface.configure(&self.device, &self.config);
-            }
+            self.gfx.resize([size.width, size.height]);
         }
 
         /// One frame: acquire the surface texture, then step, record, plan, prepare, render,
@@ -458,35 +380,23 @@ mod wgpu_window {
             scene: &mut Scene,
             dt: f32,
         ) -> Result<Option<(f64, Stats)>, String> {
-            let (frame, suboptimal) = match self.surface.get_current_texture() {
-                wgpu::CurrentSurfaceTexture::Success(f) => (f, false),
-                wgpu::CurrentSurfaceTexture::Suboptimal(f) => (f, true),
-                wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return Ok(None),
-                wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                    self.surface.configure(&self.device, &self.config);
-                    return Ok(None);
-                }
-                wgpu::CurrentSurfaceTexture::Validation => {
-                    return Err("validation error acquiring the surface texture".into())
-                }
-            };
+            let Some((frame, suboptimal)) = self.gfx.acquire()? else { return Ok(None) };
             let renderer = self.renderer.as_mut().ok_or("the renderer is not initialised")?;
             let t0 = Instant::now();
             let plan = scene.frame(batcher, dt);
             let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
-            let mut encoder = self.device.create_command_encoder(&Default::default());
-            renderer
-                .prepare(&self.device, &self.queue, plan, [self.config.width, self.config.height])
-                .map_err(|e| format!("prepare: {e}"))?;
+            let (device, queue) = (&self.gfx.device, &self.gfx.queue);
+            let mut encoder = device.create_command_encoder(&Default::default());
+            renderer.prepare(device, queue, plan, self.gfx.size()).map_err(|e| format!("prepare: {e}"))?;
             {
-                let mut pass = gpu::clear_pass(&mut encoder, &view, crate::headless::CLEAR.map(f64::from));
+                let mut pass = gpu::clear_pass(&mut encoder, &view, CLEAR.map(f64::from));
                 renderer.render(&mut pass);
             }
-            self.queue.submit([encoder.finish()]);
-            self.queue.present(frame);
+            queue.submit([encoder.finish()]);
+            queue.present(frame);
             let ms = t0.elapsed().as_secs_f64() * 1e3;
             if suboptimal {
-                self.surface.configure(&self.device, &self.config);
+                self.gfx.reconfigure();
             }
             Ok(Some((ms, renderer.stats())))
         }

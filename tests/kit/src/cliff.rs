@@ -1,7 +1,7 @@
 //! The cliff scene: the same quads over 1..=64 distinct textures, planned by three strategies.
 //! Shared by `examples/cliff.rs` (the plot) and `benches/cliff.rs` (the timings).
 
-use layerbatch::{Batcher, Config, Counters, Limits, Quad, TextureDesc, TextureId, VictimChoice};
+use layerbatch_core::{Batcher, Config, Counters, Limits, Quad, TextureDesc, TextureId, VictimChoice};
 
 /// How a batcher deals with many textures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +40,7 @@ impl Strategy {
 }
 
 /// `quads` quads interleaved round-robin over `textures` distinct 32x32 textures.
+#[derive(Debug)]
 pub struct CliffScene {
     batcher: Batcher,
     quads: Vec<Quad>,

@@ -5,23 +5,18 @@
 //! `RGBA8` renderbuffer (not sRGB, like eframe's), read back after each frame.
 //!
 //! egui_glow 0.37 is built on glow 0.17: build with the `glow-0-17` feature, so that
-//! `layerbatch_gl::glow` (and the context `egl.rs` makes) is glow 0.17 too.
+//! `layerbatch_gl::glow` (and the context [`crate::egl`] makes) is glow 0.17 too.
 //!
-//! Used by `examples/egui_glow.rs` and `tests/egui_glow.rs`. Include it with
-//! `#[allow(unsafe_code)] #[path = ...] mod host;`.
-#![allow(dead_code)]
+//! Used by `examples/egui_glow.rs` and `tests/egui_glow.rs`.
 
 use std::sync::Arc;
 
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
-use layerbatch_gl::glow::{self, HasContext};
+use layerbatch_gl::glow;
 
-#[path = "egl.rs"]
-mod egl;
-#[path = "egui_host.rs"]
-pub mod egui_host;
-
-pub use egui_host::Image;
+use super::raw_input;
+pub use super::Image;
+use crate::egl;
 
 /// The colour the framebuffer is cleared to before egui paints (opaque black).
 pub const CLEAR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
@@ -32,14 +27,17 @@ pub struct GlowEguiHost {
     // Field order matters: the painter and `gl` go before the context and display.
     /// egui_glow's painter; `painter.gl()` is the context.
     pub painter: egui_glow::Painter,
+    /// The egui context.
     pub ctx: egui::Context,
+    /// The GL functions.
     pub gl: Arc<glow::Context>,
     /// `"RENDERER (VERSION)"` of the context.
     pub adapter: String,
+    /// The framebuffer's size, pixels.
     pub size_px: [u32; 2],
+    /// egui's scale.
     pub pixels_per_point: f32,
-    fbo: glow::Framebuffer,
-    renderbuffer: glow::Renderbuffer,
+    target: egl::Framebuffer,
     frame: u64,
     _context: PossiblyCurrentContext,
     _display: Display,
@@ -61,19 +59,7 @@ impl GlowEguiHost {
         let egl::Egl { gl, context, display } = egl::surfaceless(gles)?;
         let adapter = egl::describe(&gl);
         let gl = Arc::new(gl);
-        // SAFETY: plain object creation on the current context.
-        let (fbo, renderbuffer) = unsafe {
-            let fbo = gl.create_framebuffer()?;
-            let rb = gl.create_renderbuffer()?;
-            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, size_px[0] as i32, size_px[1] as i32);
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-            gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, glow::COLOR_ATTACHMENT0, glow::RENDERBUFFER, Some(rb));
-            if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
-                return Err("offscreen framebuffer incomplete".into());
-            }
-            (fbo, rb)
-        };
+        let target = egl::Framebuffer::new(&gl, size_px)?;
         // No dithering: a frame reads back the same whatever was drawn around it.
         let painter = egui_glow::Painter::new(gl.clone(), "", None, false).map_err(|e| format!("egui_glow: {e}"))?;
         Ok(Self {
@@ -83,8 +69,7 @@ impl GlowEguiHost {
             adapter,
             size_px,
             pixels_per_point,
-            fbo,
-            renderbuffer,
+            target,
             frame: 0,
             _context: context,
             _display: display,
@@ -93,13 +78,12 @@ impl GlowEguiHost {
 
     /// Runs one egui frame of `ui`, paints it into the framebuffer and reads it back.
     pub fn frame(&mut self, ui: impl FnMut(&mut egui::Ui)) -> Image {
-        let input = egui_host::raw_input(self.size_px, self.pixels_per_point, self.frame);
+        let input = raw_input(self.size_px, self.pixels_per_point, self.frame);
         self.frame += 1;
         let output = self.ctx.run_ui(input, ui);
         let primitives = self.ctx.tessellate(output.shapes, output.pixels_per_point);
         let mut textures = output.textures_delta;
-        // SAFETY: binds our own framebuffer on the current context.
-        unsafe { self.gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.fbo)) };
+        self.target.bind(&self.gl);
         self.painter.clear(self.size_px, CLEAR);
         // Every callback runs in here, with egui's viewport and scissor set for it.
         self.painter.paint_and_update_textures(self.size_px, output.pixels_per_point, &primitives, &mut textures);
@@ -108,35 +92,13 @@ impl GlowEguiHost {
 
     /// The framebuffer's pixels, top row first.
     pub fn read(&self) -> Image {
-        let [w, h] = self.size_px.map(|v| v as usize);
-        let mut px = vec![0u8; w * h * 4];
-        // SAFETY: reads w*h RGBA8 pixels into a buffer of exactly that size.
-        unsafe {
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(self.fbo));
-            self.gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
-            self.gl.read_pixels(
-                0,
-                0,
-                w as i32,
-                h as i32,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelPackData::Slice(Some(&mut px)),
-            );
-        }
-        // GL's rows go bottom-up.
-        let pixels = px.chunks_exact(w * 4).rev().flatten().copied().collect();
-        Image { width: self.size_px[0], height: self.size_px[1], pixels }
+        Image { width: self.size_px[0], height: self.size_px[1], pixels: self.target.read(&self.gl) }
     }
 }
 
 impl Drop for GlowEguiHost {
     fn drop(&mut self) {
         self.painter.destroy();
-        // SAFETY: deletes our own objects on the current context.
-        unsafe {
-            self.gl.delete_framebuffer(self.fbo);
-            self.gl.delete_renderbuffer(self.renderbuffer);
-        }
+        self.target.delete(&self.gl);
     }
 }

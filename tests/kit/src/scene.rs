@@ -2,10 +2,10 @@
 //! several sizes, submitted interleaved in z so consecutive quads use different textures.
 //! Deterministic from its seed, so two backends can draw the same frame.
 //!
-//! Shared by `examples/stress.rs`, the frame benches and the cross-backend tests.
-#![allow(dead_code)]
+//! Used by the stress example (native and in the browser), the frame benches and the
+//! cross-backend tests.
 
-use layerbatch::{Batcher, FramePlan, Quad, TextureDesc, TextureError, TextureId};
+use layerbatch_core::{Batcher, FramePlan, Quad, TextureDesc, TextureError, TextureId};
 
 /// Texture sizes, one per array class: 4 classes, so an arrays-on frame is one draw at tier 4.
 pub const SIZES: [(u32, u32); 4] = [(16, 16), (32, 32), (64, 64), (32, 16)];
@@ -78,6 +78,7 @@ struct Sprite {
 }
 
 /// The scene: textures registered in a batcher, sprites moving in a `width x height` box.
+#[derive(Debug)]
 pub struct Scene {
     textures: Vec<TextureId>,
     sizes: Vec<(u32, u32)>,
@@ -106,11 +107,11 @@ pub struct SceneOptions {
 }
 
 /// `--quads auto|instanced|indexed`, the stress flag for `Config::quad_vertices`.
-pub fn parse_quads(s: &str) -> Result<layerbatch::QuadVertices, String> {
+pub fn parse_quads(s: &str) -> Result<layerbatch_core::QuadVertices, String> {
     match s {
-        "auto" => Ok(layerbatch::QuadVertices::Auto),
-        "instanced" => Ok(layerbatch::QuadVertices::Instanced),
-        "indexed" => Ok(layerbatch::QuadVertices::Indexed),
+        "auto" => Ok(layerbatch_core::QuadVertices::Auto),
+        "instanced" => Ok(layerbatch_core::QuadVertices::Instanced),
+        "indexed" => Ok(layerbatch_core::QuadVertices::Indexed),
         other => Err(format!("--quads must be auto, instanced or indexed, not {other:?}")),
     }
 }

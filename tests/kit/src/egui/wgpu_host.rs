@@ -6,14 +6,10 @@
 //! after each frame.
 //!
 //! Used by `examples/egui_wgpu.rs` and `tests/egui_wgpu.rs`.
-#![allow(dead_code)]
 
-#[path = "egui_host.rs"]
-pub mod egui_host;
-#[path = "gpu.rs"]
-pub mod gpu;
-
-pub use egui_host::Image;
+use super::raw_input;
+pub use super::Image;
+use crate::gpu;
 
 /// The format of the target: gamma-space, like eframe's (egui-wgpu prefers `Rgba8Unorm` or
 /// `Bgra8Unorm`: egui blends in gamma space).
@@ -35,14 +31,19 @@ pub enum Submit {
 /// A wgpu device (Vulkan, e.g. lavapipe), an egui context and egui-wgpu's renderer drawing
 /// into an offscreen target.
 pub struct WgpuEguiHost {
+    /// The device.
     pub device: wgpu::Device,
+    /// Its queue.
     pub queue: wgpu::Queue,
     /// `"name (Backend)"` of the adapter.
     pub adapter: String,
+    /// The egui context.
     pub ctx: egui::Context,
     /// egui-wgpu's renderer: its `callback_resources` hold what paint callbacks share.
     pub renderer: egui_wgpu::Renderer,
+    /// The target's size, pixels.
     pub size_px: [u32; 2],
+    /// egui's scale.
     pub pixels_per_point: f32,
     /// The multisample count of the pass (1: none).
     pub msaa_samples: u32,
@@ -123,7 +124,7 @@ impl WgpuEguiHost {
     }
 
     fn paint_frame(&mut self, submit: Submit, ui: impl FnMut(&mut egui::Ui)) {
-        let input = egui_host::raw_input(self.size_px, self.pixels_per_point, self.frame);
+        let input = raw_input(self.size_px, self.pixels_per_point, self.frame);
         self.frame += 1;
         let output = self.ctx.run_ui(input, ui);
         let primitives = self.ctx.tessellate(output.shapes, output.pixels_per_point);

@@ -7,14 +7,14 @@
 //! backgrounds and nearest-filtered pixel art. Pixels are opaque and different at every
 //! texel of every image, so a wrong layer, rectangle or offset shows in a readback.
 
-#![allow(dead_code)]
-
 use layerbatch_core::{Filter, TextureDesc};
 
 /// One image of a set: its description and a seed for its pixels.
 #[derive(Clone, Copy, Debug)]
 pub struct Asset {
+    /// Its size and settings.
     pub desc: TextureDesc,
+    /// The seed of its pixels ([`texel`]).
     pub seed: u32,
 }
 

@@ -1,15 +1,23 @@
 //! The stress scene's figures: per-frame sums, the recorder of a run, and the summary
-//! (`Report`) printed as a table and, with `--json`, as one JSON object. Shared by
-//! `examples/stress.rs` and the browser page (`examples/web`), so both print the same fields.
+//! ([`Report`]) printed as a table and, with `--json`, as one JSON object. Used by the stress
+//! example natively and in the browser page (`examples/web`), so both print the same fields.
 //!
-//! Include it as `#[path = ...] mod report;` beside `mod scene;` at the crate root.
-#![allow(dead_code)]
+//! A run's first frames are warm-up (the first uploads every texture): the [`Recorder`] keeps
+//! them apart, and every per-frame figure and frame time is over the frames after them
+//! ([`crate::stats`]).
 
 use std::path::PathBuf;
 
-use layerbatch::{Batcher, Budget, Stats};
+use layerbatch_core::{Batcher, Budget, Stats};
 
 use crate::scene::{Scene, Sizes};
+use crate::stats::{Samples, Summary};
+
+/// Warm-up frames of a stress run unless `--warmup` says otherwise. The first frame uploads
+/// every texture; on llvmpipe the second is still about 10% slower than the ones after it
+/// (5,000 sprites), the third no longer. On a software device a frame takes 0.1 to 1 s, so
+/// more warm-up is asked for with `--warmup`.
+pub const DEFAULT_WARMUP: u64 = 3;
 
 /// What a run drew, as its flags said.
 #[derive(Clone, Copy, Debug)]
@@ -40,6 +48,7 @@ pub struct SoakSample {
 }
 
 impl SoakSample {
+    /// Where the run stands `seconds` into it.
     pub fn now(seconds: f64, rec: &Recorder, batcher: &Batcher, scene: &Scene) -> Self {
         Self {
             seconds,
@@ -51,6 +60,7 @@ impl SoakSample {
         }
     }
 
+    /// The sample as one line of text.
     pub fn line(&self) -> String {
         let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
         format!(
@@ -68,12 +78,19 @@ impl SoakSample {
 /// Per-frame counts summed over a run of frames.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sums {
+    /// Frames summed.
     pub frames: u64,
+    /// Core's draw calls.
     pub draw_calls: u64,
+    /// The device's draw calls.
     pub device_draw_calls: u64,
+    /// Flushes.
     pub flushes: u64,
+    /// Flushes because the slots ran out.
     pub flushes_slots_exhausted: u64,
+    /// Slot binds.
     pub slot_binds: u64,
+    /// Slot evictions.
     pub slot_evictions: u64,
 }
 
@@ -95,43 +112,70 @@ impl Sums {
     }
 }
 
-/// What a run measured, frame by frame.
-#[derive(Clone, Debug, Default)]
+/// What a run measured, frame by frame: the first `warmup` frames apart from the rest.
+#[derive(Clone, Debug)]
 pub struct Recorder {
-    /// Frames recorded.
+    /// Frames recorded, warm-up included.
     pub frames: u64,
-    first: Sums,
-    steady: Sums,
-    first_ms: f64,
-    steady_ms: Vec<f64>,
-    compiles_after_first: u64,
+    warm: Sums,
+    measured: Sums,
+    times: Samples,
+    /// `device_total.pipeline_compiles` when the warm-up ended (at creation without one).
+    compiles_after_warmup: u64,
     last: Stats,
     /// The last frame's time.
     pub last_ms: f64,
 }
 
 impl Recorder {
+    /// A run whose first `warmup` frames are warm-up, of a renderer whose stats at creation
+    /// are `created`.
+    pub fn new(warmup: u64, created: Stats) -> Self {
+        Self {
+            frames: 0,
+            warm: Sums::default(),
+            measured: Sums::default(),
+            times: Samples::new(warmup as usize),
+            compiles_after_warmup: created.device_total.pipeline_compiles,
+            last: created,
+            last_ms: 0.0,
+        }
+    }
+
     /// Records a frame: its wall time and the renderer's stats after it.
     pub fn record(&mut self, frame_ms: f64, stats: Stats) {
         self.frames += 1;
-        if self.frames == 1 {
-            self.first.add(&stats);
-            self.first_ms = frame_ms;
-            self.compiles_after_first = stats.device_total.pipeline_compiles;
+        if self.times.push(frame_ms) {
+            self.warm.add(&stats);
+            self.compiles_after_warmup = stats.device_total.pipeline_compiles;
         } else {
-            self.steady.add(&stats);
-            self.steady_ms.push(frame_ms);
+            self.measured.add(&stats);
         }
         self.last = stats;
         self.last_ms = frame_ms;
     }
 
-    /// Per-frame sums over the frames after the first (the first alone if there is no other).
+    /// Whether the next frame is a warm-up one.
+    pub fn in_warmup(&self) -> bool {
+        self.times.in_warmup()
+    }
+
+    /// Frames measured: recorded after the warm-up.
+    pub fn measured_frames(&self) -> u64 {
+        self.measured.frames
+    }
+
+    /// Warm-up frames recorded.
+    pub fn warmup_frames(&self) -> u64 {
+        self.warm.frames
+    }
+
+    /// Per-frame sums over the measured frames (the warm-up's if none was measured).
     pub fn sums(&self) -> &Sums {
-        if self.steady.frames > 0 {
-            &self.steady
+        if self.measured.frames > 0 {
+            &self.measured
         } else {
-            &self.first
+            &self.warm
         }
     }
 
@@ -140,12 +184,12 @@ impl Recorder {
         &self.last
     }
 
-    /// Frame times over the frames after the first (the first alone if there is no other).
-    pub fn frame_ms(&self) -> Vec<f64> {
-        if self.steady_ms.is_empty() {
-            vec![self.first_ms]
+    /// The frame times' figures over the measured frames (the warm-up's if none was measured).
+    pub fn frame_ms(&self) -> Summary {
+        if self.times.measured().is_empty() {
+            Summary::of(self.times.warmup())
         } else {
-            self.steady_ms.clone()
+            self.times.summary()
         }
     }
 }
@@ -154,7 +198,10 @@ impl Recorder {
 #[derive(Clone, Debug)]
 pub enum Mode {
     /// Offscreen; the last frame saved to `out`.
-    Headless { out: PathBuf },
+    Headless {
+        /// The PNG's path.
+        out: PathBuf,
+    },
     /// In a window.
     Window,
     /// In a browser page (`examples/web`).
@@ -172,7 +219,10 @@ pub struct Report {
     /// The target's size, for the table.
     #[serde(skip)]
     viewport_px: [u32; 2],
+    /// Frames measured (after the warm-up).
     frames: u64,
+    /// Warm-up frames, before the measured ones.
+    warmup_frames: u64,
     sprites: usize,
     textures: usize,
     sizes: &'static str,
@@ -196,10 +246,16 @@ pub struct Report {
     pub texel_bytes: u64,
     bytes_allocated: u64,
     budget_bytes: u64,
+    /// Arrays alive at the end.
     pub arrays_alive: usize,
     frame_ms_median: f64,
+    frame_ms_p95: f64,
     frame_ms_p99: f64,
+    frame_ms_mean: f64,
+    frame_ms_min: f64,
+    frame_ms_max: f64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// A soak's samples, one a second.
     pub soak: Vec<SoakSample>,
 }
 
@@ -214,8 +270,7 @@ impl Report {
         rec: &Recorder,
     ) -> Self {
         let s = rec.sums();
-        let mut ms = rec.frame_ms();
-        ms.sort_by(f64::total_cmp);
+        let ms = rec.frame_ms();
         let total = &rec.last.core_total;
         let compiles = rec.last.device_total.pipeline_compiles;
         let (mode, out) = match mode {
@@ -229,7 +284,8 @@ impl Report {
             mode,
             out,
             viewport_px: run.viewport_px,
-            frames: rec.frames,
+            frames: rec.measured_frames(),
+            warmup_frames: rec.warmup_frames(),
             sprites: run.sprites,
             textures: run.textures,
             sizes: if run.sizes == Sizes::Mixed { "mixed" } else { "pow2" },
@@ -247,13 +303,17 @@ impl Report {
             max_slot_tier: total.max_slot_tier,
             layer_uploads: total.layer_uploads,
             pipeline_compiles: compiles,
-            pipeline_compiles_after_warmup: compiles.saturating_sub(rec.compiles_after_first),
+            pipeline_compiles_after_warmup: compiles.saturating_sub(rec.compiles_after_warmup),
             texel_bytes: 0,
             bytes_allocated: total.bytes_allocated,
             budget_bytes: budget.budget_bytes,
             arrays_alive: 0,
-            frame_ms_median: percentile(&ms, 0.5),
-            frame_ms_p99: percentile(&ms, 0.99),
+            frame_ms_median: ms.median,
+            frame_ms_p95: ms.p95,
+            frame_ms_p99: ms.p99,
+            frame_ms_mean: ms.mean,
+            frame_ms_min: ms.min,
+            frame_ms_max: ms.max,
             soak: Vec::new(),
         }
     }
@@ -272,15 +332,16 @@ impl Report {
         };
         println!("layerbatch stress: {} on {}, {mode}", self.backend, self.adapter);
         println!(
-            "  {} sprites, {} textures ({} sizes), slots {slots}, arrays {}, {} quads, {} frames",
+            "  {} sprites, {} textures ({} sizes), slots {slots}, arrays {}, {} quads, {} frames after {} of warm-up",
             self.sprites,
             self.textures,
             self.sizes,
             if self.arrays { "on" } else { "off" },
             if self.indexed_quads { "indexed" } else { "instanced" },
-            self.frames
+            self.frames,
+            self.warmup_frames
         );
-        println!("  {}", if self.frames > 1 { "per frame, after the first:" } else { "per frame:" });
+        println!("  {}", if self.frames > 0 { "per frame, after the warm-up:" } else { "per frame, warm-up:" });
         let rows: [(&str, String); 6] = [
             ("draw calls", format!("{:.2}", self.draw_calls_per_frame)),
             ("  issued by the device", format!("{:.2}", self.device_draw_calls_per_frame)),
@@ -295,18 +356,21 @@ impl Report {
         println!("  whole run:");
         let texels =
             if self.texel_bytes > 0 { format!(", texels {:.1} MiB", mib(self.texel_bytes)) } else { String::new() };
-        let rows: [(&str, String); 8] = [
+        let rows: [(&str, String); 11] = [
             ("cache resets", self.cache_resets.to_string()),
             ("largest slot tier drawn", self.max_slot_tier.to_string()),
             ("layer uploads", self.layer_uploads.to_string()),
             ("pipelines compiled", self.pipeline_compiles.to_string()),
-            ("  after the first frame", self.pipeline_compiles_after_warmup.to_string()),
+            ("  after the warm-up", self.pipeline_compiles_after_warmup.to_string()),
             (
                 "texture memory",
                 format!("{:.1} of {:.0} MiB{texels}", mib(self.bytes_allocated), mib(self.budget_bytes)),
             ),
             ("frame time, median", format!("{:.2} ms", self.frame_ms_median)),
+            ("frame time, p95", format!("{:.2} ms", self.frame_ms_p95)),
             ("frame time, p99", format!("{:.2} ms", self.frame_ms_p99)),
+            ("frame time, mean", format!("{:.2} ms", self.frame_ms_mean)),
+            ("frame time, min to max", format!("{:.2} to {:.2} ms", self.frame_ms_min, self.frame_ms_max)),
         ];
         for (name, v) in rows {
             println!("    {name:<30} {v:>20}");
@@ -315,13 +379,4 @@ impl Report {
             println!("  last frame saved to {out}");
         }
     }
-}
-
-/// The nearest-rank percentile `p` (0..=1) of sorted `v`.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = (p * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }

@@ -2,20 +2,16 @@
 //! a surfaceless EGL context for GL, an adapter with no surface for wgpu. Recipes from
 //! `docs/ARCHITECTURE.md` (testing without a GPU).
 //!
-//! Shared by `examples/stress.rs` (headless mode), the frame benches and the cross-backend
-//! tests. Include it with `#[allow(unsafe_code)] #[path = ...] mod headless;`.
-#![allow(dead_code)]
+//! Used by the stress example (headless mode), the frame benches, the conformance suite and
+//! the cross-backend tests.
 
 use std::sync::Arc;
 
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
-use layerbatch::{Budget, FramePlan, Limits, PlanError, Stats};
-use layerbatch_gl::glow::{self, HasContext};
+use layerbatch_core::{Budget, FramePlan, Limits, PlanError, Stats};
+use layerbatch_gl::glow;
 
-#[path = "egl.rs"]
-pub mod egl;
-#[path = "gpu.rs"]
-pub mod gpu;
+use crate::{ci, egl, gpu};
 
 /// The clear colour of every offscreen frame: opaque black.
 pub const CLEAR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
@@ -78,7 +74,13 @@ pub enum DeviceKind {
     WgpuGl,
 }
 
+impl DeviceKind {
+    /// Every kind: GL 3.3, GLES 3.0, wgpu on Vulkan, wgpu on GL.
+    pub const ALL: [DeviceKind; 4] = [DeviceKind::Gl, DeviceKind::Gles, DeviceKind::WgpuVulkan, DeviceKind::WgpuGl];
+}
+
 /// An offscreen target on one device, with a renderer once [`Headless::init`] ran.
+#[derive(Debug)]
 pub enum Headless {
     /// GL.
     Gl(Box<GlHeadless>),
@@ -188,12 +190,13 @@ impl Headless {
 }
 
 /// A surfaceless EGL context with an RGBA8 framebuffer object.
+#[derive(Debug)]
 pub struct GlHeadless {
     // Field order matters: the renderer and `gl` go before the context and display.
     renderer: Option<layerbatch_gl::Renderer>,
+    /// The GL functions.
     pub gl: Arc<glow::Context>,
-    fbo: glow::Framebuffer,
-    size: [u32; 2],
+    target: egl::Framebuffer,
     adapter: String,
     _context: PossiblyCurrentContext,
     _display: Display,
@@ -202,21 +205,9 @@ pub struct GlHeadless {
 impl GlHeadless {
     fn new(gles: bool, size: [u32; 2]) -> Result<Self, String> {
         let egl::Egl { gl, context, display } = egl::surfaceless(gles)?;
-        // SAFETY: plain object creation on the current context.
-        let fbo = unsafe {
-            let fbo = gl.create_framebuffer()?;
-            let rb = gl.create_renderbuffer()?;
-            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, size[0] as i32, size[1] as i32);
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-            gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, glow::COLOR_ATTACHMENT0, glow::RENDERBUFFER, Some(rb));
-            if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
-                return Err("offscreen framebuffer incomplete".into());
-            }
-            fbo
-        };
+        let target = egl::Framebuffer::new(&gl, size)?;
         let adapter = egl::describe(&gl);
-        Ok(Self { renderer: None, gl: Arc::new(gl), fbo, size, adapter, _context: context, _display: display })
+        Ok(Self { renderer: None, gl: Arc::new(gl), target, adapter, _context: context, _display: display })
     }
 
     fn init(&mut self, budget: &Budget) -> Result<(), String> {
@@ -231,51 +222,19 @@ impl GlHeadless {
         host_clip: Option<[u32; 4]>,
     ) -> Result<(), DrawError> {
         let r = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
-        let [w, h] = self.size;
-        // SAFETY: state calls on our own framebuffer, on the current context.
-        unsafe {
-            self.gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.fbo));
-            self.gl.viewport(0, 0, w as i32, h as i32);
-            self.gl.clear_color(CLEAR[0], CLEAR[1], CLEAR[2], CLEAR[3]);
-            self.gl.clear(glow::COLOR_BUFFER_BIT);
-            if let Some([x, y, cw, ch]) = host_clip {
-                // GL's scissor box is y up.
-                self.gl.enable(glow::SCISSOR_TEST);
-                self.gl.scissor(x as i32, h as i32 - y as i32 - ch as i32, cw as i32, ch as i32);
-            }
-        }
-        let mut target = layerbatch_gl::Target::framebuffer(self.fbo, self.size).with_host_clip(host_clip.is_some());
+        self.target.begin(&self.gl, CLEAR, host_clip);
+        let mut target =
+            layerbatch_gl::Target::framebuffer(self.target.fbo, self.target.size).with_host_clip(host_clip.is_some());
         if let Some(rect) = rect_px {
             target = target.with_rect(rect);
         }
         let result = r.paint(plan, &target);
-        // SAFETY: state calls and a plain synchronisation call.
-        unsafe {
-            self.gl.disable(glow::SCISSOR_TEST);
-            self.gl.finish();
-        }
+        egl::finish(&self.gl);
         Ok(result?)
     }
 
     fn read(&mut self) -> Vec<u8> {
-        let [w, h] = self.size.map(|v| v as usize);
-        let mut px = vec![0u8; w * h * 4];
-        // SAFETY: reads w*h RGBA8 pixels into a buffer of exactly that size.
-        unsafe {
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(self.fbo));
-            self.gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
-            self.gl.read_pixels(
-                0,
-                0,
-                w as i32,
-                h as i32,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelPackData::Slice(Some(&mut px)),
-            );
-        }
-        // GL's rows go bottom-up.
-        px.chunks_exact(w * 4).rev().flatten().copied().collect()
+        self.target.read(&self.gl)
     }
 }
 
@@ -288,9 +247,12 @@ impl Drop for GlHeadless {
 }
 
 /// A wgpu device with an RGBA8 target texture and a readback buffer.
+#[derive(Debug)]
 pub struct WgpuHeadless {
     renderer: Option<layerbatch_wgpu::Renderer>,
+    /// The device.
     pub device: wgpu::Device,
+    /// Its queue.
     pub queue: wgpu::Queue,
     target: wgpu::Texture,
     view: wgpu::TextureView,
@@ -326,8 +288,8 @@ impl WgpuHeadless {
         let r = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let viewport = match rect_px {
-            Some(rect) => layerbatch::Viewport::rect(self.size, rect),
-            None => layerbatch::Viewport::full(self.size),
+            Some(rect) => layerbatch_core::Viewport::rect(self.size, rect),
+            None => layerbatch_core::Viewport::full(self.size),
         };
         // `prepare` returns the device's errors itself; nothing is submitted after one.
         r.prepare(&self.device, &self.queue, plan, viewport.with_host_clip(host_clip))?;
@@ -353,19 +315,11 @@ impl WgpuHeadless {
     }
 }
 
-/// Whether the run is CI's: a device that cannot be had then is a failure, not a skip.
-/// Opens `kind` for the test named `test`: under `CI=true` a device that cannot be had
-/// panics (a GPU test must not pass by skipping); outside CI it prints `skipped: ...` and
-/// gives `None`.
+/// Opens `kind` for the test named `test`, under the kit's skip policy ([`ci::require`]):
+/// under `CI=true` a device that cannot be had panics; outside CI it prints `skipped: ...`
+/// and gives `None`.
 pub fn open_for_test(kind: DeviceKind, size: [u32; 2], test: &str) -> Option<Headless> {
-    match Headless::new(kind, size) {
-        Ok(d) => Some(d),
-        Err(e) if in_ci() => panic!("{test}: CI=true and no {kind:?} device: {e}"),
-        Err(e) => {
-            println!("skipped: {test}: no {kind:?} device: {e}");
-            None
-        }
-    }
+    ci::require(Headless::new(kind, size), test, &format!("{kind:?} device"))
 }
 
 /// Compares two RGBA8 readbacks of `width` pixels a row: `(pixels differing by more than
@@ -386,9 +340,4 @@ pub fn compare(a: &[u8], b: &[u8], width: u32, tol: u8, a_name: &str, b_name: &s
         }
     }
     (differing, worst)
-}
-
-/// Whether the environment says this is CI (`CI=true` or `CI=1`).
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
 }

@@ -1,0 +1,226 @@
+//! The plans of the conformance suite: each scenario records a few frames with the batcher's
+//! public API and keeps a copy of every plan.
+
+use layerbatch_core::{
+    Batcher, BlendMode, Config, DeviceCounters, Filter, FramePlan, Quad, TextureDesc, TextureId, Usage,
+};
+
+use super::Scenario;
+use crate::scene::{texture_pixels, Rng, Scene, SceneOptions, Sizes};
+
+/// Every scenario, in the order they run.
+pub const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "registrations_create_arrays",
+        config: class_arrays,
+        plans: registrations_create_arrays,
+        exercises: |c| c.arrays_created >= 2 && c.texture_bytes_written > 0 && c.draw_calls >= 3,
+    },
+    Scenario {
+        name: "class_array_growth",
+        config: class_arrays,
+        plans: class_array_growth,
+        exercises: |c| c.layers_copied > 0 && c.arrays_destroyed > 0,
+    },
+    Scenario {
+        name: "atlas_pages",
+        config: small_pages,
+        plans: atlas_pages,
+        exercises: |c| c.arrays_created > 0 && c.layers_copied > 0,
+    },
+    Scenario {
+        name: "compaction",
+        config: || small_pages().with_auto_compact(false),
+        plans: compaction,
+        exercises: |c| c.layers_copied > 0,
+    },
+    Scenario {
+        name: "mip_levels",
+        config: class_arrays,
+        plans: mip_levels,
+        exercises: |c| c.texture_bytes_written > 0,
+    },
+    Scenario {
+        name: "render_target_with_mips",
+        config: Config::default,
+        plans: render_target_with_mips,
+        exercises: |c| c.mip_levels_regenerated > 0,
+    },
+    Scenario {
+        name: "free_and_destroy",
+        config: class_arrays,
+        plans: free_and_destroy,
+        exercises: |c| c.arrays_destroyed > 0,
+    },
+    Scenario {
+        name: "rebuild_after_restore",
+        config: || Config::default().with_keep_pixels(true),
+        plans: rebuild_after_restore,
+        exercises: |c| c.arrays_destroyed > 0 && c.frames == 3,
+    },
+    Scenario {
+        name: "several_frames",
+        config: Config::default,
+        plans: several_frames,
+        exercises: |c: &DeviceCounters| c.frames == 5,
+    },
+];
+
+/// No atlas pages: every texture in the array of its size class.
+fn class_arrays() -> Config {
+    Config::default().with_max_packed_size_px(0)
+}
+
+/// Atlas pages of 256 px, for textures up to 128 px: a few dozen textures fill several.
+fn small_pages() -> Config {
+    Config::default().with_page_size_px(256).with_max_packed_size_px(128)
+}
+
+/// Registers a `w` x `h` texture of `desc`'s other settings, its pixels from `seed`.
+fn register(b: &mut Batcher, desc: TextureDesc, seed: usize) -> TextureId {
+    let pixels = texture_pixels(seed, desc.width_px, desc.height_px);
+    b.register(&desc, &pixels).unwrap_or_else(|e| panic!("register {}x{}: {e}", desc.width_px, desc.height_px))
+}
+
+/// One frame drawing each of `textures` as a 12 px square, in a grid over a 64 px target.
+fn frame(b: &mut Batcher, textures: &[TextureId]) -> FramePlan {
+    b.begin_frame();
+    push_grid(b, textures);
+    b.finish().clone()
+}
+
+fn push_grid(b: &mut Batcher, textures: &[TextureId]) {
+    for (i, &t) in textures.iter().enumerate() {
+        let at = [(i % 5) as f32 * 12.5 + 0.3, (i / 5 % 5) as f32 * 12.5 + 0.6];
+        b.push(&Quad::rect(t, at, [12.0, 12.0])).expect("a live texture");
+    }
+}
+
+fn registrations_create_arrays(b: &mut Batcher) -> Vec<FramePlan> {
+    let sizes = [(16, 16), (32, 32), (64, 64), (32, 16), (300, 200), (7, 9)];
+    let mut ids: Vec<TextureId> =
+        (0..12).map(|i| register(b, TextureDesc::new(sizes[i % 6].0, sizes[i % 6].1), i)).collect();
+    ids.push(register(b, TextureDesc::new(8, 8).with_filter(Filter::Nearest), 12));
+    let first = frame(b, &ids);
+    // The same textures again (nothing to upload), in three blend runs.
+    b.begin_frame();
+    push_grid(b, &ids[..4]);
+    b.set_blend(BlendMode::Multiply);
+    push_grid(b, &ids[4..8]);
+    b.set_blend(BlendMode::Over);
+    push_grid(b, &ids[8..]);
+    vec![first, b.finish().clone()]
+}
+
+fn class_array_growth(b: &mut Batcher) -> Vec<FramePlan> {
+    let desc = TextureDesc::new(32, 32);
+    let mut ids: Vec<TextureId> = (0..2).map(|i| register(b, desc, i)).collect();
+    let mut plans = vec![frame(b, &ids)];
+    // Past the array's initial layers: it grows on the device (a new array, layers copied).
+    ids.extend((2..12).map(|i| register(b, desc, i)));
+    plans.push(frame(b, &ids));
+    ids.extend((12..40).map(|i| register(b, desc, i)));
+    plans.push(frame(b, &ids[ids.len() - 25..]));
+    plans
+}
+
+fn atlas_pages(b: &mut Batcher) -> Vec<FramePlan> {
+    let mut rng = Rng::new(3);
+    let mut ids = Vec::new();
+    let mut plans = Vec::new();
+    for round in 0..3 {
+        for i in 0..20 {
+            let (w, h) = (4 + rng.next_u32() % 120, 4 + rng.next_u32() % 120);
+            ids.push(register(b, TextureDesc::new(w, h), round * 20 + i));
+        }
+        plans.push(frame(b, &ids[ids.len() - 20..]));
+    }
+    plans
+}
+
+fn compaction(b: &mut Batcher) -> Vec<FramePlan> {
+    let ids: Vec<TextureId> = (0..96).map(|i| register(b, TextureDesc::new(60, 60), i)).collect();
+    let mut plans = vec![frame(b, &ids[..25])];
+    // Free three of every four, then repack: rectangles move down (GPU copies), layers go.
+    let kept: Vec<TextureId> = ids.iter().enumerate().filter(|(i, _)| i % 4 == 3).map(|(_, &t)| t).collect();
+    for (i, &t) in ids.iter().enumerate() {
+        if i % 4 != 3 {
+            b.free(t).expect("live");
+        }
+    }
+    plans.push(frame(b, &kept[..20]));
+    assert!(b.compact() > 0, "compaction: nothing moved");
+    plans.push(frame(b, &kept[4..]));
+    plans
+}
+
+fn mip_levels(b: &mut Batcher) -> Vec<FramePlan> {
+    let ids = vec![
+        register(b, TextureDesc::new(64, 64).with_mip_levels(7), 0),
+        register(b, TextureDesc::new(32, 32).with_mip_levels(3), 1),
+        register(b, TextureDesc::new(64, 64).with_mip_levels(7).with_usage(Usage::Dynamic), 2),
+    ];
+    let first = frame(b, &ids);
+    // A dynamic texture rewritten: every level again.
+    b.update(ids[2], &texture_pixels(5, 64, 64)).expect("update");
+    vec![first, frame(b, &ids)]
+}
+
+fn render_target_with_mips(b: &mut Batcher) -> Vec<FramePlan> {
+    let rt_desc = TextureDesc::new(64, 64).with_usage(Usage::RenderTarget).with_mip_levels(4);
+    let rt = b.register(&rt_desc, &[]).expect("a render target");
+    let sprite = register(b, TextureDesc::new(16, 16), 1);
+    let mut plans = Vec::new();
+    for _ in 0..2 {
+        b.begin_frame_into(rt, Some([0.1, 0.2, 0.3, 1.0])).expect("a render target");
+        push_grid(b, &[sprite, sprite, sprite]);
+        plans.push(b.finish().clone());
+        plans.push(frame(b, &[rt, sprite]));
+    }
+    plans
+}
+
+fn free_and_destroy(b: &mut Batcher) -> Vec<FramePlan> {
+    let small: Vec<TextureId> = (0..3).map(|i| register(b, TextureDesc::new(16, 16), i)).collect();
+    // Dynamic textures: an array each.
+    let dynamic = TextureDesc::new(64, 64).with_usage(Usage::Dynamic);
+    let big: Vec<TextureId> = (0..3).map(|i| register(b, dynamic, 10 + i)).collect();
+    let mut plans = vec![frame(b, &[small.clone(), big.clone()].concat())];
+    // Every dynamic texture freed: their arrays go.
+    for &t in &big {
+        b.free(t).expect("live");
+    }
+    plans.push(frame(b, &small));
+    plans.push(frame(b, &small[1..]));
+    plans
+}
+
+fn rebuild_after_restore(b: &mut Batcher) -> Vec<FramePlan> {
+    let ids: Vec<TextureId> = (0..5).map(|i| register(b, TextureDesc::new(24 + 8 * i as u32, 24), i)).collect();
+    let first = frame(b, &ids);
+    // As after a lost device: the next plan rebuilds every array from core's copies.
+    assert!(b.restore().is_empty(), "keep_pixels: nothing to re-send");
+    let rebuild = frame(b, &ids);
+    assert!(rebuild.rebuild, "restore: a rebuild plan");
+    vec![first, rebuild, frame(b, &ids[2..])]
+}
+
+fn several_frames(b: &mut Batcher) -> Vec<FramePlan> {
+    let opts = SceneOptions {
+        sprites: 400,
+        textures: 24,
+        viewport_px: [64, 64],
+        sizes: Sizes::Mixed,
+        ..SceneOptions::default()
+    };
+    let mut scene = Scene::new(b, opts).expect("the scene's textures fit");
+    let mut rng = Rng::new(9);
+    (0..5)
+        .map(|i| {
+            if i >= 2 {
+                scene.churn(b, &mut rng, 3, 96).expect("churn");
+            }
+            scene.frame(b, 1.0 / 60.0).clone()
+        })
+        .collect()
+}
