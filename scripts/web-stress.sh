@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stress scene (examples/stress.rs) in headless Chromium: builds the page (examples/web)
+# The stress scene (examples/stress/main.rs) in headless Chromium: builds the page (examples/web)
 # for wasm32, serves it on 127.0.0.1, runs the scene on one browser path and prints the
 # summary table; with --json the summary is also the last line of stdout, one JSON object with
 # the native stress's fields (draw_calls_per_frame, cache_resets, frame_ms_median, ...).

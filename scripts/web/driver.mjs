@@ -104,7 +104,7 @@ async function stress(page, optionsJson, json, timeoutMs) {
   }
 }
 
-// The summary table of `stress` (examples/support/report.rs, `Report::print_table`).
+// The summary table of `stress` (tests/kit/src/report.rs, `Report::print_table`).
 function printTable(r) {
   const mib = (b) => b / (1024 * 1024);
   const slots = r.budget_slots === r.slots ? `${r.slots}` : `${r.slots} (device allows ${r.budget_slots})`;
