@@ -12,7 +12,7 @@
 //! 4. panels partly off-screen (left, right, bottom);
 //!
 //! and egui's clip (a scroll area) cutting sprites that have a clip of their own. And the
-//! sRGB rule of the README's egui section.
+//! sRGB rule of docs/egui.md.
 //!
 //! Needs the `glow-0-17` feature (egui_glow 0.37 is on glow 0.17):
 //! `cargo test --features glow-0-17 --test egui_glow`. Under `CI=true` a missing EGL context

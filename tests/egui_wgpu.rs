@@ -13,7 +13,7 @@
 //!
 //! and egui's clip (a scroll area) cutting sprites that have a clip of their own.
 //!
-//! And the two rules of the README's egui section: multisampling must match egui's pass, and
+//! And the two rules of docs/egui.md: multisampling must match egui's pass, and
 //! on egui's (not sRGB) target `Rgba8Unorm` textures come out as their bytes.
 //!
 //! Under `CI=true` a missing Vulkan adapter fails the test; outside CI it prints `skipped:`.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # layerbatch beside PixiJS and melonJS in ONE headless Chromium (the system's, never a
 # download): the stress scene at T textures x S sprites on every renderer, one table (and the
-# same as JSON), then the fill-cost page. Details: README.md (Beside PixiJS and melonJS) / run.mjs.
+# same as JSON), then the fill-cost page. Details: docs/browser.md, docs/measurements/2026-11-30-browser.md / run.mjs.
 #
 #   benches/web/run.sh [--site DIR] [run.mjs flags: --textures 1,16,17,64 --sprites 20000
 #       --warmup 2 --frames 6 --renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu
