@@ -516,4 +516,3 @@ fn expand_quads_writes_each_instance_per_corner_in_order_and_reuses_its_buffer()
     assert!(out.is_empty());
     assert_eq!(Instance::QUAD_BYTES as usize, 4 * std::mem::size_of::<Instance>());
 }
-

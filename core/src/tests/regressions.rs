@@ -2,9 +2,7 @@
 
 use super::*;
 
-
-// Regression tests for the findings of the plan-contract review: each failed on the code
-// before it.
+// The plan-contract review.
 
 #[test]
 fn push_error_then_next_frame() {
@@ -292,4 +290,3 @@ fn push_all_matches_push_and_reports_the_first_rejected() {
     assert_eq!(a.push_all(&[q]), Err(RejectedQuad { index: 0, error: QuadError::NoFrame }));
     assert_eq!(a.push_all(&[]), Ok(()));
 }
-
