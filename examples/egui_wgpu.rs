@@ -16,7 +16,9 @@
 //!   `frame.wgpu_render_state().renderer.write().callback_resources.insert(...)`). Register
 //!   your textures with its batcher.
 //! - [`SpriteCallback`]: one panel's sprites. egui calls `prepare` of every callback of the
-//!   frame, then `paint` of each inside its render pass; all the panels share the renderer.
+//!   frame, then `paint` of each inside its render pass; all the panels share the renderer,
+//!   and each callback holds a `layerbatch_wgpu::PreparedPlan` of its own from `prepare` to
+//!   `paint` (taken from the renderer's spares, given back when egui drops the callback).
 //!   `prepare` plans the sprites and hands layerbatch a `Viewport`: the panel's rectangle in
 //!   the target's pixels (unclamped: a panel scrolled partly off-screen keeps its sprites in
 //!   place) and egui's clip. layerbatch submits its texture uploads and copies itself and
@@ -32,20 +34,25 @@
 
 use std::error::Error;
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use layerbatch::{Batcher, Config, Quad, TextureDesc, TextureId, Viewport};
-use layerbatch_wgpu::{device_limits, Prepared, Renderer, RendererOptions};
+use layerbatch_wgpu::{device_limits, PreparedPlan, Renderer, RendererOptions};
 
 /// The headless host: a wgpu device, an egui context, `egui_wgpu::Renderer`, an offscreen
 /// target.
 pub use layerbatch_testkit::egui::wgpu_host as host;
+
+/// Prepared plans no callback holds: reused frame to frame.
+type Spares = Arc<Mutex<Vec<PreparedPlan>>>;
 
 /// The sprite state all panels share; one per egui-wgpu renderer, in its `callback_resources`.
 #[derive(Debug)]
 pub struct SpriteRenderer {
     batcher: Batcher,
     renderer: Renderer,
+    /// A callback takes one in `prepare` and gives it back when egui drops it.
+    spares: Spares,
     /// What went wrong in a callback's `prepare` (egui's callbacks cannot return errors).
     pub errors: Vec<String>,
 }
@@ -59,7 +66,7 @@ impl SpriteRenderer {
         let multisample = wgpu::MultisampleState { count: msaa_samples.max(1), ..Default::default() };
         let options = RendererOptions::default().with_multisample(multisample);
         let renderer = Renderer::new(device, format, batcher.budget(), &options)?;
-        Ok(Self { batcher, renderer, errors: Vec::new() })
+        Ok(Self { batcher, renderer, spares: Spares::default(), errors: Vec::new() })
     }
 
     /// The batcher: register, update and free textures here, between egui frames.
@@ -67,40 +74,43 @@ impl SpriteRenderer {
         &mut self.batcher
     }
 
-    /// The renderer's counters: core's of the last plan, the device's of the frame (all panels).
+    /// The renderer's counters: core's of the last plan, the device's of its `prepare` and of
+    /// the paints since (every panel's).
     pub fn stats(&self) -> layerbatch::Stats {
         self.renderer.stats()
     }
 
-    /// Plans one panel's sprites and prepares them for `viewport`: the panel's rectangle of
-    /// egui's target and egui's clip. Texture changes are uploaded (and submitted) here.
+    /// Plans one panel's sprites and prepares them for `viewport` (the panel's rectangle of
+    /// egui's target and egui's clip) into a spare prepared plan, returned with the spares
+    /// to give it back to. Texture changes are uploaded (and submitted) here.
     fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         sprites: &Sprites,
         viewport: Viewport,
-    ) -> Option<Prepared> {
+    ) -> (PreparedPlan, Spares) {
+        let spare = self.spares.lock().unwrap().pop();
+        let mut prepared = spare.unwrap_or_else(|| self.renderer.create_prepared());
         self.batcher.begin_frame();
         self.batcher.set_clip(sprites.clip_px);
         if let Err(e) = self.batcher.push_all(&sprites.quads) {
             self.errors.push(e.to_string());
         }
         let plan = self.batcher.finish();
-        match self.renderer.prepare(device, queue, plan, viewport) {
-            Ok(prepared) => Some(prepared),
-            Err(e) => {
-                self.errors.push(e.to_string());
-                // The renderer dropped its arrays: the next plan rebuilds them from core's copies.
-                self.batcher.restore();
-                None
-            }
+        if let Err(e) = self.renderer.prepare(device, queue, &mut prepared, plan, viewport) {
+            self.errors.push(e.to_string());
+            // The renderer dropped its arrays: the next plan rebuilds them from core's copies.
+            // `prepared` draws nothing.
+            self.batcher.restore();
         }
+        (prepared, Arc::clone(&self.spares))
     }
 
     /// Draws a prepared panel into egui's render pass.
-    fn paint(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared) {
-        self.renderer.render_prepared(pass, prepared);
+    fn paint(&self, pass: &mut wgpu::RenderPass<'_>, prepared: &PreparedPlan) {
+        // Every prepared plan here was made by this renderer: `render` refuses none.
+        let _ = self.renderer.render(prepared, pass);
     }
 }
 
@@ -120,8 +130,17 @@ pub struct SpriteCallback {
     rect: egui::Rect,
     clip: egui::Rect,
     sprites: Sprites,
-    /// Set by `prepare`, drawn by `paint`.
-    prepared: Mutex<Option<Prepared>>,
+    /// Set by `prepare`, drawn by `paint`, given back to the spares when egui drops the
+    /// callback (after the frame).
+    prepared: Mutex<Option<(PreparedPlan, Spares)>>,
+}
+
+impl Drop for SpriteCallback {
+    fn drop(&mut self) {
+        if let Some((prepared, spares)) = self.prepared.get_mut().ok().and_then(Option::take) {
+            spares.lock().unwrap().push(prepared);
+        }
+    }
 }
 
 impl egui_wgpu::CallbackTrait for SpriteCallback {
@@ -139,7 +158,11 @@ impl egui_wgpu::CallbackTrait for SpriteCallback {
             let (ppp, screen_px) = (screen.pixels_per_point, screen.size_in_pixels);
             let viewport = Viewport::rect(screen_px, rect_px(self.rect, ppp))
                 .with_host_clip(Some(clip_px(self.clip, ppp, screen_px)));
-            *self.prepared.lock().unwrap() = sprites.prepare(device, queue, &self.sprites, viewport);
+            let held = sprites.prepare(device, queue, &self.sprites, viewport);
+            // A callback egui prepares twice gives its first prepared plan back at once.
+            if let Some((old, spares)) = self.prepared.lock().unwrap().replace(held) {
+                spares.lock().unwrap().push(old);
+            }
         }
         Vec::new()
     }
@@ -150,7 +173,9 @@ impl egui_wgpu::CallbackTrait for SpriteCallback {
         pass: &mut wgpu::RenderPass<'static>,
         resources: &egui_wgpu::CallbackResources,
     ) {
-        if let (Some(sprites), Some(prepared)) = (resources.get::<SpriteRenderer>(), *self.prepared.lock().unwrap()) {
+        if let (Some(sprites), Some((prepared, _))) =
+            (resources.get::<SpriteRenderer>(), &*self.prepared.lock().unwrap())
+        {
             sprites.paint(pass, prepared);
         }
     }

@@ -6,14 +6,17 @@ use layerbatch::{Batcher, Config};
 use layerbatch_testkit::gpu;
 // The scene (planned with the batcher alone) and the window / offscreen boilerplate.
 use layerbatch_testkit::hello::{self, Scene};
-use layerbatch_wgpu::{Renderer, RendererOptions};
+use layerbatch_wgpu::{PreparedPlan, Renderer, RendererOptions};
 
-/// What a wgpu engine keeps: its device and queue, the batcher, the renderer, the textures.
+/// What a wgpu engine keeps: its device and queue, the batcher, the renderer, what each plan
+/// of a frame needs between `prepare` and `render`, the textures.
 struct Hello {
     device: wgpu::Device,
     queue: wgpu::Queue,
     batcher: Batcher,
     renderer: Renderer,
+    minimap: PreparedPlan,
+    screen: PreparedPlan,
     scene: Scene,
 }
 
@@ -23,19 +26,21 @@ impl Hello {
         let mut batcher = Batcher::new(layerbatch_wgpu::device_limits(device), Config::default())?;
         let renderer = Renderer::new(device, format, batcher.budget(), &RendererOptions::default())?;
         let scene = Scene::register(&mut batcher)?;
-        Ok(Self { device: device.clone(), queue: queue.clone(), batcher, renderer, scene })
+        let (minimap, screen) = (renderer.create_prepared(), renderer.create_prepared());
+        Ok(Self { device: device.clone(), queue: queue.clone(), batcher, renderer, minimap, screen, scene })
     }
 
     /// Plans frame `t` (seconds), prepares every plan of it (`prepare` draws the minimap's
     /// into its texture and submits that itself), then draws the screen's into `view`.
     fn frame(&mut self, view: &wgpu::TextureView, size: [u32; 2], t: f32) -> hello::Result<()> {
         let (device, queue) = (&self.device, &self.queue);
-        self.renderer.begin_frame();
-        self.renderer.prepare(device, queue, self.scene.minimap(&mut self.batcher, t)?, size)?;
-        let screen = self.renderer.prepare(device, queue, self.scene.screen(&mut self.batcher, t, size)?, size)?;
+        let minimap = self.scene.minimap(&mut self.batcher, t)?;
+        self.renderer.prepare(device, queue, &mut self.minimap, minimap, size)?;
+        let screen = self.scene.screen(&mut self.batcher, t, size)?;
+        self.renderer.prepare(device, queue, &mut self.screen, screen, size)?;
         let mut encoder = device.create_command_encoder(&Default::default());
         // The host's pass, cleared, with the screen's plan in it.
-        self.renderer.render_prepared(&mut gpu::clear_pass(&mut encoder, view, [0.0, 0.0, 0.0, 1.0]), screen);
+        self.renderer.render(&self.screen, &mut gpu::clear_pass(&mut encoder, view, [0.0, 0.0, 0.0, 1.0]))?;
         queue.submit([encoder.finish()]);
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! A plan's draw list: resolved by `prepare` (one [`Draw`] per segment: its pipeline, bind
-//! group, globals offset, clip and instance range), recorded into a pass by `render`.
+//! group, globals offset, clip and instance range), recorded into a pass by `render` (or by
+//! `prepare` itself, into a render target).
 
 use std::ops::Range;
 
@@ -8,7 +9,7 @@ use layerbatch_core::{ArrayId, Clip, FramePlan, Instance, Viewport};
 use crate::arrays::Arrays;
 use crate::bind_groups::BindGroups;
 use crate::globals::Globals;
-use crate::instances::{Block, Instances};
+use crate::instances::Block;
 use crate::pipelines::Pipelines;
 use crate::scope::Late;
 use crate::shader::{GROUP_GLOBALS, GROUP_SLOTS};
@@ -31,16 +32,19 @@ pub(crate) struct Draw {
     instances: Range<u32>,
 }
 
-/// One plan prepared in the current frame: its draws, its globals uniform and where it draws.
-#[derive(Debug)]
-pub(crate) struct PlanDraws {
-    /// The plan's globals uniform.
-    pub(crate) globals: usize,
-    pub(crate) vp: Viewport,
-    /// Drawn into a render target by `prepare` itself, with that format's pipelines: the
-    /// host's passes never draw it.
-    pub(crate) target_format: Option<wgpu::TextureFormat>,
-    pub(crate) draws: Vec<Draw>,
+/// What [`record`] draws: a prepared plan's draws, where they go, and its space's globals.
+pub(crate) struct Drawn<'a> {
+    pub(crate) draws: &'a [Draw],
+    pub(crate) vp: &'a Viewport,
+    /// The bind group of the space's globals uniform.
+    pub(crate) globals: &'a wgpu::BindGroup,
+}
+
+/// The pipelines and quad indices [`record`] draws with: the host format's or a render
+/// target's pipelines.
+pub(crate) struct With<'a> {
+    pub(crate) pipelines: &'a [wgpu::RenderPipeline],
+    pub(crate) indices: Option<&'a wgpu::Buffer>,
 }
 
 /// What [`resolve`] reads and updates: the renderer's parts a segment's draw is made of.
@@ -107,21 +111,12 @@ pub(crate) fn resolve(
 /// Records a plan's draws into `pass` (the host's, or the renderer's own pass on the plan's
 /// render target, with that format's pipelines). Returns the draws and the bind-group sets
 /// issued.
-pub(crate) fn record(
-    pass: &mut wgpu::RenderPass<'_>,
-    plan: &PlanDraws,
-    pipelines: &Pipelines,
-    globals: &Globals,
-    instances: &Instances,
-) -> (u64, u64) {
+pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: With<'_>) -> (u64, u64) {
+    let With { pipelines, indices } = with;
+    let globals_group = plan.globals;
     if plan.draws.is_empty() {
         return (0, 0);
     }
-    let (Some(globals_group), Some(pipelines)) =
-        (globals.group(plan.globals), pipelines.for_target(plan.target_format))
-    else {
-        return (0, 0);
-    };
     let Some([vx, vy, vw, vh]) = plan.vp.visible_px() else { return (0, 0) };
     if !plan.vp.is_full() {
         // The quads' area, as much of it as the target shows (`Viewport::transform` moved
@@ -130,19 +125,18 @@ pub(crate) fn record(
     }
     // The quads' corners, for every draw of the plan (block-relative: each block's vertex
     // buffer range starts at its first quad).
-    let indices = instances.indices();
     if let Some(indices) = indices {
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
     }
     let (mut sets, mut draws) = (0, 0);
-    let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, (usize::MAX, u64::MAX));
+    let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, usize::MAX);
     let mut offset = None;
     // The scissor this call set, if any: segments without a clip get the host's scissor
     // (or the whole target) back, and so does the pass at the end. A plan without clips
     // and without a host clip never sets one.
     let full = plan.vp.restored_scissor_px();
     let mut scissor: Option<[u32; 4]> = None;
-    for d in &plan.draws {
+    for d in plan.draws {
         let want = match d.clip {
             Clip::Empty => continue,
             Clip::Rect(r) => Some(r),
@@ -159,9 +153,9 @@ pub(crate) fn record(
             offset = Some(d.globals_offset);
             sets += 1;
         }
-        if (d.block.index, d.block.offset) != block {
-            pass.set_vertex_buffer(0, d.block.buffer.slice(d.block.offset..d.block.offset + d.block.bytes));
-            block = (d.block.index, d.block.offset);
+        if d.block.index != block {
+            pass.set_vertex_buffer(0, d.block.buffer.slice(..d.block.bytes));
+            block = d.block.index;
         }
         if d.pipeline != pipeline {
             pass.set_pipeline(&pipelines[d.pipeline]);

@@ -70,6 +70,20 @@ pub enum Error {
         /// The most the device holds.
         max: usize,
     },
+    /// A [`crate::PreparedPlan`] made by another renderer was given to
+    /// [`crate::Renderer::prepare`] or [`crate::Renderer::render`]: nothing was applied or
+    /// drawn, and the prepared plan is unchanged. Each renderer's plans live in prepared plans
+    /// of its own ([`crate::Renderer::create_prepared`]).
+    #[error(
+        "this PreparedPlan was made by renderer {made_by}, not by renderer {renderer}: use one made by \
+         Renderer::create_prepared of the renderer it is given to"
+    )]
+    ForeignPrepared {
+        /// The tag of the renderer it was given to ([`crate::Renderer::tag`]).
+        renderer: u64,
+        /// The tag of the renderer that made it ([`crate::PreparedPlan::renderer_tag`]).
+        made_by: u64,
+    },
     /// wgpu refused an operation of a plan that passed validation: out of memory, a limit the
     /// budget did not know about (e.g. a batcher built from other limits than this device's),
     /// or an internal error. Part of the plan may have been applied: the renderer then drops

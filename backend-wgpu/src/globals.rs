@@ -2,10 +2,10 @@
 //! and the state's transform), each at a dynamic offset, so that a segment changes state with
 //! one `set_bind_group`.
 //!
-//! Plan `i` of a frame writes the `i`th uniform: queue writes run at the next submit, the last
-//! write to a range winning, so no two plans of one submit may share one. The uniforms are
-//! reused frame to frame; one grows (to a power of two entries) only when a plan has more
-//! states than it holds.
+//! Each space of a prepared plan has its own uniform (see [`crate::prepared`]): queue writes
+//! run at the next submit, the last write to a range winning, so no two plans of one submit
+//! may share one. A uniform is reused plan to plan; it grows (to a power of two entries) only
+//! when a plan has more states than it holds.
 
 use bytemuck::{Pod, Zeroable};
 use layerbatch_core::{DrawState, FramePlan, Viewport};
@@ -44,9 +44,9 @@ impl GlobalsEntry {
     }
 }
 
-/// One uniform buffer of entries and its bind group.
+/// One uniform buffer of entries and its bind group: a space's.
 #[derive(Debug)]
-struct Uniform {
+pub(crate) struct Uniform {
     buffer: wgpu::Buffer,
     group: wgpu::BindGroup,
     /// Entries `buffer` holds.
@@ -56,12 +56,17 @@ struct Uniform {
     written: Vec<u8>,
 }
 
-/// The globals bind group layout and the uniforms of a frame's plans.
+impl Uniform {
+    /// The bind group of the uniform, bound at a dynamic offset per draw state.
+    pub(crate) fn group(&self) -> &wgpu::BindGroup {
+        &self.group
+    }
+}
+
+/// The globals bind group layout, and what writing a plan's entries takes.
 #[derive(Debug)]
 pub(crate) struct Globals {
     layout: wgpu::BindGroupLayout,
-    /// Plan `i` of a frame uses the `i`th.
-    uniforms: Vec<Uniform>,
     /// Bytes between two entries: [`GLOBALS_BYTES`] rounded up to the device's
     /// `min_uniform_buffer_offset_alignment`.
     stride: u64,
@@ -72,32 +77,32 @@ pub(crate) struct Globals {
 }
 
 impl Globals {
-    /// The layout and the first uniform (one entry).
+    /// The layout; the uniforms come with the spaces that hold them.
     pub(crate) fn new(device: &wgpu::Device, late: &Late) -> Result<Self, Error> {
         let limits = device.limits();
         let stride = GLOBALS_BYTES.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment.max(1)));
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("layerbatch globals"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(GLOBALS_BYTES),
-                },
-                count: None,
-            }],
-        });
-        let first = checked(
+        let layout = checked(
             device,
             late,
-            || "creating the globals uniform".to_string(),
-            || create_uniform(device, &layout, stride, 1),
+            || "creating the globals bind group layout".to_string(),
+            || {
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("layerbatch globals"),
+                    entries: &[wgpu::BindGroupLayoutEntry {
+                        binding: 0,
+                        visibility: wgpu::ShaderStages::VERTEX,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: true,
+                            min_binding_size: wgpu::BufferSize::new(GLOBALS_BYTES),
+                        },
+                        count: None,
+                    }],
+                })
+            },
         )?;
         Ok(Self {
             layout,
-            uniforms: vec![first],
             stride,
             max_states: (limits.max_buffer_size / stride).min(u64::from(u32::MAX)) as usize,
             scratch: Vec::new(),
@@ -114,16 +119,6 @@ impl Globals {
         self.max_states
     }
 
-    /// Uniforms held.
-    pub(crate) fn len(&self) -> usize {
-        self.uniforms.len()
-    }
-
-    /// The bind group of uniform `slot`.
-    pub(crate) fn group(&self, slot: usize) -> Option<&wgpu::BindGroup> {
-        self.uniforms.get(slot).map(|u| &u.group)
-    }
-
     /// The dynamic offset of a plan's draw state `state`: its entry, or entry 0 (the
     /// default state) for a state past the plan's own (a hand-made plan without any).
     pub(crate) fn offset(&self, plan: &FramePlan, state: u32) -> u32 {
@@ -132,33 +127,27 @@ impl Globals {
     }
 
     /// Writes `plan`'s entries (the visible viewport's size, and each draw state's transform
-    /// moved into `vp`) into uniform `slot`, replacing it first when it holds too few. Returns
-    /// the bind groups created (0 or 1). Writes nothing when the bytes are those last written.
+    /// moved into `vp`) into a space's `uniform`, creating it, or replacing it when it holds
+    /// too few. Writes nothing when the bytes are those last written.
     pub(crate) fn write(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        late: &Late,
-        slot: usize,
+        (device, queue, late): (&wgpu::Device, &wgpu::Queue, &Late),
+        uniform: &mut Option<Uniform>,
         plan: &FramePlan,
         vp: &Viewport,
-    ) -> Result<u64, Error> {
+    ) -> Result<(), Error> {
         let entries = plan.states.len().max(1);
         let stride = self.stride;
-        let mut created = 0;
-        if self.uniforms.get(slot).is_none_or(|u| u.entries < entries) {
-            let room = if slot == self.uniforms.len() { entries } else { entries.next_power_of_two() };
-            let uniform = checked(
+        if uniform.as_ref().is_none_or(|u| u.entries < entries) {
+            // A first uniform fits its plan; a grown one leaves room for more.
+            let room = if uniform.is_none() { entries } else { entries.next_power_of_two() };
+            let made = checked(
                 device,
                 late,
-                || format!("creating the globals uniform of plan {slot} of a frame ({room} draw states)"),
+                || format!("creating a globals uniform ({room} draw states)"),
                 || create_uniform(device, &self.layout, stride, room),
             )?;
-            match self.uniforms.get_mut(slot) {
-                Some(u) => *u = uniform,
-                None => self.uniforms.push(uniform),
-            }
-            created = 1;
+            *uniform = Some(made);
         }
         let size_px = vp.visible_px().map_or([1, 1], |[_, _, w, h]| [w, h]);
         let bytes = &mut self.scratch;
@@ -169,7 +158,7 @@ impl Globals {
             let entry = GlobalsEntry::new(size_px, vp.transform(state.transform));
             chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&entry));
         }
-        let Some(uniform) = self.uniforms.get_mut(slot) else { return Ok(created) };
+        let Some(uniform) = uniform.as_mut() else { return Ok(()) };
         if uniform.written != *bytes {
             checked(
                 device,
@@ -179,7 +168,7 @@ impl Globals {
             )?;
             uniform.written.clone_from(bytes);
         }
-        Ok(created)
+        Ok(())
     }
 }
 

@@ -3,7 +3,8 @@
 //! The wgpu backend of layerbatch: a [`Renderer`] that executes core's
 //! [`FramePlan`](layerbatch_core::FramePlan)s with the host's `wgpu::Device` and `wgpu::Queue`
 //! and draws into the host's `wgpu::RenderPass`, embedded the way glyphon and egui-wgpu are. It
-//! borrows the device and queue, never owns them, and never submits.
+//! borrows the device and queue, never owns them, and never submits the host's work. What a
+//! plan needs between `prepare` and `render` is held by the host, in a [`PreparedPlan`].
 //!
 //! Core decides everything (placement, slots, segments, growths, shrinks, rectangle copies,
 //! binds); the renderer executes the plan and counts what it issued. Textures live in
@@ -40,9 +41,10 @@
 //!   bind group only when a segment rebinds a slot or changes tier. Bind groups are cached
 //!   by (tier, arrays held).
 //! - **Bounded buffers.** Instances are uploaded by blocks of the plan's `instance_capacity`
-//!   (core never lets a draw cross a block), each in one vertex buffer of a pool reused frame
-//!   to frame: any number of quads, no buffer above the device's `max_buffer_size`. Layer
-//!   writes staged after a GPU copy are split into buffers no larger than it, too.
+//!   (core never lets a draw cross a block), each in one vertex buffer of the
+//!   [`PreparedPlan`]'s, reused frame to frame: any number of quads, no buffer above the
+//!   device's `max_buffer_size`. Layer writes staged after a GPU copy are split into buffers
+//!   no larger than it, too.
 //! - **Instanced or indexed quads.** By the budget's `indexed_quads`
 //!   (`layerbatch_core::QuadVertices`; [`device_limits`] reports a CPU adapter as a software
 //!   rasterizer, where `Auto` picks indexed): a segment is one instanced draw of a 4-vertex
@@ -50,13 +52,11 @@
 //!   one indexed draw of two triangles a quad, from an index buffer made at creation for
 //!   `instance_capacity` quads (1.5 MiB at the default 65,536). Software rasterizers
 //!   (SwiftShader, lavapipe) run an instanced draw as one internal draw per instance.
-//! - **Several plans per frame.** [`Renderer::prepare`] returns a [`Prepared`] handle and
-//!   [`Renderer::render_prepared`] draws that plan ([`Renderer::render`]: the last one), so
-//!   several plans prepared before one submit are each drawn in their own place, in one pass
-//!   or several. Each plan of a frame has its own instance space and globals uniform (its
-//!   viewport, and its draw states' transforms); the space is reused when the frame ends: at
-//!   [`Renderer::begin_frame`], or, if the host never calls it, at the first `prepare` after a
-//!   render. Memory stays bounded by the largest frame (see [Frames](#frames)).
+//! - **Host-owned plans.** [`Renderer::prepare`] fills a [`PreparedPlan`] the host holds (its
+//!   instances, its globals uniform with its viewport and draw states' transforms, its
+//!   resolved draws) and [`Renderer::render`] draws it, so any number of plans are each drawn
+//!   in their own place, in one pass or several, prepared and rendered in any order before a
+//!   submit (see [Plans and passes](#plans-and-passes)).
 //! - **GPU copies.** [`ArrayOp::Grow`](layerbatch_core::ArrayOp::Grow) (more layers, or larger
 //!   layers: each old layer is copied, all levels, as the old width x height to the origin of
 //!   the new one), [`ArrayOp::Shrink`](layerbatch_core::ArrayOp::Shrink) (fewer layers) and
@@ -89,7 +89,8 @@
 //! batcher.push(&Quad::rect(red, [10.0, 10.0], [64.0, 64.0]))?;
 //! let plan = batcher.finish();
 //!
-//! renderer.prepare(device, queue, plan, [800, 600])?; // [u32; 2]: the whole 800x600 target
+//! let mut prepared = renderer.create_prepared(); // once, kept from frame to frame
+//! renderer.prepare(device, queue, &mut prepared, plan, [800, 600])?; // the whole 800x600 target
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! {
 //!     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -105,7 +106,7 @@
 //!         occlusion_query_set: None,
 //!         multiview_mask: None,
 //!     });
-//!     renderer.render(&mut pass);
+//!     renderer.render(&prepared, &mut pass)?;
 //! }
 //! queue.submit([encoder.finish()]);
 //! assert_eq!(renderer.stats().device_frame.draw_calls, 1);
@@ -134,8 +135,9 @@
 //!   (checked by [`Renderer::new`]). This is safe on wgpu's GL backend, which keeps one sampler per texture
 //!   binding: each texture is sampled through one sampler only.
 //! - **Small per-pixel work.** Filtering and wrapping are the sampler's, so the fragment shader
-//!   only takes the derivatives, clamps, and per slot asks the layer's size and samples once
-//!   with `textureSampleGrad` (software rasterizers such as lavapipe are fill-bound).
+//!   only clamps and samples once: `textureSample` at tier 1, and above it, after taking the
+//!   mip level from the derivatives, `textureSampleLevel` in the slot's case (software
+//!   rasterizers such as lavapipe are fill-bound). The vertex stage asks the layer's size.
 //!
 //! ## Where a plan draws
 //!
@@ -152,8 +154,9 @@
 //! A plan of [`Batcher::begin_frame_into`](layerbatch_core::Batcher::begin_frame_into) draws
 //! into a [`Usage::RenderTarget`](layerbatch_core::Usage::RenderTarget) texture: `prepare`
 //! records that pass itself (cleared first if the plan asks) and submits it, so later plans
-//! sample the result. Such a plan is complete when `prepare` returns: the renderer holds
-//! nothing of it, so a host that only draws into render targets never needs `render`. Texel
+//! sample the result. Such a plan is complete when `prepare` returns (rendering its
+//! [`PreparedPlan`] in a host pass draws nothing), so a host that only draws into render
+//! targets never needs `render`, and its prepared plan keeps one space. Texel
 //! row 0 is the top row, as for uploads: drawn with default UVs, a target is upright (on the GL
 //! backend too). [`Renderer::target_view`] gives a view of the target for passes of the host's
 //! own. Render-target arrays are made with `RENDER_ATTACHMENT`; their pipelines (every tier
@@ -181,46 +184,39 @@
 //! lost to the uncaptured-error handler either way. `scripts/web-test.sh` runs the pixel
 //! tests and this error contract on both in headless Chromium.
 //!
-//! ## Frames
+//! ## Plans and passes
 //!
-//! A frame may hold several plans (of one batcher, in order), each drawn in its own place in
-//! the host's passes, all submitted together: e.g. egui's callbacks prepare A, prepare B, then
-//! paint A, paint B. [`Renderer::prepare`] returns a [`Prepared`] handle (a small `Copy`
-//! value); [`Renderer::render_prepared`] draws that plan, into any pass of the frame, in any
-//! order; [`Renderer::render`] draws the last plan prepared (a one-plan frame).
+//! A [`PreparedPlan`] ([`Renderer::create_prepared`]) holds one plan between `prepare` and
+//! `render`; a host keeps one per plan it draws in a frame (one per egui callback, say) from
+//! frame to frame. Plans and passes may interleave in any order before one submit, and every
+//! pass draws the plan it was given:
 //!
-//! - **Space of its own.** Each plan of a frame gets its own instance space (blocks placed one
-//!   after another in a pool of vertex buffers shared by the frame's plans) and its own
-//!   globals uniform: the viewport and one transform per draw state, each entry at a dynamic
-//!   offset (the `i`th plan held for the frame's passes uses the `i`th of a list of uniforms,
-//!   each with its bind group). Queue writes run at the next submit, the last write to a range
-//!   winning, so no two plans of a frame ever write the same range: the plans of one submit
-//!   never overwrite each other.
-//! - **Ends of frames.** The space is recycled when a frame ends, and a frame must not end
-//!   before the host has submitted the renders of its plans. A frame ends in one of two ways:
-//!   - *Explicit frames*: the host calls [`Renderer::begin_frame`] before each frame's first
-//!     `prepare`, after submitting the previous frame. Once it has been called, `prepare`
-//!     never ends a frame by itself. Needed when `prepare` and `render` alternate before one
-//!     submit (prepare A, render A, prepare B, render B, submit).
-//!   - *Automatic frames* (no `begin_frame` call ever): a `prepare` that follows a `render` or
-//!     `render_prepared` starts a new frame. This covers one plan per submit (prepare, render,
-//!     submit) and "prepare every plan, then render them, then submit". A host that prepares
-//!     plans and never renders holds their space until it renders (a warning is logged at 64
-//!     plans).
-//!   - Either way, a plan drawn into a render target
-//!     ([`FramePlan::target`](layerbatch_core::FramePlan::target)) holds no space past its
-//!     `prepare`, which draws and submits it: its instance space and globals uniform go to the
-//!     next plan, and a host that only draws into render targets, never calling `render`,
-//!     holds what one such plan needs.
-//! - **Stale handles.** A [`Prepared`] of an earlier frame draws nothing (a warning is
-//!   logged): its space may hold another plan's instances now.
-//! - **Bounded memory.** Each frame reuses the space of the frames before it: the pool grows
-//!   only until it holds the largest frame (the first buffer grows toward the largest frame's
-//!   instances, so that a frame's plans come to share it), and there are as many globals
-//!   uniforms as the most plans a frame held, each grown (to a power of two entries) only
-//!   when a plan has more draw states than it holds.
-//! - **Stats.** [`Renderer::stats`] gives core's counters of the last plan prepared and the
-//!   device counters of the frame, summed over its plans and renders.
+//! - prepare A, prepare B, render A, render B (one pass or two), submit;
+//! - prepare A, render A (pass 1), prepare B, render B (pass 2), submit;
+//! - the same with **one** prepared plan re-prepared between the two passes.
+//!
+//! **Spaces.** Each prepared plan keeps a few spaces: vertex buffers for its instances and a
+//! globals uniform with its bind group. `render` marks the space it draws from in flight, with
+//! the pass's `on_submitted_work_done`, until the GPU has run the host's submit (or until the
+//! pass's encoder is dropped unsubmitted); `prepare` writes only into a space not in flight,
+//! and adds one when all are. Queue writes run at the next submit, before its command
+//! buffers, the last write to a range winning: no space a pass of that submit draws from is
+//! written again, so plans of one submit never overwrite each other. wgpu reports finished
+//! work when the host submits or polls the device; a host that prepares, renders and submits
+//! every frame settles at one space more than the frames the GPU runs behind (two or three
+//! under a surface's usual latency). Each space's buffers grow only when a plan needs more: no
+//! GPU buffer is made per frame in steady state (each `render` hands wgpu one small callback),
+//! and memory is bounded by the largest plan times the frames in flight. A plan drawn into a render target is drawn
+//! and submitted by `prepare` itself, and its space is free again at once: wgpu runs the queue
+//! writes of a later `prepare` after the work submitted before it.
+//!
+//! **Foreign plans.** A prepared plan works only with the renderer that made it: another
+//! renderer refuses it in `prepare` and in `render` with [`Error::ForeignPrepared`], doing
+//! nothing.
+//!
+//! **Stats.** [`Renderer::stats`] gives core's counters of the last plan prepared;
+//! `device_frame` is the device work of the last `prepare` plus the draws of every `render`
+//! since.
 //!
 //! ## Submission ordering
 //!
@@ -243,9 +239,7 @@
 //! host submits afterwards, including passes it recorded before calling `prepare`: a pass of
 //! the same frame that draws an earlier plan sees this plan's texture changes (as it already
 //! does for queue writes), so prepare every plan of a frame before submitting if a later plan
-//! updates textures an earlier one draws. The host must submit the encoder holding the
-//! renders before the frame ends (the instance buffers and globals uniforms of the frame's
-//! plans are rewritten then): see [Frames](#frames).
+//! updates textures an earlier one draws.
 //!
 //! ## Errors instead of panics
 //!
@@ -272,8 +266,8 @@
 //!   `prepare` (or after `new`) where an error must be known before going on. It is
 //!   `Ok(())` at once natively.
 //!
-//! Either way the renderer then holds no array, and none of the current frame's plans is
-//! drawn any more (their handles draw nothing): a rebuild plan is next, as above. Draws the
+//! Either way the renderer then holds no array, and no plan prepared before is drawn any
+//! more (`render` draws nothing with those prepared plans): a rebuild plan is next, as above. Draws the
 //! host already recorded with a plan whose operations failed are the host's: WebGPU reports
 //! what they trip over at the host's submit, through the device's uncaptured-error handler.
 //! Errors of the host's own passes and submits (the draws `render` records) are the host's
@@ -291,6 +285,7 @@ mod instances;
 mod limits;
 mod mips;
 mod pipelines;
+mod prepared;
 mod renderer;
 mod samplers;
 mod scope;
@@ -300,5 +295,6 @@ mod staging;
 pub use error::Error;
 pub use limits::{device_limits, limits};
 pub use pipelines::RendererOptions;
-pub use renderer::{Prepared, Renderer};
+pub use prepared::PreparedPlan;
+pub use renderer::Renderer;
 pub use shader::shader_source;

@@ -1,84 +1,90 @@
-//! The renderer: prepares frame plans with the host's device and queue, and records them into
-//! the host's passes.
+//! The renderer: prepares frame plans with the host's device and queue into the host's
+//! [`PreparedPlan`]s, and records them into the host's passes.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use layerbatch_core::execute::PlanRunner;
 use layerbatch_core::{ArrayId, Budget, DeviceCounters, FramePlan, PlanTarget, Stats, Viewport};
 
 use crate::arrays::{out_of_step, own_encoder, wgpu_format, ArrayOps, Arrays, Forget};
 use crate::bind_groups::BindGroups;
-use crate::draws::{self, Draw, Parts, PlanDraws};
+use crate::draws::{self, Drawn, Parts, With};
 use crate::globals::Globals;
-use crate::instances::{Instances, Space};
+use crate::instances::{Block, Instances};
 use crate::limits::check_device;
 use crate::mips::Mips;
 use crate::pipelines::{Pipelines, RendererOptions};
+use crate::prepared::{new_renderer_tag, PreparedPlan};
 use crate::scope::{checked, Late};
 use crate::Error;
-
-/// Plans one automatic frame may hold before a warning that no render ended it.
-const PLANS_WARNING: usize = 64;
-
-/// A plan prepared by [`Renderer::prepare`], for [`Renderer::render_prepared`]: a small
-/// handle, valid until the frame ends (see [Frames](crate#frames)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Prepared {
-    /// The renderer's frame the plan was prepared in.
-    frame: u64,
-    /// Its place among that frame's plans.
-    index: u32,
-    /// Its place among the plans the renderer holds for the host's passes; `None` for a plan
-    /// drawn into a render target, which `prepare` drew and submits and holds nothing of.
-    held: Option<u32>,
-}
-
-impl Prepared {
-    /// The plan's place among the plans prepared in its frame: 0 for the first.
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
 
 /// Executes [`FramePlan`]s with the host's `Device` and `Queue`, drawing into the host's
 /// `RenderPass`, the way glyphon and egui-wgpu embed: it borrows the device and queue on each
 /// call and never submits the host's work.
 ///
-/// Per frame: [`Renderer::prepare`] checks each plan with core's validator, applies its
-/// resource ops, uploads its instances and globals and resolves its bind groups; the host
-/// begins its pass and calls [`Renderer::render`] (the last plan) or
-/// [`Renderer::render_prepared`] (any plan of the frame); then it submits. `prepare` submits
-/// only a command buffer of its own, for GPU copies, the writes after them and render targets.
+/// The renderer holds what all plans share (pipelines, texture arrays, bind groups, samplers);
+/// each plan's own resources live in a [`PreparedPlan`] the host holds
+/// ([`Renderer::create_prepared`]). Per plan: [`Renderer::prepare`] checks it with core's
+/// validator, applies its resource ops, uploads its instances and globals into the
+/// `PreparedPlan` and resolves its bind groups; the host begins its pass and calls
+/// [`Renderer::render`] with that `PreparedPlan`; then it submits. `prepare` submits only a
+/// command buffer of its own, for GPU copies, the writes after them and render targets.
 ///
-/// The crate docs say how several plans share a frame ([Frames](crate#frames)), when
-/// `prepare`'s work runs relative to the host's
-/// ([Submission ordering](crate#submission-ordering)), and what follows an error
+/// The crate docs say how plans and passes may interleave
+/// ([Plans and passes](crate#plans-and-passes)), when `prepare`'s work runs relative to the
+/// host's ([Submission ordering](crate#submission-ordering)), and what follows an error
 /// ([Errors instead of panics](crate#errors-instead-of-panics)).
+///
+/// Two plans in one pass, the second in a panel:
 ///
 /// ```no_run
 /// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue,
 /// #     renderer: &mut layerbatch_wgpu::Renderer, batcher: &mut layerbatch_core::Batcher,
 /// #     pass_for: impl Fn(&mut wgpu::CommandEncoder) -> wgpu::RenderPass<'_>)
 /// # -> Result<(), layerbatch_wgpu::Error> {
-/// renderer.begin_frame(); // the previous frame was submitted
+/// // Once, and kept from frame to frame: one PreparedPlan per plan of a frame.
+/// let mut scene = renderer.create_prepared();
+/// let mut overlay = renderer.create_prepared();
+///
 /// batcher.begin_frame();
 /// // ... the scene's quads ...
-/// let scene = renderer.prepare(device, queue, batcher.finish(), [800, 600])?;
+/// renderer.prepare(device, queue, &mut scene, batcher.finish(), [800, 600])?;
 /// batcher.begin_frame();
 /// // ... the overlay's quads, in a 400x300 panel at (380, 20) of the 800x600 target ...
 /// let panel = layerbatch_core::Viewport::rect([800, 600], [380, 20, 400, 300]);
-/// let overlay = renderer.prepare(device, queue, batcher.finish(), panel)?;
+/// renderer.prepare(device, queue, &mut overlay, batcher.finish(), panel)?;
 /// let mut encoder = device.create_command_encoder(&Default::default());
 /// {
 ///     let mut pass = pass_for(&mut encoder);
-///     renderer.render_prepared(&mut pass, scene);
-///     renderer.render_prepared(&mut pass, overlay);
+///     renderer.render(&scene, &mut pass)?;
+///     renderer.render(&overlay, &mut pass)?;
 /// }
+/// queue.submit([encoder.finish()]);
+/// # Ok(()) }
+/// ```
+///
+/// Prepare and render interleaved before one submit, one `PreparedPlan` re-prepared between
+/// two passes: each pass draws the plan it rendered.
+///
+/// ```no_run
+/// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue,
+/// #     renderer: &mut layerbatch_wgpu::Renderer, plan_a: &layerbatch_core::FramePlan,
+/// #     plan_b: &layerbatch_core::FramePlan,
+/// #     pass_for: impl Fn(&mut wgpu::CommandEncoder) -> wgpu::RenderPass<'_>)
+/// # -> Result<(), layerbatch_wgpu::Error> {
+/// let mut prepared = renderer.create_prepared();
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// renderer.prepare(device, queue, &mut prepared, plan_a, [800, 600])?;
+/// renderer.render(&prepared, &mut pass_for(&mut encoder))?; // pass 1 draws plan A
+/// renderer.prepare(device, queue, &mut prepared, plan_b, [800, 600])?;
+/// renderer.render(&prepared, &mut pass_for(&mut encoder))?; // pass 2 draws plan B
 /// queue.submit([encoder.finish()]);
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
 pub struct Renderer {
+    /// Unique in the process: a [`PreparedPlan`] names the renderer that made it.
+    tag: u64,
     /// Checks, applies and counts each plan's resource ops, through [`ArrayOps`].
     runner: PlanRunner,
     pipelines: Pipelines,
@@ -88,30 +94,17 @@ pub struct Renderer {
     arrays: Arrays,
     groups: BindGroups,
     instances: Instances,
+    /// Where the last plan's instance blocks went (reused: no allocation per frame).
+    blocks: Vec<Block>,
     /// The device's `max_buffer_size`: the largest staging buffer.
     max_buffer_size: u64,
-    /// The renderer's frame: [`Prepared`] handles of other frames are stale.
-    frame: u64,
-    /// The plans of the current frame held for the host's passes, in order (not those drawn
-    /// into render targets: `prepare` draws them and holds nothing of them).
-    plans: Vec<PlanDraws>,
-    /// Plans prepared successfully in the current frame, render-target plans included: the
-    /// next [`Prepared::index`].
-    frame_plans: u32,
-    /// Draw lists of earlier frames' plans, emptied, for reuse.
-    spare_draws: Vec<Vec<Draw>>,
-    /// The plan `render` draws: the last one prepared, if that succeeded.
-    latest: Option<Prepared>,
-    /// Set by [`Renderer::begin_frame`]: frames end only there, never in `prepare`.
-    explicit_frames: bool,
-    /// `render` or `render_prepared` ran since the last `prepare` (automatic frames).
-    rendered: AtomicBool,
-    /// The device counters of the current frame's plans, summed.
-    frame_counters: DeviceCounters,
-    /// Everything up to the last `prepare`; `render`'s work for the current frame is added by
+    /// Advanced when a device error reported late resets the renderer: plans prepared
+    /// before then draw nothing.
+    epoch: u64,
+    /// Everything up to the last `prepare`; the renders since are added by
     /// [`Renderer::stats`].
     stats: Stats,
-    /// What `render` issued for the current frame (`render` takes `&self`).
+    /// What `render` issued since the last `prepare` (`render` takes `&self`).
     render_draws: AtomicU64,
     render_group_sets: AtomicU64,
     /// Errors the device reports after the call that caused them (WebGPU).
@@ -151,10 +144,9 @@ impl Renderer {
         let pipelines = Pipelines::new(device, &late, target, budget, options, globals.layout())?;
         let mips = Mips::new(device, &late, wgpu_format)?;
         // `pipeline_compiles` counts the sprite pipelines (tiers x blend modes), not the mips'.
-        let mut stats = Stats::created(pipelines.count() as u64);
-        // The first globals uniform's group.
-        stats.device_total.bind_group_creates = 1;
+        let stats = Stats::created(pipelines.count() as u64);
         Ok(Self {
+            tag: new_renderer_tag(),
             runner: PlanRunner::new(budget),
             pipelines,
             mips,
@@ -162,20 +154,26 @@ impl Renderer {
             arrays: Arrays::default(),
             groups,
             instances,
+            blocks: Vec::new(),
             max_buffer_size: device.limits().max_buffer_size,
-            frame: 0,
-            plans: Vec::new(),
-            frame_plans: 0,
-            spare_draws: Vec::new(),
-            latest: None,
-            explicit_frames: false,
-            rendered: AtomicBool::new(false),
-            frame_counters: DeviceCounters::ZERO,
+            epoch: 0,
             stats,
             render_draws: AtomicU64::new(0),
             render_group_sets: AtomicU64::new(0),
             late,
         })
+    }
+
+    /// A new, empty [`PreparedPlan`] of this renderer, for [`Renderer::prepare`] and
+    /// [`Renderer::render`]. Cheap: it holds no GPU object until its first `prepare`.
+    pub fn create_prepared(&self) -> PreparedPlan {
+        PreparedPlan::new(self.tag)
+    }
+
+    /// This renderer's tag, unique in the process: the one its [`PreparedPlan`]s carry
+    /// ([`PreparedPlan::renderer_tag`]), named by [`Error::ForeignPrepared`].
+    pub fn tag(&self) -> u64 {
+        self.tag
     }
 
     /// The slot tiers, one pipeline each, ascending.
@@ -205,40 +203,17 @@ impl Renderer {
         self.instances.indices().is_some()
     }
 
-    /// Instance vertex buffers in the pool, shared by a frame's plans: at least the most
-    /// blocks of [`FramePlan::instance_capacity`] instances any frame needed, each no larger
-    /// than the device's `max_buffer_size`.
-    pub fn instance_buffers(&self) -> usize {
-        self.instances.buffers()
-    }
-
-    /// Bytes of the instance vertex buffers held.
-    pub fn instance_buffer_bytes(&self) -> u64 {
-        self.instances.buffer_bytes()
-    }
-
-    /// Plans of the current frame held for the host's passes: those prepared successfully,
-    /// less those drawn into render targets (which `prepare` draws and submits itself, and
-    /// holds nothing of afterwards).
-    pub fn prepared_plans(&self) -> usize {
-        self.plans.len()
-    }
-
-    /// Globals uniforms held (each with its bind group): as many as the most plans a frame
-    /// held for the host's passes (at least one).
-    pub fn globals_uniforms(&self) -> usize {
-        self.globals.len()
-    }
-
-    /// Core's counters of the last plan prepared, and what this renderer issued for the current
-    /// frame, summed over its plans (the draws and bind-group sets of `render` and
-    /// `render_prepared` are counted when they run; `device_frame.frames` is the number of
-    /// plans prepared in the frame). `bind_group_sets` counts every `set_bind_group`, the
+    /// Core's counters of the last plan prepared, and what this renderer issued for it and
+    /// since: `device_frame` is the device work of the last [`Renderer::prepare`] (its
+    /// `frames` is 1) plus the draws and bind-group sets of every [`Renderer::render`] since,
+    /// whichever plans they drew. `bind_group_sets` counts every `set_bind_group`, the
     /// globals group's included (once per render call, and again at each change of draw
-    /// state); `texture_binds` stays 0. `device_total` includes the pipelines (one per tier
-    /// and blend mode) and the globals bind group created by `new`. A plan that failed on the
-    /// device adds what it did (arrays created, and every array dropped after the error, as
-    /// destroyed) but no frame.
+    /// state); `bind_group_creates` counts the slot bind groups created (the globals
+    /// uniforms' groups, one per space of a [`PreparedPlan`], are not counted: see
+    /// [`PreparedPlan::globals_uniforms`]); `texture_binds` stays 0. `device_total` includes
+    /// the pipelines (one per tier and blend mode) created by `new`. A plan that failed on the device is counted with
+    /// what it did (arrays created, and every array dropped after the error, as destroyed)
+    /// but no frame.
     pub fn stats(&self) -> Stats {
         let mut s = self.stats;
         s.add_device(self.render_counters());
@@ -252,44 +227,29 @@ impl Renderer {
         c
     }
 
-    /// Starts a new frame: the host has submitted every encoder holding the renders of the
-    /// plans prepared so far (or dropped them). Their instance space and globals uniforms are
-    /// reused by the plans prepared next, and their [`Prepared`] handles go stale.
-    ///
-    /// Call it once per frame, before the frame's first [`Renderer::prepare`] (the first call
-    /// switches the renderer to explicit frames for good: `prepare` then never starts a frame
-    /// by itself). Hosts that render each plan after preparing all of the frame's plans, or
-    /// that prepare one plan per submit, may leave it out: see [Frames](crate#frames).
-    pub fn begin_frame(&mut self) {
-        self.explicit_frames = true;
-        self.rendered.store(false, Ordering::Relaxed);
-        self.start_frame();
-    }
-
-    /// Recycles the current frame's space: the frame's plans were submitted.
-    fn start_frame(&mut self) {
-        // The frame's draws were counted by `render`; fold them in before a new frame.
+    /// Folds the renders since the last `prepare` into the stats, before the next plan's.
+    fn fold_renders(&mut self) {
         let mut rendered = DeviceCounters::ZERO;
         rendered.draw_calls = self.render_draws.swap(0, Ordering::Relaxed);
         rendered.bind_group_sets = self.render_group_sets.swap(0, Ordering::Relaxed);
         self.stats.add_device(rendered);
-        self.frame_counters = DeviceCounters::ZERO;
-        self.frame += 1;
-        // Keep the draw lists' storage for the next frame's plans: no allocation per frame.
-        for mut p in self.plans.drain(..) {
-            p.draws.clear();
-            self.spare_draws.push(p.draws);
-        }
-        self.latest = None;
-        self.frame_plans = 0;
-        self.instances.end_frame();
     }
 
-    /// Executes `plan` up to the draws: checks it with core's validator, then applies its ops
-    /// in order, uploads the instances and the globals (viewport size and transforms) into
-    /// space of their own in the current frame, and resolves the bind groups the segments
-    /// need. GPU copies and the writes after them go into a command buffer of the renderer's
-    /// own, submitted here (see [Submission ordering](crate#submission-ordering)).
+    /// `prepared` was made by this renderer, or [`Error::ForeignPrepared`].
+    fn check_mine(&self, prepared: &PreparedPlan) -> Result<(), Error> {
+        match prepared.renderer_tag() {
+            tag if tag == self.tag => Ok(()),
+            made_by => Err(Error::ForeignPrepared { renderer: self.tag, made_by }),
+        }
+    }
+
+    /// Executes `plan` up to the draws, into `prepared`: checks it with core's validator, then
+    /// applies its ops in order, uploads the instances and the globals (viewport size and
+    /// transforms) into a space of `prepared` that no pass in flight draws from, and resolves
+    /// the bind groups the segments need. GPU copies and the writes after them go into a
+    /// command buffer of the renderer's own, submitted here (see
+    /// [Submission ordering](crate#submission-ordering)). [`Renderer::render`] with `prepared`
+    /// then draws this plan, until `prepared` is prepared again.
     ///
     /// `viewport` says where the quads go (pixels, y down): `[u32; 2]` for the whole of a
     /// target of that size (the pass's viewport is left as the host set it, and must be that
@@ -299,39 +259,35 @@ impl Renderer {
     /// [`Viewport::with_host_clip`]). A plan drawn into a render target
     /// ([`FramePlan::target`]) ignores `viewport`: `prepare` draws it into the whole texture
     /// itself (then regenerates the target layer's mip levels, if its array has any) and
-    /// submits it, holds nothing of it afterwards, and its handle draws nothing in the host's
-    /// passes.
-    ///
-    /// Returns the handle [`Renderer::render_prepared`] draws the plan with; [`Renderer::render`]
-    /// draws the last plan prepared.
+    /// submits it; `render` then draws nothing with `prepared`.
     ///
     /// # Errors
-    /// [`Error::Plan`] when the validator refuses the plan (out of order, or one that could not
-    /// run): nothing was applied. [`Error::TooManyStates`] likewise. [`Error::Device`] when wgpu
-    /// refuses an operation of a valid plan (out of memory, a limit the budget did not know):
-    /// part of the plan may be applied, so the renderer drops every array it holds and accepts
-    /// only a rebuild plan next ([`Batcher::restore`](layerbatch_core::Batcher::restore)).
-    /// Either way there is no handle and `render` draws nothing until the next successful
-    /// `prepare`; plans prepared earlier in the frame can still be drawn with their handles.
+    /// [`Error::ForeignPrepared`] when another renderer made `prepared`: nothing is done, and
+    /// `prepared` is left as it was. [`Error::Plan`] when the validator refuses the plan (out
+    /// of order, or one that could not run): nothing was applied. [`Error::TooManyStates`]
+    /// likewise. [`Error::Device`] when wgpu refuses an operation of a valid plan (out of
+    /// memory, a limit the budget did not know): part of the plan may be applied, so the
+    /// renderer drops every array it holds and accepts only a rebuild plan next
+    /// ([`Batcher::restore`](layerbatch_core::Batcher::restore)). After any of these but the
+    /// first, `render` draws nothing with `prepared` until its next successful `prepare`;
+    /// other prepared plans still draw theirs.
     ///
     /// On WebGPU, an error the device reported late, for an earlier `prepare` (or `new`), is
     /// returned here before anything else is done: this plan is not applied, the renderer
-    /// holds no array and expects a rebuild plan, and the current frame's plans draw nothing
+    /// holds no array and expects a rebuild plan, and no plan prepared before draws any more
     /// (see [Errors instead of panics](crate#errors-instead-of-panics);
     /// [`Renderer::device_errors`] waits for those errors instead).
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
+        prepared: &mut PreparedPlan,
         plan: &FramePlan,
         viewport: impl Into<Viewport>,
-    ) -> Result<Prepared, Error> {
-        // Automatic frames: a `prepare` after a render starts the next frame (the host
-        // submitted before preparing again).
-        if self.rendered.swap(false, Ordering::Relaxed) && !self.explicit_frames {
-            self.start_frame();
-        }
-        self.latest = None;
+    ) -> Result<(), Error> {
+        self.check_mine(prepared)?;
+        self.fold_renders();
+        prepared.release();
         // An error the device reported after an earlier call returned (WebGPU): that call's
         // plan may be half applied, so this one is refused and a rebuild plan expected.
         if let Some(e) = self.late.take() {
@@ -347,33 +303,20 @@ impl Renderer {
         let mut counters = DeviceCounters::one_frame();
         // Into a render target: its whole texture, whatever the host's viewport says.
         let vp = plan.viewport(viewport.into());
-        // Where the frame's instance space ends before this plan: a plan drawn into a render
-        // target gives its space back once `prepare` has submitted its draws.
-        let space = self.instances.space();
-        let result = match self.execute(device, queue, plan, vp, &mut counters) {
-            Ok((draws, own)) => self.finish_plan(device, queue, own, plan.target, draws, space),
+        let space = prepared.free_space();
+        let result = match self.execute((device, queue), prepared, space, plan, &vp, &mut counters) {
+            Ok(own) => self.finish_plan((device, queue), own, plan.target, prepared, (space, vp)),
             Err(e) => Err(e),
         };
         match result {
-            Ok(prepared) => {
-                self.latest = Some(prepared);
-                // A host drawing only into render targets may never end its frame.
-                self.frame_plans = self.frame_plans.saturating_add(1);
-                self.frame_counters.accumulate(&counters);
+            Ok(()) => {
                 self.stats.record(plan, counters);
-                // Core's counters are the last plan's; the device's, the frame's plans summed.
-                self.stats.device_frame = self.frame_counters;
-                if prepared.held.is_some() && self.plans.len() == PLANS_WARNING && !self.explicit_frames {
-                    log::warn!(
-                        "layerbatch-wgpu: {PLANS_WARNING} plans prepared in one frame without a render: \
-                         their instance space is held until a render (or Renderer::begin_frame) ends the frame"
-                    );
-                }
-                Ok(prepared)
+                Ok(())
             }
             Err(e) => {
                 // Part of the plan may have been applied: hold nothing, so that the next plan,
                 // a rebuild, starts from an empty device (the validator now expects one).
+                prepared.release();
                 self.fail(counters);
                 Err(e)
             }
@@ -409,40 +352,30 @@ impl Renderer {
     fn fail(&mut self, mut counters: DeviceCounters) {
         self.runner.fail(&mut Forget { arrays: &mut self.arrays, groups: &mut self.groups }, &mut counters);
         counters.frames = 0;
-        self.frame_counters.accumulate(&counters);
         self.stats.device_total.accumulate(&counters);
-        self.stats.device_frame = self.frame_counters;
+        self.stats.device_frame = counters;
     }
 
     /// After an error the device reported late: hold nothing (a rebuild plan is next), and
-    /// draw none of the current frame's plans, which may use what failed (their handles draw
-    /// nothing; their space stays reserved until the frame ends).
+    /// draw none of the plans prepared so far, which may use what failed.
     fn fail_late(&mut self) {
         self.fail(DeviceCounters::ZERO);
-        self.latest = None;
-        for p in &mut self.plans {
-            p.draws.clear();
-        }
+        self.epoch += 1;
     }
 
-    /// Records the last plan prepared into the host's pass: [`Renderer::render_prepared`] with
-    /// the handle of the last successful [`Renderer::prepare`]. Draws nothing before the first
-    /// successful `prepare`, after a failed one, or after [`Renderer::begin_frame`].
-    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
-        self.rendered.store(true, Ordering::Relaxed);
-        if let Some(plan) = self.latest.and_then(|prepared| self.held_plan(prepared)) {
-            self.draw_plan(pass, plan);
-        }
-    }
-
-    /// Records the plan of `prepared` into the host's pass, in order, per segment: its scissor
-    /// rectangle, its draw state's globals (viewport and transform, at a dynamic offset), its
-    /// instance block's vertex buffer range, the pipeline of its tier and blend mode and the
-    /// slot bind group (each only when it changes: a bind group is set when a segment rebinds
-    /// a slot or changes tier) and one draw (with indexed quads, the renderer's quad index
-    /// buffer is set once per call). Any plan of the current frame may be drawn, in any pass,
-    /// any number of times. Like any recorder into a shared pass, it leaves the pipeline, bind
-    /// groups, vertex and index buffers it set: a host drawing after it sets its own again.
+    /// Records the plan `prepared` holds into the host's pass, in order, per segment: its
+    /// scissor rectangle, its draw state's globals (viewport and transform, at a dynamic
+    /// offset), its instance block's vertex buffer, the pipeline of its tier and blend mode and
+    /// the slot bind group (each only when it changes: a bind group is set when a segment
+    /// rebinds a slot or changes tier) and one draw (with indexed quads, the renderer's quad
+    /// index buffer is set once per call). A plan may be drawn in any pass, any number of
+    /// times, until `prepared` is prepared again, and each pass draws the plan it was given
+    /// even when `prepared` is re-prepared before the host submits it. Like any recorder into
+    /// a shared pass, it leaves the pipeline, bind groups, vertex and index buffers it set: a
+    /// host drawing after it sets its own again.
+    ///
+    /// Draws nothing (and is `Ok`) when `prepared` was never prepared, when its last
+    /// `prepare` failed, and when that plan was drawn into a render target by `prepare`.
     ///
     /// **Viewport.** With a [`Viewport::rect`] that is not the whole target, the pass's
     /// viewport is set to its visible part ([`Viewport::visible_px`]), which bounds the quads
@@ -458,13 +391,24 @@ impl Renderer {
     /// target size of the `viewport` given to `prepare` (the `[u32; 2]`, or
     /// [`Viewport::rect`]'s first argument) must be the attachment's size.
     ///
-    /// A handle of an earlier frame is stale (its space may hold another plan now): nothing is
-    /// drawn, and a warning is logged.
-    pub fn render_prepared(&self, pass: &mut wgpu::RenderPass<'_>, prepared: Prepared) {
-        self.rendered.store(true, Ordering::Relaxed);
-        if let Some(plan) = self.held_plan(prepared) {
-            self.draw_plan(pass, plan);
+    /// # Errors
+    /// [`Error::ForeignPrepared`] when another renderer made `prepared`: nothing is drawn.
+    pub fn render(&self, prepared: &PreparedPlan, pass: &mut wgpu::RenderPass<'_>) -> Result<(), Error> {
+        self.check_mine(prepared)?;
+        let Some((drawn, space)) = prepared.drawn(self.epoch) else { return Ok(()) };
+        let Some(pipelines) = self.pipelines.for_target(None) else { return Ok(()) };
+        let (draws, sets) = draws::record(pass, drawn, With { pipelines, indices: self.instances.indices() });
+        if draws > 0 {
+            // The pass reads the space until the GPU has run it: `prepare` writes elsewhere
+            // meanwhile. wgpu calls the closure after that, or drops it with the pass's
+            // encoder if that is never submitted.
+            if let Some(done) = prepared.in_flight(space) {
+                pass.on_submitted_work_done(done);
+            }
         }
+        self.render_draws.fetch_add(draws, Ordering::Relaxed);
+        self.render_group_sets.fetch_add(sets, Ordering::Relaxed);
+        Ok(())
     }
 
     /// A view of `layer` of render-target array `array` (level 0), to draw into in a pass of
@@ -476,16 +420,18 @@ impl Renderer {
         self.arrays.target_view(array, layer)
     }
 
-    /// Applies `plan`'s ops through the runner, uploads its instances and globals and resolves
-    /// its draws. Returns them, and the renderer's encoder if anything was recorded into it.
+    /// Applies `plan`'s ops through the runner, uploads its instances and globals into
+    /// `space` of `prepared` and resolves its draws there. Returns the renderer's encoder if
+    /// anything was recorded into it.
     fn execute(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        (device, queue): (&wgpu::Device, &wgpu::Queue),
+        prepared: &mut PreparedPlan,
+        space: usize,
         plan: &FramePlan,
-        vp: Viewport,
+        vp: &Viewport,
         counters: &mut DeviceCounters,
-    ) -> Result<(PlanDraws, Option<wgpu::CommandEncoder>), Error> {
+    ) -> Result<Option<wgpu::CommandEncoder>, Error> {
         self.groups.begin_plan();
         let mut ops = ArrayOps::new(
             (device, queue, &self.late),
@@ -500,83 +446,64 @@ impl Renderer {
         applied?;
         let own = ops.finish()?;
 
-        let blocks = self.instances.upload(device, queue, &self.late, plan, counters)?;
-        let mut draws = self.spare_draws.pop().unwrap_or_default();
+        let late = &self.late;
+        let (space, list, peak) = prepared.parts(space).ok_or_else(no_space)?;
+        let blocks = &mut self.blocks;
+        self.instances.upload((device, queue, late), plan, (&mut space.buffers, peak), blocks, counters)?;
         let parts = Parts {
             device,
-            late: &self.late,
+            late,
             pipelines: &self.pipelines,
             arrays: &self.arrays,
             globals: &self.globals,
             groups: &mut self.groups,
         };
-        counters.bind_group_creates += draws::resolve(parts, plan, blocks, &vp, &mut draws)?;
+        counters.bind_group_creates += draws::resolve(parts, plan, blocks, vp, list)?;
         self.groups.trim();
-        // The plan's place in the frame picks its globals uniform: no two plans of a frame
-        // (of a submit) write the same one.
-        let slot = self.plans.len();
-        counters.bind_group_creates += self.globals.write(device, queue, &self.late, slot, plan, &vp)?;
-        let target_format = match plan.target {
-            Some(t) => Some(wgpu_format(self.arrays.get(t.array).ok_or_else(|| out_of_step(t.array))?.desc.format)),
-            None => None,
-        };
+        // A space's globals group is made once, with the space: `bind_group_creates` counts the
+        // slot groups (the cache's work, as core's mock device does), not these.
+        self.globals.write((device, queue, late), &mut space.globals, plan, vp)?;
         // `prepare` regenerates the target layer's levels above 0 after the draws.
         self.runner.count_target_mips(plan, counters);
-        Ok((PlanDraws { globals: slot, vp, target_format, draws }, own))
+        Ok(own)
     }
 
     /// Ends a plan's `prepare` after its ops, instances and globals: a plan for the host's
-    /// passes is held for them (its handle draws it until the frame ends); a plan into a render
-    /// target is drawn there, in a pass of the renderer's own encoder (cleared first if the
-    /// plan asks), its mip levels regenerated. Then that encoder is submitted if anything was
-    /// recorded into it: the plan's GPU copies, staged writes and render-target draws run
-    /// whether or not the host ever submits its own encoder.
+    /// passes is held by `prepared` for [`Renderer::render`]; a plan into a render target is
+    /// drawn there, in a pass of the renderer's own encoder (cleared first if the plan asks),
+    /// its mip levels regenerated. Then that encoder is submitted if anything was recorded
+    /// into it: the plan's GPU copies, staged writes and render-target draws run whether or
+    /// not the host ever submits its own encoder.
     ///
-    /// A render-target plan is then complete, render or no render: it holds nothing. Its
-    /// instance space (`space`: where the frame's space ended before it) and its globals
-    /// uniform go to the next plan, whose queue writes run at a later submit than this one,
-    /// and its handle draws nothing in the host's passes.
+    /// The space of a render-target plan is not marked in flight: its pass is submitted here,
+    /// and wgpu runs the queue writes of a later `prepare` after the work submitted before it.
     fn finish_plan(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        (device, queue): (&wgpu::Device, &wgpu::Queue),
         mut own: Option<wgpu::CommandEncoder>,
         target: Option<PlanTarget>,
-        plan: PlanDraws,
-        space: Space,
-    ) -> Result<Prepared, Error> {
-        let held = match target {
+        prepared: &mut PreparedPlan,
+        (space, vp): (usize, Viewport),
+    ) -> Result<(), Error> {
+        match target {
             Some(t) => {
-                let drawn = self.draw_into_target(device, &mut own, t, &plan);
-                let mut draws = plan.draws;
-                draws.clear();
-                self.spare_draws.push(draws);
-                self.instances.give_back(space);
-                drawn?;
-                None
+                let drawn = prepared.drawn_from(space, &vp).ok_or_else(no_space)?;
+                self.draw_into_target(device, &mut own, t, drawn)?;
+                prepared.release();
             }
-            None => {
-                self.plans.push(plan);
-                Some(self.plans.len() as u32 - 1)
-            }
-        };
+            None => prepared.hold(space, vp, self.epoch),
+        }
         if let Some(encoder) = own {
-            let submitted = checked(
+            checked(
                 device,
                 &self.late,
                 || "submitting the plan's copies, staged writes and render-target draws".to_string(),
                 || {
                     queue.submit([encoder.finish()]);
                 },
-            );
-            if let Err(e) = submitted {
-                if held.is_some() {
-                    self.plans.pop();
-                }
-                return Err(e);
-            }
+            )?;
         }
-        Ok(Prepared { frame: self.frame, index: self.frame_plans, held })
+        Ok(())
     }
 
     /// Draws a render-target plan into its target, then regenerates the target layer's mip
@@ -586,10 +513,15 @@ impl Renderer {
         device: &wgpu::Device,
         own: &mut Option<wgpu::CommandEncoder>,
         t: PlanTarget,
-        plan: &PlanDraws,
+        drawn: Drawn<'_>,
     ) -> Result<(), Error> {
         let view = self.arrays.target_view(t.array, t.layer).ok_or_else(|| out_of_step(t.array))?;
         let array = self.arrays.get(t.array).ok_or_else(|| out_of_step(t.array))?;
+        let format = wgpu_format(array.desc.format);
+        let pipelines = self.pipelines.for_target(Some(format)).ok_or_else(|| Error::Device {
+            op: format!("drawing into render target array {:?}", t.array),
+            message: format!("the renderer has no pipelines for {format:?} (renderer and validator out of step)"),
+        })?;
         let load = match t.clear_rgba {
             Some([r, g, b, a]) => {
                 wgpu::LoadOp::Clear(wgpu::Color { r: f64::from(r), g: f64::from(g), b: f64::from(b), a: f64::from(a) })
@@ -615,36 +547,21 @@ impl Renderer {
                     occlusion_query_set: None,
                     multiview_mask: None,
                 });
-                self.draw_plan(&mut pass, plan);
+                let (draws, sets) =
+                    draws::record(&mut pass, drawn, With { pipelines, indices: self.instances.indices() });
+                self.render_draws.fetch_add(draws, Ordering::Relaxed);
+                self.render_group_sets.fetch_add(sets, Ordering::Relaxed);
                 drop(pass);
                 self.mips.regenerate(device, encoder, &array.texture, array.desc.format, t.layer);
             },
         )
     }
+}
 
-    /// The plan of a handle, if it is held for the host's passes: `None` for a plan drawn into
-    /// a render target (drawn by `prepare` itself), and for a stale handle (with a warning).
-    fn held_plan(&self, prepared: Prepared) -> Option<&PlanDraws> {
-        let held = prepared.held?;
-        match self.plans.get(held as usize) {
-            Some(plan) if prepared.frame == self.frame => Some(plan),
-            _ => {
-                log::warn!(
-                    "layerbatch-wgpu: render_prepared with a stale handle (plan {} of frame {}, now frame {}): \
-                     nothing drawn",
-                    prepared.index,
-                    prepared.frame,
-                    self.frame
-                );
-                None
-            }
-        }
-    }
-
-    /// Records a plan's draws into `pass` and counts them.
-    fn draw_plan(&self, pass: &mut wgpu::RenderPass<'_>, plan: &PlanDraws) {
-        let (draws, sets) = draws::record(pass, plan, &self.pipelines, &self.globals, &self.instances);
-        self.render_draws.fetch_add(draws, Ordering::Relaxed);
-        self.render_group_sets.fetch_add(sets, Ordering::Relaxed);
+/// A space `free_space` gave is missing: a bug, reported instead of a panic.
+fn no_space() -> Error {
+    Error::Device {
+        op: "preparing a plan into its space".to_string(),
+        message: "the PreparedPlan lost the space it was given".to_string(),
     }
 }

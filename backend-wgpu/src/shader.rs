@@ -45,18 +45,18 @@
 //! **Small per-pixel work.** Software rasterizers (lavapipe, llvmpipe, SwiftShader) are
 //! fill-bound and pay for every branch of a fragment shader whether a fragment takes it or
 //! not. Per pixel the fragment stage does what a plain sprite shader does (interpolate one
-//! position, sample, multiply by a flat tint) plus the derivatives of the position, taken in
-//! uniform control flow, and one `clamp`, branch-free; each slot's case holds only its sample:
+//! position, sample, multiply by a flat tint) plus one `clamp`, branch-free. The tier-1
+//! shader has no branch at all and samples with `textureSample` (implicit derivatives). Above
+//! it the mip level `lod` is taken from the derivatives of the unclamped position, in uniform
+//! control flow before the slot's `switch` on the flat slot index, so the sampler picks the
+//! same level inside and outside the clamped band; each slot's case holds only its sample:
 //!
 //! ```wgsl
-//! texel = textureSampleGrad(slotN, sampN, p, layer, ddx, ddy);
+//! texel = textureSampleLevel(slotN, sampN, p, layer, lod);
 //! ```
 //!
-//! Dividing by the layer's size at draw time (per vertex) is what lets core grow an atlas
-//! page in size without touching an instance. The derivatives are those of the unclamped
-//! position, so the sampler picks the same mip level inside and outside the clamped band. The
-//! tier-1 shader has no branch at all; above it the slot is a `switch` on the flat slot index
-//! (in the vertex stage too, for the size).
+//! Dividing by the layer's size at draw time (per vertex, with a `switch` on the slot there
+//! too) is what lets core grow an atlas page in size without touching an instance.
 
 use std::fmt::Write as _;
 

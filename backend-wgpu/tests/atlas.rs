@@ -4,8 +4,8 @@
 //! array's filter and wrap.
 
 mod common;
-#[path = "../../examples/support/plans.rs"]
-mod plans;
+// Hand-made plans, shared with the GL backend's tests.
+use layerbatch_testkit::plans;
 
 use common::{color, draw, setup, solid, Frame, Gpu, CLEAR, SIZE};
 use layerbatch_core::{
@@ -499,7 +499,7 @@ fn core_pages_pack_and_compact(gpu: &Gpu) {
     };
     let mut ids: Vec<Option<TextureId>> = vec![None; 60];
     ids[0] = register(&mut b, 0);
-    let mut frame_of = |b: &mut Batcher, r: &mut layerbatch_wgpu::Renderer, ids: &[Option<TextureId>], what: &str| {
+    let mut frame_of = |b: &mut Batcher, r: &mut common::Rig, ids: &[Option<TextureId>], what: &str| {
         b.begin_frame();
         for (i, id) in ids.iter().enumerate() {
             let Some(id) = *id else { continue };

@@ -5,8 +5,7 @@
 
 mod common;
 // Hand-made plans, shared with the GL backend's tests.
-#[path = "../../examples/support/plans.rs"]
-mod plans;
+use layerbatch_testkit::plans;
 
 use std::time::Instant;
 
@@ -322,7 +321,8 @@ fn device_error_is_an_error_then_rebuild_recovers(gpu: &Gpu) {
     let huge = gpu.device.limits().max_texture_dimension_2d * 2;
     let limits = device_limits(&gpu.device).with_max_texture_size_px(huge);
     let mut b = Batcher::new(limits, Config::default().with_budget_bytes(u64::MAX)).unwrap();
-    let mut r = Renderer::new(&gpu.device, common::FORMAT, b.budget(), &RendererOptions::default()).unwrap();
+    let mut r =
+        common::Rig::new(Renderer::new(&gpu.device, common::FORMAT, b.budget(), &RendererOptions::default()).unwrap());
     let green = b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(1))).unwrap();
     let target = b.register(&TextureDesc::new(huge, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
     b.begin_frame();

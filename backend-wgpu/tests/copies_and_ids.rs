@@ -2,8 +2,8 @@
 //! validator accepts (each on wgpu's Vulkan backend, lavapipe, and its GL backend, llvmpipe).
 
 mod common;
-#[path = "../../examples/support/plans.rs"]
-mod plans;
+// Hand-made plans, shared with the GL backend's tests.
+use layerbatch_testkit::plans;
 
 use common::{color, draw, setup, Frame, Gpu, CLEAR};
 use layerbatch_core::{ArrayDesc, ArrayId, ArrayOp, Config, Filter, Format, Instance, MockDevice, Wrap};
@@ -166,7 +166,7 @@ fn reused_array_id_shows_new_content(gpu: &Gpu) {
     let mut mock = MockDevice::new(budget);
     let (a0, a1) = (ArrayId(0), ArrayId(1));
     let (red, green, blue, yellow) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 0, 255]);
-    let mut run = |r: &mut layerbatch_wgpu::Renderer, p: &mut PlanBuilder, last: ArrayId| {
+    let mut run = |r: &mut common::Rig, p: &mut PlanBuilder, last: ArrayId| {
         let plan = p.finish_with(last);
         mock.execute(&plan).unwrap();
         draw(gpu, r, &plan)

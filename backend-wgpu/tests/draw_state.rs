@@ -232,7 +232,8 @@ fn states_across_plans_of_one_frame(gpu: &Gpu) {
     b.push(&Quad::solid(white, [0.0, 10.0], [60.0, 20.0], half)).unwrap();
     let plan = b.finish();
     segments += plan.segments.len();
-    let a = r.prepare(&gpu.device, &gpu.queue, plan, [SIZE, SIZE]).unwrap();
+    let mut a = r.create_prepared();
+    r.renderer.prepare(&gpu.device, &gpu.queue, &mut a, plan, [SIZE, SIZE]).unwrap();
 
     // Plan B: the defaults, a quad across the whole width.
     b.begin_frame();
@@ -242,11 +243,12 @@ fn states_across_plans_of_one_frame(gpu: &Gpu) {
     b.push(&Quad::solid(white, [0.0, 100.0], full, blue)).unwrap();
     let plan = b.finish();
     segments += plan.segments.len();
-    let bp = r.prepare(&gpu.device, &gpu.queue, plan, [SIZE, SIZE]).unwrap();
+    let mut bp = r.create_prepared();
+    r.renderer.prepare(&gpu.device, &gpu.queue, &mut bp, plan, [SIZE, SIZE]).unwrap();
     {
         let mut pass = common::gpu::clear_pass(&mut encoder, &view, CLEAR.map(|v| f64::from(v) / 255.0));
-        r.render_prepared(&mut pass, a);
-        r.render_prepared(&mut pass, bp);
+        r.renderer.render(&a, &mut pass).unwrap();
+        r.renderer.render(&bp, &mut pass).unwrap();
     }
     gpu.queue.submit([encoder.finish()]);
     let pixels = common::gpu::read_texture(&gpu.device, &gpu.queue, &target);
@@ -311,7 +313,7 @@ fn viewport_rect_keeps_the_host_scissor(gpu: &Gpu) {
     let mut frame = |b: &mut Batcher, rect: [i32; 4], scissor: Option<[u32; 4]>| {
         let device = &gpu.device;
         let errors = common::record_uncaptured(device);
-        let prepared = r.prepare(device, &gpu.queue, b.finish(), Viewport::rect([SIZE, SIZE], rect)).unwrap();
+        r.prepare(device, &gpu.queue, b.finish(), Viewport::rect([SIZE, SIZE], rect)).unwrap();
         let target = gpu::target(device, [SIZE, SIZE], FORMAT);
         let view = target.create_view(&Default::default());
         let mut encoder = device.create_command_encoder(&Default::default());
@@ -320,7 +322,7 @@ fn viewport_rect_keeps_the_host_scissor(gpu: &Gpu) {
             if let Some([x, y, w, h]) = scissor {
                 pass.set_scissor_rect(x, y, w, h);
             }
-            r.render_prepared(&mut pass, prepared);
+            r.render(&mut pass);
         }
         gpu.queue.submit([encoder.finish()]);
         let pixels = gpu::read_texture(device, &gpu.queue, &target);

@@ -70,7 +70,7 @@ fn host_pass_into_target_view(gpu: &Gpu) {
     // target's here: Rgba8Unorm).
     b.begin_frame();
     b.push(&Quad::solid(white, [0.0, 0.0], [32.0, 32.0], [0, 255, 0, 255])).unwrap();
-    let prepared = r.prepare(&gpu.device, &gpu.queue, b.finish(), [64, 32]).unwrap();
+    r.prepare(&gpu.device, &gpu.queue, b.finish(), [64, 32]).unwrap();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -86,10 +86,9 @@ fn host_pass_into_target_view(gpu: &Gpu) {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        r.render_prepared(&mut pass, prepared);
+        r.render(&mut pass);
     }
     gpu.queue.submit([encoder.finish()]);
-    r.begin_frame();
     b.begin_frame();
     b.push(&Quad::rect(rt, [0.0, 0.0], [64.0, 32.0])).unwrap();
     let frame = common::draw(gpu, &mut r, b.finish());

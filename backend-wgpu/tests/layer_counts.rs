@@ -117,7 +117,7 @@ fn layer_counts_1_6_12_sample_correctly(gpu: &Gpu) {
         unguarded
     };
     let mut b = Batcher::new(limits, config).unwrap();
-    let mut r = Renderer::new(&gpu.device, FORMAT, b.budget(), &RendererOptions::default()).unwrap();
+    let mut r = common::Rig::new(Renderer::new(&gpu.device, FORMAT, b.budget(), &RendererOptions::default()).unwrap());
     let mut ids = Vec::new();
     // Six 16x16 textures: one array of 6 layers.
     for i in 0..6 {

@@ -90,7 +90,7 @@ fn target_only_frames_stay_bounded(gpu: &Gpu) {
             b.push(&Quad::solid(white, at, [4.0, 4.0], color(i % 250))).unwrap();
         }
     };
-    let held = |r: &layerbatch_wgpu::Renderer| {
+    let held = |r: &common::Rig| {
         (
             r.prepared_plans(),
             r.globals_uniforms(),

@@ -3,8 +3,7 @@
 
 mod common;
 // Hand-made plans, shared with the GL backend's tests.
-#[path = "../../examples/support/plans.rs"]
-mod plans;
+use layerbatch_testkit::plans;
 
 use common::{color, draw, setup, solid, Gpu, CLEAR, SIZE};
 use layerbatch_core::{
@@ -33,6 +32,7 @@ fn renderer_is_send_and_sync() {
     // Hosts such as egui-wgpu keep renderers in `Send + Sync` resource maps.
     fn check<T: Send + Sync>() {}
     check::<layerbatch_wgpu::Renderer>();
+    check::<layerbatch_wgpu::PreparedPlan>();
 }
 
 /// 40 textures of one size, interleaved: one draw call, no cache reset, every cell its own
@@ -587,7 +587,7 @@ fn one_slot_change_one_bind_group(gpu: &Gpu) {
     }
 }
 
-/// A write at an offset in a layer lands there (see `examples/support/plans.rs`): a 32x32 red
+/// A write at an offset in a layer lands there (see `layerbatch_testkit::plans`): a 32x32 red
 /// texture at the origin, an 8x8 green one at (16, 8), drawn 1:1 with nearest filtering.
 fn offset_write(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());

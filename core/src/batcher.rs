@@ -180,7 +180,7 @@ impl Batcher {
     ///
     /// `clear_rgba` clears the texture first (premultiplied, `0.0..=1.0`; a value outside is
     /// clamped, NaN is 0); `None` draws over what it holds. A quad that samples the target
-    /// itself is refused ([`QuadError::SamplesTarget`]): it would read what it writes.
+    /// itself is refused ([`QuadError::SamplesTarget`](crate::QuadError::SamplesTarget)): it would read what it writes.
     ///
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc, Usage};

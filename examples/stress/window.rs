@@ -332,7 +332,8 @@ mod wgpu_window {
 
     /// A window with a configured wgpu surface, and the renderer on its device.
     pub struct WgpuWindow {
-        renderer: Option<layerbatch_wgpu::Renderer>,
+        /// The renderer, and what the frame's plan needs between `prepare` and `render`.
+        renderer: Option<(layerbatch_wgpu::Renderer, layerbatch_wgpu::PreparedPlan)>,
         gfx: window::WgpuWindow,
     }
 
@@ -359,12 +360,13 @@ mod wgpu_window {
             let options = layerbatch_wgpu::RendererOptions::default();
             let r = layerbatch_wgpu::Renderer::new(&self.gfx.device, self.gfx.config.format, budget, &options)
                 .map_err(|e| format!("wgpu renderer: {e}"))?;
-            self.renderer = Some(r);
+            let prepared = r.create_prepared();
+            self.renderer = Some((r, prepared));
             Ok(())
         }
 
         pub fn stats(&self) -> Stats {
-            self.renderer.as_ref().map(|r| r.stats()).unwrap_or_default()
+            self.renderer.as_ref().map(|(r, _)| r.stats()).unwrap_or_default()
         }
 
         pub fn resize(&mut self, size: PhysicalSize<u32>) {
@@ -381,16 +383,16 @@ mod wgpu_window {
             dt: f32,
         ) -> Result<Option<(f64, Stats)>, String> {
             let Some((frame, suboptimal)) = self.gfx.acquire()? else { return Ok(None) };
-            let renderer = self.renderer.as_mut().ok_or("the renderer is not initialised")?;
+            let (renderer, prepared) = self.renderer.as_mut().ok_or("the renderer is not initialised")?;
             let t0 = Instant::now();
             let plan = scene.frame(batcher, dt);
             let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
             let (device, queue) = (&self.gfx.device, &self.gfx.queue);
             let mut encoder = device.create_command_encoder(&Default::default());
-            renderer.prepare(device, queue, plan, self.gfx.size()).map_err(|e| format!("prepare: {e}"))?;
+            renderer.prepare(device, queue, prepared, plan, self.gfx.size()).map_err(|e| format!("prepare: {e}"))?;
             {
                 let mut pass = gpu::clear_pass(&mut encoder, &view, CLEAR.map(f64::from));
-                renderer.render(&mut pass);
+                renderer.render(prepared, &mut pass).map_err(|e| format!("render: {e}"))?;
             }
             queue.submit([encoder.finish()]);
             queue.present(frame);

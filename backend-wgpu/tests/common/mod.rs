@@ -2,14 +2,14 @@
 //! readback. See docs/ARCHITECTURE.md (testing without a GPU).
 #![allow(dead_code)]
 
+use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex};
 
-use layerbatch_core::{Batcher, Config, FramePlan};
-use layerbatch_wgpu::{device_limits, Error, Renderer, RendererOptions};
-
+use layerbatch_core::{Batcher, Config, FramePlan, Viewport};
+use layerbatch_testkit::ci;
 // Device, pass and readback recipes, shared with the root examples, benches and tests.
-#[path = "../../../examples/support/gpu.rs"]
-pub mod gpu;
+pub use layerbatch_testkit::gpu;
+use layerbatch_wgpu::{device_limits, Error, PreparedPlan, Renderer, RendererOptions};
 
 /// Offscreen target size.
 pub const SIZE: u32 = 256;
@@ -26,21 +26,10 @@ pub struct Gpu {
     pub adapter: String,
 }
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
-}
-
 /// A device on `backends`, or `None` after printing `skipped: <reason>`. Under `CI=true` a
-/// missing adapter panics instead: a CI run must never pass by skipping.
+/// missing adapter panics instead: a CI run must never pass by skipping (the kit's policy).
 pub fn gpu(backends: wgpu::Backends, test: &str) -> Option<Gpu> {
-    match try_gpu(backends) {
-        Ok(g) => Some(g),
-        Err(reason) if in_ci() => panic!("{test}: no {backends:?} adapter under CI=true: {reason}"),
-        Err(reason) => {
-            println!("skipped: {test}: no {backends:?} adapter: {reason}");
-            None
-        }
-    }
+    ci::require(try_gpu(backends), test, &format!("{backends:?} adapter"))
 }
 
 fn try_gpu(backends: wgpu::Backends) -> Result<Gpu, String> {
@@ -51,14 +40,7 @@ fn try_gpu(backends: wgpu::Backends) -> Result<Gpu, String> {
 /// [`gpu`] on a device requested with the usual limits changed by `adjust` (e.g. a small
 /// `max_buffer_size`).
 pub fn gpu_with(backends: wgpu::Backends, test: &str, adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Gpu> {
-    match try_gpu_with(backends, adjust) {
-        Ok(g) => Some(g),
-        Err(reason) if in_ci() => panic!("{test}: no {backends:?} adapter under CI=true: {reason}"),
-        Err(reason) => {
-            println!("skipped: {test}: no {backends:?} adapter: {reason}");
-            None
-        }
-    }
+    ci::require(try_gpu_with(backends, adjust), test, &format!("{backends:?} adapter"))
 }
 
 fn try_gpu_with(backends: wgpu::Backends, adjust: impl FnOnce(&mut wgpu::Limits)) -> Result<Gpu, String> {
@@ -125,12 +107,76 @@ macro_rules! on_both_backends {
     };
 }
 
-/// A batcher with this device's limits and `config`, and a renderer for it.
-pub fn setup(gpu: &Gpu, config: Config) -> (Batcher, Renderer) {
+/// A batcher with this device's limits and `config`, and a renderer for it with the prepared
+/// plan the helpers draw with.
+pub fn setup(gpu: &Gpu, config: Config) -> (Batcher, Rig) {
     let batcher = Batcher::new(device_limits(&gpu.device), config).expect("budget");
     let renderer = Renderer::new(&gpu.device, FORMAT, batcher.budget(), &RendererOptions::default())
         .unwrap_or_else(|e| panic!("{}: Renderer::new: {e}", gpu.adapter));
-    (batcher, renderer)
+    (batcher, Rig::new(renderer))
+}
+
+/// A renderer and the one [`PreparedPlan`] that [`draw`], [`Rig::prepare`] and [`Rig::render`]
+/// use; the renderer's own methods are reached through it.
+pub struct Rig {
+    pub renderer: Renderer,
+    pub plan: PreparedPlan,
+}
+
+impl Rig {
+    pub fn new(renderer: Renderer) -> Self {
+        let plan = renderer.create_prepared();
+        Self { renderer, plan }
+    }
+
+    /// `Renderer::prepare` into the rig's prepared plan.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        plan: &FramePlan,
+        viewport: impl Into<Viewport>,
+    ) -> Result<(), Error> {
+        self.renderer.prepare(device, queue, &mut self.plan, plan, viewport)
+    }
+
+    /// `Renderer::render` of the rig's prepared plan (never foreign: its renderer made it).
+    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.renderer.render(&self.plan, pass).expect("the rig's own prepared plan");
+    }
+
+    /// Whether the rig's prepared plan holds a plan for the host's passes (0 or 1).
+    pub fn prepared_plans(&self) -> usize {
+        usize::from(self.plan.holds_plan())
+    }
+
+    /// The instance vertex buffers of the rig's prepared plan.
+    pub fn instance_buffers(&self) -> usize {
+        self.plan.instance_buffers()
+    }
+
+    /// Their bytes.
+    pub fn instance_buffer_bytes(&self) -> u64 {
+        self.plan.instance_buffer_bytes()
+    }
+
+    /// The globals uniforms of the rig's prepared plan.
+    pub fn globals_uniforms(&self) -> usize {
+        self.plan.globals_uniforms()
+    }
+}
+
+impl Deref for Rig {
+    type Target = Renderer;
+    fn deref(&self) -> &Renderer {
+        &self.renderer
+    }
+}
+
+impl DerefMut for Rig {
+    fn deref_mut(&mut self) -> &mut Renderer {
+        &mut self.renderer
+    }
 }
 
 /// A read-back frame.
@@ -162,7 +208,7 @@ pub fn close(a: [u8; 4], b: [u8; 4], tol: u8) -> bool {
 
 /// Prepares `plan`, renders it into a fresh `SIZE` x `SIZE` target cleared to [`CLEAR`],
 /// submits and reads the pixels back. Any wgpu validation error fails the test.
-pub fn draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Frame {
+pub fn draw(gpu: &Gpu, renderer: &mut Rig, plan: &FramePlan) -> Frame {
     let device = &gpu.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let frame = try_draw(gpu, renderer, plan).unwrap_or_else(|e| panic!("{}: prepare: {e}", gpu.adapter));
@@ -175,7 +221,7 @@ pub fn draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Frame {
 /// [`draw`] without an error scope of its own: `prepare`'s error comes back (and is the
 /// frame's only outcome: the encoder is submitted anyway), and any other wgpu error goes to
 /// the device's uncaptured-error handler (see [`record_uncaptured`]).
-pub fn try_draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Result<Frame, Error> {
+pub fn try_draw(gpu: &Gpu, renderer: &mut Rig, plan: &FramePlan) -> Result<Frame, Error> {
     let device = &gpu.device;
     let target = gpu::target(device, [SIZE, SIZE], FORMAT);
     let view = target.create_view(&Default::default());
@@ -189,6 +235,33 @@ pub fn try_draw(gpu: &Gpu, renderer: &mut Renderer, plan: &FramePlan) -> Result<
     prepared?;
     let pixels = gpu::read_texture(device, &gpu.queue, &target);
     Ok(Frame { width: SIZE, height: SIZE, pixels })
+}
+
+/// A pass into `view` that keeps what is there.
+pub fn load_pass<'e>(encoder: &'e mut wgpu::CommandEncoder, view: &wgpu::TextureView) -> wgpu::RenderPass<'e> {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("layerbatch load"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
+/// The clear colour of every frame, as a pass's clear value.
+pub fn clear_value() -> [f64; 4] {
+    CLEAR.map(|v| f64::from(v) / 255.0)
+}
+
+/// Reads `target` (`SIZE` x `SIZE`) back.
+pub fn read(gpu: &Gpu, target: &wgpu::Texture) -> Frame {
+    Frame { width: SIZE, height: SIZE, pixels: gpu::read_texture(&gpu.device, &gpu.queue, target) }
 }
 
 /// `w` x `h` pixels of one colour.

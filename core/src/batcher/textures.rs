@@ -157,7 +157,7 @@ impl Batcher {
         Ok(())
     }
 
-    /// A 1x1 white texture for untextured quads ([`Quad::solid`]: health bars, debug boxes,
+    /// A 1x1 white texture for untextured quads ([`Quad::solid`](crate::Quad::solid): health bars, debug boxes,
     /// fades), registered on first use. It is a rectangle of the atlas pages of linear RGBA8
     /// images, so solid quads share the draw and the slot of the sprites around them instead
     /// of costing a slot or a draw of their own. The batcher looks after it: [`Batcher::restore`]

@@ -103,6 +103,7 @@ impl Device {
                 let options = layerbatch_wgpu::RendererOptions::default();
                 let r = layerbatch_wgpu::Renderer::new(&w.device, FORMAT, budget, &options)
                     .map_err(|e| format!("renderer: {e}"))?;
+                w.prepared = Some(r.create_prepared());
                 w.renderer = Some(r);
             }
         }
@@ -277,6 +278,9 @@ pub struct WgpuDevice {
     pub target: wgpu::Texture,
     pub view: wgpu::TextureView,
     pub renderer: Option<layerbatch_wgpu::Renderer>,
+    /// What the plan [`WgpuDevice::submit`] draws needs between `prepare` and `render`: made
+    /// by [`Device::init`]'s renderer.
+    pub prepared: Option<layerbatch_wgpu::PreparedPlan>,
     pub size: [u32; 2],
     pub adapter: String,
     /// Errors that reached the device's uncaptured-error handler.
@@ -356,6 +360,7 @@ impl WgpuDevice {
             target,
             view,
             renderer: None,
+            prepared: None,
             size,
             adapter,
             uncaptured,
@@ -368,11 +373,12 @@ impl WgpuDevice {
     /// Prepares `plan`, renders it into the target in a cleared pass and submits.
     pub fn submit(&mut self, plan: &FramePlan) -> Result<(), layerbatch_wgpu::Error> {
         let r = self.renderer.as_mut().expect("init first");
-        r.prepare(&self.device, &self.queue, plan, self.size)?;
+        let prepared = self.prepared.get_or_insert_with(|| r.create_prepared());
+        r.prepare(&self.device, &self.queue, prepared, plan, self.size)?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = clear_pass(&mut encoder, &self.view);
-            r.render(&mut pass);
+            r.render(prepared, &mut pass)?;
         }
         self.queue.submit([encoder.finish()]);
         Ok(())

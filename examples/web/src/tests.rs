@@ -419,6 +419,8 @@ async fn device_error_is_err(backend: Backend) -> Checked {
         let mut b = Batcher::new(limits, Config::default().with_budget_bytes(u64::MAX)).map_err(|e| e.to_string())?;
         let r = layerbatch_wgpu::Renderer::new(&w.device, device::FORMAT, b.budget(), &Default::default())
             .map_err(|e| e.to_string())?;
+        // The frame's plan in a prepared plan of this renderer; `submit` (below) uses it too.
+        let prepared = w.prepared.insert(r.create_prepared());
         let r = w.renderer.insert(r);
         let green =
             b.register(&TextureDesc::new(16, 16), &solid(16, 16, [0, 255, 0, 255])).map_err(|e| e.to_string())?;
@@ -427,7 +429,7 @@ async fn device_error_is_err(backend: Backend) -> Checked {
         b.begin_frame();
         b.push(&Quad::rect(green, [8.0, 8.0], [32.0, 32.0])).map_err(|e| e.to_string())?;
         b.push(&Quad::rect(target, [48.0, 8.0], [32.0, 32.0])).map_err(|e| e.to_string())?;
-        let error = match r.prepare(&w.device, &w.queue, b.finish(), w.size) {
+        let error = match r.prepare(&w.device, &w.queue, prepared, b.finish(), w.size) {
             Err(e) => {
                 how.push("prepare");
                 e
@@ -446,14 +448,15 @@ async fn device_error_is_err(backend: Backend) -> Checked {
                 for _ in 0..200 {
                     util::sleep_ms(10).await;
                     b.begin_frame();
-                    match r.prepare(&w.device, &w.queue, b.finish(), w.size) {
+                    match r.prepare(&w.device, &w.queue, prepared, b.finish(), w.size) {
                         Err(e) => {
                             reported = Some(e);
                             break;
                         }
                         Ok(_) => {
                             let mut encoder = w.device.create_command_encoder(&Default::default());
-                            r.render(&mut device::clear_pass(&mut encoder, &w.view));
+                            r.render(prepared, &mut device::clear_pass(&mut encoder, &w.view))
+                                .map_err(|e| e.to_string())?;
                             w.queue.submit([encoder.finish()]);
                         }
                     }
@@ -471,7 +474,7 @@ async fn device_error_is_err(backend: Backend) -> Checked {
         ensure!(r.array_count() == 0, "the renderer holds arrays after a device error");
         // The host renders and submits its frame as usual: nothing is drawn.
         let mut encoder = w.device.create_command_encoder(&Default::default());
-        r.render(&mut device::clear_pass(&mut encoder, &w.view));
+        r.render(prepared, &mut device::clear_pass(&mut encoder, &w.view)).map_err(|e| e.to_string())?;
         w.queue.submit([encoder.finish()]);
         ensure!(r.stats().device_frame.draw_calls == 0, "the failed plan was drawn");
         // Only a rebuild plan is accepted now; it draws right.

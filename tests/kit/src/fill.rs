@@ -323,6 +323,8 @@ pub enum WgpuCase {
         batcher: Batcher,
         /// The renderer.
         renderer: layerbatch_wgpu::Renderer,
+        /// What the frame's plan needs between `prepare` and `render`.
+        prepared: layerbatch_wgpu::PreparedPlan,
         /// The textures the quads alternate between.
         ids: Vec<TextureId>,
     },
@@ -347,7 +349,8 @@ impl WgpuCase {
                 .iter()
                 .map(|&s| batcher.register(&TextureDesc::new(s, s), &texels(s)).expect("register"))
                 .collect();
-            WgpuCase::Layerbatch { batcher, renderer, ids }
+            let prepared = renderer.create_prepared();
+            WgpuCase::Layerbatch { batcher, renderer, prepared, ids }
         };
         case.frame(rig);
         Some(case)
@@ -364,29 +367,26 @@ impl WgpuCase {
     /// Clears, draws `K` full-target quads, submits and waits for the device.
     pub fn frame(&mut self, rig: &WgpuRig) {
         let mut encoder = rig.device.create_command_encoder(&Default::default());
-        let prepared = match self {
-            WgpuCase::Raw(_) => None,
-            WgpuCase::Layerbatch { batcher, renderer, ids } => {
-                renderer.begin_frame();
-                batcher.begin_frame();
-                for i in 0..K as usize {
-                    let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
-                    batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");
-                }
-                Some(renderer.prepare(&rig.device, &rig.queue, batcher.finish(), rig.size).expect("prepare"))
+        if let WgpuCase::Layerbatch { batcher, renderer, prepared, ids } = self {
+            batcher.begin_frame();
+            for i in 0..K as usize {
+                let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
+                batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");
             }
-        };
+            renderer.prepare(&rig.device, &rig.queue, prepared, batcher.finish(), rig.size).expect("prepare");
+        }
         {
             let mut pass = crate::gpu::clear_pass(&mut encoder, &rig.view, [0.0, 0.0, 0.0, 1.0]);
-            match (&*self, prepared) {
-                (WgpuCase::Raw(raw), _) => {
+            match &*self {
+                WgpuCase::Raw(raw) => {
                     pass.set_pipeline(&raw.pipeline);
                     pass.set_bind_group(0, &raw.group, &[]);
                     pass.set_vertex_buffer(0, raw.instances.slice(..));
                     pass.draw(0..4, 0..K);
                 }
-                (WgpuCase::Layerbatch { renderer, .. }, Some(p)) => renderer.render_prepared(&mut pass, p),
-                (WgpuCase::Layerbatch { .. }, None) => {}
+                WgpuCase::Layerbatch { renderer, prepared, .. } => {
+                    renderer.render(prepared, &mut pass).expect("render")
+                }
             }
         }
         rig.queue.submit([encoder.finish()]);

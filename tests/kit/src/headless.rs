@@ -184,7 +184,7 @@ impl Headless {
     pub fn stats(&self) -> Stats {
         match self {
             Headless::Gl(g) => g.renderer.as_ref().map(|r| r.stats()).unwrap_or_default(),
-            Headless::Wgpu(w) => w.renderer.as_ref().map(|r| r.stats()).unwrap_or_default(),
+            Headless::Wgpu(w) => w.renderer.as_ref().map(|(r, _)| r.stats()).unwrap_or_default(),
         }
     }
 }
@@ -249,7 +249,8 @@ impl Drop for GlHeadless {
 /// A wgpu device with an RGBA8 target texture and a readback buffer.
 #[derive(Debug)]
 pub struct WgpuHeadless {
-    renderer: Option<layerbatch_wgpu::Renderer>,
+    /// The renderer, and what its plan needs between `prepare` and `render`.
+    renderer: Option<(layerbatch_wgpu::Renderer, layerbatch_wgpu::PreparedPlan)>,
     /// The device.
     pub device: wgpu::Device,
     /// Its queue.
@@ -275,7 +276,8 @@ impl WgpuHeadless {
     fn init(&mut self, budget: &Budget) -> Result<(), String> {
         let options = layerbatch_wgpu::RendererOptions::default();
         let r = layerbatch_wgpu::Renderer::new(&self.device, FORMAT, budget, &options).map_err(|e| e.to_string())?;
-        self.renderer = Some(r);
+        let prepared = r.create_prepared();
+        self.renderer = Some((r, prepared));
         Ok(())
     }
 
@@ -285,21 +287,21 @@ impl WgpuHeadless {
         rect_px: Option<[i32; 4]>,
         host_clip: Option<[u32; 4]>,
     ) -> Result<(), DrawError> {
-        let r = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
+        let (r, prepared) = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let viewport = match rect_px {
             Some(rect) => layerbatch_core::Viewport::rect(self.size, rect),
             None => layerbatch_core::Viewport::full(self.size),
         };
         // `prepare` returns the device's errors itself; nothing is submitted after one.
-        r.prepare(&self.device, &self.queue, plan, viewport.with_host_clip(host_clip))?;
+        r.prepare(&self.device, &self.queue, prepared, plan, viewport.with_host_clip(host_clip))?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         {
             let mut pass = gpu::clear_pass(&mut encoder, &self.view, CLEAR.map(f64::from));
             if let Some([x, y, w, h]) = host_clip {
                 pass.set_scissor_rect(x, y, w, h);
             }
-            r.render(&mut pass);
+            r.render(prepared, &mut pass)?;
         }
         self.queue.submit([encoder.finish()]);
         let popped = pollster::block_on(scope.pop());
