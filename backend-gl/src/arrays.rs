@@ -474,10 +474,15 @@ impl Executor for GlArrays {
                 glow::PixelUnpackData::Slice(Some(write.bytes)),
             );
         }
+        // One error check per write, after its last level: `glGetError` is a sync point on
+        // some drivers, and a loading burst writes hundreds of textures.
+        if l.level + 1 < write.mip_levels {
+            return Ok(());
+        }
         check_gl(&self.gl, || {
             format!(
-                "write level {} of layer {} of array {} ({}x{} at {}, {})",
-                l.level, write.layer, write.array.0, l.width_px, l.height_px, l.x_px, l.y_px
+                "write layer {} of array {} ({} level(s); level {}: {}x{} at {}, {})",
+                write.layer, write.array.0, write.mip_levels, l.level, l.width_px, l.height_px, l.x_px, l.y_px
             )
         })
     }

@@ -298,9 +298,10 @@
 //! Then it reads and drops the GL errors the host left pending (`glGetError` until
 //! `NO_ERROR`, at most 16 times, each logged at `debug!`), so that the errors it checks for
 //! next are its own. After every array creation, GPU copy (growth, shrink, rectangle copy)
-//! and mip level of a layer write it calls `glGetError`, and any error is an [`Error::Gl`]
-//! naming the op (e.g. an array larger than the driver can create). Draws are checked only in debug builds (`debug_assertions`), as a
-//! `glGetError` per draw can stall a driver. After such an error the renderer deletes every
+//! and layer write (once, after its last mip level) it calls `glGetError`, and any error is
+//! an [`Error::Gl`] naming the op (e.g. an array larger than the driver can create). Draws
+//! are checked only in debug builds (`debug_assertions`), as a `glGetError` per draw can
+//! stall a driver. After such an error the renderer deletes every
 //! array it holds and accepts only a rebuild plan: call [`layerbatch_core::Batcher::restore`],
 //! re-upload the textures it returns with `Batcher::update`, and paint the next plan. The
 //! host's GL state is restored on every error path.

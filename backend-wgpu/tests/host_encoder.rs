@@ -73,19 +73,7 @@ fn host_pass_into_target_view(gpu: &Gpu) {
     r.prepare(&gpu.device, &gpu.queue, b.finish(), [64, 32]).unwrap();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("host pass into the target"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = common::load_pass(&mut encoder, &view);
         r.render(&mut pass);
     }
     gpu.queue.submit([encoder.finish()]);

@@ -167,6 +167,9 @@ pub struct LevelUpload<'a> {
     pub format: Format,
     /// The level, its rectangle in the level and its byte range in the plan.
     pub level: LevelWrite,
+    /// Levels the whole write has: this is its last when `level.level + 1 == mip_levels` (an
+    /// executor that checks for errors per write checks then).
+    pub mip_levels: u32,
     /// The level's bytes: `level.row_bytes * level.height_px`.
     pub bytes: &'a [u8],
 }
@@ -290,7 +293,7 @@ impl PlanRunner {
                     self.held.remove(array);
                     counters.arrays_destroyed += 1;
                 }
-                ResourceOp::WriteLayer { texture, array, layer, bytes, .. } => {
+                ResourceOp::WriteLayer { texture, array, layer, bytes, mip_levels, .. } => {
                     let format = desc_of(&self.held, *array)?.format;
                     for level in op.levels(format.bytes_per_pixel()) {
                         let data = plan.upload_bytes.get(level.bytes.clone()).ok_or(PlanError::UploadBytes {
@@ -306,6 +309,7 @@ impl PlanRunner {
                             layer: *layer,
                             format,
                             level,
+                            mip_levels: *mip_levels,
                             bytes: data,
                         })?;
                     }
