@@ -42,7 +42,7 @@ impl Arrays {
     }
 
     /// Drops every array, and with them every cached bind group and slot binding.
-    fn drop_all(&mut self, groups: &mut BindGroups) {
+    pub(crate) fn drop_all(&mut self, groups: &mut BindGroups) {
         self.0.clear();
         groups.forget_all();
     }
@@ -249,41 +249,6 @@ impl Executor for ArrayOps<'_> {
         let texture = &live(self.arrays, write.array)?.texture;
         self.writes.write(self.device, self.queue, self.late, &mut self.own, texture, write)
     }
-}
-
-/// The executor of [`PlanRunner::fail`](layerbatch_core::execute::PlanRunner::fail) where no
-/// device is at hand (an error the device reported late): `fail` only drops arrays, and the
-/// other ops, which need the device, are refused.
-pub(crate) struct Forget<'a> {
-    pub(crate) arrays: &'a mut Arrays,
-    pub(crate) groups: &'a mut BindGroups,
-}
-
-impl Executor for Forget<'_> {
-    type Error = Error;
-    fn drop_arrays(&mut self) {
-        self.arrays.drop_all(self.groups);
-    }
-    fn create_array(&mut self, array: ArrayId, _: &ArrayDesc) -> Result<(), Error> {
-        Err(no_device(format!("creating array {array:?}")))
-    }
-    fn copy_layers(&mut self, copy: &LayerCopy) -> Result<(), Error> {
-        Err(no_device(format!("copying layers of array {:?}", copy.from)))
-    }
-    fn copy_rect(&mut self, copy: &RectCopy) -> Result<(), Error> {
-        Err(no_device(format!("copying a rectangle of array {:?}", copy.from)))
-    }
-    fn destroy_array(&mut self, array: ArrayId) {
-        self.arrays.0.remove(&array);
-        self.groups.release(array);
-    }
-    fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), Error> {
-        Err(no_device(format!("writing array {:?}", write.array)))
-    }
-}
-
-fn no_device(op: String) -> Error {
-    Error::Device { op, message: "no device at hand (only dropping arrays is)".to_string() }
 }
 
 /// The renderer does not hold an array the validator says exists: a bug, reported instead of

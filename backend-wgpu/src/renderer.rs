@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use layerbatch_core::execute::PlanRunner;
 use layerbatch_core::{ArrayId, Budget, DeviceCounters, FramePlan, PlanTarget, Stats, Viewport};
 
-use crate::arrays::{out_of_step, own_encoder, wgpu_format, ArrayOps, Arrays, Forget};
+use crate::arrays::{out_of_step, own_encoder, wgpu_format, ArrayOps, Arrays};
 use crate::bind_groups::BindGroups;
 use crate::draws::{self, Drawn, Parts, With};
 use crate::globals::Globals;
@@ -350,7 +350,10 @@ impl Renderer {
     /// After a device error: the runner drops every array (counted as destroyed) and expects
     /// a rebuild plan. The failed plan's device work (`counters`) is counted, as no frame.
     fn fail(&mut self, mut counters: DeviceCounters) {
-        self.runner.fail(&mut Forget { arrays: &mut self.arrays, groups: &mut self.groups }, &mut counters);
+        // No device may be at hand (an error the device reported late): the arrays are dropped
+        // here, and the runner counts and forgets them.
+        self.arrays.drop_all(&mut self.groups);
+        self.runner.forget(&mut counters);
         counters.frames = 0;
         self.stats.device_total.accumulate(&counters);
         self.stats.device_frame = counters;
