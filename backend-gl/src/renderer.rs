@@ -106,13 +106,17 @@ pub struct Renderer {
     vao: glow::VertexArray,
     /// Vertices: each instance once per corner, streamed per block.
     vbo: glow::Buffer,
-    /// With indexed quads, the indices of `instance_capacity` quads (`quad_indices`),
-    /// uploaded once; part of `vao`. Empty with instanced quads.
+    /// The indices of `instance_capacity` primitives (`quad_indices`), uploaded once; part of
+    /// `vao`. Made with instanced quads too: a plan with triangles is drawn indexed.
     ebo: glow::Buffer,
-    /// `Budget::indexed_quads`: each instance once per corner and `glDrawElements`, rather
-    /// than instanced `glDrawArraysInstanced`.
-    indexed: bool,
-    /// Scratch: the current block's vertices (`expand_quads`), kept frame to frame.
+    /// `Budget::indexed_quads`: plans are drawn from four vertex records a primitive and
+    /// `glDrawElements`, rather than instanced `glDrawArraysInstanced`, unless they have
+    /// triangles, which are always drawn indexed (`FramePlan::drawn_indexed`).
+    indexed_quads: bool,
+    /// How `vao`'s attribute divisors are set: `true` per vertex (indexed), `false` per
+    /// instance.
+    vao_indexed: bool,
+    /// Scratch: the current block's vertices (`FramePlan::expand_block`), kept frame to frame.
     vertices: Vec<Instance>,
     /// The arrays on GL: the executor of the plans' resource ops.
     arrays: GlArrays,
@@ -286,12 +290,10 @@ impl Renderer {
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
             let capacity_bytes = budget.instance_capacity as usize * budget.quad_bytes() as usize;
             gl.buffer_data_size(glow::ARRAY_BUFFER, capacity_bytes.min(i32::MAX as usize) as i32, glow::STREAM_DRAW);
-            if budget.indexed_quads {
-                // The element binding is state of our vertex array: the host's is not touched.
-                let indices: Vec<u32> = quad_indices(budget.instance_capacity).collect();
-                gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ebo));
-                gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, bytemuck::cast_slice(&indices), glow::STATIC_DRAW);
-            }
+            // The element binding is state of our vertex array: the host's is not touched.
+            let indices: Vec<u32> = quad_indices(budget.instance_capacity).collect();
+            gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ebo));
+            gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, bytemuck::cast_slice(&indices), glow::STATIC_DRAW);
             for a in &Instance::ATTRIBUTES {
                 gl.enable_vertex_attrib_array(a.location);
                 // Instanced quads: one instance per quad; indexed: one per vertex.
@@ -318,7 +320,8 @@ impl Renderer {
                 vao,
                 vbo,
                 ebo,
-                indexed: budget.indexed_quads,
+                indexed_quads: budget.indexed_quads,
+                vao_indexed: budget.indexed_quads,
                 vertices: Vec::new(),
                 arrays,
                 runner: PlanRunner::new(budget),
@@ -373,7 +376,7 @@ impl Renderer {
     /// `glDrawElements`) rather than instanced: the budget's `indexed_quads`
     /// ([`layerbatch_core::QuadVertices`]).
     pub fn indexed_quads(&self) -> bool {
-        self.indexed
+        self.indexed_quads
     }
 
     /// The slot tier of the program each draw call of the last paint used, in order (for

@@ -68,7 +68,8 @@ uniform vec2 u_transform[3];
 out vec2 v_uv;
 // Clamp bounds of the sampling position, 0..1: (lo.xy, hi.xy).
 flat out vec4 v_bounds;
-flat out vec4 v_color;
+// Interpolated: a triangle's corners have colours of their own (a quad's four are one).
+out vec4 v_color;
 flat out uint v_slot;
 flat out float v_layer;
 // The layer's size in texels: the level choice above tier 1 needs it.
@@ -108,7 +109,7 @@ void main() {
 const FRAGMENT_COMMON: &str = r"
 in vec2 v_uv;
 flat in vec4 v_bounds;
-flat in vec4 v_color;
+in vec4 v_color;
 flat in uint v_slot;
 flat in float v_layer;
 flat in vec2 v_size;

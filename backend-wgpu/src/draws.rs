@@ -18,9 +18,11 @@ use crate::Error;
 /// One segment, ready to record.
 #[derive(Debug)]
 pub(crate) struct Draw {
-    /// Index into the pipelines ([`Pipelines::index`]): the tier's, and the segment's blend
-    /// mode.
+    /// Index into the pipelines ([`Pipelines::index`]): the tier's, the segment's blend
+    /// mode, and indexed or instanced.
     pipeline: usize,
+    /// Drawn indexed (four vertex records a primitive and the quad indices), else instanced.
+    indexed: bool,
     /// Dynamic offset of the segment's draw state in the plan's globals uniform.
     globals_offset: u32,
     clip: Clip,
@@ -44,7 +46,7 @@ pub(crate) struct Drawn<'a> {
 /// target's pipelines.
 pub(crate) struct With<'a> {
     pub(crate) pipelines: &'a [wgpu::RenderPipeline],
-    pub(crate) indices: Option<&'a wgpu::Buffer>,
+    pub(crate) indices: &'a wgpu::Buffer,
 }
 
 /// What [`resolve`] reads and updates: the renderer's parts a segment's draw is made of.
@@ -73,6 +75,7 @@ pub(crate) fn resolve(
     // drawn into (no segment samples it: the validator checked).
     let exclude: Option<ArrayId> = plan.target.map(|t| t.array);
     let capacity = plan.instance_capacity.max(1);
+    let indexed = pipelines.drawn_indexed(plan);
     let mut created = 0;
     draws.reserve(plan.segments.len());
     for seg in &plan.segments {
@@ -96,7 +99,8 @@ pub(crate) fn resolve(
         })?;
         let state = plan.state(seg);
         draws.push(Draw {
-            pipeline: Pipelines::index(tier_index, state.blend),
+            pipeline: pipelines.index(tier_index, state.blend, indexed),
+            indexed,
             globals_offset: globals.offset(plan, seg.state),
             clip: vp.scissor(state.clip_px),
             group: group.group,
@@ -123,9 +127,9 @@ pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: Wit
         // their origin into it).
         pass.set_viewport(vx as f32, vy as f32, vw as f32, vh as f32, 0.0, 1.0);
     }
-    // The quads' corners, for every draw of the plan (block-relative: each block's vertex
-    // buffer range starts at its first quad).
-    if let Some(indices) = indices {
+    // The primitives' corners, for every draw of an indexed plan (block-relative: each
+    // block's vertex buffer range starts at its first primitive).
+    if plan.draws.iter().any(|d| d.indexed) {
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
     }
     let (mut sets, mut draws) = (0, 0);
@@ -166,7 +170,7 @@ pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: Wit
             group = d.serial;
             sets += 1;
         }
-        if indices.is_some() {
+        if d.indexed {
             pass.draw_indexed(d.instances.start * Instance::INDICES..d.instances.end * Instance::INDICES, 0, 0..1);
         } else {
             pass.draw(0..4, d.instances.clone());

@@ -1,8 +1,9 @@
 //! A plan's instances: uploaded by blocks of its `instance_capacity` (core never lets a draw
 //! cross a block), block `k` into vertex buffer `k` of the space it is prepared into (see
-//! [`crate::prepared`]), and, with indexed quads, the renderer's quad index buffer.
+//! [`crate::prepared`]), and the renderer's quad index buffer, which indexed plans draw
+//! with.
 
-use layerbatch_core::plan::{expand_quads, quad_indices};
+use layerbatch_core::plan::quad_indices;
 use layerbatch_core::{Budget, DeviceCounters, FramePlan, Instance};
 use wgpu::util::DeviceExt as _;
 
@@ -40,40 +41,44 @@ impl SpaceBuffers {
 /// What every plan's upload shares: the quad index buffer and the scratch of indexed quads.
 #[derive(Debug)]
 pub(crate) struct Instances {
-    /// With indexed quads (`Budget::indexed_quads`), the indices of `instance_capacity` quads
-    /// (`quad_indices`), written once at creation; `None` with instanced quads.
-    indices: Option<wgpu::Buffer>,
-    /// Scratch: a block's vertices (`expand_quads`), kept plan to plan. Indexed, each
-    /// instance is written once per corner (`Instance::VERTICES`).
+    /// The indices of `instance_capacity` primitives (`quad_indices`), written once at
+    /// creation. Made with instanced quads too: a plan with triangles is drawn indexed.
+    indices: wgpu::Buffer,
+    /// The budget's `indexed_quads`.
+    indexed_quads: bool,
+    /// Scratch: a block's vertices (`FramePlan::expand_block`), kept plan to plan: four
+    /// records a primitive (`Instance::VERTICES`).
     vertices: Vec<Instance>,
 }
 
 impl Instances {
-    /// The index buffer of `budget`'s `instance_capacity` quads when it draws indexed quads
-    /// (1.5 MiB at the default 65,536).
+    /// The index buffer of `budget`'s `instance_capacity` primitives (1.5 MiB at the default
+    /// 65,536).
     pub(crate) fn new(device: &wgpu::Device, late: &Late, budget: &Budget) -> Result<Self, Error> {
         let indices = checked(
             device,
             late,
             || "creating the quad index buffer".to_string(),
             || {
-                // Indexed quads (software rasterizers): see `QuadVertices`.
-                budget.indexed_quads.then(|| {
-                    let list: Vec<u32> = quad_indices(budget.instance_capacity).collect();
-                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("layerbatch quad indices"),
-                        contents: bytemuck::cast_slice(&list),
-                        usage: wgpu::BufferUsages::INDEX,
-                    })
+                let list: Vec<u32> = quad_indices(budget.instance_capacity).collect();
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("layerbatch quad indices"),
+                    contents: bytemuck::cast_slice(&list),
+                    usage: wgpu::BufferUsages::INDEX,
                 })
             },
         )?;
-        Ok(Self { indices, vertices: Vec::new() })
+        Ok(Self { indices, indexed_quads: budget.indexed_quads, vertices: Vec::new() })
     }
 
-    /// The quad index buffer, with indexed quads.
-    pub(crate) fn indices(&self) -> Option<&wgpu::Buffer> {
-        self.indices.as_ref()
+    /// The quad index buffer.
+    pub(crate) fn indices(&self) -> &wgpu::Buffer {
+        &self.indices
+    }
+
+    /// The budget's `indexed_quads`.
+    pub(crate) fn indexed_quads(&self) -> bool {
+        self.indexed_quads
     }
 
     /// Uploads `plan`'s instances into `space`, block `k` into its buffer `k` (see
@@ -91,10 +96,11 @@ impl Instances {
         let count = (plan.instances.len() as u64).div_ceil(capacity);
         blocks.clear();
         let mut vertices = std::mem::take(&mut self.vertices);
-        let indexed = self.indices.is_some();
+        let indexed = plan.drawn_indexed(self.indexed_quads);
+        let stride = u64::from(plan.primitive_bytes(self.indexed_quads));
         let result = (0..count).try_for_each(|k| {
             let data: &[u8] = if indexed {
-                expand_quads(plan.block(k as u32), &mut vertices);
+                plan.expand_block(k as u32, &mut vertices);
                 bytemuck::cast_slice(&vertices)
             } else {
                 bytemuck::cast_slice(plan.block(k as u32))
@@ -104,7 +110,7 @@ impl Instances {
                 *peak = (*peak).max(bytes);
             }
             let want = if k == 0 { *peak } else { bytes };
-            let block = self.room(device, late, space, k as usize, (bytes, want), capacity)?;
+            let block = room(device, late, space, k as usize, (bytes, want), capacity * stride, stride)?;
             checked(
                 device,
                 late,
@@ -118,46 +124,46 @@ impl Instances {
         self.vertices = vertices;
         result
     }
+}
 
-    /// Buffer `index` of `space`, holding at least `bytes` (at most `capacity` instances):
-    /// replaced (or added) when smaller than `bytes` or than the size for `want` (the first
-    /// buffer grows toward the largest first block its plan object held), with one of a
-    /// power of two instances, at least [`MIN_INSTANCES`] and at most `capacity`. A space
-    /// holds at most one buffer per block of the largest plan prepared into it.
-    fn room(
-        &self,
-        device: &wgpu::Device,
-        late: &Late,
-        space: &mut SpaceBuffers,
-        index: usize,
-        (bytes, want): (u64, u64),
-        capacity: u64,
-    ) -> Result<Block, Error> {
-        let stride = u64::from(Instance::quad_bytes(self.indices.is_some()));
-        let size_for =
-            |bytes: u64| (bytes.div_ceil(stride)).next_power_of_two().max(MIN_INSTANCES).min(capacity) * stride;
-        if let Some(held) = space.0.get(index).filter(|b| b.size() >= bytes && b.size() >= size_for(want)) {
-            return Ok(Block { buffer: held.clone(), index, bytes });
-        }
-        let size = size_for(want).max(bytes);
-        let buffer = checked(
-            device,
-            late,
-            || format!("creating instance vertex buffer {index} ({size} bytes)"),
-            || {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("layerbatch instances"),
-                    size,
-                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            },
-        )?;
-        // Blocks are placed in order: buffer `index` exists, or is the next one.
-        match space.0.get_mut(index) {
-            Some(b) => *b = buffer.clone(),
-            None => space.0.push(buffer.clone()),
-        }
-        Ok(Block { buffer, index, bytes })
+/// Buffer `index` of `space`, holding at least `bytes` (at most `capacity_bytes`, a block's
+/// primitives at `stride` bytes each): replaced (or added) when smaller than `bytes` or than
+/// the size for `want` (the first buffer grows toward the largest first block its plan
+/// object held), with one of a power of two primitives, at least [`MIN_INSTANCES`], and at
+/// most `capacity_bytes`. A space holds at most one buffer per block of the largest plan
+/// prepared into it.
+fn room(
+    device: &wgpu::Device,
+    late: &Late,
+    space: &mut SpaceBuffers,
+    index: usize,
+    (bytes, want): (u64, u64),
+    capacity_bytes: u64,
+    stride: u64,
+) -> Result<Block, Error> {
+    let size_for =
+        |bytes: u64| ((bytes.div_ceil(stride)).next_power_of_two().max(MIN_INSTANCES) * stride).min(capacity_bytes);
+    if let Some(held) = space.0.get(index).filter(|b| b.size() >= bytes && b.size() >= size_for(want)) {
+        return Ok(Block { buffer: held.clone(), index, bytes });
     }
+    let size = size_for(want).max(bytes);
+    let buffer = checked(
+        device,
+        late,
+        || format!("creating instance vertex buffer {index} ({size} bytes)"),
+        || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("layerbatch instances"),
+                size,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        },
+    )?;
+    // Blocks are placed in order: buffer `index` exists, or is the next one.
+    match space.0.get_mut(index) {
+        Some(b) => *b = buffer.clone(),
+        None => space.0.push(buffer.clone()),
+    }
+    Ok(Block { buffer, index, bytes })
 }

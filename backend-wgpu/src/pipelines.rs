@@ -6,13 +6,13 @@
 
 use std::collections::HashMap;
 
-use layerbatch_core::{AttributeFormat, BlendFactor, BlendMode, Budget, Instance};
+use layerbatch_core::{AttributeFormat, BlendFactor, BlendMode, Budget, FramePlan, Instance};
 
 use crate::scope::{scoped, Late, What};
 use crate::shader;
 use crate::Error;
 
-/// Blend modes, one pipeline each per tier: pipeline `tier_index * BLENDS + mode.index()`.
+/// Blend modes, one pipeline each per tier and vertex kind ([`Pipelines::index`]).
 const BLENDS: usize = BlendMode::ALL.len();
 
 /// How the pipelines are built, beyond the target format. Match the host's render pass.
@@ -76,7 +76,7 @@ pub(crate) const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; Instance::ATTRIBUT
 pub(crate) struct Pipelines {
     /// The slot tiers, ascending.
     tiers: Vec<u32>,
-    /// For the host's passes: `tier_index * BLENDS + mode.index()`.
+    /// For the host's passes, by [`Pipelines::index`].
     host: Vec<wgpu::RenderPipeline>,
     /// Each tier's shader module and pipeline layout, for render-target pipelines.
     tier_modules: Vec<(wgpu::ShaderModule, wgpu::PipelineLayout)>,
@@ -84,9 +84,11 @@ pub(crate) struct Pipelines {
     targets: HashMap<wgpu::TextureFormat, Vec<wgpu::RenderPipeline>>,
     /// Each tier's slot bind group layout (group [`shader::GROUP_SLOTS`]).
     slot_layouts: Vec<wgpu::BindGroupLayout>,
-    /// Indexed quads: a triangle list of per-vertex instances, else a 4-vertex strip per
-    /// instance.
-    indexed: bool,
+    /// The vertex kinds each tier and blend mode has a pipeline for, `true` for indexed (a
+    /// triangle list of four vertex records a primitive), `false` for instanced (a 4-vertex
+    /// strip per instance): the budget's kind, and with instanced quads the indexed kind too,
+    /// for plans with triangles (`FramePlan::indexed`).
+    kinds: Vec<bool>,
 }
 
 impl Pipelines {
@@ -101,7 +103,8 @@ impl Pipelines {
         globals_layout: &wgpu::BindGroupLayout,
     ) -> Result<Self, Error> {
         let tiers = budget.tiers.len();
-        let mut host = Vec::with_capacity(tiers * BLENDS);
+        let kinds = vertex_kinds(budget.indexed_quads);
+        let mut host = Vec::with_capacity(tiers * kinds.len() * BLENDS);
         let mut slot_layouts = Vec::with_capacity(tiers);
         let mut tier_modules = Vec::with_capacity(tiers);
         for &tier in &budget.tiers {
@@ -121,14 +124,14 @@ impl Pipelines {
             if let Some(e) = late.settle(verdict, || What::Shader { tier }) {
                 return Err(e);
             }
-            // One module per tier, one pipeline per blend mode of it.
-            for mode in BlendMode::ALL {
+            // One module per tier, one pipeline per vertex kind and blend mode of it.
+            for (indexed, mode) in kinds.iter().flat_map(|&k| BlendMode::ALL.map(|m| (k, m))) {
                 let (pipeline, verdict) = scoped(device, || {
-                    let kind = PipelineKind { tier, mode, indexed: budget.indexed_quads };
+                    let kind = PipelineKind { tier, mode, indexed };
                     create_pipeline(device, &pipeline_layout, &module, target, options, kind)
                 });
-                if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: format!("{mode:?} blending") })
-                {
+                let detail = || format!("{mode:?} blending, {}", if indexed { "indexed" } else { "instanced" });
+                if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: detail() }) {
                     return Err(e);
                 }
                 host.push(pipeline);
@@ -136,14 +139,7 @@ impl Pipelines {
             slot_layouts.push(layout);
             tier_modules.push((module, pipeline_layout));
         }
-        Ok(Self {
-            tiers: budget.tiers.clone(),
-            host,
-            tier_modules,
-            targets: HashMap::new(),
-            slot_layouts,
-            indexed: budget.indexed_quads,
-        })
+        Ok(Self { tiers: budget.tiers.clone(), host, tier_modules, targets: HashMap::new(), slot_layouts, kinds })
     }
 
     /// The slot tiers, ascending.
@@ -151,9 +147,14 @@ impl Pipelines {
         &self.tiers
     }
 
-    /// Pipelines for the host's passes: one per tier and blend mode.
+    /// Pipelines for the host's passes: one per tier, vertex kind and blend mode.
     pub(crate) fn count(&self) -> usize {
         self.host.len()
+    }
+
+    /// Whether `plan` is drawn indexed on this renderer ([`FramePlan::drawn_indexed`]).
+    pub(crate) fn drawn_indexed(&self, plan: &FramePlan) -> bool {
+        plan.drawn_indexed(self.kinds == [true])
     }
 
     /// The place of `tier` among the tiers, if the renderer has it.
@@ -161,9 +162,11 @@ impl Pipelines {
         self.tiers.iter().position(|&t| t == tier)
     }
 
-    /// Index of the pipeline of a tier (by [`Pipelines::tier_index`]) and blend mode.
-    pub(crate) fn index(tier_index: usize, mode: BlendMode) -> usize {
-        tier_index * BLENDS + mode.index()
+    /// Index of the pipeline of a tier (by [`Pipelines::tier_index`]), blend mode and vertex
+    /// kind (`indexed`, which the renderer always has: see `kinds`).
+    pub(crate) fn index(&self, tier_index: usize, mode: BlendMode, indexed: bool) -> usize {
+        let kind = self.kinds.iter().position(|&k| k == indexed).unwrap_or(0);
+        (tier_index * self.kinds.len() + kind) * BLENDS + mode.index()
     }
 
     /// The pipelines a plan draws with, indexed by [`Pipelines::index`]: the host's, or
@@ -195,9 +198,9 @@ impl Pipelines {
         let plain = RendererOptions::default();
         let mut list = Vec::with_capacity(self.host.len());
         for (&tier, (module, layout)) in self.tiers.iter().zip(&self.tier_modules) {
-            for mode in BlendMode::ALL {
+            for (indexed, mode) in self.kinds.iter().flat_map(|&k| BlendMode::ALL.map(|m| (k, m))) {
                 let (pipeline, verdict) = scoped(device, || {
-                    let kind = PipelineKind { tier, mode, indexed: self.indexed };
+                    let kind = PipelineKind { tier, mode, indexed };
                     create_pipeline(device, layout, module, format, &plain, kind)
                 });
                 let what =
@@ -211,6 +214,14 @@ impl Pipelines {
         let made = list.len() as u64;
         self.targets.insert(format, list);
         Ok(made)
+    }
+}
+
+/// The vertex kinds a renderer needs pipelines for (see [`Pipelines::kinds`]).
+fn vertex_kinds(indexed_quads: bool) -> Vec<bool> {
+    match indexed_quads {
+        true => vec![true],
+        false => vec![false, true],
     }
 }
 

@@ -200,7 +200,7 @@ impl Renderer {
     /// draw) rather than instanced: the budget's `indexed_quads`
     /// ([`layerbatch_core::QuadVertices`]).
     pub fn indexed_quads(&self) -> bool {
-        self.instances.indices().is_some()
+        self.instances.indexed_quads()
     }
 
     /// Core's counters of the last plan prepared, and what this renderer issued for it and

@@ -45,7 +45,7 @@
 //! **Small per-pixel work.** Software rasterizers (lavapipe, llvmpipe, SwiftShader) are
 //! fill-bound and pay for every branch of a fragment shader whether a fragment takes it or
 //! not. Per pixel the fragment stage does what a plain sprite shader does (interpolate one
-//! position, sample, multiply by a flat tint) plus one `clamp`, branch-free. The tier-1
+//! position, sample, multiply by the tint) plus one `clamp`, branch-free. The tier-1
 //! shader has no branch at all and samples with `textureSample` (implicit derivatives). Above
 //! it the mip level `lod` is taken from the derivatives of the unclamped position, in uniform
 //! control flow before the slot's `switch` on the flat slot index, so the sampler picks the
@@ -126,8 +126,8 @@ struct VsOut {
     @location(0) uv: vec2<f32>,
     // Clamp bounds, 0..1: (lo.xy, hi.xy).
     @location(1) @interpolate(flat) bounds: vec4<f32>,
-    // The tint, one per quad: flat, nothing to interpolate per pixel.
-    @location(2) @interpolate(flat) color: vec4<f32>,
+    // Interpolated: a triangle's corners have colours of their own (a quad's four are one).
+    @location(2) color: vec4<f32>,
     @location(3) @interpolate(flat) layer: i32,
     // The layer's size in texels: the level choice above tier 1 needs it.
     @location(5) @interpolate(flat) size: vec2<f32>,

@@ -8,6 +8,7 @@ use crate::texture::Usage;
 use crate::writes::PendingWrites;
 use crate::{Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
 
+mod meshes;
 mod moves;
 mod recorder;
 mod registry;
@@ -251,6 +252,9 @@ impl Batcher {
         std::mem::swap(&mut plan.upload_bytes, &mut self.upload_bytes);
         self.upload_bytes.clear();
         std::mem::swap(&mut plan.instances, &mut self.recorder.instances);
+        std::mem::swap(&mut plan.triangles, &mut self.recorder.triangles);
+        // An instance cannot carry a triangle: a plan with triangles is drawn indexed.
+        plan.indexed = self.budget.indexed_quads || !plan.triangles.is_empty();
         let c = &mut self.frame;
         for op in &plan.ops {
             match op {
@@ -273,7 +277,7 @@ impl Batcher {
                 ResourceOp::Array(ArrayOp::Destroy { .. }) => c.arrays_destroyed += 1,
             }
         }
-        c.quads = plan.instances.len() as u64;
+        c.quads = (plan.instances.len() - plan.triangles.len()) as u64;
         c.frames = 1;
         c.device_rebuilds = plan.rebuild as u64;
         let r = &self.recorder;
@@ -293,6 +297,7 @@ impl Batcher {
             }
             seg.state = state;
         }
+        plan.index_triangle_blocks();
         self.refresh_slots();
         // Layers freed during the frame are released now that the frame no longer needs them.
         for (p, _) in std::mem::take(&mut self.deferred_frees) {

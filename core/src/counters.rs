@@ -15,6 +15,10 @@ pub struct Counters {
     pub quads: u64,
     /// Quads rejected (stale id, NaN/infinite coordinates).
     pub quads_rejected: u64,
+    /// Triangles accepted ([`crate::Batcher::push_mesh`]), drawn in the same segments as quads.
+    pub triangles: u64,
+    /// Meshes refused whole ([`crate::MeshError`]).
+    pub meshes_rejected: u64,
     /// Draw calls planned: one per segment.
     pub draw_calls: u64,
     /// Flushes (segment ends), all causes: the sum of the five fields below.
@@ -72,6 +76,8 @@ impl Counters {
             device_rebuilds,
             quads,
             quads_rejected,
+            triangles,
+            meshes_rejected,
             draw_calls,
             flushes,
             flushes_slots_exhausted,
@@ -98,6 +104,8 @@ impl Counters {
         self.device_rebuilds += device_rebuilds;
         self.quads += quads;
         self.quads_rejected += quads_rejected;
+        self.triangles += triangles;
+        self.meshes_rejected += meshes_rejected;
         self.draw_calls += draw_calls;
         self.flushes += flushes;
         self.flushes_slots_exhausted += flushes_slots_exhausted;

@@ -178,3 +178,37 @@ pub struct RejectedQuad {
     /// Why it was dropped.
     pub error: QuadError,
 }
+
+/// A mesh [`crate::Batcher::push_mesh`] refused. Nothing of the mesh is recorded: no
+/// triangle of a bad mesh is drawn.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MeshError {
+    /// The texture is not drawable: stale, foreign, no open frame, or the frame's render
+    /// target ([`QuadError`] says which).
+    #[error("mesh refused: {0}")]
+    Texture(QuadError),
+    /// The index count is not a multiple of three.
+    #[error("mesh has {indices} indices: not whole triangles (a multiple of 3)")]
+    PartialTriangle {
+        /// Indices in the mesh.
+        indices: usize,
+    },
+    /// An index names no vertex.
+    #[error("mesh index {at} (triangle {}) is {index}, past the mesh's {vertices} vertices", at / 3)]
+    IndexOutOfRange {
+        /// Position of the index in `indices`.
+        at: usize,
+        /// The index.
+        index: u32,
+        /// Vertices in the mesh.
+        vertices: usize,
+    },
+    /// A vertex position or texture coordinate is NaN or infinite, or beyond
+    /// [`crate::Quad::MAX_POSITION`] / [`crate::Quad::MAX_UV`].
+    #[error("mesh vertex {vertex} has a NaN, infinite or out-of-range position or uv")]
+    BadVertex {
+        /// Index of the vertex.
+        vertex: usize,
+    },
+}

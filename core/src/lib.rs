@@ -58,10 +58,15 @@ pub mod execute;
 mod image;
 mod ladder;
 mod limits;
+mod mesh;
 mod mock;
 mod pages;
 pub mod plan;
 mod quad;
+#[cfg(feature = "shapes")]
+pub mod shapes;
+#[cfg(feature = "text")]
+pub mod text;
 mod texture;
 mod writes;
 
@@ -69,10 +74,11 @@ pub use affine::Affine2;
 pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};
 pub use batcher::Batcher;
 pub use counters::{Counters, DeviceCounters, Stats};
-pub use error::{ConfigError, QuadError, RejectedQuad, TextureError};
+pub use error::{ConfigError, MeshError, QuadError, RejectedQuad, TextureError};
 #[cfg(feature = "image")]
 pub use image::{premultiplied, ImageError};
 pub use limits::{Budget, Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
+pub use mesh::{Mesh, Vertex};
 pub use mock::{Call, MockDevice};
 pub use plan::{
     flip_y, ArrayDesc, ArrayId, ArrayOp, AttributeFormat, BlendFactor, BlendMode, Clip, DrawState, FlushCause,

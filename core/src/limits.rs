@@ -31,8 +31,8 @@ pub struct Limits {
     pub avoid_ambiguous_layer_counts: bool,
     /// Largest buffer the device can create, bytes (`max_buffer_size` on wgpu; on GL, whose
     /// buffer sizes and attribute offsets are 32-bit signed, `i32::MAX`). Caps
-    /// [`Config::instance_capacity`], so that one block of quads ([`Budget::quad_bytes`]
-    /// each) always fits one buffer.
+    /// [`Config::instance_capacity`], so that one block of primitives always fits one buffer
+    /// even indexed ([`Instance::QUAD_BYTES`] each: plans with triangles are drawn indexed).
     pub max_buffer_bytes: u64,
     /// The device rasterizes on the CPU (llvmpipe, lavapipe, SwiftShader: Chromium's WebGL2
     /// and WebGPU without a GPU). [`QuadVertices::Auto`] draws indexed quads there. `false`
@@ -449,8 +449,10 @@ impl Budget {
             QuadVertices::Instanced => false,
             QuadVertices::Indexed => true,
         };
-        let quad_bytes = Instance::quad_bytes(indexed_quads);
-        let device_instances = (limits.max_buffer_bytes / u64::from(quad_bytes)).min(u64::from(u32::MAX)) as u32;
+        // A plan with triangles is drawn indexed whatever the budget says
+        // (`FramePlan::indexed`): a block must fit one buffer at indexed size.
+        let device_instances =
+            (limits.max_buffer_bytes / u64::from(Instance::QUAD_BYTES)).min(u64::from(u32::MAX)) as u32;
         if device_slots == 0 || limits.max_array_layers == 0 || limits.max_texture_size_px == 0 || device_instances == 0
         {
             return Err(ConfigError::DeviceLimits(*limits));

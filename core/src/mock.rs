@@ -142,8 +142,8 @@ pub struct MockDevice {
     total: DeviceCounters,
     /// Per instance of the last frame: what it sampled (texture written to its layer).
     sampled: Vec<Option<(TextureId, u64)>>,
-    /// Vertex bytes a backend writes per quad ([`Budget::quad_bytes`]).
-    quad_bytes: u32,
+    /// The budget draws quads indexed ([`Budget::indexed_quads`]).
+    indexed_quads: bool,
 }
 
 /// The mock's arrays and call log: its [`Executor`].
@@ -246,7 +246,7 @@ impl MockDevice {
             frame: DeviceCounters::default(),
             total: compiles,
             sampled: Vec::new(),
-            quad_bytes: budget.quad_bytes(),
+            indexed_quads: budget.indexed_quads,
         }
     }
 
@@ -324,7 +324,7 @@ impl MockDevice {
         // level 0 just drawn.
         self.runner.count_target_mips(plan, &mut c);
         // Backends write each instance once, or once per corner (indexed quads).
-        c.instance_bytes_written = plan.instances.len() as u64 * u64::from(self.quad_bytes);
+        c.instance_bytes_written = plan.instances.len() as u64 * u64::from(plan.primitive_bytes(self.indexed_quads));
         self.frame = c;
         self.total.accumulate(&c);
         Ok(())

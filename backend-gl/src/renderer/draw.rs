@@ -5,7 +5,6 @@
 
 use glow::HasContext;
 
-use layerbatch_core::plan::expand_quads;
 use layerbatch_core::{
     flip_y, AttributeFormat, BlendFactor, BlendMode, Clip, DeviceCounters, Format, FramePlan, Instance, PlanError,
     Segment, Viewport,
@@ -128,6 +127,8 @@ impl Renderer {
         let flip = plan.target.is_some();
         let target_h = vp.target_size_px[1];
         let cap = plan.instance_capacity.max(1);
+        let indexed = plan.drawn_indexed(self.indexed_quads);
+        self.set_divisors(indexed);
         // A host clip origin of UPPER_LEFT flips y inside the viewport: flip the quads back.
         let flip_quads = flip != saved.clip_upper_left();
         // The host's units were restored after the last paint: nothing is bound yet.
@@ -157,7 +158,7 @@ impl Renderer {
             let block = r.start / cap;
             if block != cur.block {
                 cur.block = block;
-                self.upload_block(plan, block, c);
+                self.upload_block(plan, block, indexed, c);
             }
             let pi = self
                 .programs
@@ -174,8 +175,8 @@ impl Renderer {
             // No base vertex on GLES 3.0: the attributes start at the segment's first quad, and
             // its indices at 0. The segment lies in the block just uploaded (the validator
             // checked it crosses no multiple of the instance capacity).
-            self.set_attributes((r.start - block * cap) * Instance::quad_bytes(self.indexed));
-            self.issue_draw(r.end - r.start);
+            self.set_attributes((r.start - block * cap) * Instance::quad_bytes(indexed));
+            self.issue_draw(r.end - r.start, indexed);
             c.draw_calls += 1;
             self.drawn_tiers.push(seg.tier);
             // A glGetError per draw stalls some drivers: debug builds only.
@@ -187,12 +188,26 @@ impl Renderer {
         Ok(())
     }
 
+    /// Sets our vertex array's attribute divisors for an `indexed` plan (per vertex) or an
+    /// instanced one (per instance), where they differ from what it has. The vertex array is
+    /// bound ([`Renderer::set_fixed_state`]).
+    fn set_divisors(&mut self, indexed: bool) {
+        if self.vao_indexed == indexed {
+            return;
+        }
+        for a in &Instance::ATTRIBUTES {
+            // SAFETY: our vertex array is bound; every location was enabled at creation.
+            unsafe { self.gl.vertex_attrib_divisor(a.location, u32::from(!indexed)) };
+        }
+        self.vao_indexed = indexed;
+    }
+
     /// Uploads block `block` of the plan's instances into the vertex buffer (bound by
-    /// [`Renderer::set_fixed_state`]): each instance once per corner with indexed quads.
-    /// Counts the bytes.
-    fn upload_block(&mut self, plan: &FramePlan, block: u32, c: &mut DeviceCounters) {
-        let bytes: &[u8] = if self.indexed {
-            expand_quads(plan.block(block), &mut self.vertices);
+    /// [`Renderer::set_fixed_state`]): four vertex records a primitive when `indexed`
+    /// ([`FramePlan::expand_block`]). Counts the bytes.
+    fn upload_block(&mut self, plan: &FramePlan, block: u32, indexed: bool, c: &mut DeviceCounters) {
+        let bytes: &[u8] = if indexed {
+            plan.expand_block(block, &mut self.vertices);
             bytemuck::cast_slice(&self.vertices)
         } else {
             bytemuck::cast_slice(plan.block(block))
@@ -245,14 +260,14 @@ impl Renderer {
         }
     }
 
-    /// Draws `quads` quads from the attributes just set: one indexed draw of their triangles,
-    /// or one instanced strip.
-    fn issue_draw(&self, quads: u32) {
+    /// Draws `quads` primitives from the attributes just set: one indexed draw of their
+    /// triangles, or one instanced strip.
+    fn issue_draw(&self, quads: u32, indexed: bool) {
         // SAFETY: the program, vertex array, attributes and slots are set; the element buffer
         // (indexed) holds the indices of `instance_capacity` quads, and a segment has at most
         // that many.
         unsafe {
-            if self.indexed {
+            if indexed {
                 let indices = quads * Instance::INDICES;
                 self.gl.draw_elements(glow::TRIANGLES, indices as i32, glow::UNSIGNED_INT, 0);
             } else {

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use super::registry::Hot;
 use super::Batcher;
 use crate::ladder::{Prefix, PREPLACED};
-use crate::plan::{BlendMode, DrawState, FlushCause, Instance, PlanTarget};
-use crate::{ArrayId, Counters, Quad, QuadError, RejectedQuad, TextureId};
+use crate::plan::{BlendMode, Corner, DrawState, FlushCause, Instance, PlanTarget};
+use crate::{ArrayId, Counters, MeshError, Quad, QuadError, RejectedQuad, TextureId, Vertex};
 
 /// Quads `push_all` checks and converts at a time: a chunk's quads (56 KiB) stay in L2 for the
 /// planner's pass. Measured: 256 took 480 µs for 100,000 quads, 1,024 and 4,096 took 429.
@@ -24,6 +24,8 @@ pub(super) struct Recorder {
     /// A frame is being recorded.
     pub(super) open: bool,
     pub(super) instances: Vec<Instance>,
+    /// The corners of each triangle instance, in order.
+    pub(super) triangles: Vec<[Corner; 3]>,
     /// The frame's leading quads whose arrays were resident when pushed, summarized.
     pub(super) prefix: Prefix,
     /// The array of every quad after the prefix.
@@ -57,6 +59,7 @@ impl Recorder {
         Self {
             open: false,
             instances: Vec::new(),
+            triangles: Vec::new(),
             prefix: Prefix::new(instance_capacity),
             quad_arrays: Vec::new(),
             flush_marks: Vec::new(),
@@ -78,6 +81,7 @@ impl Recorder {
         self.target = target;
         self.target_id = target.map_or(NO_TARGET, |t| t.texture);
         self.instances.clear();
+        self.triangles.clear();
         self.prefix.reset();
         self.quad_arrays.clear();
         self.flush_marks.clear();
@@ -135,6 +139,55 @@ impl Recorder {
         let n = self.instances.len() as u32;
         self.instances.push(instance(&hot, quad, self.alpha_mask));
         self.record(n, &hot);
+        Ok(())
+    }
+
+    /// Records a mesh's triangles, each one instance; see [`Batcher::push_mesh`].
+    pub(super) fn push_triangles(
+        &mut self,
+        hot: &[Hot],
+        texture: TextureId,
+        vertices: &[Vertex],
+        indices: &[u32],
+        frame: &mut Counters,
+    ) -> Result<(), MeshError> {
+        let checked = check_mesh(hot, texture, self.target_id, vertices, indices, self.open);
+        if let Err(e) = checked {
+            frame.meshes_rejected += 1;
+            return Err(e);
+        }
+        if self.state_dirty {
+            self.commit_state();
+        }
+        let hot = hot[texture.index as usize];
+        let (o, k) = (hot.uv_offset, hot.uv_scale);
+        let alpha_mask = self.alpha_mask;
+        let corner = |v: &Vertex| {
+            let [r, g, b, a] = v.color;
+            Corner {
+                pos_px: v.pos_px,
+                uv_texels: [o[0] + v.uv[0] * k[0], o[1] + v.uv[1] * k[1]],
+                color: [r, g, b, a & alpha_mask],
+            }
+        };
+        let flags = (Instance::FLAG_TRIANGLE << Instance::FLAGS_SHIFT) | (hot.slot & Instance::SLOT_MASK);
+        for tri in indices.chunks_exact(3) {
+            let [a, b, c] = [0, 1, 2].map(|j| corner(&vertices[tri[j] as usize]));
+            let n = self.instances.len() as u32;
+            let (p0, p1, p2) = (a.pos_px, b.pos_px, c.pos_px);
+            self.instances.push(Instance {
+                origin: p0,
+                axis_x: [p1[0] - p0[0], p1[1] - p0[1]],
+                axis_y: [p2[0] - p0[0], p2[1] - p0[1]],
+                uv_rect: [a.uv_texels[0], a.uv_texels[1], a.uv_texels[0], a.uv_texels[1]],
+                tex_rect: hot.tex_rect,
+                color: a.color,
+                slot_flags_layer: hot.flags_layer | flags,
+            });
+            self.triangles.push([a, b, c]);
+            self.record(n, &hot);
+        }
+        frame.triangles += (indices.len() / 3) as u64;
         Ok(())
     }
 
@@ -376,6 +429,42 @@ fn check_quad(hot: &[Hot], quad: &Quad, target: TextureId) -> Result<(), QuadErr
     }
     if t == target {
         return Err(QuadError::SamplesTarget(t));
+    }
+    Ok(())
+}
+
+/// Whether a mesh may be recorded: drawable texture, whole triangles, every index in range,
+/// every vertex finite and in range.
+fn check_mesh(
+    hot: &[Hot],
+    texture: TextureId,
+    target: TextureId,
+    vertices: &[Vertex],
+    indices: &[u32],
+    open: bool,
+) -> Result<(), MeshError> {
+    if !open {
+        return Err(MeshError::Texture(QuadError::NoFrame));
+    }
+    match hot.get(texture.index as usize) {
+        Some(h) if h.key == Hot::key(texture.batcher, texture.generation) => {}
+        _ => return Err(MeshError::Texture(QuadError::Stale(texture))),
+    }
+    if texture == target {
+        return Err(MeshError::Texture(QuadError::SamplesTarget(texture)));
+    }
+    if indices.len() % 3 != 0 {
+        return Err(MeshError::PartialTriangle { indices: indices.len() });
+    }
+    if let Some((at, &index)) = indices.iter().enumerate().find(|(_, &i)| i as usize >= vertices.len()) {
+        return Err(MeshError::IndexOutOfRange { at, index, vertices: vertices.len() });
+    }
+    // Vertices no triangle uses are checked too: a bad one is a bug in what made the mesh.
+    let in_range = |v: &Vertex| {
+        v.pos_px.iter().all(|c| c.abs() < Quad::MAX_POSITION) && v.uv.iter().all(|c| c.abs() < Quad::MAX_UV)
+    };
+    if let Some(vertex) = vertices.iter().position(|v| !in_range(v)) {
+        return Err(MeshError::BadVertex { vertex });
     }
     Ok(())
 }

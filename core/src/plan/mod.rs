@@ -15,10 +15,12 @@ use crate::{Counters, TextureId};
 
 mod attributes;
 mod validate;
+mod vertices;
 mod viewport;
 
 pub use attributes::{AttributeFormat, InstanceAttribute};
 pub use validate::{PlanError, PlanValidator};
+pub use vertices::{expand_quads, quad_indices, Corner};
 pub use viewport::{flip_y, Viewport};
 
 /// A GPU array texture. A grown or shrunk array gets a new id, and the old one is destroyed.
@@ -248,12 +250,17 @@ impl Instance {
     pub const FLAG_REPEAT: u32 = 4;
     /// The texture's wrap is [`crate::Wrap::MirroredRepeat`]. Informational.
     pub const FLAG_MIRROR: u32 = 8;
+    /// The instance is a triangle ([`crate::Batcher::push_mesh`]): its corners are in
+    /// [`FramePlan::triangles`], and it is drawn from them ([`FramePlan::expand_block`]), never
+    /// instanced. Its `origin`, `axis_x` and `axis_y` span the triangle (corner 0, and from it
+    /// to corners 1 and 2); `slot_flags_layer` and `tex_rect` are its corners'.
+    pub const FLAG_TRIANGLE: u32 = 16;
 
     /// Every constant a shader needs to unpack an instance, by the name the shader generators
     /// declare it under (`const uint NAME = VALUEu;` in GLSL, `const NAME: u32 = VALUEu;` in
     /// WGSL). Shaders use these names, never literals; each backend has a test that parses
     /// its generated source and compares.
-    pub const SHADER_CONSTANTS: [(&'static str, u32); 8] = [
+    pub const SHADER_CONSTANTS: [(&'static str, u32); 9] = [
         ("SLOT_MASK", Self::SLOT_MASK),
         ("FLAGS_SHIFT", Self::FLAGS_SHIFT),
         ("FLAGS_MASK", Self::FLAGS_MASK),
@@ -262,6 +269,7 @@ impl Instance {
         ("FLAG_LINEAR", Self::FLAG_LINEAR),
         ("FLAG_REPEAT", Self::FLAG_REPEAT),
         ("FLAG_MIRROR", Self::FLAG_MIRROR),
+        ("FLAG_TRIANGLE", Self::FLAG_TRIANGLE),
     ];
 
     /// Packs a slot, flags and a layer into `slot_flags_layer`. Out-of-range values are masked
@@ -285,6 +293,10 @@ impl Instance {
     /// The layer.
     pub const fn layer(&self) -> u32 {
         self.slot_flags_layer >> Self::LAYER_SHIFT
+    }
+    /// Whether the instance is a triangle ([`Instance::FLAG_TRIANGLE`]).
+    pub const fn is_triangle(&self) -> bool {
+        self.flags() & Self::FLAG_TRIANGLE != 0
     }
 }
 
@@ -579,8 +591,23 @@ pub struct FramePlan {
     pub ops: Vec<ResourceOp>,
     /// Pixel bytes the `WriteLayer` ops point into.
     pub upload_bytes: Vec<u8>,
-    /// One instance per quad, in submission order.
+    /// One instance per primitive (quad or triangle), in submission order.
     pub instances: Vec<Instance>,
+    /// Whether the primitives are drawn indexed, from four vertex records each
+    /// ([`FramePlan::expand_block`]) and the static [`quad_indices`], rather than instanced
+    /// (one instance per quad over a 4-vertex strip). Core sets it from
+    /// [`crate::Budget::indexed_quads`], and for every plan with a triangle: an instance holds
+    /// one colour and an axis-aligned texel rectangle for four corners, so it cannot carry a
+    /// triangle's three positions, texels and colours. Such a plan's quads then cost
+    /// [`Instance::QUAD_BYTES`] of vertices each instead of [`Instance::BYTES`]; it is still
+    /// drawn in as many draws as its segments.
+    pub indexed: bool,
+    /// The corners of each triangle instance ([`Instance::FLAG_TRIANGLE`]), in instance
+    /// order.
+    pub triangles: Vec<[Corner; 3]>,
+    /// For each instance block ([`FramePlan::block`]), the index in
+    /// [`FramePlan::triangles`] of its first triangle; empty when the plan has no triangle.
+    pub block_triangles: Vec<u32>,
     /// Draws, in submission order.
     pub segments: Vec<Segment>,
     /// Slot binds the segments point into.
@@ -653,45 +680,5 @@ impl FramePlan {
         let start = (block as usize).saturating_mul(cap).min(self.instances.len());
         let end = start.saturating_add(cap).min(self.instances.len());
         &self.instances[start..end]
-    }
-}
-
-/// The index list that draws `quads` quads from vertices written by [`expand_quads`]:
-/// `4q, 4q+1, 4q+2, 4q+2, 4q+1, 4q+3` for each `q` in `0..quads`, [`Instance::INDICES`] per
-/// quad. Backends upload it once (for [`FramePlan::instance_capacity`] quads) and draw a
-/// segment's quads as the range `6 * first .. 6 * end` of it, or from index 0 with the
-/// vertex attributes starting at the segment's first quad.
-///
-/// # Panics
-///
-/// When `6 * quads` does not fit `u32` (a capacity core never derives: vertex buffers are
-/// bounded far below that).
-///
-/// ```
-/// let indices: Vec<u32> = layerbatch_core::plan::quad_indices(2).collect();
-/// assert_eq!(indices, [0, 1, 2, 2, 1, 3, 4, 5, 6, 6, 5, 7]);
-/// ```
-pub fn quad_indices(quads: u32) -> impl ExactSizeIterator<Item = u32> {
-    const CORNER: [u32; Instance::INDICES as usize] = [0, 1, 2, 2, 1, 3];
-    let count = quads.checked_mul(Instance::INDICES).expect("quad_indices: 6 * quads overflows u32");
-    (0..count).map(|i| i / Instance::INDICES * Instance::VERTICES + CORNER[(i % Instance::INDICES) as usize])
-}
-
-/// Replaces `out` with each instance written [`Instance::VERTICES`] times, once per corner:
-/// the vertex data backends upload. `out` keeps its allocation from frame to frame.
-///
-/// ```
-/// use layerbatch_core::{plan::expand_quads, Instance};
-/// let a = Instance { color: [1, 2, 3, 4], ..Instance::default() };
-/// let mut vertices = Vec::new();
-/// expand_quads(&[a, Instance::default()], &mut vertices);
-/// assert_eq!(vertices.len(), 8);
-/// assert!(vertices[..4].iter().all(|v| *v == a));
-/// ```
-pub fn expand_quads(instances: &[Instance], out: &mut Vec<Instance>) {
-    out.clear();
-    out.reserve(instances.len() * Instance::VERTICES as usize);
-    for i in instances {
-        out.extend_from_slice(&[*i; Instance::VERTICES as usize]);
     }
 }

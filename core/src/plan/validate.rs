@@ -150,6 +150,18 @@ pub enum PlanError {
         /// Instances in the plan.
         count: usize,
     },
+    /// The triangle instances ([`Instance::FLAG_TRIANGLE`]) and [`FramePlan::triangles`] or
+    /// [`FramePlan::block_triangles`] disagree, or a plan with triangles is not
+    /// [`FramePlan::indexed`].
+    #[error("{flagged} triangle instances, {corners} corner triples: {reason}")]
+    Triangles {
+        /// Instances flagged as triangles.
+        flagged: usize,
+        /// Entries of [`FramePlan::triangles`].
+        corners: usize,
+        /// What disagrees.
+        reason: &'static str,
+    },
     /// A segment asks for a tier the budget has no program for.
     #[error("segment {segment}: tier {tier} is not a budget tier")]
     UnknownTier {
@@ -609,6 +621,7 @@ impl PlanValidator {
                 }
             }
         }
+        check_triangles(plan)?;
         if next as usize != count {
             return Err(PlanError::SegmentRange {
                 segment: plan.segments.len(),
@@ -619,6 +632,40 @@ impl PlanValidator {
         }
         Ok(())
     }
+}
+
+/// The triangle side tables match the flagged instances; a pass over the instances only
+/// for plans with triangles (or flags claiming them).
+fn check_triangles(plan: &FramePlan) -> Result<(), PlanError> {
+    let corners = plan.triangles.len();
+    if corners == 0 && plan.block_triangles.is_empty() {
+        // Quads alone, unless an instance claims to be a triangle.
+        return match plan.instances.iter().any(Instance::is_triangle) {
+            true => {
+                let flagged = plan.instances.iter().filter(|i| i.is_triangle()).count();
+                Err(PlanError::Triangles { flagged, corners, reason: "triangle instances without corners" })
+            }
+            false => Ok(()),
+        };
+    }
+    let cap = plan.instance_capacity.max(1) as usize;
+    let mut flagged = 0;
+    let mut blocks_ok = plan.block_triangles.len() == plan.instances.len().div_ceil(cap);
+    for (b, chunk) in plan.instances.chunks(cap).enumerate() {
+        blocks_ok &= plan.block_triangles.get(b) == Some(&(flagged as u32));
+        flagged += chunk.iter().filter(|i| i.is_triangle()).count();
+    }
+    let bad = |reason| Err(PlanError::Triangles { flagged, corners, reason });
+    if flagged != corners {
+        return bad("every triangle instance needs its corners, in order");
+    }
+    if !blocks_ok {
+        return bad("block_triangles is not the count of triangles before each block");
+    }
+    if !plan.indexed {
+        return bad("a plan with triangles must be indexed");
+    }
+    Ok(())
 }
 
 // Keeps the instance layout constants honest where the validator relies on them.

@@ -552,6 +552,7 @@ fn mips_are_generated_and_uploaded_with_every_level() {
     assert!(plan.upload(write).iter().all(|&v| v == 200));
 }
 
+mod meshes;
 mod pages_and_state;
 mod props;
 mod regressions;

@@ -132,9 +132,10 @@ fn byte_arithmetic_never_wraps() {
 fn instance_capacity_fits_the_device_buffer() {
     let limits = Limits { max_buffer_bytes: 1 << 20, ..Limits::guaranteed_minimum() };
     let b = Batcher::new(limits, Config::default()).unwrap();
-    // Instanced quads (the default off software rasterizers): 64 bytes a quad.
+    // Instanced quads (the default off software rasterizers) take 64 bytes a quad, but a plan
+    // with triangles is drawn indexed whatever the budget: a block fits at 4 x 64 bytes.
     assert!(!b.budget().indexed_quads);
-    assert_eq!(b.budget().instance_capacity, (1 << 20) / Instance::BYTES);
+    assert_eq!(b.budget().instance_capacity, (1 << 20) / Instance::QUAD_BYTES);
     // Indexed quads (the default on them): 4 vertices of 64 bytes a quad.
     let soft = Batcher::new(limits.with_software_rasterizer(true), Config::default()).unwrap();
     assert!(soft.budget().indexed_quads);
@@ -143,9 +144,9 @@ fn instance_capacity_fits_the_device_buffer() {
     assert!(!Batcher::new(limits.with_software_rasterizer(true), forced).unwrap().budget().indexed_quads);
     let forced = Config::default().with_quad_vertices(QuadVertices::Indexed);
     assert!(Batcher::new(limits, forced).unwrap().budget().indexed_quads);
-    // Room for one instance but not for its four vertices.
+    // Room for one instance but not for its four vertices: no plan with a triangle would fit.
     let tiny = Limits { max_buffer_bytes: u64::from(Instance::QUAD_BYTES) - 1, ..Limits::guaranteed_minimum() };
-    assert_eq!(Batcher::new(tiny, Config::default()).unwrap().budget().instance_capacity, 3);
+    assert!(matches!(Batcher::new(tiny, Config::default()), Err(ConfigError::DeviceLimits(_))));
     assert!(matches!(Batcher::new(tiny, forced), Err(ConfigError::DeviceLimits(_))));
     let none = Limits { max_buffer_bytes: 47, ..Limits::guaranteed_minimum() };
     assert!(matches!(Batcher::new(none, Config::default()), Err(ConfigError::DeviceLimits(_))));

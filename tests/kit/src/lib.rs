@@ -51,9 +51,15 @@ pub mod headless;
 pub mod egui;
 #[cfg(feature = "examples")]
 pub mod examples;
+#[cfg(feature = "text")]
+pub mod fonts;
 #[cfg(feature = "bench")]
 pub mod frame_bench;
 #[cfg(feature = "hello")]
 pub mod hello;
+#[cfg(feature = "reference")]
+pub mod shapes_ref;
+#[cfg(feature = "text")]
+pub mod text_ref;
 #[cfg(feature = "window")]
 pub mod window;

@@ -1,0 +1,1 @@
+//! Shapes tessellated into [`crate::Mesh`]es (lyon), anti-aliased by feathering.

@@ -1,0 +1,1 @@
+//! Text: cosmic-text layout, glyphs cached in the batcher's atlas pages.

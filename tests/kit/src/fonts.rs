@@ -1,0 +1,1 @@
+//! Font files from Debian's fonts-* packages, found where the packages install them.

@@ -1,0 +1,1 @@
+//! Glyphs rasterised by swash (through cosmic-text) and composited on the CPU.
