@@ -60,6 +60,7 @@ mod ladder;
 mod limits;
 mod mesh;
 mod mock;
+mod nine_slice;
 mod pages;
 pub mod plan;
 mod quad;
@@ -80,6 +81,7 @@ pub use image::{premultiplied, ImageError};
 pub use limits::{Budget, Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mesh::{Mesh, Vertex};
 pub use mock::{Call, MockDevice};
+pub use nine_slice::{NineSlice, NineSliceError, SliceFill};
 pub use plan::{
     flip_y, ArrayDesc, ArrayId, ArrayOp, AttributeFormat, BlendFactor, BlendMode, Clip, DrawState, FlushCause,
     FramePlan, Instance, InstanceAttribute, LevelWrite, PlanError, PlanTarget, PlanValidator, ResourceOp, Segment,

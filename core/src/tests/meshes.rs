@@ -1,5 +1,5 @@
-//! Triangles in the quad stream: one draw with quads, painter's order, the vertices backends
-//! upload, and meshes refused whole.
+//! Geometry beyond rectangles: triangles in the quad stream (one draw with quads, painter's
+//! order, the vertices backends upload, meshes refused whole) and nine-slices.
 
 use super::register_n;
 use crate::*;
@@ -168,4 +168,67 @@ fn the_validator_refuses_triangles_out_of_step_with_their_corners() {
     let mut blocks = plan.clone();
     blocks.block_triangles = vec![1];
     assert!(matches!(checks(&blocks), Err(PlanError::Triangles { reason, .. }) if reason.contains("block")));
+}
+
+#[test]
+fn nine_slice_keeps_borders_and_stretches_or_tiles_the_rest() {
+    let mut b = paged();
+    let id = b.register(&TextureDesc::new(30, 20), &[9; 30 * 20 * 4]).unwrap();
+    b.begin_frame();
+    // Borders 4, 5, 6, 7 (l, t, r, b) into 100 x 50: corners unscaled.
+    b.push_nine_slice(&NineSlice::new(id, [10.0, 20.0, 100.0, 50.0], [4.0, 5.0, 6.0, 7.0])).unwrap();
+    let plan = b.finish().clone();
+    assert_eq!(plan.instances.len(), 9);
+    let rect = plan.instances[0].tex_rect;
+    let (ox, oy) = (rect[0], rect[1]);
+    // Top-left corner: 4 x 5 px from texels 0..4, 0..5.
+    let tl = plan.instances[0];
+    assert_eq!((tl.origin, tl.axis_x, tl.axis_y), ([10.0, 20.0], [4.0, 0.0], [0.0, 5.0]));
+    assert_eq!(tl.uv_rect, [ox, oy, ox + 4.0, oy + 5.0]);
+    // Centre: 90 x 38 px from texels 4..24, 5..13.
+    let c = plan.instances[4];
+    assert_eq!((c.origin, c.axis_x, c.axis_y), ([14.0, 25.0], [90.0, 0.0], [0.0, 38.0]));
+    assert_eq!(c.uv_rect, [ox + 4.0, oy + 5.0, ox + 24.0, oy + 13.0]);
+    // Bottom-right corner.
+    let br = plan.instances[8];
+    assert_eq!((br.origin, br.axis_x, br.axis_y), ([104.0, 63.0], [6.0, 0.0], [0.0, 7.0]));
+
+    // Tiled centre: 20 x 8 texel tiles over 90 x 38: 5 x 5 tiles, the last cut, texels too.
+    b.begin_frame();
+    let tiled = NineSlice::new(id, [10.0, 20.0, 100.0, 50.0], [4.0, 5.0, 6.0, 7.0]).with_fill(SliceFill::Stretch, SliceFill::Tile);
+    b.push_nine_slice(&tiled).unwrap();
+    let plan = b.finish().clone();
+    assert_eq!(plan.instances.len(), 8 + 25);
+    let last = plan.instances[4 + 24];
+    assert_eq!((last.origin, last.axis_x, last.axis_y), ([94.0, 57.0], [10.0, 0.0], [0.0, 6.0]));
+    assert_eq!(last.uv_rect, [ox + 4.0, oy + 5.0, ox + 14.0, oy + 11.0]);
+
+    // Smaller than its borders: both shrink in proportion.
+    b.begin_frame();
+    b.push_nine_slice(&NineSlice::new(id, [0.0, 0.0, 5.0, 6.0], [4.0, 5.0, 6.0, 7.0])).unwrap();
+    let plan = b.finish().clone();
+    assert_eq!(plan.instances.len(), 4, "no edges, no centre");
+    assert_eq!(plan.instances[0].axis_x, [2.0, 0.0]);
+}
+
+#[test]
+fn a_bad_nine_slice_is_refused_whole() {
+    let mut b = paged();
+    let id = b.register(&TextureDesc::new(30, 20), &[9; 30 * 20 * 4]).unwrap();
+    let s = |dest, border| NineSlice::new(id, dest, border);
+    assert_eq!(b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4])), Err(NineSliceError::Texture(QuadError::NoFrame)));
+    b.begin_frame();
+    assert!(matches!(b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [20.0, 1.0, 20.0, 1.0])), Err(NineSliceError::Borders { .. })));
+    assert!(matches!(b.push_nine_slice(&s([0.0, 0.0, f32::NAN, 10.0], [1.0; 4])), Err(NineSliceError::BadNumber { .. })));
+    assert!(matches!(b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [-1.0, 1.0, 1.0, 1.0])), Err(NineSliceError::BadNumber { .. })));
+    assert!(matches!(
+        b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4]).with_source_px([25.0, 0.0, 10.0, 10.0])),
+        Err(NineSliceError::Borders { .. })
+    ));
+    let huge = s([0.0, 0.0, 1e9, 1e9], [1.0; 4]).with_source_px([0.0, 0.0, 3.0, 3.0]).with_fill(SliceFill::Tile, SliceFill::Tile);
+    assert!(matches!(b.push_nine_slice(&huge), Err(NineSliceError::TooManyTiles { .. })));
+    assert_eq!(b.push_nine_slice(&s([1e30, 0.0, 10.0, 10.0], [1.0; 4])), Err(NineSliceError::Texture(QuadError::OutOfRange)));
+    b.free(id).unwrap();
+    assert_eq!(b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4])), Err(NineSliceError::Texture(QuadError::Stale(id))));
+    assert!(b.finish().instances.is_empty());
 }
