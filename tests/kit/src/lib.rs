@@ -28,6 +28,7 @@ pub mod asset_sets;
 pub mod blend;
 pub mod ci;
 pub mod cliff;
+pub mod hud;
 pub mod plans;
 pub mod report;
 pub mod scene;
