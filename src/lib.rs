@@ -43,3 +43,7 @@ pub struct PlansAndBudgetsDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/egui.md")]
 pub struct EguiDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/shapes-and-text.md")]
+pub struct ShapesAndTextDoctests;

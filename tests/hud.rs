@@ -57,7 +57,9 @@ fn the_hud_scene_is_one_draw_at_tier_one_and_the_same_on_every_backend() {
             assert_eq!(dev.stats().device_frame.draw_calls, 1, "{kind:?} frame {frame}");
         }
         let img = dev.read();
-        // Spot checks: the background shows between sprites, the score panel's light inside.
+        if let Some(path) = std::env::var_os("LAYERBATCH_HUD_PNG").filter(|_| reference.is_none()) {
+            image::save_buffer(path, &img, SIZE[0], SIZE[1], image::ColorType::Rgba8).expect("png");
+        }
         match &reference {
             None => reference = Some((kind, img)),
             Some((first, r)) => {

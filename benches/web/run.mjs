@@ -7,6 +7,16 @@
 //   node run.mjs [--site DIR] [--textures 1,16,17,64] [--sprites 20000] [--warmup 2]
 //       [--frames 6] [--renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu] [--fill FILE]
 //       [--fill-frames 10] [--json FILE] [--snapshots DIR] [--timeout S] [--no-stress]
+//   node run.mjs --scene hud --site DIR [--seed 7] [--warmup 2] [--frames 6] [--rounds 1]
+//       [--renderers pixi,gl,wgpu-webgl,wgpu-webgpu] [--json FILE] [--snapshots DIR]
+//
+// --scene hud: the HUD scene of issue 18 (tests/kit/src/hud/mod.rs) instead of the stress
+// scene, in PixiJS 8 (pages/hud.js: Sprite, Text, Graphics, NineSliceSprite) and layerbatch's
+// three browser paths (`run_hud` of the layerbatch page), counted and timed by the same
+// instrumentation; the scene's JSON comes from the layerbatch page (`hud_scene_json`) and the
+// font files from its fonts/, so it needs --site. --rounds N runs every renderer N times,
+// interleaved (pixi, gl, ..., pixi, gl, ...), and pools the timed frames of its rounds: on a
+// shared machine, load that comes and goes then weighs on every row alike.
 //
 // The layerbatch renderers draw with Config::quad_vertices Auto (indexed quads on
 // SwiftShader); gl-instanced, wgpu-webgl-instanced and wgpu-webgpu-instanced (not run unless
@@ -25,6 +35,10 @@ import { CHROMIUM_ARGS, serve, withTimeout } from '../../scripts/web/common.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ALL = ['pixi', 'melonjs', 'gl', 'wgpu-webgl', 'wgpu-webgpu'];
+// The HUD scene has no melonJS page.
+const HUD_ALL = ['pixi', 'gl', 'wgpu-webgl', 'wgpu-webgpu'];
+// The HUD's fonts in the layerbatch site (scripts/web/build.sh copies them; examples/web/src/hud.rs).
+const HUD_FONTS = { Latin: 'fonts/DejaVuSans.ttf', Cjk: 'fonts/DroidSansFallbackFull.ttf', Emoji: 'fonts/NotoColorEmoji.ttf' };
 const INSTANCED = ['gl-instanced', 'wgpu-webgl-instanced', 'wgpu-webgpu-instanced'];
 // A layerbatch renderer's browser path (`backend`) and quad mode.
 const lbBackend = (renderer) => renderer.replace(/-instanced$/, '');
@@ -54,7 +68,11 @@ function parseArgs(argv) {
     snapshots: null,
     timeoutS: 600,
     stress: true,
+    scene: 'stress',
+    seed: 7,
+    rounds: 1,
   };
+  let renderersGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const v = () => {
@@ -71,7 +89,12 @@ function parseArgs(argv) {
     else if (k === '--sprites') a.sprites = num();
     else if (k === '--warmup') a.warmup = num();
     else if (k === '--frames') a.frames = num();
-    else if (k === '--renderers') a.renderers = v().split(',');
+    else if (k === '--renderers') {
+      a.renderers = v().split(',');
+      renderersGiven = true;
+    } else if (k === '--scene') a.scene = v();
+    else if (k === '--seed') a.seed = num();
+    else if (k === '--rounds') a.rounds = num();
     else if (k === '--fill') a.fill = v();
     else if (k === '--fill-frames') a.fillFrames = num();
     else if (k === '--json') a.json = v();
@@ -80,12 +103,18 @@ function parseArgs(argv) {
     else if (k === '--no-stress') a.stress = false;
     else die(`unknown argument ${k}`);
   }
+  if (a.scene !== 'stress' && a.scene !== 'hud') die(`--scene must be stress or hud, not '${a.scene}'`);
+  if (a.scene === 'hud') {
+    if (!renderersGiven) a.renderers = HUD_ALL;
+    for (const r of a.renderers) if (!HUD_ALL.includes(r)) die(`--scene hud: unknown renderer ${r} (one of ${HUD_ALL.join(', ')})`);
+  }
   for (const r of a.renderers) {
     if (!ALL.includes(r) && !INSTANCED.includes(r)) die(`unknown renderer ${r} (one of ${[...ALL, ...INSTANCED].join(', ')})`);
   }
   if (a.textures.some((t) => !Number.isInteger(t) || t < 1)) die('--textures: whole numbers from 1');
   if (a.warmup < 1) die('--warmup must be at least 1 (the first frame has no start boundary)');
   if (a.frames < 1) die('--frames must be at least 1');
+  if (a.rounds < 1) die('--rounds must be at least 1');
   return a;
 }
 
@@ -217,6 +246,171 @@ function diffShare(a, b, tol = 48) {
   return bad / (a.length / 4);
 }
 
+// The HUD scene's JSON, from the layerbatch page (its wasm module, as main.js loaded it).
+async function hudScene(context, base, a) {
+  const { page } = await openPage(context, `${base}/lb/index.html`, () => window.layerbatchReady === true, a.timeoutS * 1000);
+  try {
+    return JSON.parse(await page.evaluate(async (seed) => (await import('./pkg/layerbatch_web.js')).hud_scene_json(seed), a.seed));
+  } finally {
+    await page.close();
+  }
+}
+
+// One renderer on the HUD scene: warm-up + timed frames, summarized from the instrumentation's
+// frame boundaries like the stress rows.
+async function runHudOne(context, base, a, renderer, scene) {
+  const total = a.warmup + a.frames;
+  const timeoutMs = a.timeoutS * 1000;
+  const t0 = Date.now();
+  const isLb = renderer !== 'pixi';
+  const url = isLb ? `${base}/lb/index.html` : `${base}/bench/hud.html`;
+  const ready = isLb ? () => window.layerbatchReady === true : () => window.benchReady === true;
+  const { page, errors } = await openPage(context, url, ready, timeoutMs);
+  try {
+    const fonts = Object.fromEntries(Object.entries(HUD_FONTS).map(([k, f]) => [k, `/lb/${f}`]));
+    const out = await withTimeout(
+      page.evaluate(
+        async ([isLb, opts]) => {
+          window.__lbBench.reset();
+          let r;
+          if (isLb) {
+            const wasm = await import('./pkg/layerbatch_web.js');
+            r = JSON.parse(await wasm.run_hud(JSON.stringify(opts.lb)));
+          } else {
+            r = await window.benchPage.runHud(opts.pixi);
+          }
+          return { r, frames: window.__lbBench.frames, requested: window.__lbBench.requested };
+        },
+        [
+          isLb,
+          isLb
+            ? { lb: { backend: renderer, seed: a.seed, warmup: 0, frames: total } }
+            : { pixi: { scene, fonts, frames: total } },
+        ],
+      ),
+      timeoutMs,
+      `${renderer} HUD`,
+    );
+    const snap = await page.evaluate(() => window.__lbBench.snapshot());
+    const s = summarize(out.frames, a.warmup, a.frames);
+    const r = out.r;
+    const row = {
+      renderer,
+      label: isLb ? LABEL[renderer] : r.renderer,
+      scene: 'hud',
+      items: scene.items.length,
+      ...s,
+      self_median_ms: isLb ? median(r.frame_ms.slice(a.warmup)) : median(r.self_ms.slice(a.warmup)),
+      adapter: r.adapter,
+      webgpu: renderer === 'wgpu-webgpu',
+      requested_attributes: out.requested.filter((q) => q.type === 'webgl2').map((q) => q.attrs),
+      wall_s: (Date.now() - t0) / 1000,
+      page_errors: errors.slice(0, 5),
+    };
+    if (isLb) {
+      row.layerbatch = {
+        draw_calls_per_frame: r.draw_calls_per_frame,
+        device_draw_calls_per_frame: r.device_draw_calls_per_frame,
+        max_slot_tier: r.max_slot_tier,
+        quads: r.quads,
+        triangles: r.triangles,
+        glyphs: r.glyphs,
+        indexed: r.indexed,
+      };
+    } else {
+      row.pixi = { kinds: r.kinds, maxBatchableTextures: r.maxBatchableTextures };
+      if (r.draws_between_frames) row.notes.push(`${r.draws_between_frames} draws between frames`);
+    }
+    return { row, snap };
+  } finally {
+    await page.close();
+  }
+}
+
+async function runHud(context, base, a, site, rows) {
+  if (!site) {
+    for (const renderer of a.renderers) rows.push({ renderer, label: LABEL[renderer], scene: 'hud', skipped: 'no layerbatch page (--site): the HUD needs its scene JSON and fonts' });
+    return;
+  }
+  const scene = await hudScene(context, base, a);
+  console.error(`web bench: HUD scene, seed ${a.seed}: ${scene.items.length} items, ${scene.textures.length} textures`);
+  const snaps = {};
+  const byRenderer = Object.fromEntries(a.renderers.map((r) => [r, []]));
+  const failed = {};
+  for (let round = 1; round <= a.rounds; round++) {
+    for (const renderer of a.renderers) {
+      if (failed[renderer]) continue;
+      try {
+        const { row, snap } = await runHudOne(context, base, a, renderer, scene);
+        byRenderer[renderer].push(row);
+        snaps[renderer] = snap ? Buffer.from(snap.base64, 'base64') : null;
+        if (a.snapshots && snap) {
+          await mkdir(a.snapshots, { recursive: true });
+          await writeFile(join(a.snapshots, `hud-${renderer}-${snap.width}x${snap.height}.rgba`), snaps[renderer]);
+        }
+        console.error(
+          `web bench: round ${round}: ${row.label} HUD: ${fmt(row.draws_per_frame, 0)} draws, median ${fmt(row.median_ms, 1)} ms, ` +
+            `p95 ${fmt(row.p95_ms, 1)} ms (${fmt(row.wall_s, 0)} s wall)` + (row.notes.length ? `; ${row.notes.join('; ')}` : ''),
+        );
+      } catch (e) {
+        console.error(`web bench: round ${round}: ${LABEL[renderer]} HUD failed: ${e.message ?? e}`);
+        failed[renderer] = `failed: ${String(e.message ?? e).slice(0, 300)}`;
+      }
+    }
+  }
+  for (const renderer of a.renderers) {
+    const runs = byRenderer[renderer];
+    if (failed[renderer] || runs.length === 0) {
+      rows.push({ renderer, label: LABEL[renderer], scene: 'hud', skipped: failed[renderer] ?? 'not run' });
+      continue;
+    }
+    // The rounds pooled: every timed frame of every round.
+    const frameMs = runs.flatMap((r) => r.frame_ms);
+    rows.push({
+      ...runs[0],
+      rounds: runs.length,
+      timed_frames: frameMs.length,
+      draws_per_frame: mean(runs.map((r) => r.draws_per_frame)),
+      binds_per_frame: mean(runs.map((r) => r.binds_per_frame)),
+      bind_groups_per_frame: mean(runs.map((r) => r.bind_groups_per_frame)),
+      frame_ms: frameMs,
+      median_ms: median(frameMs),
+      p95_ms: percentile(frameMs, 95),
+      round_medians_ms: runs.map((r) => r.median_ms),
+      self_median_ms: median(runs.map((r) => r.self_median_ms)),
+      notes: [...new Set(runs.flatMap((r) => r.notes))],
+      wall_s: runs.reduce((t, r) => t + r.wall_s, 0),
+    });
+  }
+  const refName = snaps.gl ? 'gl' : 'pixi';
+  for (const r of rows.filter((r) => !r.skipped)) {
+    r.pixels_differing_from = refName;
+    r.pixels_differing = diffShare(snaps[r.renderer], snaps[refName]);
+  }
+  const pixi = rows.find((p) => p.renderer === 'pixi' && !p.skipped);
+  for (const r of rows) r.ratio_to_pixi = !r.skipped && pixi ? r.median_ms / pixi.median_ms : null;
+}
+
+function printHudTable(rows) {
+  const head = ['renderer', 'draws/frame', 'tex binds/frame', 'slot tier', 'median ms', 'p95 ms', 'vs PixiJS'];
+  console.log(`| ${head.join(' | ')} |`);
+  console.log(`|---|${head.slice(1).map(() => '---:').join('|')}|`);
+  for (const r of rows) {
+    const line = r.skipped
+      ? [r.label, 'skipped', '', '', '', '', '']
+      : [
+          r.label,
+          fmt(r.draws_per_frame, Number.isInteger(r.draws_per_frame) ? 0 : 1),
+          r.webgpu ? `n/a (${fmt(r.bind_groups_per_frame, 0)} bind groups)` : fmt(r.binds_per_frame, Number.isInteger(r.binds_per_frame) ? 0 : 1),
+          r.layerbatch ? String(r.layerbatch.max_slot_tier) : '',
+          fmt(r.median_ms, 1),
+          fmt(r.p95_ms, 1),
+          r.ratio_to_pixi === null ? 'n/a' : r.ratio_to_pixi.toFixed(2),
+        ];
+    console.log(`| ${line.join(' | ')} |`);
+  }
+}
+
 async function runFill(context, base, a) {
   const { page, errors } = await openPage(context, `${base}/bench/fill.html`, () => window.benchReady === true, a.timeoutS * 1000);
   try {
@@ -300,9 +494,14 @@ async function main() {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
     await context.addInitScript({ path: join(HERE, 'pages', 'instrument.js') });
     const ua = browser.version();
-    console.error(`web bench: Chromium ${ua}; ${a.sprites} sprites, T in {${a.textures}}, ${a.warmup} warm-up + ${a.frames} timed frames per run`);
+    console.error(
+      a.scene === 'hud'
+        ? `web bench: Chromium ${ua}; the HUD scene, ${a.warmup} warm-up + ${a.frames} timed frames per run`
+        : `web bench: Chromium ${ua}; ${a.sprites} sprites, T in {${a.textures}}, ${a.warmup} warm-up + ${a.frames} timed frames per run`,
+    );
     for (const n of skipNote) console.error(`web bench: ${n}`);
-    for (const textures of a.stress ? a.textures : []) {
+    if (a.scene === 'hud') await runHud(context, base, a, site, rows);
+    for (const textures of a.stress && a.scene === 'stress' ? a.textures : []) {
       const snaps = {};
       for (const renderer of a.renderers) {
         const isLb = !['pixi', 'melonjs'].includes(renderer);
@@ -335,11 +534,11 @@ async function main() {
         r.pixels_differing = diffShare(snaps[r.renderer], snaps[refName]);
       }
     }
-    for (const r of rows) {
+    for (const r of a.scene === 'stress' ? rows : []) {
       const pixi = rows.find((p) => p.renderer === 'pixi' && p.textures === r.textures && !p.skipped);
       r.ratio_to_pixi = !r.skipped && pixi ? r.median_ms / pixi.median_ms : null;
     }
-    if (a.fill) {
+    if (a.fill && a.scene === 'stress') {
       try {
         fill = await runFill(context, base, a);
       } catch (e) {
@@ -353,7 +552,8 @@ async function main() {
   }
   const summary = {
     chromium: browser.version(),
-    sprites: a.sprites,
+    scene: a.scene,
+    ...(a.scene === 'hud' ? { seed: a.seed, rounds: a.rounds } : { sprites: a.sprites }),
     warmup_frames: a.warmup,
     timed_frames: a.frames,
     viewport: [800, 600],
@@ -361,6 +561,26 @@ async function main() {
     rows,
     fill,
   };
+  if (a.scene === 'hud') {
+    console.log(
+      `\nThe HUD scene (seed ${a.seed}) in headless Chromium ${summary.chromium} (SwiftShader), 800x600, ` +
+        `${a.warmup} warm-up + ${a.frames} timed frames per row and round, ${a.rounds} round(s) interleaved, timed frames pooled; ` +
+        `frame = boundary to boundary (see instrument.js)\n`,
+    );
+    printHudTable(rows);
+    for (const r of rows.filter((r) => r.skipped)) console.log(`  ${r.label}: ${r.skipped}`);
+    const diffs = rows.filter((r) => !r.skipped && r.pixels_differing !== null && r.pixels_differing !== undefined);
+    if (diffs.length) {
+      console.log(
+        `\nLast frame against ${diffs[0].pixels_differing_from === 'gl' ? 'layerbatch-gl' : 'PixiJS'}'s, pixels off by more than 48/255: ` +
+          diffs.map((r) => `${r.label} ${(100 * r.pixels_differing).toFixed(2)}%`).join(', '),
+      );
+    }
+    console.log('\nJSON:');
+    console.log(JSON.stringify(summary));
+    if (a.json) await writeFile(a.json, JSON.stringify(summary, null, 2));
+    return;
+  }
   console.log(
     `\nThe stress scene in headless Chromium ${summary.chromium} (SwiftShader), 800x600, ${a.sprites} sprites, ` +
       `${a.warmup} warm-up + ${a.frames} timed frames per row; frame = boundary to boundary (see instrument.js)\n`,

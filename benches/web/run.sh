@@ -7,6 +7,10 @@
 #       --warmup 2 --frames 6 --renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu
 #       --fill-frames 10 ...]; also gl-instanced, wgpu-webgl-instanced and wgpu-webgpu-instanced
 #       (instanced quads forced), run only when named
+#   benches/web/run.sh --scene hud [--seed 7 --warmup 2 --frames 6 --rounds 1
+#       --renderers pixi,gl,wgpu-webgl,wgpu-webgpu]
+#       the HUD scene of issue 18 instead: PixiJS 8 (pages/hud.js) against layerbatch's three
+#       browser paths; needs the layerbatch page (its scene JSON and font files); no fill page
 #
 # What it does, each step skipped when already done (idempotent):
 # 1. chromium (apt, Debian's) if missing; Node.js >= 20 must be there;
@@ -33,7 +37,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --site) site="$2"; shift 2 ;;
     --site=*) site="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done
@@ -106,11 +110,15 @@ if [ -z "$site" ]; then
   fi
 fi
 
-# 4. layerbatch-gl's GLSL for the fill page.
+# 4. layerbatch-gl's GLSL for the fill page (not for the HUD scene).
 fill=()
+hud=false
+for a in "${args[@]}"; do [ "$a" = hud ] && hud=true; done
 cp "$repo/Cargo.lock" "$here/shaderdump/Cargo.lock"
 mkdir -p "$work/gen"
-if CARGO_TARGET_DIR="$work/target" cargo run --release -q --manifest-path "$here/shaderdump/Cargo.toml" \
+if [ "$hud" = true ]; then
+  :
+elif CARGO_TARGET_DIR="$work/target" cargo run --release -q --manifest-path "$here/shaderdump/Cargo.toml" \
   >"$work/gen/layerbatch-glsl.json" 2>"$work/shaderdump.log"; then
   fill=(--fill "$work/gen/layerbatch-glsl.json")
 else

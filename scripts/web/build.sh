@@ -7,6 +7,11 @@
 # SITE_DIR defaults to $CARGO_TARGET_DIR/web/site (target/web/site); extra arguments go to
 # `cargo build` (e.g. --features glow-0-17). Needs the wasm32 target and wasm-bindgen-cli at
 # the lock file's wasm-bindgen version: scripts/web/setup.sh installs both.
+#
+# The HUD scene's font files (Debian's fonts-dejavu-core, fonts-droid-fallback and
+# fonts-noto-color-emoji; scripts/install-fonts.sh installs them) are copied from
+# /usr/share/fonts into SITE_DIR/fonts/, where the page fetches them; never committed. A
+# missing one is reported, and the HUD test and bench then fail saying which.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target_dir="${CARGO_TARGET_DIR:-target}"
@@ -18,4 +23,12 @@ mkdir -p "$site"
 wasm-bindgen --target web --no-typescript --out-dir "$site/pkg" \
   "$target_dir/wasm32-unknown-unknown/release/layerbatch_web.wasm"
 cp examples/web/index.html examples/web/main.js "$site/"
+mkdir -p "$site/fonts"
+for font in dejavu/DejaVuSans.ttf droid/DroidSansFallbackFull.ttf noto/NotoColorEmoji.ttf; do
+  if [ -f "/usr/share/fonts/truetype/$font" ]; then
+    cp "/usr/share/fonts/truetype/$font" "$site/fonts/"
+  else
+    echo "web: no /usr/share/fonts/truetype/$font (scripts/install-fonts.sh installs it): the HUD test and bench will fail" >&2
+  fi
+done
 echo "web: page built in $site ($(du -h "$site/pkg/layerbatch_web_bg.wasm" | cut -f1) of wasm)" >&2

@@ -13,12 +13,15 @@
 //! Exports: `run_stress(options_json)` resolves to the stress summary as JSON (the fields of
 //! `stress --json`), `test_names()` lists the pixel tests, and `run_test(name, backend)`
 //! resolves to a JSON outcome (`{"name", "backend", "status": "ok" | "skipped" | "failed",
-//! "detail", "ms"}`).
+//! "detail", "ms"}`). For the HUD scene of issue 18: `hud_scene_json(seed)` is the scene as
+//! JSON (what the PixiJS page of the browser bench draws) and `run_hud(options_json)`
+//! resolves to the HUD bench's figures on one path as JSON (`hud::Report`).
 #![cfg(target_arch = "wasm32")]
 // glow's calls are `unsafe`: the host side here (clears, bindings, readback) calls them.
 #![allow(unsafe_code)]
 
 mod device;
+mod hud;
 mod stress;
 mod tests;
 mod util;
@@ -40,6 +43,23 @@ pub async fn run_stress(options: String) -> Result<String, JsValue> {
     let options: stress::Options =
         serde_json::from_str(&options).map_err(|e| JsValue::from_str(&format!("options: {e}")))?;
     let report = stress::run(&options).await.map_err(|e| JsValue::from_str(&e))?;
+    serde_json::to_string(&report).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// The HUD scene for `seed` as JSON (`layerbatch_testkit::hud::HudScene`, texture pixels left
+/// out).
+#[wasm_bindgen]
+pub fn hud_scene_json(seed: u32) -> Result<String, JsValue> {
+    hud::scene_json(seed).map_err(|e| JsValue::from_str(&e))
+}
+
+/// Draws the HUD scene with `options` (JSON: `backend`, `seed`, `warmup`, `frames`; any may
+/// be left out) and resolves to the figures as one JSON object.
+#[wasm_bindgen]
+pub async fn run_hud(options: String) -> Result<String, JsValue> {
+    let options: hud::Options =
+        serde_json::from_str(&options).map_err(|e| JsValue::from_str(&format!("options: {e}")))?;
+    let report = hud::run(&options).await.map_err(|e| JsValue::from_str(&e))?;
     serde_json::to_string(&report).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 

@@ -35,6 +35,8 @@ pub const TESTS: &[Test] = &[
     Test { name: "array_growth", backends: EVERY_PATH },
     Test { name: "device_error_is_err", backends: &["wgpu-webgl", "wgpu-webgpu"] },
     Test { name: "parity_gl_wgpu", backends: &["all"] },
+    Test { name: "hud_one_draw", backends: EVERY_PATH },
+    Test { name: "hud_parity", backends: &["all"] },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -107,6 +109,9 @@ macro_rules! ensure {
     };
 }
 
+// After `ensure!`, which it uses.
+mod hud;
+
 /// Runs test `name` on `backend`.
 pub async fn run(name: &str, backend: &str) -> Outcome {
     let t0 = util::now_ms();
@@ -127,7 +132,10 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         return Err(format!("{name} runs on {:?}, not {backend:?}", test.backends));
     }
     if backend == "all" {
-        return Ok(Box::pin(parity_gl_wgpu()));
+        return Ok(match name {
+            "hud_parity" => Box::pin(hud::hud_parity()),
+            _ => Box::pin(parity_gl_wgpu()),
+        });
     }
     let b = Backend::parse(backend)?;
     Ok(match name {
@@ -139,6 +147,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "padding_poison" => Box::pin(padding_poison(b)),
         "array_growth" => Box::pin(array_growth(b)),
         "device_error_is_err" => Box::pin(device_error_is_err(b)),
+        "hud_one_draw" => Box::pin(hud::hud_one_draw(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

@@ -2,7 +2,8 @@
 //! public API and keeps a copy of every plan.
 
 use layerbatch_core::{
-    Batcher, BlendMode, Config, DeviceCounters, Filter, FramePlan, Quad, TextureDesc, TextureId, Usage,
+    Batcher, BlendMode, Config, DeviceCounters, Filter, FramePlan, Mesh, NineSlice, Quad, QuadVertices, TextureDesc,
+    TextureId, Usage, Vertex,
 };
 
 use super::Scenario;
@@ -63,6 +64,14 @@ pub const SCENARIOS: &[Scenario] = &[
         config: Config::default,
         plans: several_frames,
         exercises: |c: &DeviceCounters| c.frames == 5,
+    },
+    Scenario {
+        name: "triangles_between_instanced_quads",
+        config: || Config::default().with_quad_vertices(QuadVertices::Instanced),
+        plans: triangles_between_instanced_quads,
+        // Three frames of 25 quads; the middle one has 2 triangles and a nine-slice, and is
+        // drawn indexed: 25 x 64 + (25 + 2 + 9) x 256 + 25 x 64 bytes.
+        exercises: |c: &DeviceCounters| c.frames == 3 && c.instance_bytes_written == 25 * 64 * 2 + 36 * 256,
     },
 ];
 
@@ -223,4 +232,24 @@ fn several_frames(b: &mut Batcher) -> Vec<FramePlan> {
             scene.frame(b, 1.0 / 60.0).clone()
         })
         .collect()
+}
+
+/// Instanced quads, then a frame with triangles and a nine-slice among them (drawn indexed),
+/// then instanced again: the executors switch between the two and count the same bytes.
+fn triangles_between_instanced_quads(b: &mut Batcher) -> Vec<FramePlan> {
+    let ids: Vec<TextureId> = (0..25).map(|i| register(b, TextureDesc::new(8 + i as u32 % 3, 8), i)).collect();
+    let mut mesh = Mesh::default();
+    for (p, uv) in [([2.0, 2.0], [0.0, 0.0]), ([40.0, 4.0], [1.0, 0.0]), ([6.0, 50.0], [0.0, 1.0]), ([60.0, 60.0], [1.0, 1.0])] {
+        mesh.push_vertex(Vertex::new(p, uv, [200, 100, 50, 200]));
+    }
+    mesh.push_triangle(0, 1, 2);
+    mesh.push_triangle(1, 3, 2);
+    let first = frame(b, &ids);
+    b.begin_frame();
+    push_grid(b, &ids[..12]);
+    b.push_mesh(ids[3], &mesh).expect("a live texture");
+    b.push_nine_slice(&NineSlice::new(ids[4], [10.0, 10.0, 40.0, 30.0], [2.0; 4])).expect("a live texture");
+    push_grid(b, &ids[12..]);
+    let middle = b.finish().clone();
+    vec![first, middle, frame(b, &ids)]
 }

@@ -252,7 +252,7 @@ pub fn scene(seed: u32) -> HudScene {
     items.push(HudItem::Circle { center: [672.0, 116.0], radius: 40.0, fill: None, stroke: Some((1.0, [90, 255, 120, 180])) });
     items.push(HudItem::Polygon { points: vec![[672.0, 116.0], [740.0, 70.0], [750.0, 100.0]], color: [90, 255, 120, 90] });
     for _ in 0..12 {
-        let (a, r) = (rng.range(0.0, 6.28), rng.range(10.0, 70.0));
+        let (a, r) = (rng.range(0.0, std::f32::consts::TAU), rng.range(10.0, 70.0));
         items.push(HudItem::Circle { center: [672.0 + r * a.cos(), 116.0 + r * a.sin()], radius: 3.0, fill: Some([255, 240, 80, 255]), stroke: None });
     }
     // A concave star (the objective marker) and an arrow.
