@@ -56,7 +56,10 @@ fn run(c: &mut Criterion, kind: DeviceKind, group: &str) {
         frame(&mut b, &mut dev);
         frame(&mut b, &mut dev);
         let d = dev.stats().device_frame;
-        eprintln!("{group}/{name}: {n} quads, {} draw calls, {} vertex bytes per frame", d.draw_calls, d.instance_bytes_written);
+        eprintln!(
+            "{group}/{name}: {n} quads, {} draw calls, {} vertex bytes per frame",
+            d.draw_calls, d.instance_bytes_written
+        );
         g.bench_function(name, |bench| bench.iter(|| frame(&mut b, &mut dev)));
     }
     // The HUD scene.

@@ -40,7 +40,8 @@ fn count(buffers: &[Buffer]) -> usize {
 fn bench(c: &mut Criterion) {
     let glyphs = if std::env::var_os("CI").is_some() { 2_000 } else { 10_000 };
     let instance = gpu::headless_instance(wgpu::Backends::VULKAN);
-    let Some((adapter, device, queue)) = ci::require(gpu::device(&instance, None), "text_prepare", "wgpu Vulkan") else {
+    let Some((adapter, device, queue)) = ci::require(gpu::device(&instance, None), "text_prepare", "wgpu Vulkan")
+    else {
         return;
     };
     let Some(mut fonts) = ci::require(fonts::system(&[Font::Latin, Font::Cjk]), "text_prepare", "fonts") else {

@@ -58,7 +58,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     batcher.set_blend(BlendMode::Additive);
     for i in 0..20 {
-        batcher.push(&Quad::rect(sprites[i % 16], [i as f32 * 23.0, 200.0], [12.0, 12.0]).with_straight_color([255, 200, 120, 180]))?;
+        batcher.push(
+            &Quad::rect(sprites[i % 16], [i as f32 * 23.0, 200.0], [12.0, 12.0])
+                .with_straight_color([255, 200, 120, 180]),
+        )?;
     }
     batcher.set_blend(BlendMode::Over);
     // A nine-slice window with a health bar, a translucent card with a radar, a trail.
@@ -70,8 +73,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     shapes.fill_rounded_rect(&mut mesh, [330.0, 8.0, 142.0, 142.0], [14.0; 4], &FillStyle::new(card))?;
     shapes.stroke_circle(&mut mesh, [401.0, 79.0], 60.0, &StrokeStyle::new([90, 255, 120, 255], 2.0))?;
     shapes.fill_circle(&mut mesh, [420.0, 60.0], 4.0, &FillStyle::new([255, 240, 80, 255]))?;
-    let trail: Vec<[f32; 2]> = (0..20).map(|i| [40.0 + 12.0 * i as f32, 160.0 + 20.0 * (i as f32 * 0.6).sin()]).collect();
-    let stroke = StrokeStyle::new(premultiply([120, 255, 160, 200]), 3.0).with_cap(LineCap::Round).with_join(LineJoin::Round);
+    let trail: Vec<[f32; 2]> =
+        (0..20).map(|i| [40.0 + 12.0 * i as f32, 160.0 + 20.0 * (i as f32 * 0.6).sin()]).collect();
+    let stroke =
+        StrokeStyle::new(premultiply([120, 255, 160, 200]), 3.0).with_cap(LineCap::Round).with_join(LineJoin::Round);
     shapes.polyline(&mut mesh, &trail, false, &stroke)?;
     batcher.push_mesh(white, &mesh)?;
     // Text over the panel and the card, after the shapes it sits on.

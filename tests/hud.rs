@@ -70,7 +70,9 @@ fn the_hud_scene_is_one_draw_at_tier_one_and_the_same_on_every_backend() {
                 let (inner, edge) = differing(r, &img);
                 assert_eq!(inner, 0, "{kind:?} vs {first:?}: {inner} pixels away from edges differ by more than 2");
                 assert!(edge <= 300, "{kind:?} vs {first:?}: {edge} edge pixels differ by more than 2");
-                eprintln!("{kind:?} vs {first:?}: 0 pixels away from edges and {edge} edge pixels differ by more than 2");
+                eprintln!(
+                    "{kind:?} vs {first:?}: 0 pixels away from edges and {edge} edge pixels differ by more than 2"
+                );
             }
         }
     }
@@ -179,7 +181,9 @@ fn shape_paths(item: &HudItem) -> Vec<Styled> {
             }
         }
         HudItem::Polygon { points, color } => out.push(Styled::Fill(poly(points, true), fill(*color))),
-        HudItem::Line { from, to, width, color } => out.push(Styled::Stroke(poly(&[*from, *to], false), stroke(*width, *color))),
+        HudItem::Line { from, to, width, color } => {
+            out.push(Styled::Stroke(poly(&[*from, *to], false), stroke(*width, *color)))
+        }
         _ => {}
     }
     out
@@ -239,7 +243,11 @@ fn painters_order_holds_across_sprites_glyphs_and_shapes() {
             .iter()
             .map(|g| {
                 let physical = g.physical((pos[0], pos[1] + run.line_y), 1.0);
-                drawer.glyphs.glyph_quad(&mut b, &mut drawer.fonts, &physical, [255, 255, 255, 255]).unwrap().expect("an image")
+                drawer
+                    .glyphs
+                    .glyph_quad(&mut b, &mut drawer.fonts, &physical, [255, 255, 255, 255])
+                    .unwrap()
+                    .expect("an image")
             })
             .collect();
         assert_eq!(quads.len(), 2);
@@ -257,7 +265,9 @@ fn painters_order_holds_across_sprites_glyphs_and_shapes() {
         // A circle between two sprites: blue under it, green over it.
         b.push(&Quad::solid(white, [300.0, 300.0], [100.0, 100.0], [0, 0, 255, 255])).unwrap();
         let mut mesh = layerbatch::Mesh::default();
-        layerbatch::shapes::Shapes::new().fill_circle(&mut mesh, [350.0, 350.0], 40.0, &FillStyle::new([255, 255, 0, 255])).unwrap();
+        layerbatch::shapes::Shapes::new()
+            .fill_circle(&mut mesh, [350.0, 350.0], 40.0, &FillStyle::new([255, 255, 0, 255]))
+            .unwrap();
         b.push_mesh(white, &mesh).unwrap();
         b.push(&Quad::solid(white, [350.0, 300.0], [60.0, 100.0], [0, 255, 0, 255])).unwrap();
         let plan = b.finish();

@@ -195,7 +195,8 @@ fn nine_slice_keeps_borders_and_stretches_or_tiles_the_rest() {
 
     // Tiled centre: 20 x 8 texel tiles over 90 x 38: 5 x 5 tiles, the last cut, texels too.
     b.begin_frame();
-    let tiled = NineSlice::new(id, [10.0, 20.0, 100.0, 50.0], [4.0, 5.0, 6.0, 7.0]).with_fill(SliceFill::Stretch, SliceFill::Tile);
+    let tiled = NineSlice::new(id, [10.0, 20.0, 100.0, 50.0], [4.0, 5.0, 6.0, 7.0])
+        .with_fill(SliceFill::Stretch, SliceFill::Tile);
     b.push_nine_slice(&tiled).unwrap();
     let plan = b.finish().clone();
     assert_eq!(plan.instances.len(), 8 + 25);
@@ -216,19 +217,39 @@ fn a_bad_nine_slice_is_refused_whole() {
     let mut b = paged();
     let id = b.register(&TextureDesc::new(30, 20), &[9; 30 * 20 * 4]).unwrap();
     let s = |dest, border| NineSlice::new(id, dest, border);
-    assert_eq!(b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4])), Err(NineSliceError::Texture(QuadError::NoFrame)));
+    assert_eq!(
+        b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4])),
+        Err(NineSliceError::Texture(QuadError::NoFrame))
+    );
     b.begin_frame();
-    assert!(matches!(b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [20.0, 1.0, 20.0, 1.0])), Err(NineSliceError::Borders { .. })));
-    assert!(matches!(b.push_nine_slice(&s([0.0, 0.0, f32::NAN, 10.0], [1.0; 4])), Err(NineSliceError::BadNumber { .. })));
-    assert!(matches!(b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [-1.0, 1.0, 1.0, 1.0])), Err(NineSliceError::BadNumber { .. })));
+    assert!(matches!(
+        b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [20.0, 1.0, 20.0, 1.0])),
+        Err(NineSliceError::Borders { .. })
+    ));
+    assert!(matches!(
+        b.push_nine_slice(&s([0.0, 0.0, f32::NAN, 10.0], [1.0; 4])),
+        Err(NineSliceError::BadNumber { .. })
+    ));
+    assert!(matches!(
+        b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [-1.0, 1.0, 1.0, 1.0])),
+        Err(NineSliceError::BadNumber { .. })
+    ));
     assert!(matches!(
         b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4]).with_source_px([25.0, 0.0, 10.0, 10.0])),
         Err(NineSliceError::Borders { .. })
     ));
-    let huge = s([0.0, 0.0, 1e9, 1e9], [1.0; 4]).with_source_px([0.0, 0.0, 3.0, 3.0]).with_fill(SliceFill::Tile, SliceFill::Tile);
+    let huge = s([0.0, 0.0, 1e9, 1e9], [1.0; 4])
+        .with_source_px([0.0, 0.0, 3.0, 3.0])
+        .with_fill(SliceFill::Tile, SliceFill::Tile);
     assert!(matches!(b.push_nine_slice(&huge), Err(NineSliceError::TooManyTiles { .. })));
-    assert_eq!(b.push_nine_slice(&s([1e30, 0.0, 10.0, 10.0], [1.0; 4])), Err(NineSliceError::Texture(QuadError::OutOfRange)));
+    assert_eq!(
+        b.push_nine_slice(&s([1e30, 0.0, 10.0, 10.0], [1.0; 4])),
+        Err(NineSliceError::Texture(QuadError::OutOfRange))
+    );
     b.free(id).unwrap();
-    assert_eq!(b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4])), Err(NineSliceError::Texture(QuadError::Stale(id))));
+    assert_eq!(
+        b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4])),
+        Err(NineSliceError::Texture(QuadError::Stale(id)))
+    );
     assert!(b.finish().instances.is_empty());
 }

@@ -239,7 +239,9 @@ fn several_frames(b: &mut Batcher) -> Vec<FramePlan> {
 fn triangles_between_instanced_quads(b: &mut Batcher) -> Vec<FramePlan> {
     let ids: Vec<TextureId> = (0..25).map(|i| register(b, TextureDesc::new(8 + i as u32 % 3, 8), i)).collect();
     let mut mesh = Mesh::default();
-    for (p, uv) in [([2.0, 2.0], [0.0, 0.0]), ([40.0, 4.0], [1.0, 0.0]), ([6.0, 50.0], [0.0, 1.0]), ([60.0, 60.0], [1.0, 1.0])] {
+    for (p, uv) in
+        [([2.0, 2.0], [0.0, 0.0]), ([40.0, 4.0], [1.0, 0.0]), ([6.0, 50.0], [0.0, 1.0]), ([60.0, 60.0], [1.0, 1.0])]
+    {
         mesh.push_vertex(Vertex::new(p, uv, [200, 100, 50, 200]));
     }
     mesh.push_triangle(0, 1, 2);

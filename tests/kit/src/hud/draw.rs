@@ -67,7 +67,8 @@ impl HudDrawer {
             let desc = TextureDesc::new(t.width_px, t.height_px);
             textures.push(batcher.register(&desc, &t.pixels).map_err(|e| e.to_string())?);
         }
-        let panel_px: Vec<u8> = panel_pixels().chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect();
+        let panel_px: Vec<u8> =
+            panel_pixels().chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect();
         let panel = batcher.register(&TextureDesc::new(PANEL_PX, PANEL_PX), &panel_px).map_err(|e| e.to_string())?;
         let white = batcher.white().map_err(|e| e.to_string())?;
         let mut buffers = Vec::new();
@@ -109,7 +110,8 @@ impl HudDrawer {
                         HudBlend::Over => BlendMode::Over,
                         HudBlend::Additive => BlendMode::Additive,
                     });
-                    let q = Quad::rotated(self.textures[*texture], *center, *size, *angle_rad).with_straight_color(*tint);
+                    let q =
+                        Quad::rotated(self.textures[*texture], *center, *size, *angle_rad).with_straight_color(*tint);
                     batcher.push(&q).map_err(|e| err(&e))?;
                     batcher.set_blend(BlendMode::Over);
                     drawn.quads += 1;
@@ -141,9 +143,11 @@ impl HudDrawer {
         let fill = |c: [u8; 4]| FillStyle::new(premultiply(c));
         let stroke = |w: f32, c: [u8; 4]| StrokeStyle::new(premultiply(c), w);
         let result = match item {
-            HudItem::RoundedRect { rect, radius, fill: f, stroke: st } => s
-                .fill_rounded_rect(m, *rect, [*radius; 4], &fill(*f))
-                .and_then(|()| st.map_or(Ok(()), |(w, c)| s.stroke_rounded_rect(m, *rect, [*radius; 4], &stroke(w, c)))),
+            HudItem::RoundedRect { rect, radius, fill: f, stroke: st } => {
+                s.fill_rounded_rect(m, *rect, [*radius; 4], &fill(*f)).and_then(|()| {
+                    st.map_or(Ok(()), |(w, c)| s.stroke_rounded_rect(m, *rect, [*radius; 4], &stroke(w, c)))
+                })
+            }
             HudItem::Line { from, to, width, color } => s.line(m, *from, *to, &stroke(*width, *color)),
             HudItem::Polyline { points, width, color } => {
                 let style = stroke(*width, *color).with_cap(LineCap::Round).with_join(LineJoin::Round);

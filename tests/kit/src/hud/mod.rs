@@ -230,7 +230,12 @@ pub fn scene(seed: u32) -> HudScene {
     // Lines and a path over the world: a crosshair and a trail.
     items.push(HudItem::Line { from: [380.0, 300.0], to: [420.0, 300.0], width: 2.0, color: [255, 255, 255, 230] });
     items.push(HudItem::Line { from: [400.0, 280.0], to: [400.0, 320.0], width: 2.0, color: [255, 255, 255, 230] });
-    items.push(HudItem::Circle { center: [400.0, 300.0], radius: 14.0, fill: None, stroke: Some((1.5, [255, 80, 80, 255])) });
+    items.push(HudItem::Circle {
+        center: [400.0, 300.0],
+        radius: 14.0,
+        fill: None,
+        stroke: Some((1.5, [255, 80, 80, 255])),
+    });
     let trail = (0..24).map(|i| [120.0 + 12.0 * i as f32, 420.0 + 30.0 * (i as f32 * 0.5).sin()]).collect();
     items.push(HudItem::Polyline { points: trail, width: 3.0, color: [120, 255, 160, 200] });
     // Panels: nine-slice windows and rounded translucent cards.
@@ -242,36 +247,100 @@ pub fn scene(seed: u32) -> HudScene {
         fill: [10, 20, 40, 170],
         stroke: Some((2.0, [120, 180, 255, 255])),
     });
-    items.push(HudItem::RoundedRect { rect: [16.0, 540.0, 240.0, 44.0], radius: 10.0, fill: [0, 0, 0, 140], stroke: None });
+    items.push(HudItem::RoundedRect {
+        rect: [16.0, 540.0, 240.0, 44.0],
+        radius: 10.0,
+        fill: [0, 0, 0, 140],
+        stroke: None,
+    });
     // Bars: health and mana.
-    items.push(HudItem::RoundedRect { rect: [28.0, 96.0, 200.0, 12.0], radius: 6.0, fill: [60, 0, 0, 255], stroke: None });
-    items.push(HudItem::RoundedRect { rect: [28.0, 96.0, 140.0, 12.0], radius: 6.0, fill: [230, 40, 40, 255], stroke: None });
-    items.push(HudItem::RoundedRect { rect: [28.0, 112.0, 200.0, 8.0], radius: 4.0, fill: [40, 90, 255, 200], stroke: None });
+    items.push(HudItem::RoundedRect {
+        rect: [28.0, 96.0, 200.0, 12.0],
+        radius: 6.0,
+        fill: [60, 0, 0, 255],
+        stroke: None,
+    });
+    items.push(HudItem::RoundedRect {
+        rect: [28.0, 96.0, 140.0, 12.0],
+        radius: 6.0,
+        fill: [230, 40, 40, 255],
+        stroke: None,
+    });
+    items.push(HudItem::RoundedRect {
+        rect: [28.0, 112.0, 200.0, 8.0],
+        radius: 4.0,
+        fill: [40, 90, 255, 200],
+        stroke: None,
+    });
     // The radar: rings, blips, a sweep polygon.
-    items.push(HudItem::Circle { center: [672.0, 116.0], radius: 80.0, fill: Some([20, 60, 30, 160]), stroke: Some((2.0, [90, 255, 120, 255])) });
-    items.push(HudItem::Circle { center: [672.0, 116.0], radius: 40.0, fill: None, stroke: Some((1.0, [90, 255, 120, 180])) });
-    items.push(HudItem::Polygon { points: vec![[672.0, 116.0], [740.0, 70.0], [750.0, 100.0]], color: [90, 255, 120, 90] });
+    items.push(HudItem::Circle {
+        center: [672.0, 116.0],
+        radius: 80.0,
+        fill: Some([20, 60, 30, 160]),
+        stroke: Some((2.0, [90, 255, 120, 255])),
+    });
+    items.push(HudItem::Circle {
+        center: [672.0, 116.0],
+        radius: 40.0,
+        fill: None,
+        stroke: Some((1.0, [90, 255, 120, 180])),
+    });
+    items.push(HudItem::Polygon {
+        points: vec![[672.0, 116.0], [740.0, 70.0], [750.0, 100.0]],
+        color: [90, 255, 120, 90],
+    });
     for _ in 0..12 {
         let (a, r) = (rng.range(0.0, std::f32::consts::TAU), rng.range(10.0, 70.0));
-        items.push(HudItem::Circle { center: [672.0 + r * a.cos(), 116.0 + r * a.sin()], radius: 3.0, fill: Some([255, 240, 80, 255]), stroke: None });
+        items.push(HudItem::Circle {
+            center: [672.0 + r * a.cos(), 116.0 + r * a.sin()],
+            radius: 3.0,
+            fill: Some([255, 240, 80, 255]),
+            stroke: None,
+        });
     }
     // A concave star (the objective marker) and an arrow.
     let star = (0..10)
         .map(|i| {
-            let (a, r) = (i as f32 * std::f32::consts::PI / 5.0 - std::f32::consts::FRAC_PI_2, if i % 2 == 0 { 22.0 } else { 9.0 });
+            let (a, r) = (
+                i as f32 * std::f32::consts::PI / 5.0 - std::f32::consts::FRAC_PI_2,
+                if i % 2 == 0 { 22.0 } else { 9.0 },
+            );
             [500.0 + r * a.cos(), 200.0 + r * a.sin()]
         })
         .collect();
     items.push(HudItem::Polygon { points: star, color: [255, 210, 40, 255] });
-    items.push(HudItem::Polygon { points: vec![[300.0, 250.0], [330.0, 262.0], [300.0, 274.0], [308.0, 262.0]], color: [255, 255, 255, 200] });
+    items.push(HudItem::Polygon {
+        points: vec![[300.0, 250.0], [330.0, 262.0], [300.0, 274.0], [308.0, 262.0]],
+        color: [255, 255, 255, 200],
+    });
     // Text: in the panels, on the cards.
     let spots = [[32.0, 28.0], [32.0, 64.0], [24.0, 552.0], [576.0, 456.0], [576.0, 490.0], [576.0, 530.0]];
-    let colors = [[255, 255, 255, 255], [230, 230, 255, 255], [255, 255, 255, 220], [40, 30, 20, 255], [60, 20, 20, 255], [255, 255, 255, 255]];
+    let colors = [
+        [255, 255, 255, 255],
+        [230, 230, 255, 255],
+        [255, 255, 255, 220],
+        [40, 30, 20, 255],
+        [60, 20, 20, 255],
+        [255, 255, 255, 255],
+    ];
     for (((text, font, size_px), pos), color) in TEXTS.iter().zip(spots).zip(colors) {
         items.push(HudItem::Text { text: text.to_string(), font: *font, size_px: *size_px, pos, color });
     }
     // A sprite on top of the score's text, and text on top of it: z order across kinds.
-    items.push(HudItem::Sprite { texture: 5, center: [150.0, 44.0], size: [24.0, 24.0], angle_rad: 0.4, tint: [255; 4], blend: HudBlend::Over });
-    items.push(HudItem::Text { text: "x3".to_string(), font: HudFont::Latin, size_px: 16.0, pos: [146.0, 36.0], color: [255, 255, 0, 255] });
+    items.push(HudItem::Sprite {
+        texture: 5,
+        center: [150.0, 44.0],
+        size: [24.0, 24.0],
+        angle_rad: 0.4,
+        tint: [255; 4],
+        blend: HudBlend::Over,
+    });
+    items.push(HudItem::Text {
+        text: "x3".to_string(),
+        font: HudFont::Latin,
+        size_px: 16.0,
+        pos: [146.0, 36.0],
+        color: [255, 255, 0, 255],
+    });
     HudScene { size_px: SIZE, textures, items }
 }
