@@ -66,7 +66,8 @@ fn the_mock_runs_every_scenario_and_counts_what_the_plans_say() {
         for p in &plans {
             want.frames += 1;
             want.draw_calls += p.segments.len() as u64;
-            want.instance_bytes_written += p.instances.len() as u64 * u64::from(budget.quad_bytes());
+            want.instance_bytes_written +=
+                p.instances.len() as u64 * u64::from(p.primitive_bytes(budget.indexed_quads));
         }
         let got = plan_determined(mock.counters());
         assert_eq!(

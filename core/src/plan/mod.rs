@@ -253,14 +253,16 @@ impl Instance {
     /// The instance is a triangle ([`crate::Batcher::push_mesh`]): its corners are in
     /// [`FramePlan::triangles`], and it is drawn from them ([`FramePlan::expand_block`]), never
     /// instanced. Its `origin`, `axis_x` and `axis_y` span the triangle (corner 0, and from it
-    /// to corners 1 and 2); `slot_flags_layer` and `tex_rect` are its corners'.
+    /// to corners 1 and 2); `slot_flags_layer` and `tex_rect` are its corners'. No shader
+    /// reads it (a triangle reaches the GPU as its corners' vertex records), so it is not one
+    /// of [`Instance::SHADER_CONSTANTS`].
     pub const FLAG_TRIANGLE: u32 = 16;
 
     /// Every constant a shader needs to unpack an instance, by the name the shader generators
     /// declare it under (`const uint NAME = VALUEu;` in GLSL, `const NAME: u32 = VALUEu;` in
     /// WGSL). Shaders use these names, never literals; each backend has a test that parses
     /// its generated source and compares.
-    pub const SHADER_CONSTANTS: [(&'static str, u32); 9] = [
+    pub const SHADER_CONSTANTS: [(&'static str, u32); 8] = [
         ("SLOT_MASK", Self::SLOT_MASK),
         ("FLAGS_SHIFT", Self::FLAGS_SHIFT),
         ("FLAGS_MASK", Self::FLAGS_MASK),
@@ -269,7 +271,6 @@ impl Instance {
         ("FLAG_LINEAR", Self::FLAG_LINEAR),
         ("FLAG_REPEAT", Self::FLAG_REPEAT),
         ("FLAG_MIRROR", Self::FLAG_MIRROR),
-        ("FLAG_TRIANGLE", Self::FLAG_TRIANGLE),
     ];
 
     /// Packs a slot, flags and a layer into `slot_flags_layer`. Out-of-range values are masked

@@ -196,7 +196,8 @@ impl GlyphCache {
     }
 
     /// Frees every glyph texture and forgets every entry; glyphs drawn later are rasterised
-    /// again. Textures freed while a frame is open still draw in it.
+    /// again (so also after changing which fonts a [`FontSystem`] holds). Textures freed
+    /// while a frame is open still draw in it.
     pub fn clear(&mut self, batcher: &mut Batcher) {
         for slot in &self.slots {
             if let Kind::Texture(id) = slot.glyph.kind {

@@ -14,6 +14,27 @@
 //!   position with a colour; [`GlyphCache::draw_run`] one line; [`GlyphCache::glyph_quad`]
 //!   one glyph's quad, for hosts that interleave their own quads.
 //!
+//! ## What is drawn when it cannot all be drawn
+//!
+//! No glyph the cache cannot draw stops the rest of the text, and none of these is an error;
+//! [`TextDrawn`] counts each:
+//!
+//! - empty text, spaces and other empty images: nothing pushed (`blank`);
+//! - a glyph whose font the [`FontSystem`](cosmic_text::FontSystem) drawing it lacks, or with
+//!   neither outline nor bitmap: nothing pushed (`unrendered`). (A font system with no fonts
+//!   at all cannot lay text out: cosmic-text's shaping panics on it, so hosts load at least
+//!   one font);
+//! - a character no font has: the font's `.notdef` glyph is drawn (`notdef`);
+//! - a glyph larger than an atlas page: drawn, from a size-class array of its own, like any
+//!   large texture;
+//! - a glyph larger than the device's maximum texture size, or one the byte budget has no
+//!   room for: not drawn (`refused`), the first reported as [`TextError::Glyph`] in
+//!   [`TextDrawn::refusal`], naming the glyph, its font, size and image size.
+//!
+//! Errors are for what the host must fix: a position that is not finite or beyond
+//! [`Quad::MAX_POSITION`](crate::Quad::MAX_POSITION) ([`TextError::Position`]), or drawing
+//! with no frame open ([`TextError::Quad`]).
+//!
 //! [`cosmic_text`] is re-exported: use this one, so the buffer, the font system and the
 //! cache agree on the version.
 //!

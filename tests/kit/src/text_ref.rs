@@ -155,3 +155,36 @@ impl TextReference {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fonts::{self, Font};
+    use cosmic_text::{Attrs, Metrics, Shaping};
+
+    #[test]
+    fn composites_glyphs_where_swash_places_them_and_finds_a_wrong_pixel() {
+        let Some(mut fs) = fonts::require(fonts::system(&[Font::Latin, Font::Emoji]), "text_ref") else { return };
+        let mut buffer = Buffer::new(&mut fs, Metrics::new(24.0, 30.0));
+        let noto = Attrs::new().family(cosmic_text::Family::Name(Font::Emoji.family()));
+        buffer.set_rich_text([("Hi ", Attrs::new()), ("😀", noto)], &Attrs::new(), Shaping::Advanced, None);
+        buffer.shape_until_scroll(&mut fs, false);
+        let mut r = TextReference::new(96, 40, [0, 0, 0, 255]);
+        r.draw_buffer(&mut fs, &buffer, [2.0, 2.0], [255, 0, 0, 255]);
+        assert_eq!(r.glyphs.len(), 3, "H, i and the emoji; the space has no image");
+        assert_eq!(r.glyphs.iter().map(|g| g.color).collect::<Vec<_>>(), [false, false, true]);
+        // Red text on black: some pixel of H is pure red, none is green or blue.
+        let [x, y, w, h] = r.glyphs[0].rect_px;
+        let h_px: Vec<[u8; 4]> = (y..y + h)
+            .flat_map(|y| (x..x + w).map(move |x| (x, y)))
+            .map(|(x, y)| r.pixel(x as u32, y as u32))
+            .collect();
+        assert!(h_px.contains(&[255, 0, 0, 255]) && h_px.iter().all(|p| p[1] == 0 && p[2] == 0));
+        assert_eq!(r.compare_glyphs(&r.pixels, 0), Ok(()));
+        let mut off = r.pixels.clone();
+        let at = ((y as usize + 1) * 96 + x as usize + 1) * 4;
+        off[at + 1] = off[at + 1].wrapping_add(3);
+        assert!(r.compare_glyphs(&off, 2).unwrap_err().contains("glyph 0"));
+        assert_eq!(r.compare_glyphs(&off, 3), Ok(()));
+    }
+}
