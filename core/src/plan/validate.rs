@@ -557,6 +557,8 @@ impl PlanValidator {
         let cap = u64::from(plan.instance_capacity.max(1));
         let count = plan.instances.len();
         let mut next = 0u32;
+        // Every instance's bits ORed: whether any claims to be a triangle, for one compare.
+        let mut any_bits = 0u32;
         for (si, seg) in plan.segments.iter().enumerate() {
             let r = &seg.instances;
             // `end > start` is checked first: an empty range has no last instance.
@@ -607,6 +609,7 @@ impl PlanValidator {
                 layers[s] = desc.layers;
             }
             for (k, inst) in plan.instances(seg).iter().enumerate() {
+                any_bits |= inst.slot_flags_layer;
                 let slot = inst.slot();
                 let have = if slot < seg.tier { layers[slot as usize] } else { 0 };
                 if have == 0 {
@@ -621,7 +624,6 @@ impl PlanValidator {
                 }
             }
         }
-        check_triangles(plan)?;
         if next as usize != count {
             return Err(PlanError::SegmentRange {
                 segment: plan.segments.len(),
@@ -630,23 +632,18 @@ impl PlanValidator {
                 count,
             });
         }
-        Ok(())
+        let flagged = Instance { slot_flags_layer: any_bits, ..Instance::default() }.is_triangle();
+        check_triangles(plan, flagged)
     }
 }
 
-/// The triangle side tables match the flagged instances; a pass over the instances only
-/// for plans with triangles (or flags claiming them).
-fn check_triangles(plan: &FramePlan) -> Result<(), PlanError> {
+/// The triangle side tables match the flagged instances. `any_flagged`: some instance (the
+/// segments tile them all) has [`Instance::FLAG_TRIANGLE`]. A pass over the instances only
+/// for plans with triangles (or flags or tables claiming them).
+fn check_triangles(plan: &FramePlan, any_flagged: bool) -> Result<(), PlanError> {
     let corners = plan.triangles.len();
-    if corners == 0 && plan.block_triangles.is_empty() {
-        // Quads alone, unless an instance claims to be a triangle.
-        return match plan.instances.iter().any(Instance::is_triangle) {
-            true => {
-                let flagged = plan.instances.iter().filter(|i| i.is_triangle()).count();
-                Err(PlanError::Triangles { flagged, corners, reason: "triangle instances without corners" })
-            }
-            false => Ok(()),
-        };
+    if !any_flagged && corners == 0 && plan.block_triangles.is_empty() {
+        return Ok(());
     }
     let cap = plan.instance_capacity.max(1) as usize;
     let mut flagged = 0;
