@@ -1,13 +1,13 @@
-//! Each primitive rasterised from its mesh against tiny-skia drawing the same path: equal
-//! within 2 away from the edge, and within measured bounds in the anti-aliasing band.
+//! Each shape primitive rasterised from its mesh against tiny-skia drawing the same path (the
+//! test kit's CPU reference): equal within 2 away from the edge, and within measured bounds
+//! in the anti-aliasing band.
 
-use super::{assert_sound, compare, rasterize, reference, Diff, Paint};
-use crate::shapes::{
+use layerbatch_core::shapes::{
     point, vector, Angle, BorderRadii, Box2D, FillRule, FillStyle, LineCap, LineJoin, Path, Shapes, StrokeStyle,
     Winding,
 };
-use crate::Mesh;
-use lyon_tessellation::path::Polygon;
+use layerbatch_core::Mesh;
+use layerbatch_testkit::shapes_ref::{compare, fill_reference, rasterize_mesh, stroke_reference, Reference, ShapeDiff};
 
 const SIZE: [u32; 2] = [128, 128];
 const INK: [u8; 4] = [255, 160, 32, 255];
@@ -24,38 +24,71 @@ const COVERAGE_REL: f64 = 0.01;
 /// 15-degree mitered stroke corner +2.3%).
 const SHARP_COVERAGE_REL: f64 = 0.03;
 
-fn check(name: &str, mesh: &Mesh, path: &Path, paint: Paint) -> Diff {
+/// How the reference draws the path: the fill or the stroke the mesh was made with.
+#[derive(Clone, Copy)]
+enum Paint<'a> {
+    Fill(&'a FillStyle),
+    Stroke(&'a StrokeStyle),
+}
+
+impl Paint<'_> {
+    /// `path` drawn by tiny-skia over `background`, `size` pixels.
+    fn reference(self, path: &Path, size: [u32; 2], background: [u8; 4]) -> Reference {
+        match self {
+            Paint::Fill(style) => fill_reference(path, style, size, background),
+            Paint::Stroke(style) => stroke_reference(path, style, size, background),
+        }
+    }
+}
+
+/// Every index in range and every position finite (core's unit tests check the same on
+/// their meshes; these are the integration tests' own).
+fn assert_sound(mesh: &Mesh) {
+    assert_eq!(mesh.indices.len() % 3, 0);
+    let n = mesh.vertices.len();
+    assert!(mesh.indices.iter().all(|&i| (i as usize) < n), "an index past {n} vertices");
+    let bad = mesh.vertices.iter().find(|v| !v.pos_px.iter().all(|c| c.is_finite()));
+    assert!(bad.is_none(), "vertex {bad:?}");
+}
+
+/// `mesh` and `paint` on `path`, both over transparent, compared at `size`.
+fn diff(mesh: &Mesh, path: &Path, paint: Paint<'_>, size: [u32; 2]) -> ShapeDiff {
+    assert_sound(mesh);
+    compare(&rasterize_mesh(mesh, size, [0; 4]), &paint.reference(path, size, [0; 4]))
+}
+
+fn check(name: &str, mesh: &Mesh, path: &Path, paint: Paint<'_>) -> ShapeDiff {
     check_within(name, mesh, path, paint, BAND_MAX, COVERAGE_REL)
 }
 
-fn check_within(name: &str, mesh: &Mesh, path: &Path, paint: Paint, band_max: u8, coverage_rel: f64) -> Diff {
-    assert_sound(mesh);
-    let ours = rasterize(mesh, SIZE, [0; 4]);
-    let d = compare(&ours, &reference(path, paint, INK, SIZE, [0; 4]));
+fn check_within(name: &str, mesh: &Mesh, path: &Path, paint: Paint<'_>, band_max: u8, coverage_rel: f64) -> ShapeDiff {
+    let d = diff(mesh, path, paint, SIZE);
     eprintln!(
         "{name}: outside {} band {} coverage {:+.4}% of {:.0} px; {} triangles, {} vertices",
         d.outside_max,
         d.band_max,
-        d.coverage_rel * 100.0,
-        d.coverage_px,
+        d.coverage_rel() * 100.0,
+        d.reference_coverage_px,
         mesh.triangles(),
         mesh.vertices.len()
     );
     assert!(d.outside_max <= 2, "{name}: {d:?}");
     assert!(d.band_max <= band_max, "{name}: {d:?}");
-    assert!(d.coverage_rel.abs() <= coverage_rel, "{name}: {d:?}");
+    assert!(d.coverage_rel().abs() <= coverage_rel, "{name}: {d:?}");
     d
 }
 
+/// The polygon through `points`, closed or open.
 fn poly(points: &[[f32; 2]], closed: bool) -> Path {
-    let pts: Vec<_> = points.iter().map(|p| point(p[0], p[1])).collect();
     let mut b = Path::builder();
-    b.add_polygon(Polygon { points: &pts, closed });
+    if let Some((first, rest)) = points.split_first() {
+        b.begin(point(first[0], first[1]));
+        for p in rest {
+            b.line_to(point(p[0], p[1]));
+        }
+        b.end(closed);
+    }
     b.build()
-}
-
-fn stroke_paint(s: &StrokeStyle) -> Paint {
-    Paint::Stroke { width: s.width_px, cap: s.cap, join: s.join, miter_limit: s.miter_limit }
 }
 
 #[test]
@@ -67,13 +100,14 @@ fn circles() {
     let path = path.build();
 
     let mut mesh = Mesh::default();
-    shapes.fill_circle(&mut mesh, c, r, &FillStyle::new(INK)).unwrap();
-    check("fill circle r32", &mesh, &path, Paint::Fill(FillRule::NonZero));
+    let f = FillStyle::new(INK);
+    shapes.fill_circle(&mut mesh, c, r, &f).unwrap();
+    check("fill circle r32", &mesh, &path, Paint::Fill(&f));
 
     let mut mesh = Mesh::default();
     let s = StrokeStyle::new(INK, 3.0);
     shapes.stroke_circle(&mut mesh, c, r, &s).unwrap();
-    check("stroke circle r32 w3", &mesh, &path, stroke_paint(&s));
+    check("stroke circle r32 w3", &mesh, &path, Paint::Stroke(&s));
 }
 
 #[test]
@@ -91,21 +125,23 @@ fn rounded_rects() {
     let path = path.build();
 
     let mut mesh = Mesh::default();
-    shapes.fill_rounded_rect(&mut mesh, rect, radii, &FillStyle::new(INK)).unwrap();
-    check("fill rounded rect", &mesh, &path, Paint::Fill(FillRule::NonZero));
+    let f = FillStyle::new(INK);
+    shapes.fill_rounded_rect(&mut mesh, rect, radii, &f).unwrap();
+    check("fill rounded rect", &mesh, &path, Paint::Fill(&f));
 
     let mut mesh = Mesh::default();
     let s = StrokeStyle::new(INK, 2.0);
     shapes.stroke_rounded_rect(&mut mesh, rect, radii, &s).unwrap();
-    check("stroke rounded rect w2", &mesh, &path, stroke_paint(&s));
+    check("stroke rounded rect w2", &mesh, &path, Paint::Stroke(&s));
 }
 
 #[test]
 fn concave_polygon() {
     let pts = [[10.0, 10.0], [118.0, 14.0], [60.0, 50.0], [110.0, 115.0], [14.0, 100.0], [40.0, 60.0]];
     let mut mesh = Mesh::default();
-    Shapes::new().fill_polygon(&mut mesh, &pts, &FillStyle::new(INK)).unwrap();
-    check("fill concave polygon", &mesh, &poly(&pts, true), Paint::Fill(FillRule::NonZero));
+    let f = FillStyle::new(INK);
+    Shapes::new().fill_polygon(&mut mesh, &pts, &f).unwrap();
+    check("fill concave polygon", &mesh, &poly(&pts, true), Paint::Fill(&f));
 }
 
 #[test]
@@ -119,8 +155,9 @@ fn self_intersecting_star() {
     let path = poly(&pts, true);
     for rule in [FillRule::NonZero, FillRule::EvenOdd] {
         let mut mesh = Mesh::default();
-        Shapes::new().fill_polygon(&mut mesh, &pts, &FillStyle::new(INK).with_rule(rule)).unwrap();
-        check_within(&format!("fill star {rule:?}"), &mesh, &path, Paint::Fill(rule), SHARP_BAND_MAX, COVERAGE_REL);
+        let f = FillStyle::new(INK).with_rule(rule);
+        Shapes::new().fill_polygon(&mut mesh, &pts, &f).unwrap();
+        check_within(&format!("fill star {rule:?}"), &mesh, &path, Paint::Fill(&f), SHARP_BAND_MAX, COVERAGE_REL);
     }
 }
 
@@ -134,7 +171,7 @@ fn polylines_caps_and_joins() {
             let s = StrokeStyle::new(INK, 7.0).with_cap(cap).with_join(join);
             let mut mesh = Mesh::default();
             shapes.polyline(&mut mesh, &pts, false, &s).unwrap();
-            check(&format!("polyline w7 {cap:?} {join:?}"), &mesh, &path, stroke_paint(&s));
+            check(&format!("polyline w7 {cap:?} {join:?}"), &mesh, &path, Paint::Stroke(&s));
         }
     }
 }
@@ -147,7 +184,7 @@ fn thin_lines() {
         let (a, b) = ([10.0, 20.0], [118.0, 90.0]);
         let mut mesh = Mesh::default();
         shapes.line(&mut mesh, a, b, &s).unwrap();
-        check(&format!("line w{w}"), &mesh, &poly(&[a, b], false), stroke_paint(&s));
+        check(&format!("line w{w}"), &mesh, &poly(&[a, b], false), Paint::Stroke(&s));
     }
 }
 
@@ -159,38 +196,13 @@ fn rotated_ellipse() {
     let path = path.build();
     let mut shapes = Shapes::new();
     let mut mesh = Mesh::default();
-    shapes.fill_ellipse(&mut mesh, c, radii, rot, &FillStyle::new(INK)).unwrap();
-    check("fill ellipse rotated", &mesh, &path, Paint::Fill(FillRule::NonZero));
+    let f = FillStyle::new(INK);
+    shapes.fill_ellipse(&mut mesh, c, radii, rot, &f).unwrap();
+    check("fill ellipse rotated", &mesh, &path, Paint::Fill(&f));
     let s = StrokeStyle::new(INK, 4.0);
     let mut mesh = Mesh::default();
     shapes.stroke_ellipse(&mut mesh, c, radii, rot, &s).unwrap();
-    check("stroke ellipse rotated w4", &mesh, &path, stroke_paint(&s));
-}
-
-/// What typical shapes cost, with bounds so that a change in tessellation shows.
-#[test]
-fn mesh_sizes() {
-    let mut shapes = Shapes::new();
-    let mut count = |name: &str, f: &dyn Fn(&mut Shapes, &mut Mesh), bound: usize| {
-        let mut mesh = Mesh::default();
-        f(&mut shapes, &mut mesh);
-        assert_sound(&mesh);
-        eprintln!("{name}: {} triangles, {} vertices", mesh.triangles(), mesh.vertices.len());
-        assert!(mesh.triangles() <= bound, "{name}: {} triangles", mesh.triangles());
-    };
-    let fill = FillStyle::new(INK);
-    let stroke = StrokeStyle::new(INK, 2.0);
-    count("fill circle d64", &|s, m| s.fill_circle(m, [40.0, 40.0], 32.0, &fill).unwrap(), 120);
-    count(
-        "fill circle d64 no AA",
-        &|s, m| s.fill_circle(m, [40.0, 40.0], 32.0, &fill.with_anti_alias(false)).unwrap(),
-        60,
-    );
-    count("stroke circle d64 w2", &|s, m| s.stroke_circle(m, [40.0, 40.0], 32.0, &stroke).unwrap(), 320);
-    let hud = [16.0, 16.0, 240.0, 64.0];
-    count("fill rounded rect 240x64 r8", &|s, m| s.fill_rounded_rect(m, hud, [8.0; 4], &fill).unwrap(), 120);
-    count("stroke rounded rect 240x64 r8 w2", &|s, m| s.stroke_rounded_rect(m, hud, [8.0; 4], &stroke).unwrap(), 240);
-    count("line w2", &|s, m| s.line(m, [0.0, 0.0], [100.0, 30.0], &stroke).unwrap(), 10);
+    check("stroke ellipse rotated w4", &mesh, &path, Paint::Stroke(&s));
 }
 
 #[test]
@@ -198,30 +210,17 @@ fn sharp_spike() {
     // A 5-degree tip: its miter is clamped and its band bevelled.
     let pts = [[8.0, 60.0], [120.0, 52.3], [8.0, 70.0]];
     let mut mesh = Mesh::default();
-    Shapes::new().fill_polygon(&mut mesh, &pts, &FillStyle::new(INK)).unwrap();
-    check_within(
-        "fill 5-degree spike",
-        &mesh,
-        &poly(&pts, true),
-        Paint::Fill(FillRule::NonZero),
-        SHARP_BAND_MAX,
-        COVERAGE_REL,
-    );
+    let f = FillStyle::new(INK);
+    Shapes::new().fill_polygon(&mut mesh, &pts, &f).unwrap();
+    check_within("fill 5-degree spike", &mesh, &poly(&pts, true), Paint::Fill(&f), SHARP_BAND_MAX, COVERAGE_REL);
     // A 4-degree notch (found by the random test below): the inward move at its tip is
     // clamped, so the fill beyond the tip stays undimmed.
     let pts =
         [[28.587143, 12.779712], [4.0, 43.745358], [31.958534, 20.091259], [21.316673, 30.588495], [55.746353, 4.0]];
     let mut mesh = Mesh::default();
-    Shapes::new().fill_polygon(&mut mesh, &pts, &FillStyle::new(INK)).unwrap();
+    Shapes::new().fill_polygon(&mut mesh, &pts, &f).unwrap();
     let notch = poly(&pts, true);
-    check_within(
-        "fill 4-degree notch",
-        &mesh,
-        &notch,
-        Paint::Fill(FillRule::NonZero),
-        SHARP_BAND_MAX,
-        SHARP_COVERAGE_REL,
-    );
+    check_within("fill 4-degree notch", &mesh, &notch, Paint::Fill(&f), SHARP_BAND_MAX, SHARP_COVERAGE_REL);
 }
 
 #[test]
@@ -233,7 +232,7 @@ fn sharp_stroke_corner() {
     let mut mesh = Mesh::default();
     Shapes::new().polyline(&mut mesh, &pts, false, &s).unwrap();
     let path = poly(&pts, false);
-    check_within("stroke 15-degree miter", &mesh, &path, stroke_paint(&s), SHARP_BAND_MAX, SHARP_COVERAGE_REL);
+    check_within("stroke 15-degree miter", &mesh, &path, Paint::Stroke(&s), SHARP_BAND_MAX, SHARP_COVERAGE_REL);
 }
 
 proptest::proptest! {
@@ -248,12 +247,10 @@ proptest::proptest! {
     ) {
         let pts: Vec<[f32; 2]> = pts.into_iter().map(|(x, y)| [x, y]).collect();
         let rule = if even_odd { FillRule::EvenOdd } else { FillRule::NonZero };
+        let f = FillStyle::new(INK).with_rule(rule);
         let mut mesh = Mesh::default();
-        Shapes::new().fill_polygon(&mut mesh, &pts, &FillStyle::new(INK).with_rule(rule)).unwrap();
-        assert_sound(&mesh);
-        let size = [64, 64];
-        let ours = rasterize(&mesh, size, [0; 4]);
-        let d = compare(&ours, &reference(&poly(&pts, true), Paint::Fill(rule), INK, size, [0; 4]));
+        Shapes::new().fill_polygon(&mut mesh, &pts, &f).unwrap();
+        let d = diff(&mesh, &poly(&pts, true), Paint::Fill(&f), [64, 64]);
         proptest::prop_assert!(d.outside_max <= 2, "{pts:?} {rule:?}: {d:?}");
     }
 }
@@ -273,9 +270,7 @@ proptest::proptest! {
         let s = StrokeStyle::new(INK, width).with_cap(LineCap::Round).with_join(LineJoin::Round);
         let mut mesh = Mesh::default();
         Shapes::new().polyline(&mut mesh, &pts, closed, &s).unwrap();
-        assert_sound(&mesh);
-        let size = [64, 64];
-        let d = compare(&rasterize(&mesh, size, [0; 4]), &reference(&poly(&pts, closed), stroke_paint(&s), INK, size, [0; 4]));
+        let d = diff(&mesh, &poly(&pts, closed), Paint::Stroke(&s), [64, 64]);
         proptest::prop_assert!(d.outside_max <= 2, "{pts:?} w{width} closed {closed}: {d:?}");
     }
 }
