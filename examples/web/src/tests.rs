@@ -36,6 +36,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "device_error_is_err", backends: &["wgpu-webgl", "wgpu-webgpu"] },
     Test { name: "parity_gl_wgpu", backends: &["all"] },
     Test { name: "hud_one_draw", backends: EVERY_PATH },
+    Test { name: "hud_glyphs", backends: EVERY_PATH },
     Test { name: "hud_parity", backends: &["all"] },
 ];
 
@@ -148,6 +149,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "array_growth" => Box::pin(array_growth(b)),
         "device_error_is_err" => Box::pin(device_error_is_err(b)),
         "hud_one_draw" => Box::pin(hud::hud_one_draw(b)),
+        "hud_glyphs" => Box::pin(hud::hud_glyphs(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

@@ -2,8 +2,9 @@
 //! path, the pixels it should have where they are certain, text where the texts are, and the
 //! same pixels on the three paths.
 
-use layerbatch::{FramePlan, Instance, Stats};
+use layerbatch::{premultiply, FramePlan, Instance, Quad, Stats};
 use layerbatch_testkit::hud::{self, HudItem, HudScene};
+use layerbatch_testkit::text_ref::TextReference;
 
 use super::{check_executed, Checked, Fail, Image, PARITY_TOLERANCE};
 use crate::device::Backend;
@@ -126,6 +127,41 @@ pub async fn hud_one_draw(backend: Backend) -> Checked {
         full.counters.triangles,
         backend.name()
     ))
+}
+
+// 1b. The HUD scene's texts alone over a plain background, one draw: every glyph (Latin, CJK,
+//     colour emoji) against swash's own image composited on the CPU, within 2 per channel.
+pub async fn hud_glyphs(backend: Backend) -> Checked {
+    let scene = hud::scene(SEED);
+    let mut rig = HudRig::open(backend, &scene).await?;
+    let result = glyphs_against_swash(&mut rig, &scene).await;
+    rig.close();
+    Ok(format!("{} ({})", result?, backend.name()))
+}
+
+async fn glyphs_against_swash(rig: &mut HudRig, scene: &HudScene) -> Checked {
+    const BACK: [u8; 4] = [30, 30, 40, 255];
+    let [w, h] = scene.size_px;
+    let mut want = TextReference::new(w, h, BACK);
+    let HudRig { dev, batcher, drawer } = rig;
+    let white = batcher.white().map_err(|e| format!("white: {e}"))?;
+    batcher.begin_frame();
+    batcher.push(&Quad::solid(white, [0.0, 0.0], [w as f32, h as f32], BACK)).map_err(|e| format!("{e}"))?;
+    let texts = scene.items.iter().filter_map(|i| match i {
+        HudItem::Text { pos, color, .. } => Some((*pos, premultiply(*color))),
+        _ => None,
+    });
+    for ((pos, color), buffer) in texts.zip(&drawer.buffers) {
+        drawer.glyphs.draw_buffer(batcher, &mut drawer.fonts, buffer, pos, color).map_err(|e| format!("{e}"))?;
+        want.draw_buffer(&mut drawer.fonts, buffer, pos, color);
+    }
+    let plan = batcher.finish();
+    ensure!(plan.segments.len() == 1, "{} segments", plan.segments.len());
+    dev.draw(plan).await?;
+    let got = dev.read().await?;
+    ensure!(want.glyphs.iter().any(|g| g.color), "no colour glyph among {}", want.glyphs.len());
+    want.compare_glyphs(&got, 2)?;
+    Ok(format!("{} glyphs within 2 of swash's", want.glyphs.len()))
 }
 
 // 2. Parity: the HUD scene through GL, wgpu on WebGL2 and wgpu on WebGPU reads back the same
