@@ -6,7 +6,8 @@
 //! against tiny-skia; and painter's order across kinds.
 //!
 //! Fonts come from Debian's fonts-* packages (scripts/install-fonts.sh). Under `CI=true` a
-//! device or a font that cannot be had fails the test; outside CI it prints `skipped:`.
+//! device or a font that cannot be had fails the test; outside CI it prints `skipped:`. With
+//! `LAYERBATCH_HUD_PNG=path`, the first backend's frame of the scene is written there.
 
 use layerbatch::shapes::{point, BorderRadii, FillStyle, Path, StrokeStyle, Winding};
 use layerbatch::{premultiply, Batcher, Config, Quad};
