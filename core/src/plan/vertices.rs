@@ -97,12 +97,9 @@ impl FramePlan {
     /// third twice. `out` keeps its allocation from frame to frame.
     ///
     /// A triangle whose corners the plan lacks (a hand-made plan the validator would refuse)
-    /// is written as its instance four times, which draws nothing of it.
+    /// is written as its instance without axes, four times: a point, which draws nothing.
     pub fn expand_block(&self, block: u32, out: &mut Vec<Instance>) {
         let instances = self.block(block);
-        if self.triangles.is_empty() {
-            return expand_quads(instances, out);
-        }
         out.clear();
         out.reserve(instances.len() * Instance::VERTICES as usize);
         let mut next = self.block_triangles.get(block as usize).map_or(usize::MAX, |&t| t as usize);
@@ -116,6 +113,10 @@ impl FramePlan {
                     next += 1;
                     let c = c.vertex(i);
                     out.extend_from_slice(&[a.vertex(i), b.vertex(i), c, c]);
+                }
+                None if i.is_triangle() => {
+                    let point = Instance { axis_x: [0.0; 2], axis_y: [0.0; 2], ..*i };
+                    out.extend_from_slice(&[point; Instance::VERTICES as usize]);
                 }
                 None => out.extend_from_slice(&[*i; Instance::VERTICES as usize]),
             }

@@ -13,6 +13,28 @@ use lyon_tessellation::{
     TessellationResult, VertexBuffers,
 };
 
+/// Runs lyon's fill or stroke tessellator `$t` (same method names, different option types) on
+/// a [`Geometry`], with `$points` for polygons.
+macro_rules! tessellate {
+    ($t:expr, $geometry:expr, $points:expr, $options:expr, $out:expr) => {{
+        let (t, options, out) = ($t, $options, $out);
+        let result: TessellationResult = match $geometry {
+            Geometry::Path(path) => t.tessellate_path(path, options, out),
+            Geometry::Polygon { closed } => t.tessellate_polygon(Polygon { points: $points, closed }, options, out),
+            Geometry::Circle { center, radius } => t.tessellate_circle(center, radius, options, out),
+            Geometry::Ellipse { center, radii, rotation } => {
+                t.tessellate_ellipse(center, radii, rotation, Winding::Positive, options, out)
+            }
+            Geometry::RoundedRect { rect, radii } => {
+                let mut b = t.builder(options, out);
+                b.add_rounded_rectangle(&rect, &radii, Winding::Positive);
+                b.build()
+            }
+        };
+        result
+    }};
+}
+
 /// A reusable tessellator: fills and strokes paths and primitives into [`Mesh`]es.
 ///
 /// Every method appends to the mesh it is given (vertices with [`crate::Vertex::solid`], for
@@ -84,22 +106,7 @@ impl Shapes {
         let options = FillOptions::tolerance(style.tolerance_px).with_fill_rule(style.rule);
         self.buffers.clear();
         let mut out = BuffersBuilder::new(&mut self.buffers, |v: FillVertex<'_>| v.position());
-        let t = &mut self.fill;
-        let result: TessellationResult = match geometry {
-            Geometry::Path(path) => t.tessellate_path(path, &options, &mut out),
-            Geometry::Polygon { closed } => {
-                t.tessellate_polygon(Polygon { points: &self.points, closed }, &options, &mut out)
-            }
-            Geometry::Circle { center, radius } => t.tessellate_circle(center, radius, &options, &mut out),
-            Geometry::Ellipse { center, radii, rotation } => {
-                t.tessellate_ellipse(center, radii, rotation, Winding::Positive, &options, &mut out)
-            }
-            Geometry::RoundedRect { rect, radii } => {
-                let mut b = t.builder(&options, &mut out);
-                b.add_rounded_rectangle(&rect, &radii, Winding::Positive);
-                b.build()
-            }
-        };
+        let result = tessellate!(&mut self.fill, geometry, &self.points, &options, &mut out);
         self.finish(mesh, result, style.color, style.anti_alias)
     }
 
@@ -128,22 +135,7 @@ impl Shapes {
             .with_miter_limit(style.miter_limit);
         self.buffers.clear();
         let mut out = BuffersBuilder::new(&mut self.buffers, |v: StrokeVertex<'_, '_>| v.position());
-        let t = &mut self.stroke;
-        let result: TessellationResult = match geometry {
-            Geometry::Path(path) => t.tessellate_path(path, &options, &mut out),
-            Geometry::Polygon { closed } => {
-                t.tessellate_polygon(Polygon { points: &self.points, closed }, &options, &mut out)
-            }
-            Geometry::Circle { center, radius } => t.tessellate_circle(center, radius, &options, &mut out),
-            Geometry::Ellipse { center, radii, rotation } => {
-                t.tessellate_ellipse(center, radii, rotation, Winding::Positive, &options, &mut out)
-            }
-            Geometry::RoundedRect { rect, radii } => {
-                let mut b = t.builder(&options, &mut out);
-                b.add_rounded_rectangle(&rect, &radii, Winding::Positive);
-                b.build()
-            }
-        };
+        let result = tessellate!(&mut self.stroke, geometry, &self.points, &options, &mut out);
         self.finish(mesh, result, color, style.anti_alias)
     }
 

@@ -253,3 +253,23 @@ fn a_bad_nine_slice_is_refused_whole() {
     );
     assert!(b.finish().instances.is_empty());
 }
+
+#[test]
+fn a_mesh_sampling_the_frames_target_is_refused_and_a_cornerless_triangle_draws_a_point() {
+    let mut b = paged();
+    let id = register_n(&mut b, &[(8, 8)], 1)[0];
+    let target = b.register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
+    b.begin_frame_into(target, Some([0.0; 4])).unwrap();
+    let mesh = triangle([0.0, 0.0], [RED; 3]);
+    assert_eq!(b.push_mesh(target, &mesh), Err(MeshError::Texture(QuadError::SamplesTarget(target))));
+    b.push_mesh(id, &mesh).unwrap();
+    let mut plan = b.finish().clone();
+    assert_eq!(plan.counters.meshes_rejected, 1);
+    // A hand-made plan whose triangle lost its corners (refused by the validator) expands
+    // to a point: no area, nothing drawn.
+    plan.triangles.clear();
+    plan.block_triangles.clear();
+    let mut v = Vec::new();
+    plan.expand_block(0, &mut v);
+    assert!(v.iter().all(|r| r.axis_x == [0.0; 2] && r.axis_y == [0.0; 2] && r.origin == [0.0, 0.0]));
+}
