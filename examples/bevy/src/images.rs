@@ -1,0 +1,239 @@
+//! Bevy `Image` assets kept in step with layerbatch textures: registered when Bevy extracts
+//! them, replaced when modified, freed when their last handle goes.
+
+use std::collections::{HashMap, HashSet};
+
+use bevy::asset::AssetId;
+use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
+use bevy::math::UVec2;
+use bevy::render::render_resource::{TextureDimension, TextureFormat, TextureUsages};
+use layerbatch_core::{Batcher, Filter, Format, TextureDesc, TextureError, TextureId, Wrap, premultiply};
+
+/// A Bevy image held by layerbatch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Held {
+    pub texture: TextureId,
+    pub size_px: UVec2,
+    desc: TextureDesc,
+}
+
+/// Why an image is not held: what a sprite showing it is skipped for.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ImageRefused {
+    /// A format other than `Rgba8Unorm` / `Rgba8UnormSrgb`.
+    #[error("image {id}: format {format:?} is not RGBA8 (layerbatch holds Rgba8Unorm and Rgba8UnormSrgb)")]
+    Format {
+        /// The image.
+        id: AssetId<Image>,
+        /// Its format.
+        format: TextureFormat,
+    },
+    /// Not one 2D layer.
+    #[error("image {id}: {dimension:?} with {layers} layers is not a 2D image of one layer")]
+    Shape {
+        /// The image.
+        id: AssetId<Image>,
+        /// Its dimension.
+        dimension: TextureDimension,
+        /// Its layers.
+        layers: u32,
+    },
+    /// A render target (Bevy draws into it; layerbatch keeps copies of pixels given once).
+    #[error("image {id}: a render target (RENDER_ATTACHMENT usage) is not held")]
+    RenderTarget {
+        /// The image.
+        id: AssetId<Image>,
+    },
+    /// No pixels on the CPU (made on the GPU only).
+    #[error("image {id}: no pixel data to copy")]
+    NoData {
+        /// The image.
+        id: AssetId<Image>,
+    },
+    /// layerbatch refused it (larger than the device allows, or over the byte budget).
+    #[error("image {id} ({width_px}x{height_px}): {source}")]
+    Texture {
+        /// The image.
+        id: AssetId<Image>,
+        /// Its width.
+        width_px: u32,
+        /// Its height.
+        height_px: u32,
+        /// layerbatch's reason.
+        source: TextureError,
+    },
+}
+
+/// The images layerbatch holds, by Bevy asset id, and what the sync did.
+#[derive(Debug, Default)]
+pub(crate) struct ImageTable {
+    held: HashMap<AssetId<Image>, Held>,
+    refused: HashMap<AssetId<Image>, ImageRefused>,
+    warned: HashSet<AssetId<Image>>,
+    pub registered: u64,
+    pub updated: u64,
+    pub freed: u64,
+}
+
+impl ImageTable {
+    /// The layerbatch texture of `id`, or why there is none (`None`: Bevy has not extracted
+    /// it yet, e.g. still loading).
+    pub fn get(&self, id: AssetId<Image>) -> Result<Held, Option<&ImageRefused>> {
+        self.held.get(&id).copied().ok_or_else(|| self.refused.get(&id))
+    }
+
+    pub fn live(&self) -> usize {
+        self.held.len()
+    }
+
+    pub fn refused(&self) -> usize {
+        self.refused.len()
+    }
+
+    /// Logs why `id` is not drawn, once per image.
+    pub fn warn_once(&mut self, id: AssetId<Image>) {
+        if let Some(why) = self.refused.get(&id)
+            && self.warned.insert(id)
+        {
+            log::warn!("layerbatch: sprites of {why} are not drawn");
+        }
+    }
+
+    /// Bevy dropped the last handle of `id`: its texture goes.
+    pub fn remove(&mut self, batcher: &mut Batcher, id: AssetId<Image>) {
+        self.refused.remove(&id);
+        self.warned.remove(&id);
+        if let Some(held) = self.held.remove(&id) {
+            // Only a stale id fails, and ours are live.
+            if batcher.free(held.texture).is_ok() {
+                self.freed += 1;
+            }
+        }
+    }
+
+    /// Bevy extracted `image` (added or modified): hold its pixels, in place when only they
+    /// changed.
+    pub fn put(&mut self, batcher: &mut Batcher, id: AssetId<Image>, image: &Image, default: &ImageSamplerDescriptor) {
+        self.refused.remove(&id);
+        self.warned.remove(&id);
+        match texture_of(id, image, default) {
+            Ok((desc, pixels)) => {
+                if let Some(held) = self.held.get(&id).copied() {
+                    if held.desc == desc && batcher.update(held.texture, &pixels).is_ok() {
+                        self.updated += 1;
+                        return;
+                    }
+                    self.remove(batcher, id);
+                }
+                match batcher.register(&desc, &pixels) {
+                    Ok(texture) => {
+                        let size_px = UVec2::new(desc.width_px, desc.height_px);
+                        self.held.insert(id, Held { texture, size_px, desc });
+                        self.registered += 1;
+                    }
+                    Err(source) => {
+                        let (width_px, height_px) = (desc.width_px, desc.height_px);
+                        self.refused.insert(id, ImageRefused::Texture { id, width_px, height_px, source });
+                    }
+                }
+            }
+            Err(why) => {
+                self.remove(batcher, id);
+                self.refused.insert(id, why);
+            }
+        }
+    }
+
+    /// Forgets every texture (after the device lost them): sprites of these images are
+    /// skipped until Bevy extracts the images again.
+    pub fn forget(&mut self, lost: &[TextureId]) {
+        self.held.retain(|_, held| !lost.contains(&held.texture));
+    }
+}
+
+/// The layerbatch description and premultiplied pixels of a Bevy image.
+fn texture_of(
+    id: AssetId<Image>,
+    image: &Image,
+    default: &ImageSamplerDescriptor,
+) -> Result<(TextureDesc, Vec<u8>), ImageRefused> {
+    let d = &image.texture_descriptor;
+    if d.usage.contains(TextureUsages::RENDER_ATTACHMENT) {
+        return Err(ImageRefused::RenderTarget { id });
+    }
+    if d.dimension != TextureDimension::D2 || d.size.depth_or_array_layers != 1 {
+        return Err(ImageRefused::Shape { id, dimension: d.dimension, layers: d.size.depth_or_array_layers });
+    }
+    let format = match d.format {
+        TextureFormat::Rgba8Unorm => Format::Rgba8Unorm,
+        TextureFormat::Rgba8UnormSrgb => Format::Rgba8UnormSrgb,
+        format => return Err(ImageRefused::Format { id, format }),
+    };
+    let (w, h) = (d.size.width, d.size.height);
+    // Level 0 comes first in Bevy's layer-major data; authored mips below it are not used.
+    let level0 = (w as usize) * (h as usize) * 4;
+    let Some(data) = image.data.as_deref().filter(|data| data.len() >= level0) else {
+        return Err(ImageRefused::NoData { id });
+    };
+    let sampler = match &image.sampler {
+        ImageSampler::Default => default,
+        ImageSampler::Descriptor(descriptor) => descriptor,
+    };
+    let filter = match sampler.mag_filter {
+        ImageFilterMode::Nearest => Filter::Nearest,
+        ImageFilterMode::Linear => Filter::Linear,
+    };
+    let wrap = match sampler.address_mode_u {
+        ImageAddressMode::Repeat => Wrap::Repeat,
+        ImageAddressMode::MirrorRepeat => Wrap::MirroredRepeat,
+        ImageAddressMode::ClampToEdge | ImageAddressMode::ClampToBorder => Wrap::ClampToEdge,
+    };
+    let desc = TextureDesc::new(w, h).with_format(format).with_filter(filter).with_wrap(wrap);
+    let pixels = match format {
+        Format::Rgba8UnormSrgb => premultiplied_srgb(&data[..level0]),
+        Format::Rgba8Unorm => {
+            data[..level0].chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect()
+        }
+    };
+    Ok((desc, pixels))
+}
+
+/// Straight-alpha sRGB texels premultiplied in linear light and encoded again, so that the
+/// sampler's decode gives `linear(c) * a`, what Bevy's shader blends (premultiplying the
+/// encoded values would darken soft edges).
+fn premultiplied_srgb(data: &[u8]) -> Vec<u8> {
+    let to_linear: [f32; 256] = std::array::from_fn(|i| srgb_to_linear(i as f32 / 255.0));
+    data.chunks_exact(4)
+        .flat_map(|p| {
+            let a = p[3];
+            let c = |v: u8| match a {
+                255 => v,
+                0 => 0,
+                _ => (linear_to_srgb(to_linear[v as usize] * (a as f32 / 255.0)) * 255.0).round() as u8,
+            };
+            [c(p[0]), c(p[1]), c(p[2]), a]
+        })
+        .collect()
+}
+
+fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
+fn linear_to_srgb(c: f32) -> f32 {
+    if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn srgb_texels_are_premultiplied_in_linear_light() {
+        // Opaque and clear texels are exact; sRGB 255 at half alpha is linear 0.5: sRGB 188.
+        assert_eq!(
+            premultiplied_srgb(&[10, 200, 255, 255, 9, 9, 9, 0, 255, 255, 255, 128]),
+            [10, 200, 255, 255, 0, 0, 0, 0, 188, 188, 188, 128]
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! # layerbatch in Bevy 0.20
+//!
+//! [`LayerbatchPlugin`] draws [`LayerbatchSprite`]s with layerbatch inside Bevy's own 2D
+//! render phase (`Transparent2d`), with Bevy's `RenderDevice` and `RenderQueue`, into each 2D
+//! camera's target, under its view and projection. Textures come from Bevy `Image` assets and
+//! stay in step with them: an image is held as a layerbatch texture when Bevy extracts it,
+//! replaced when it is modified, and freed when its last handle goes.
+//!
+//! Each sprite is one `Transparent2d` item sorted by its z among Bevy's sprites, meshes and
+//! text, so a Bevy sprite between two layerbatch sprites in z is drawn between them. Each run
+//! of consecutive layerbatch items of a view is one layerbatch plan, usually one draw call
+//! whatever the number of images (see the crate README for what Bevy does instead).
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use layerbatch_bevy::{LayerbatchPlugin, LayerbatchSprite};
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, LayerbatchPlugin::default()))
+//!     .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
+//!         commands.spawn(Camera2d);
+//!         commands.spawn((LayerbatchSprite::from_image(assets.load("bird.png")), Transform::from_xyz(0.0, 0.0, 1.0)));
+//!     })
+//!     .run();
+//! ```
+//!
+//! ## What it changes and needs in Bevy's pass
+//!
+//! - The pipelines are made once, for the first 2D view's target format and MSAA sample count
+//!   (Bevy's default: `Rgba8UnormSrgb`, 4 samples), with Bevy's 2D depth format, no depth
+//!   test and no depth writes. A view of another format or sample count is not drawn, with a
+//!   warning naming both.
+//! - layerbatch sprites are ordered by z against Bevy's `Transparent2d` items (alpha-blended
+//!   sprites, meshes and text); items of Bevy's opaque and alpha-mask 2D phases are drawn
+//!   before them whatever their z.
+//! - The draw sets its pipeline, bind groups, vertex and index buffers through the pass Bevy
+//!   gives it, and tells Bevy its tracked state is gone (`TrackedRenderPass::wgpu_pass`), so
+//!   Bevy's next item sets its own again.
+
+pub mod headless;
+mod images;
+mod render;
+mod sprite;
+mod stats;
+
+use bevy::app::{App, Plugin};
+use bevy::core_pipeline::core_2d::Transparent2d;
+use bevy::ecs::schedule::IntoScheduleConfigs;
+use bevy::render::render_asset::AssetExtractionSystems;
+use bevy::render::render_phase::DrawFunctions;
+use bevy::render::{ExtractSchedule, Render, RenderApp, RenderStartup, RenderSystems};
+
+pub use images::ImageRefused;
+pub use layerbatch_core::{Config, Counters};
+pub use sprite::LayerbatchSprite;
+pub use stats::{LayerbatchFrameStats, LayerbatchStats};
+
+/// Adds layerbatch to a Bevy app with a render app (Bevy's `RenderPlugin` and
+/// `Core2dPlugin`, i.e. the `bevy_render` and `bevy_core_pipeline` features). Without a
+/// render app it only adds [`LayerbatchStats`], which then stays at zero.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LayerbatchPlugin {
+    /// layerbatch's configuration (byte budget, slots, ...). Default: `Config::default()`.
+    pub config: Config,
+}
+
+impl Plugin for LayerbatchPlugin {
+    fn build(&self, app: &mut App) {
+        let stats = LayerbatchStats::default();
+        app.insert_resource(stats.clone());
+        let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
+        render_app
+            .insert_resource(stats)
+            .add_systems(RenderStartup, render::init(self.config))
+            .add_systems(
+                ExtractSchedule,
+                (render::sync_images.after(AssetExtractionSystems), render::extract_sprites).chain(),
+            )
+            .add_systems(
+                Render,
+                (
+                    render::queue_sprites.in_set(RenderSystems::Queue),
+                    render::prepare_runs.in_set(RenderSystems::PrepareResources),
+                    render::count_phase_draws.after(RenderSystems::PrepareBindGroups).before(RenderSystems::Render),
+                    render::publish_stats.in_set(RenderSystems::Cleanup),
+                ),
+            );
+    }
+
+    fn finish(&self, app: &mut App) {
+        let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
+        if let Some(draw_functions) = render_app.world().get_resource::<DrawFunctions<Transparent2d>>() {
+            draw_functions.write().add(render::DrawLayerbatch);
+        } else {
+            log::error!("layerbatch: no Transparent2d phase (Bevy's Core2dPlugin): layerbatch sprites are not drawn");
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! layerbatch sprites inside Bevy, headless, read back: z order among Bevy's sprites, the
+//! same pixels as Bevy's own drawing of the same images, image changes, cameras that move,
+//! zoom and resize, two cameras. Each scene is drawn twice, once with layerbatch sprites and
+//! once with Bevy sprites only (the reference), in apps of their own.
+//!
+//! These need a GPU adapter (lavapipe here). Without one Bevy's `RenderPlugin` panics and
+//! the test fails: there is no skip.
+
+use bevy::asset::RenderAssetUsages;
+use bevy::camera::RenderTarget;
+use bevy::image::ImageSampler;
+use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use layerbatch_bevy::headless::{self, read_image, solid_image, target_image};
+use layerbatch_bevy::{LayerbatchFrameStats, LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
+
+const CLEAR: [u8; 4] = [20, 30, 40, 255];
+
+/// One sprite of a scene.
+#[derive(Clone, Copy)]
+struct Item {
+    image: usize,
+    center: Vec2,
+    z: f32,
+    size: Vec2,
+    color: Color,
+    angle_rad: f32,
+    /// The part of the image shown, in its pixels.
+    rect: Option<Rect>,
+    layerbatch: bool,
+}
+
+fn item(image: usize, center: [f32; 2], z: f32, layerbatch: bool) -> Item {
+    Item {
+        image,
+        center: Vec2::from(center),
+        z,
+        size: Vec2::splat(24.0),
+        color: Color::WHITE,
+        angle_rad: 0.0,
+        rect: None,
+        layerbatch,
+    }
+}
+
+/// The images: opaque red (sRGB), a linear image whose right half is half transparent, and
+/// an opaque 4x4 checker of four colours (sRGB).
+fn images() -> Vec<Image> {
+    let mut translucent = Vec::new();
+    for _y in 0..8 {
+        for x in 0..8 {
+            translucent.extend_from_slice(if x < 4 { &[30, 60, 220, 255] } else { &[40, 200, 90, 128] });
+        }
+    }
+    let colours = [[250, 250, 250, 255], [10, 10, 10, 255], [240, 180, 20, 255], [120, 20, 160, 255]];
+    let mut checker = Vec::new();
+    for y in 0..4 {
+        for x in 0..4 {
+            checker.extend_from_slice(&colours[(x / 2) + 2 * (y / 2)]);
+        }
+    }
+    let image = |size, data, format| {
+        Image::new(
+            Extent3d { width: size, height: size, depth_or_array_layers: 1 },
+            TextureDimension::D2,
+            data,
+            format,
+            RenderAssetUsages::default(),
+        )
+    };
+    // Nearest: Bevy filters straight alpha, layerbatch premultiplied, so where a linear
+    // filter mixes the opaque half with the translucent half they differ (by 13 here, see
+    // the crate README); texel for texel they are the same.
+    let mut translucent = image(8, translucent, TextureFormat::Rgba8Unorm);
+    translucent.sampler = ImageSampler::nearest();
+    vec![solid_image(8, 8, [220, 40, 40, 255]), translucent, image(4, checker, TextureFormat::Rgba8UnormSrgb)]
+}
+
+/// A camera: where it looks, its zoom (world units per pixel) and its target size.
+#[derive(Clone, Copy)]
+struct View {
+    at: Vec2,
+    scale: f32,
+    size: UVec2,
+}
+
+const VIEW: View = View { at: Vec2::ZERO, scale: 1.0, size: UVec2::new(160, 96) };
+
+/// A headless app drawing `items` through `views`, each into an image target.
+struct Scene {
+    app: App,
+    images: Vec<Handle<Image>>,
+    targets: Vec<Handle<Image>>,
+    sprites: Vec<Entity>,
+}
+
+impl Scene {
+    /// `items`, and a Bevy 2D mesh (a circle of radius 10 with a translucent colour) at each
+    /// of `circles` (x, y, z), seen through `views`; the layerbatch items as Bevy sprites
+    /// unless `with_layerbatch`.
+    fn new(items: &[Item], circles: &[Vec3], views: &[View], with_layerbatch: bool) -> Self {
+        let mut app = App::new();
+        app.add_plugins(headless::default_plugins(false).disable::<bevy::log::LogPlugin>())
+            .insert_resource(ClearColor(Color::srgba_u8(CLEAR[0], CLEAR[1], CLEAR[2], CLEAR[3])));
+        app.add_plugins(LayerbatchPlugin::default());
+        headless::start(&mut app);
+        let world = app.world_mut();
+        let images: Vec<_> = images().into_iter().map(|i| world.resource_mut::<Assets<Image>>().add(i)).collect();
+        let mut targets = Vec::new();
+        for (order, view) in views.iter().enumerate() {
+            let target = world.resource_mut::<Assets<Image>>().add(target_image(view.size.x, view.size.y));
+            let projection = Projection::Orthographic(OrthographicProjection {
+                scale: view.scale,
+                ..OrthographicProjection::default_2d()
+            });
+            let camera = Camera { order: order as isize, ..default() };
+            world.spawn((
+                Camera2d,
+                camera,
+                RenderTarget::Image(target.clone().into()),
+                projection,
+                Transform::from_translation(view.at.extend(0.0)),
+            ));
+            targets.push(target);
+        }
+        for &at in circles {
+            let mesh = world.resource_mut::<Assets<Mesh>>().add(Circle::new(10.0));
+            let material = world.resource_mut::<Assets<ColorMaterial>>().add(Color::srgba(0.2, 0.9, 0.9, 0.8));
+            world.spawn((Mesh2d(mesh), MeshMaterial2d(material), Transform::from_translation(at)));
+        }
+        let mut sprites = Vec::new();
+        for it in items {
+            let transform = Transform::from_translation(it.center.extend(it.z));
+            let image = images[it.image].clone();
+            let entity = if it.layerbatch && with_layerbatch {
+                world.spawn((
+                    LayerbatchSprite {
+                        color: it.color,
+                        custom_size: Some(it.size),
+                        ..LayerbatchSprite::from_image(image)
+                    },
+                    transform,
+                ))
+            } else {
+                world.spawn((
+                    Sprite { color: it.color, custom_size: Some(it.size), ..Sprite::from_image(image) },
+                    transform,
+                ))
+            };
+            sprites.push(entity.id());
+        }
+        Self { app, images, targets, sprites }
+    }
+
+    /// Renders one frame and reads every target back.
+    fn frame(&mut self) -> Vec<(UVec2, Vec<u8>)> {
+        self.app.update();
+        let targets = self.targets.clone();
+        targets.iter().map(|t| read_image(&mut self.app, t).expect("the target is on the GPU")).collect()
+    }
+
+    /// Renders until two frames in a row read back the same (images and pipelines ready).
+    fn settle(&mut self) -> Vec<(UVec2, Vec<u8>)> {
+        let mut last = self.frame();
+        for _ in 0..20 {
+            let next = self.frame();
+            if next == last {
+                return next;
+            }
+            last = next;
+        }
+        panic!("the frames never settled");
+    }
+
+    fn stats(&self) -> LayerbatchFrameStats {
+        self.app.world().resource::<LayerbatchStats>().frame()
+    }
+}
+
+/// The largest per-channel difference, and how many pixels differ by more than 2.
+fn diff(a: &[u8], b: &[u8]) -> (u8, usize) {
+    assert_eq!(a.len(), b.len());
+    let mut worst = 0;
+    let mut over = 0;
+    for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        let d = p.iter().zip(q).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0);
+        worst = worst.max(d);
+        over += usize::from(d > 2);
+    }
+    (worst, over)
+}
+
+/// Draws `items` with layerbatch and with Bevy only; every pixel of every target within 2.
+fn assert_like_bevy(items: &[Item], circles: &[Vec3], views: &[View]) -> (Scene, Vec<(UVec2, Vec<u8>)>) {
+    let mut bevy_only = Scene::new(items, circles, views, false);
+    let reference = bevy_only.settle();
+    let mut mixed = Scene::new(items, circles, views, true);
+    let drawn = mixed.settle();
+    for (i, ((size, got), (_, want))) in drawn.iter().zip(&reference).enumerate() {
+        let (worst, over) = diff(got, want);
+        if over > 0 {
+            for (n, (p, q)) in got.chunks_exact(4).zip(want.chunks_exact(4)).enumerate() {
+                if p.iter().zip(q).any(|(x, y)| x.abs_diff(*y) > 2) {
+                    eprintln!("({}, {}): {p:?} vs bevy {q:?}", n as u32 % size.x, n as u32 / size.x);
+                }
+            }
+        }
+        assert!(over == 0, "view {i} ({size}): {over} pixels differ from Bevy's by more than 2 (worst {worst})");
+        assert!(got.chunks_exact(4).any(|p| p != CLEAR), "view {i} drew nothing");
+    }
+    (mixed, drawn)
+}
+
+fn srgb_to_linear(c: u8) -> f32 {
+    let c = c as f32 / 255.0;
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
+fn linear_to_srgb(c: f32) -> u8 {
+    let c = c.clamp(0.0, 1.0);
+    let s = if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+    (s * 255.0).round() as u8
+}
+
+/// A texel of `image` in linear light, premultiplied.
+fn texel(image: &Image, x: u32, y: u32) -> [f32; 4] {
+    let p = &image.data.as_ref().unwrap()[((y * image.width() + x) * 4) as usize..][..4];
+    let srgb = image.texture_descriptor.format == TextureFormat::Rgba8UnormSrgb;
+    let a = p[3] as f32 / 255.0;
+    let c = |v: u8| if srgb { srgb_to_linear(v) } else { v as f32 / 255.0 } * a;
+    [c(p[0]), c(p[1]), c(p[2]), a]
+}
+
+/// `image` sampled at (u, v) (0..1, v down) as the GPU does: nearest, or bilinear between
+/// the decoded texels, clamped to the edge.
+fn sample(image: &Image, u: f32, v: f32) -> [f32; 4] {
+    let (w, h) = (image.width(), image.height());
+    let nearest =
+        matches!(&image.sampler, ImageSampler::Descriptor(d) if d.mag_filter == bevy::image::ImageFilterMode::Nearest);
+    if nearest {
+        return texel(image, ((u * w as f32) as u32).min(w - 1), ((v * h as f32) as u32).min(h - 1));
+    }
+    let (x, y) = (u * w as f32 - 0.5, v * h as f32 - 0.5);
+    let (x0, y0) = (x.floor(), y.floor());
+    let (fx, fy) = (x - x0, y - y0);
+    let at = |dx: f32, dy: f32| {
+        texel(image, (x0 + dx).clamp(0.0, w as f32 - 1.0) as u32, (y0 + dy).clamp(0.0, h as f32 - 1.0) as u32)
+    };
+    let (a, b, c, d) = (at(0.0, 0.0), at(1.0, 0.0), at(0.0, 1.0), at(1.0, 1.0));
+    std::array::from_fn(|i| (a[i] * (1.0 - fx) + b[i] * fx) * (1.0 - fy) + (c[i] * (1.0 - fx) + d[i] * fx) * fy)
+}
+
+/// The CPU reference: `items` composited in z order in linear light over the clear colour,
+/// at the centre of pixel (x, y) of an unmoved, unzoomed `size` view.
+fn composite(items: &[Item], size: UVec2, x: u32, y: u32) -> [u8; 3] {
+    let src = images();
+    let world = Vec2::new(x as f32 + 0.5 - size.x as f32 / 2.0, size.y as f32 / 2.0 - (y as f32 + 0.5));
+    let mut order: Vec<_> = items.iter().collect();
+    order.sort_by(|a, b| a.z.total_cmp(&b.z));
+    let mut out = [CLEAR[0], CLEAR[1], CLEAR[2]].map(srgb_to_linear);
+    for it in order {
+        let local = (world - it.center) / it.size + 0.5;
+        if !(0.0..1.0).contains(&local.x) || !(0.0..1.0).contains(&local.y) {
+            continue;
+        }
+        let s = sample(&src[it.image], local.x, 1.0 - local.y);
+        for c in 0..3 {
+            out[c] = s[c] + out[c] * (1.0 - s[3]);
+        }
+    }
+    out.map(linear_to_srgb)
+}
+
+/// Whether pixel (x, y) of a `size` view is within 1 pixel of a sprite's edge (where MSAA
+/// coverage, not the centre, decides).
+fn near_an_edge(items: &[Item], size: UVec2, x: u32, y: u32) -> bool {
+    let world = Vec2::new(x as f32 + 0.5 - size.x as f32 / 2.0, size.y as f32 / 2.0 - (y as f32 + 0.5));
+    items.iter().any(|it| {
+        let (lo, hi) = (it.center - it.size / 2.0, it.center + it.size / 2.0);
+        let inside = |p: Vec2, pad: f32| p.x > lo.x - pad && p.x < hi.x + pad && p.y > lo.y - pad && p.y < hi.y + pad;
+        inside(world, 1.0) && !inside(world, -1.0)
+    })
+}
+
+/// Group A: layerbatch, Bevy, layerbatch up the z axis; group B: Bevy, layerbatch, Bevy. The
+/// z values interleave the groups: A0 B1 A2 B3 A4 B5, so B3 and A4 are one layerbatch run.
+fn interleaved() -> Vec<Item> {
+    vec![
+        item(0, [-40.0, 0.0], 0.0, true),
+        item(2, [-30.0, 8.0], 0.2, false),
+        item(1, [-20.0, 16.0], 0.4, true),
+        item(0, [30.0, 0.0], 0.1, false),
+        item(2, [40.0, 8.0], 0.3, true),
+        item(1, [50.0, 16.0], 0.5, false),
+    ]
+}
+
+#[test]
+fn bevy_sprites_between_layerbatch_sprites_keep_the_z_order_and_bevys_pixels() {
+    let items = interleaved();
+    let (mixed, drawn) = assert_like_bevy(&items, &[], &[VIEW]);
+    let (size, pixels) = &drawn[0];
+    let mut checked = 0;
+    for y in 0..size.y {
+        for x in 0..size.x {
+            if near_an_edge(&items, *size, x, y) {
+                continue;
+            }
+            let want = composite(&items, *size, x, y);
+            let got = &pixels[((y * size.x + x) * 4) as usize..][..3];
+            let d = got.iter().zip(want).map(|(g, w)| g.abs_diff(w)).max().unwrap();
+            if d > 2 {
+                for xx in x.saturating_sub(6)..(x + 6).min(size.x) {
+                    eprintln!(
+                        "  ({xx}, {y}): {:?} cpu {:?} edge {}",
+                        &pixels[((y * size.x + xx) * 4) as usize..][..3],
+                        composite(&items, *size, xx, y),
+                        near_an_edge(&items, *size, xx, y)
+                    );
+                }
+            }
+            assert!(d <= 2, "pixel ({x}, {y}): drawn {got:?}, the CPU composite {want:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 10_000, "{checked} pixels checked");
+    let stats = mixed.stats();
+    // A0 alone; B3 and A4 together: two runs, each one draw call, whatever the images.
+    assert_eq!((stats.sprites, stats.plans, stats.device_draw_calls), (3, 2, 2));
+    // The sRGB images share a page; the linear, nearest-filtered one is in another array:
+    // the run [B3 A4] binds both in its one draw.
+    assert_eq!((stats.counters.draw_calls, stats.counters.max_slot_tier), (2, 2));
+    // Six items, five draws in the phase: A0, B1, A2 (another image than B1's), [B3 A4], B5.
+    assert_eq!(stats.phase_draws, 5);
+}
+
+#[test]
+fn a_modified_image_shows_its_new_pixels_and_a_removed_one_is_freed() {
+    let items = [item(0, [-30.0, 0.0], 0.0, true), item(2, [30.0, 0.0], 0.0, true)];
+    let mut scene = Scene::new(&items, &[], &[VIEW], true);
+    let before = scene.settle();
+    let at =
+        |frame: &[(UVec2, Vec<u8>)], x: u32, y: u32| frame[0].1[((y * VIEW.size.x + x) * 4) as usize..][..4].to_vec();
+    // The red sprite's centre: pixel (50, 48).
+    assert_eq!(at(&before, 50, 48), [220, 40, 40, 255]);
+    // The three images, and Bevy's own default images (its target is not held: refused).
+    let held = scene.stats();
+    assert!(held.textures_live >= 3 && held.textures_refused >= 1, "{held:?}");
+
+    // Modified: the red image turns green, in place.
+    let red = scene.images[0].clone();
+    let mut images = scene.app.world_mut().resource_mut::<Assets<Image>>();
+    images
+        .get_mut(&red)
+        .unwrap()
+        .data
+        .as_mut()
+        .unwrap()
+        .chunks_exact_mut(4)
+        .for_each(|p| p.copy_from_slice(&[20, 210, 60, 255]));
+    let after = scene.frame();
+    assert_eq!(at(&after, 50, 48), [20, 210, 60, 255], "the next frame shows the new pixels");
+    let stats = scene.stats();
+    assert_eq!((stats.textures_updated, stats.counters.layer_uploads), (1, 1));
+
+    // Removed: the checker's sprite goes, and with it the image's last handles.
+    let checker = scene.images.remove(2);
+    scene.app.world_mut().despawn(scene.sprites[1]);
+    scene.app.world_mut().resource_mut::<Assets<Image>>().remove(&checker);
+    drop(checker);
+    let gone = scene.settle();
+    assert_eq!(at(&gone, 110, 48)[..3], CLEAR[..3], "the checker is not drawn any more");
+    let stats = scene.stats();
+    assert_eq!((stats.textures_freed, stats.textures_live), (1, held.textures_live - 1));
+    assert_eq!(stats.sprites, 1);
+}
+
+#[test]
+fn a_camera_that_moves_and_zooms_and_a_target_that_resizes_draw_what_bevy_draws() {
+    let mut items = interleaved();
+    for it in &mut items {
+        it.layerbatch = true;
+    }
+    // A tinted, translucent one; one rotated, showing part of its image.
+    items[1].color = Color::srgba(1.0, 0.8, 0.6, 0.75);
+    items[4].angle_rad = 0.6;
+    items[4].rect = Some(Rect::new(1.0, 0.0, 4.0, 3.0));
+    let moved = View { at: Vec2::new(13.0, -7.0), scale: 0.5, size: UVec2::new(160, 96) };
+    // A Bevy mesh between the layerbatch sprites in z: over those up to 0.3, under 0.4 and 0.5.
+    let circles = [Vec3::new(-25.0, 6.0, 0.35)];
+    let (mut scene, _) = assert_like_bevy(&items, &circles, &[moved]);
+    assert_eq!(scene.stats().plans, 2, "the mesh splits the layerbatch sprites into two runs");
+
+    // Resized: the target grows; the view follows it.
+    let target = scene.targets[0].clone();
+    scene.app.world_mut().resource_mut::<Assets<Image>>().get_mut(&target).unwrap().resize(Extent3d {
+        width: 200,
+        height: 120,
+        depth_or_array_layers: 1,
+    });
+    let resized = scene.settle();
+    let mut reference = Scene::new(&items, &circles, &[View { size: UVec2::new(200, 120), ..moved }], false);
+    let want = reference.settle();
+    assert_eq!(resized[0].0, UVec2::new(200, 120));
+    let (worst, over) = diff(&resized[0].1, &want[0].1);
+    assert_eq!(over, 0, "after the resize, {over} pixels differ from Bevy's by more than 2 (worst {worst})");
+}
+
+#[test]
+fn two_cameras_each_draw_the_sprites_under_their_own_view() {
+    let items = interleaved();
+    let views = [VIEW, View { at: Vec2::new(-25.0, 10.0), scale: 0.25, size: UVec2::new(96, 64) }];
+    let (scene, _) = assert_like_bevy(&items, &[], &views);
+    let stats = scene.stats();
+    assert_eq!(stats.sprites, 6, "three sprites, seen by two cameras");
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The Bevy integration (examples/bevy, its own crate, lock file and toolchain): installs the
+# toolchain if missing, builds in release (Bevy in debug is too slow to draw), checks format
+# and lints, runs the pixel tests headless on whatever adapter there is (lavapipe here), then
+# a short headless bevymark comparison of Bevy's modes and layerbatch's, and prints a summary.
+#
+# BEVYMARK_ARGS replaces the comparison's scene (default: 2,000 birds over 64 textures,
+# 800x600, 2 frames of warm-up and 3 measured; Bevy's sprite path takes seconds a frame on
+# lavapipe there).
+set -euo pipefail
+cd "$(dirname "$0")/../examples/bevy"
+toolchain="$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)"
+if ! rustup run "$toolchain" rustc --version >/dev/null 2>&1; then
+  rustup toolchain install "$toolchain" --profile minimal --component clippy,rustfmt
+fi
+rustup component add --toolchain "$toolchain" clippy rustfmt >/dev/null 2>&1 || true
+export CARGO_INCREMENTAL=0
+# wgpu's Vulkan loader wants a private runtime dir; without one it only prints a warning.
+if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "$XDG_RUNTIME_DIR" ]; then
+  XDG_RUNTIME_DIR="$(mktemp -d)"
+  chmod 700 "$XDG_RUNTIME_DIR"
+  export XDG_RUNTIME_DIR
+fi
+cargo +"$toolchain" fmt --check
+cargo +"$toolchain" clippy --locked --release --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo +"$toolchain" doc --locked --release --no-deps
+cargo +"$toolchain" build --locked --release --bins --tests
+started=$(date +%s)
+cargo +"$toolchain" test --locked --release
+tested=$(( $(date +%s) - started ))
+read -r -a scene <<< "${BEVYMARK_ARGS:---waves 2 --per-wave 1000 --material-texture-count 64 --width 800 --height 600 --warmup 2 --frames 3}"
+summary=()
+for mode in sprite mesh2d layerbatch; do
+  line="$(target/release/bevymark --benchmark --json --mode "$mode" "${scene[@]}" | tail -n 1)"
+  echo "$line"
+  summary+=("$(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print('%s %.0f ms / %d draws' % (r['mode'], r['median_ms'], r['phase_draws']))" "$line")")
+done
+adapter="$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['adapter'])" "$line")"
+echo "bevy: tests passed in ${tested} s; bevymark on ${adapter}, ${scene[*]}: $(IFS=';'; echo "${summary[*]}")"
