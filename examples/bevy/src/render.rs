@@ -182,7 +182,13 @@ pub(crate) fn prepare_runs(
         let Some(phase) = phases.get_mut(&view.retained_view_entity) else { continue };
         let Some(size) = camera.physical_viewport_size.filter(|s| s.x > 0 && s.y > 0) else { continue };
         let key = RendererKey { format: view.target_format, samples: msaa.samples() };
-        if !phase.items.values().any(|item| item.draw_function == ours) || !state.renderer_for(device, key) {
+        // The first 2D view makes the renderer even with no layerbatch sprite yet, so that the
+        // images registered meanwhile reach the device and their pixels leave the CPU.
+        let has_ours = phase.items.values().any(|item| item.draw_function == ours);
+        if !has_ours && state.renderer.is_some() {
+            continue;
+        }
+        if !state.renderer_for(device, key) || !has_ours {
             continue;
         }
         let transform = pixels_from_world(view, size);

@@ -376,6 +376,16 @@ fn a_modified_image_shows_its_new_pixels_and_a_removed_one_is_freed() {
 }
 
 #[test]
+fn images_reach_the_device_before_any_layerbatch_sprite_is_drawn() {
+    // Bevy sprites only: layerbatch holds the images, and uploads them with the first 2D view.
+    let mut scene = Scene::new(&interleaved(), &[], &[VIEW], false);
+    scene.settle();
+    let stats = scene.stats();
+    assert_eq!((stats.sprites, stats.plans), (0, 0));
+    assert!(stats.textures_live >= 3 && stats.total.layer_uploads >= 3 && stats.total.arrays_created >= 1, "{stats:?}");
+}
+
+#[test]
 fn a_camera_that_moves_and_zooms_and_a_target_that_resizes_draw_what_bevy_draws() {
     let mut items = interleaved();
     for it in &mut items {
