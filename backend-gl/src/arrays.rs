@@ -15,6 +15,7 @@ use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
 use layerbatch_core::{mip_size, ArrayDesc, ArrayId, Filter, Format, PlanError, Wrap};
 
 use crate::error::{check_gl, Error};
+use crate::formats::{gl_format, Upload};
 use crate::host::HostGl;
 use crate::renderer::Capabilities;
 
@@ -349,7 +350,7 @@ impl Executor for GlArrays {
     /// unit (unit 0, saved by the paint).
     fn create_array(&mut self, id: ArrayId, desc: &ArrayDesc) -> Result<(), Error> {
         let gl = &self.gl;
-        let (internal, format, ty) = gl_format(desc.format);
+        let (internal, upload) = gl_format(desc.format);
         let mipmapped = desc.mip_levels > 1;
         let (min, mag) = match (desc.filter, mipmapped) {
             (Filter::Linear, true) => (glow::LINEAR_MIPMAP_LINEAR, glow::LINEAR),
@@ -374,18 +375,35 @@ impl Executor for GlArrays {
             } else {
                 for level in 0..desc.mip_levels {
                     let (lw, lh) = mip_size(desc.width_px, desc.height_px, level);
-                    gl.tex_image_3d(
-                        glow::TEXTURE_2D_ARRAY,
-                        level as i32,
-                        internal as i32,
-                        lw as i32,
-                        lh as i32,
-                        layers,
-                        0,
-                        format,
-                        ty,
-                        glow::PixelUnpackData::Slice(None),
-                    );
+                    match upload {
+                        Upload::Plain { format, ty } => gl.tex_image_3d(
+                            glow::TEXTURE_2D_ARRAY,
+                            level as i32,
+                            internal as i32,
+                            lw as i32,
+                            lh as i32,
+                            layers,
+                            0,
+                            format,
+                            ty,
+                            glow::PixelUnpackData::Slice(None),
+                        ),
+                        Upload::Compressed => {
+                            // Compressed storage takes data: zero blocks of the level's size.
+                            let bytes = desc.format.image_bytes(lw, lh) as usize * desc.layers as usize;
+                            gl.compressed_tex_image_3d(
+                                glow::TEXTURE_2D_ARRAY,
+                                level as i32,
+                                internal as i32,
+                                lw as i32,
+                                lh as i32,
+                                layers,
+                                0,
+                                bytes as i32,
+                                &vec![0; bytes],
+                            );
+                        }
+                    }
                 }
             }
             let t = glow::TEXTURE_2D_ARRAY;
@@ -448,31 +466,51 @@ impl Executor for GlArrays {
         }
     }
 
-    /// `glTexSubImage3D` of the level's rectangle, from client memory; binds the array on
-    /// the active unit (unit 0, saved by the paint).
+    /// `glTexSubImage3D` (`glCompressedTexSubImage3D` for whole blocks, clipped to the
+    /// level's edge as GL wants) of the level's rectangle, from client memory; binds the array
+    /// on the active unit (unit 0, saved by the paint).
     fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), Error> {
-        let texture = self.array(write.array)?.texture;
-        let (_, format, ty) = gl_format(write.format);
+        let a = self.array(write.array)?;
+        let (texture, desc) = (a.texture, a.desc);
+        let (internal, upload) = gl_format(write.format);
         let l = &write.level;
         let gl = &self.gl;
         // SAFETY: the texture is live; the validator checked the rectangle lies in the layer
-        // and the runner hands exactly the level's `width * height * bytes_per_pixel` bytes;
-        // unpack state is tightly packed rows from client memory (set by `Saved`).
+        // (on blocks, for a compressed format) and the runner hands exactly the level's
+        // `row_bytes * rows` bytes; unpack state is tightly packed rows from client memory
+        // (set by `Saved`).
         unsafe {
             gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
-            gl.tex_sub_image_3d(
-                glow::TEXTURE_2D_ARRAY,
-                l.level as i32,
-                l.x_px as i32,
-                l.y_px as i32,
-                write.layer as i32,
-                l.width_px as i32,
-                l.height_px as i32,
-                1,
-                format,
-                ty,
-                glow::PixelUnpackData::Slice(Some(write.bytes)),
-            );
+            match upload {
+                Upload::Plain { format, ty } => gl.tex_sub_image_3d(
+                    glow::TEXTURE_2D_ARRAY,
+                    l.level as i32,
+                    l.x_px as i32,
+                    l.y_px as i32,
+                    write.layer as i32,
+                    l.width_px as i32,
+                    l.height_px as i32,
+                    1,
+                    format,
+                    ty,
+                    glow::PixelUnpackData::Slice(Some(write.bytes)),
+                ),
+                Upload::Compressed => {
+                    let (w, h) = l.clipped_px(mip_size(desc.width_px, desc.height_px, l.level));
+                    gl.compressed_tex_sub_image_3d(
+                        glow::TEXTURE_2D_ARRAY,
+                        l.level as i32,
+                        l.x_px as i32,
+                        l.y_px as i32,
+                        write.layer as i32,
+                        w as i32,
+                        h as i32,
+                        1,
+                        internal,
+                        glow::CompressedPixelUnpackData::Slice(write.bytes),
+                    );
+                }
+            }
         }
         // One error check per write, after its last level: `glGetError` is a sync point on
         // some drivers, and a loading burst writes hundreds of textures.
@@ -485,13 +523,5 @@ impl Executor for GlArrays {
                 write.layer, write.array.0, write.mip_levels, l.level, l.width_px, l.height_px, l.x_px, l.y_px
             )
         })
-    }
-}
-
-/// The internal format, pixel format and pixel type of an array of `format`.
-fn gl_format(format: Format) -> (u32, u32, u32) {
-    match format {
-        Format::Rgba8Unorm => (glow::RGBA8, glow::RGBA, glow::UNSIGNED_BYTE),
-        Format::Rgba8UnormSrgb => (glow::SRGB8_ALPHA8, glow::RGBA, glow::UNSIGNED_BYTE),
     }
 }

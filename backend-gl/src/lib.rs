@@ -406,6 +406,7 @@ compile_error!(
 mod arrays;
 mod error;
 mod fixed;
+mod formats;
 mod host;
 mod program;
 mod renderer;

@@ -150,7 +150,10 @@ impl Renderer {
     /// `MAX_ARRAY_TEXTURE_LAYERS`, `MAX_TEXTURE_SIZE`. GL has no buffer size limit, but glow
     /// takes buffer sizes and attribute offsets as `i32`: `max_buffer_bytes` is `i32::MAX`,
     /// less on GLES and WebGL2 where `MAX_ELEMENT_INDEX` indexes fewer than that many bytes of
-    /// quad vertices. Logs the GL version, renderer and these limits at `debug!`.
+    /// quad vertices. The compressed format families come from the version and extensions
+    /// (`format_families`: BC, ETC2/EAC, ASTC 4x4), and `compressed_copies` from
+    /// `glCopyImageSubData` ([`Capabilities::copy_image`]: no framebuffer blit copies
+    /// compressed texels). Logs the GL version, renderer and these limits at `debug!`.
     ///
     /// `gl` must be current on the calling thread ([current context](Renderer#current-context)).
     pub fn query_limits(gl: &glow::Context) -> Limits {
@@ -193,7 +196,13 @@ impl Renderer {
             u64::MAX
         };
         let max_buffer_bytes = (i32::MAX as u64).min(quads.saturating_mul(u64::from(Instance::QUAD_BYTES)));
-        Limits::new(units, layers, size).with_max_buffer_bytes(max_buffer_bytes).with_software_rasterizer(software)
+        let families = crate::formats::format_families(gl);
+        log::debug!("layerbatch-gl: texture format families {families}");
+        Limits::new(units, layers, size)
+            .with_max_buffer_bytes(max_buffer_bytes)
+            .with_software_rasterizer(software)
+            .with_format_families(families)
+            .with_compressed_copies(Capabilities::detect(gl).copy_image)
     }
 
     /// Creates the renderer for `budget` (from [`layerbatch_core::Batcher::budget`]): compiles

@@ -201,7 +201,10 @@ impl Executor for ArrayOps<'_> {
             late,
             || format!("copying {} layers of array {:?} into {:?}", copy.layers, copy.from, copy.to),
             || {
+                // Compressed: whole blocks (wgpu copies a level's physical size).
+                let f = copy.format;
                 for (level, [w, h]) in copy.levels() {
+                    let (w, h) = (f.round_up_px(w), f.round_up_px(h));
                     for layer in 0..copy.layers {
                         encoder.copy_texture_to_texture(
                             copy_info(old, level, [0, 0, layer]),
@@ -262,9 +265,31 @@ pub(crate) fn out_of_step(array: ArrayId) -> Error {
 
 /// wgpu's format for core's.
 pub(crate) fn wgpu_format(format: Format) -> wgpu::TextureFormat {
+    use wgpu::{AstcBlock, AstcChannel, TextureFormat as T};
     match format {
-        Format::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
-        Format::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
+        Format::Rgba8Unorm => T::Rgba8Unorm,
+        Format::Rgba8UnormSrgb => T::Rgba8UnormSrgb,
+        Format::Bc1RgbaUnorm => T::Bc1RgbaUnorm,
+        Format::Bc1RgbaUnormSrgb => T::Bc1RgbaUnormSrgb,
+        Format::Bc3RgbaUnorm => T::Bc3RgbaUnorm,
+        Format::Bc3RgbaUnormSrgb => T::Bc3RgbaUnormSrgb,
+        Format::Bc4RUnorm => T::Bc4RUnorm,
+        Format::Bc5RgUnorm => T::Bc5RgUnorm,
+        Format::Bc7RgbaUnorm => T::Bc7RgbaUnorm,
+        Format::Bc7RgbaUnormSrgb => T::Bc7RgbaUnormSrgb,
+        Format::Etc2Rgb8Unorm => T::Etc2Rgb8Unorm,
+        Format::Etc2Rgb8UnormSrgb => T::Etc2Rgb8UnormSrgb,
+        Format::Etc2Rgb8A1Unorm => T::Etc2Rgb8A1Unorm,
+        Format::Etc2Rgb8A1UnormSrgb => T::Etc2Rgb8A1UnormSrgb,
+        Format::Etc2Rgba8Unorm => T::Etc2Rgba8Unorm,
+        Format::Etc2Rgba8UnormSrgb => T::Etc2Rgba8UnormSrgb,
+        Format::EacR11Unorm => T::EacR11Unorm,
+        Format::EacRg11Unorm => T::EacRg11Unorm,
+        Format::Astc4x4RgbaUnorm => T::Astc { block: AstcBlock::B4x4, channel: AstcChannel::Unorm },
+        Format::Astc4x4RgbaUnormSrgb => T::Astc { block: AstcBlock::B4x4, channel: AstcChannel::UnormSrgb },
+        // `Format` is non-exhaustive: a format added to core without a wgpu mapping is one
+        // the device is never said to have (`limits`), so no plan names it.
+        _ => T::Rgba8Unorm,
     }
 }
 

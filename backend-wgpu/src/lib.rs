@@ -293,7 +293,7 @@ mod shader;
 mod staging;
 
 pub use error::Error;
-pub use limits::{device_limits, limits};
+pub use limits::{device_limits, format_families, limits};
 pub use pipelines::RendererOptions;
 pub use prepared::PreparedPlan;
 pub use renderer::Renderer;

@@ -1,7 +1,7 @@
 //! What core may plan for a wgpu device ([`limits`], [`device_limits`]), and whether a device
 //! can run a budget ([`check_device`]).
 
-use layerbatch_core::{Budget, Instance, Limits};
+use layerbatch_core::{Budget, FormatFamilies, FormatFamily, Instance, Limits};
 
 use crate::pipelines::INSTANCE_ATTRIBUTES;
 use crate::Error;
@@ -17,12 +17,16 @@ use crate::Error;
 ///   type from its layer count (1 layer = 2D, a multiple of 6 = cube).
 /// - `max_buffer_bytes`: `max_buffer_size`, so that core's instance capacity fits one vertex
 ///   buffer.
+/// - `compressed_copies`: `false` on [`wgpu::Backend::Gl`], whose texture copies (wgpu-hal 30)
+///   attach the source to a framebuffer and `glCopyTexSubImage3D` from it, which no
+///   compressed texture can be: a copy of one leaves zeros. Core then never grows or repacks
+///   a compressed array the device holds.
 ///
 /// ```
 /// let l = layerbatch_wgpu::limits(wgpu::Backend::Gl, &wgpu::Limits::downlevel_webgl2_defaults());
 /// assert_eq!((l.max_texture_units, l.max_array_layers), (16, 256));
 /// assert_eq!(l.max_buffer_bytes, 256 << 20);
-/// assert!(l.avoid_ambiguous_layer_counts);
+/// assert!(l.avoid_ambiguous_layer_counts && !l.compressed_copies);
 /// ```
 pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
     let units = device_limits.max_sampled_textures_per_shader_stage.min(device_limits.max_samplers_per_shader_stage);
@@ -30,14 +34,43 @@ pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
         .with_max_samplers(device_limits.max_samplers_per_shader_stage)
         .with_avoid_ambiguous_layer_counts(backend == wgpu::Backend::Gl)
         .with_max_buffer_bytes(device_limits.max_buffer_size)
+        .with_compressed_copies(backend != wgpu::Backend::Gl)
 }
 
 /// [`limits`] for `device`: its backend and the limits it was created with, and
 /// `software_rasterizer` when its adapter is a CPU one ([`wgpu::DeviceType::Cpu`]: lavapipe,
 /// llvmpipe and SwiftShader behind wgpu's GL backend, SwiftShader behind a browser's WebGPU).
+///
+/// `format_families` are the compressed families whose feature the device was created with
+/// ([`format_families`]).
 pub fn device_limits(device: &wgpu::Device) -> Limits {
     let info = device.adapter_info();
-    limits(info.backend, &device.limits()).with_software_rasterizer(info.device_type == wgpu::DeviceType::Cpu)
+    limits(info.backend, &device.limits())
+        .with_software_rasterizer(info.device_type == wgpu::DeviceType::Cpu)
+        .with_format_families(format_families(device.features()))
+}
+
+/// The format families of a device with `features`: BC with `TEXTURE_COMPRESSION_BC`, ETC2/EAC
+/// with `TEXTURE_COMPRESSION_ETC2`, ASTC with `TEXTURE_COMPRESSION_ASTC` (the features the
+/// *device* was requested with: an adapter's go unused until the host asks for them).
+///
+/// ```
+/// use layerbatch_core::FormatFamily;
+/// let f = layerbatch_wgpu::format_families(wgpu::Features::TEXTURE_COMPRESSION_BC);
+/// assert!(f.contains(FormatFamily::Bc) && !f.contains(FormatFamily::Etc2));
+/// ```
+pub fn format_families(features: wgpu::Features) -> FormatFamilies {
+    let mut families = FormatFamilies::RGBA8;
+    for (feature, family) in [
+        (wgpu::Features::TEXTURE_COMPRESSION_BC, FormatFamily::Bc),
+        (wgpu::Features::TEXTURE_COMPRESSION_ETC2, FormatFamily::Etc2),
+        (wgpu::Features::TEXTURE_COMPRESSION_ASTC, FormatFamily::Astc),
+    ] {
+        if features.contains(feature) {
+            families = families.with(family);
+        }
+    }
+    families
 }
 
 /// Checks that `device` can run `budget` before anything is created: core's own check of an

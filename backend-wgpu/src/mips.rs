@@ -63,10 +63,12 @@ pub(crate) struct Mips {
 /// Every format a render target may have, in [`format_index`] order.
 const FORMATS: [Format; 2] = [Format::Rgba8Unorm, Format::Rgba8UnormSrgb];
 
+/// Render targets are RGBA8 (core refuses a compressed one): any other format maps to the
+/// linear pipeline, never used.
 const fn format_index(format: Format) -> usize {
     match format {
-        Format::Rgba8Unorm => 0,
         Format::Rgba8UnormSrgb => 1,
+        _ => 0,
     }
 }
 

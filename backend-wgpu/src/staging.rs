@@ -35,7 +35,10 @@ struct Piece {
     level: u32,
     origin: [u32; 3],
     width_px: u32,
+    /// Rows of blocks (of texels, uncompressed).
     rows: u32,
+    /// Texels a row of blocks is tall.
+    block_px: u32,
     row_bytes: u32,
     padded_row: u32,
     /// Offset of the first row in the plan's upload bytes.
@@ -82,7 +85,7 @@ impl<'a> Staging<'a> {
         let layout = wgpu::TexelCopyBufferLayout {
             offset: 0,
             bytes_per_row: Some(level.row_bytes),
-            rows_per_image: Some(level.height_px),
+            rows_per_image: Some(level.rows),
         };
         checked(
             device,
@@ -114,20 +117,22 @@ impl<'a> Staging<'a> {
                 ),
             });
         }
+        let block_px = write.format.block_px();
         let mut row = 0;
-        while row < level.height_px {
+        while row < level.rows {
             let room = (self.limit - self.bytes) / padded;
             if room == 0 {
                 self.flush(device, late, own)?;
                 continue;
             }
-            let rows = room.min(u64::from(level.height_px - row)) as u32;
+            let rows = room.min(u64::from(level.rows - row)) as u32;
             self.pieces.push(Piece {
                 texture: texture.clone(),
                 level: level.level,
-                origin: [level.x_px, level.y_px + row, write.layer],
+                origin: [level.x_px, level.y_px + row * block_px, write.layer],
                 width_px: level.width_px,
                 rows,
+                block_px,
                 row_bytes: level.row_bytes,
                 padded_row,
                 src: level.bytes.start + row as usize * level.row_bytes as usize,
@@ -190,7 +195,7 @@ impl<'a> Staging<'a> {
                     },
                 },
                 copy_info(&p.texture, p.level, p.origin),
-                wgpu::Extent3d { width: p.width_px, height: p.rows, depth_or_array_layers: 1 },
+                wgpu::Extent3d { width: p.width_px, height: p.rows * p.block_px, depth_or_array_layers: 1 },
             );
         }
         self.bytes = 0;

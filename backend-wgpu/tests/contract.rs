@@ -174,7 +174,7 @@ fn staged_writes_beyond_max_buffer_size() {
                     after_growth |= matches!(op, ResourceOp::Array(ArrayOp::Grow { .. }));
                     let ResourceOp::WriteLayer { texture, .. } = op else { continue };
                     let t = ids.iter().position(|id| id == texture).unwrap() as u32;
-                    for l in op.levels(Format::Rgba8Unorm.bytes_per_pixel()) {
+                    for l in op.levels(Format::Rgba8Unorm) {
                         let px = level_pixels(t, l.level, l.width_px, l.height_px);
                         plan.upload_bytes[l.bytes.clone()].copy_from_slice(&px);
                         if after_growth {

@@ -8,6 +8,8 @@ use crate::texture::Usage;
 use crate::writes::PendingWrites;
 use crate::{Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
 
+mod memory;
+pub use memory::FormatMemory;
 mod meshes;
 mod moves;
 mod recorder;
@@ -55,6 +57,11 @@ pub struct Batcher {
     sequence: u64,
     rebuild_pending: bool,
     cpu_copy_bytes: u64,
+    /// Formats whose textures were decoded on the CPU (each logged once).
+    #[cfg(feature = "decode")]
+    decoded_formats: Vec<crate::Format>,
+    /// Textures decoded since the frame began (`Counters::textures_decoded` of its plan).
+    decoded_pending: u64,
     /// The white texel of [`Batcher::white`], once asked for.
     white: Option<TextureId>,
     frame: Counters,
@@ -84,6 +91,9 @@ impl Batcher {
             sequence: 0,
             rebuild_pending: false,
             cpu_copy_bytes: 0,
+            #[cfg(feature = "decode")]
+            decoded_formats: Vec::new(),
+            decoded_pending: 0,
             white: None,
             frame: Counters::default(),
             total: Counters::default(),
@@ -310,6 +320,8 @@ impl Batcher {
         self.drain_alloc_ops();
         self.frame.bytes_allocated = self.alloc.allocated_bytes();
         self.frame.cpu_copy_bytes = self.cpu_copy_bytes;
+        // Decoded at registration, maybe between plans: counted in the plan that uploads them.
+        self.frame.textures_decoded = std::mem::take(&mut self.decoded_pending);
         self.total.accumulate(&self.frame);
         self.plan.counters = self.frame;
         self.plan.totals = self.total;

@@ -63,6 +63,9 @@ pub struct Counters {
     /// ([`crate::Config::keep_pixels`]), at the end of the frame (a level, like
     /// `bytes_allocated`; 0 when the option is off).
     pub cpu_copy_bytes: u64,
+    /// Textures of a format the device lacks, decoded to RGBA8 on the CPU at registration
+    /// (the `decode` feature; always 0 without it).
+    pub textures_decoded: u64,
 }
 
 impl Counters {
@@ -98,6 +101,7 @@ impl Counters {
             bytes_allocated,
             max_slot_tier,
             cpu_copy_bytes,
+            textures_decoded,
         } = *frame;
         self.frames += frames;
         self.frames_discarded += frames_discarded;
@@ -126,6 +130,7 @@ impl Counters {
         self.bytes_allocated = bytes_allocated;
         self.max_slot_tier = self.max_slot_tier.max(max_slot_tier);
         self.cpu_copy_bytes = cpu_copy_bytes;
+        self.textures_decoded += textures_decoded;
     }
 }
 
@@ -165,6 +170,10 @@ pub struct DeviceCounters {
     /// Mip levels regenerated from level 0 after a plan drew into a render target with mip
     /// levels ([`crate::FramePlan::target`]): one per level above 0 of the target layer.
     pub mip_levels_regenerated: u64,
+    /// Bytes of the arrays the device holds after the frame's resource ops: every layer and
+    /// level, blocks for a compressed format (a level, not a sum: equal in per-frame and
+    /// cumulative counters).
+    pub bytes_held: u64,
 }
 
 impl DeviceCounters {
@@ -190,9 +199,10 @@ impl DeviceCounters {
         arrays_created: 0,
         arrays_destroyed: 0,
         mip_levels_regenerated: 0,
+        bytes_held: 0,
     };
 
-    /// Adds every field of `other` into `self`.
+    /// Adds every field of `other` into `self` (`bytes_held` is taken, a level).
     pub fn accumulate(&mut self, other: &DeviceCounters) {
         // Destructured without `..`: a new field that is not accumulated does not compile.
         let DeviceCounters {
@@ -209,6 +219,7 @@ impl DeviceCounters {
             arrays_created,
             arrays_destroyed,
             mip_levels_regenerated,
+            bytes_held,
         } = *other;
         self.frames += frames;
         self.draw_calls += draw_calls;
@@ -223,6 +234,7 @@ impl DeviceCounters {
         self.arrays_created += arrays_created;
         self.arrays_destroyed += arrays_destroyed;
         self.mip_levels_regenerated += mip_levels_regenerated;
+        self.bytes_held = bytes_held;
     }
 }
 
@@ -260,8 +272,10 @@ impl Stats {
     }
 
     /// Adds device work done after [`Stats::record`] for the same frame (wgpu records its
-    /// draws in `render`, after `prepare` recorded the plan).
+    /// draws in `render`, after `prepare` recorded the plan). `bytes_held` stays the plan's:
+    /// the work after it holds no arrays.
     pub fn add_device(&mut self, more: DeviceCounters) {
+        let more = DeviceCounters { bytes_held: self.device_frame.bytes_held, ..more };
         self.device_frame.accumulate(&more);
         self.device_total.accumulate(&more);
     }

@@ -68,7 +68,7 @@ pub enum TextureError {
     PixelLength {
         /// Bytes given.
         actual_bytes: usize,
-        /// Bytes needed: width x height x 4.
+        /// Bytes needed: [`crate::TextureDesc::byte_len`].
         expected_bytes: usize,
         /// Width.
         width_px: u32,
@@ -81,6 +81,47 @@ pub enum TextureError {
     /// batcher.
     #[error("texture id {0:?} is stale: it was freed or never registered here")]
     Stale(TextureId),
+    /// The device samples no format of the texture's family ([`crate::Limits::format_families`]).
+    /// With the `decode` feature such a texture is decoded to RGBA8 instead.
+    #[error("format {format} needs the {family:?} family, which the device lacks (it has: {available})")]
+    FormatUnsupported {
+        /// Format asked for.
+        format: Format,
+        /// Its family.
+        family: crate::FormatFamily,
+        /// The families the device has.
+        available: crate::FormatFamilies,
+    },
+    /// A texture of a format the device lacks could not be decoded on the CPU (the `decode`
+    /// feature): its blocks are not its size, or the decoder refused them.
+    #[cfg(feature = "decode")]
+    #[error("decoding for a device without the format: {0}")]
+    Decode(#[from] crate::decode::DecodeError),
+    /// A compressed texture asked for as a [`crate::Usage::RenderTarget`]: no device renders
+    /// into compressed texels.
+    #[error("a render target cannot be {format}: compressed formats are sampled, never drawn into")]
+    CompressedTarget {
+        /// Format asked for.
+        format: Format,
+    },
+    /// An [`crate::Batcher::update_region`] rectangle of a compressed texture that is not in
+    /// whole blocks: its left and top edges must be multiples of `block_px`, and so must its
+    /// width and height, unless it reaches the texture's right or bottom edge.
+    #[error(
+        "region {rect_px:?} of a {width_px}x{height_px} {format} texture is not in whole {block_px}x{block_px} blocks"
+    )]
+    BlockAlign {
+        /// `[x, y, width, height]` asked for.
+        rect_px: [u32; 4],
+        /// The texture's width.
+        width_px: u32,
+        /// The texture's height.
+        height_px: u32,
+        /// The format.
+        format: Format,
+        /// Its block's width and height.
+        block_px: u32,
+    },
     /// An [`crate::Batcher::update_region`] rectangle that is empty, reaches past the
     /// texture, or names a texture with mip levels.
     #[error(
@@ -112,11 +153,16 @@ pub enum TextureError {
     /// large (arrays the pending plan destroys, or grows or shrinks from: the device frees
     /// them only once that plan has run), finish and execute a plan first, then register
     /// again; or create the batcher with a larger [`crate::Config::budget_bytes`].
+    ///
+    /// Every byte is a real device byte: a compressed format's are its blocks.
     #[error(
-        "texture budget exhausted: {requested_bytes} more bytes asked, with {allocated_bytes} allocated and \
-         {retired_bytes} retired (held until the pending plan has run) of a {budget_bytes}-byte budget"
+        "texture budget exhausted: {requested_bytes} more bytes of {format} asked, with {allocated_bytes} allocated \
+         and {retired_bytes} retired (held until the pending plan has run) of a {budget_bytes}-byte budget (bytes as \
+         stored: blocks, for a compressed format)"
     )]
     BudgetExhausted {
+        /// Format of the texture refused (its bytes are its blocks when compressed).
+        format: Format,
         /// Bytes the cheapest placement would have added (a growth by copy counts the whole
         /// new array, since old and new exist during the copy; a growth in place, before any
         /// plan brought the array to the device, only the difference).

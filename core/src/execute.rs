@@ -150,7 +150,7 @@ impl RectCopy {
 }
 
 fn rect_bytes([w, h]: [u32; 2], format: Format) -> u64 {
-    u64::from(w) * u64::from(h) * u64::from(format.bytes_per_pixel())
+    format.image_bytes(w, h)
 }
 
 /// One mip level of a [`ResourceOp::WriteLayer`]: where it goes and its bytes (tight rows of
@@ -170,7 +170,7 @@ pub struct LevelUpload<'a> {
     /// Levels the whole write has: this is its last when `level.level + 1 == mip_levels` (an
     /// executor that checks for errors per write checks then).
     pub mip_levels: u32,
-    /// The level's bytes: `level.row_bytes * level.height_px`.
+    /// The level's bytes: `level.row_bytes * level.rows`.
     pub bytes: &'a [u8],
 }
 
@@ -295,7 +295,7 @@ impl PlanRunner {
                 }
                 ResourceOp::WriteLayer { texture, array, layer, bytes, mip_levels, .. } => {
                     let format = desc_of(&self.held, *array)?.format;
-                    for level in op.levels(format.bytes_per_pixel()) {
+                    for level in op.levels(format) {
                         let data = plan.upload_bytes.get(level.bytes.clone()).ok_or(PlanError::UploadBytes {
                             op: at,
                             start: bytes.start,
@@ -317,7 +317,14 @@ impl PlanRunner {
                 }
             }
         }
+        counters.bytes_held = self.held_bytes();
         Ok(())
+    }
+
+    /// Bytes of the arrays the device holds now (every layer and level, blocks for a
+    /// compressed format): what it really allocated, beside core's budget accounting.
+    pub fn held_bytes(&self) -> u64 {
+        self.held.values().map(ArrayDesc::bytes).sum()
     }
 
     /// Counts the mip levels an executor regenerates after drawing a plan into a render
@@ -342,6 +349,7 @@ impl PlanRunner {
     pub fn forget(&mut self, counters: &mut DeviceCounters) {
         counters.arrays_destroyed += self.held.len() as u64;
         self.held.clear();
+        counters.bytes_held = 0;
         self.validator.reset();
     }
 }

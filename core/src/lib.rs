@@ -52,10 +52,15 @@ mod affine;
 mod alloc;
 mod batcher;
 mod counters;
+#[cfg(feature = "decode")]
+mod decode;
 mod error;
 pub mod execute;
+mod format;
 #[cfg(feature = "image")]
 mod image;
+#[cfg(feature = "ktx2")]
+mod ktx2;
 mod ladder;
 mod limits;
 mod mesh;
@@ -71,11 +76,16 @@ pub mod text;
 mod texture;
 mod writes;
 
+#[cfg(feature = "ktx2")]
+pub use crate::ktx2::{format_from_vk, read_ktx2, Ktx2Error, Ktx2Texture};
 pub use affine::Affine2;
 pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};
-pub use batcher::Batcher;
+pub use batcher::{Batcher, FormatMemory};
 pub use counters::{Counters, DeviceCounters, Stats};
+#[cfg(feature = "decode")]
+pub use decode::{decode_rgba8, DecodeError};
 pub use error::{ConfigError, MeshError, QuadError, RejectedQuad, TextureError};
+pub use format::{Format, FormatFamilies, FormatFamily};
 #[cfg(feature = "image")]
 pub use image::{premultiplied, ImageError};
 pub use limits::{Budget, Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
@@ -88,7 +98,7 @@ pub use plan::{
     SlotBind, Viewport,
 };
 pub use quad::{premultiply, Quad};
-pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, Format, TextureDesc, TextureId, Usage, Wrap};
+pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, TextureDesc, TextureId, Usage, Wrap};
 
 #[cfg(test)]
 mod model_tests;

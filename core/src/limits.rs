@@ -1,7 +1,7 @@
 //! Device limits, caller configuration, and the budget derived once from both.
 
 use crate::error::ConfigError;
-use crate::Instance;
+use crate::{FormatFamilies, FormatFamily, Instance};
 
 /// The hard ceiling on slots per draw, whatever the device reports: every slot a shader
 /// branches over costs fill rate (32 slots measured ~11x one array sampler on llvmpipe), and
@@ -38,6 +38,16 @@ pub struct Limits {
     /// and WebGPU without a GPU). [`QuadVertices::Auto`] draws indexed quads there. `false`
     /// unless the backend's limits query finds one.
     pub software_rasterizer: bool,
+    /// The texture format families the device samples (GL extensions; wgpu's enabled
+    /// `TEXTURE_COMPRESSION_*` features). A texture of another family is refused with
+    /// [`crate::TextureError::FormatUnsupported`], or decoded to RGBA8 on the CPU with the
+    /// `decode` feature. Default [`FormatFamilies::RGBA8`].
+    pub format_families: FormatFamilies,
+    /// The device copies compressed texels between arrays on the GPU (`glCopyImageSubData`:
+    /// GL 4.3, GLES 3.2; every wgpu device). Without it (WebGL2, GLES 3.0/3.1) a compressed
+    /// array the device holds never grows, shrinks or is compacted: a full one is joined by
+    /// a new array instead. Default `true`.
+    pub compressed_copies: bool,
 }
 
 impl Limits {
@@ -53,6 +63,8 @@ impl Limits {
             avoid_ambiguous_layer_counts: false,
             max_buffer_bytes: u64::MAX,
             software_rasterizer: false,
+            format_families: FormatFamilies::RGBA8,
+            compressed_copies: true,
         }
     }
 
@@ -98,6 +110,18 @@ impl Limits {
         self.software_rasterizer = software_rasterizer;
         self
     }
+    /// Sets `format_families` (RGBA8 is always among them).
+    #[must_use]
+    pub const fn with_format_families(mut self, format_families: FormatFamilies) -> Self {
+        self.format_families = format_families.with(FormatFamily::Rgba8);
+        self
+    }
+    /// Sets `compressed_copies`.
+    #[must_use]
+    pub const fn with_compressed_copies(mut self, compressed_copies: bool) -> Self {
+        self.compressed_copies = compressed_copies;
+        self
+    }
 
     /// The weakest device layerbatch supports: GLES 3.0 / WebGL2 / wgpu downlevel. 16 texture
     /// units and samplers, 256 array layers, 2048 px.
@@ -110,6 +134,8 @@ impl Limits {
             avoid_ambiguous_layer_counts: false,
             max_buffer_bytes: 256 << 20,
             software_rasterizer: false,
+            format_families: FormatFamilies::RGBA8,
+            compressed_copies: true,
         }
     }
 
@@ -123,6 +149,8 @@ impl Limits {
             avoid_ambiguous_layer_counts: false,
             max_buffer_bytes: u64::MAX,
             software_rasterizer: false,
+            format_families: FormatFamilies::RGBA8,
+            compressed_copies: true,
         }
     }
 }
@@ -212,9 +240,10 @@ pub struct Config {
     /// with 256, each image over 256 px took a class of its own).
     pub max_packed_size_px: u32,
     /// Side of a full atlas page, pixels. A page array starts at 16 px (or the first
-    /// texture's size), doubles up to this while it is one page, then grows by an eighth more
-    /// layers; a set registered before its first plan is laid out at the page size (up to
-    /// this) that takes the fewest bytes. Default 2048 (the guaranteed minimum texture size):
+    /// texture's size) and grows one side at a time (256x256 to 512x256), in powers of two,
+    /// up to this while it is one page, then by an eighth more layers; a set registered
+    /// before its first plan is laid out at the page size (any power-of-two width and height
+    /// up to this, any layer count) that takes the fewest bytes. Default 2048 (the guaranteed minimum texture size):
     /// the real pack above needs 2048 for its 1664x1536 sheet, and a set of small images is
     /// laid out in smaller pages anyway. Clamped to the device's texture size; raised to
     /// `max_packed_size_px`.
@@ -384,6 +413,10 @@ pub struct Budget {
     /// instanced ones: [`Config::quad_vertices`], with [`QuadVertices::Auto`] resolved by
     /// [`Limits::software_rasterizer`].
     pub indexed_quads: bool,
+    /// See [`Limits::format_families`].
+    pub format_families: FormatFamilies,
+    /// See [`Limits::compressed_copies`].
+    pub compressed_copies: bool,
 }
 
 impl Budget {
@@ -483,6 +516,8 @@ impl Budget {
             page_size_px: page,
             auto_compact: config.auto_compact,
             indexed_quads,
+            format_families: limits.format_families.with(FormatFamily::Rgba8),
+            compressed_copies: limits.compressed_copies,
         })
     }
 

@@ -100,7 +100,9 @@ impl MockArray {
     /// otherwise it replaces whatever it overlaps.
     fn write(&mut self, layer: u32, rect: [u32; 4], texture: TextureId, pixels: &[u8]) {
         let list = &mut self.content[layer as usize];
-        let bpp = self.desc.format.bytes_per_pixel() as usize;
+        // In blocks (texels, for RGBA8): compressed rectangles are whole blocks.
+        let f = self.desc.format;
+        let (b, bpb) = (f.block_px(), f.block_bytes() as usize);
         let inside = |o: &Written| {
             o.texture == texture
                 && o.rect != rect
@@ -110,10 +112,10 @@ impl MockArray {
                 && rect[1] + rect[3] <= o.rect[1] + o.rect[3]
         };
         if let Some(o) = list.iter_mut().find(|o| inside(o)) {
-            let row = rect[2] as usize * bpp;
-            for r in 0..rect[3] as usize {
-                let y = (rect[1] - o.rect[1]) as usize + r;
-                let at = (y * o.rect[2] as usize + (rect[0] - o.rect[0]) as usize) * bpp;
+            let row = (rect[2] / b) as usize * bpb;
+            for r in 0..(rect[3] / b) as usize {
+                let y = ((rect[1] - o.rect[1]) / b) as usize + r;
+                let at = (y * (o.rect[2] / b) as usize + ((rect[0] - o.rect[0]) / b) as usize) * bpb;
                 o.pixels[at..at + row].copy_from_slice(&pixels[r * row..(r + 1) * row]);
             }
             o.hash = MockDevice::hash(&o.pixels);

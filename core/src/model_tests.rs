@@ -218,8 +218,8 @@ fn run(seed: u64, ops: usize) {
                     let (x, y) = (rng.below(u64::from(d.width_px)) as u32, rng.below(u64::from(d.height_px)) as u32);
                     let w = 1 + rng.below(u64::from(d.width_px - x)) as u32;
                     let h = 1 + rng.below(u64::from(d.height_px - y)) as u32;
-                    let bpp = d.format.bytes_per_pixel() as usize;
-                    let patch = vec![stamp as u8 | 1; w as usize * h as usize * bpp];
+                    let bpp = d.format.block_bytes() as usize; // the model registers RGBA8 only
+                    let patch = vec![stamp as u8 | 1; d.format.image_bytes(w, h) as usize];
                     if trace {
                         eprintln!("  update_region {id:?} {:?} known {}", [x, y, w, h], t.content.is_some());
                     }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use guillotiere::{size2, AllocId, AtlasAllocator};
+use guillotiere::{size2, AllocId, AllocatorOptions, AtlasAllocator};
 
 /// One layer of a page array.
 #[derive(Clone)]
@@ -48,7 +48,11 @@ pub(crate) struct Spot {
 #[derive(Clone)]
 pub(crate) struct Pages {
     layers: Vec<Layer>,
-    size_px: u32,
+    /// Width and height of every layer (pages grow one side at a time: not square).
+    size_px: [u32; 2],
+    /// Rectangles are whole blocks of this side (4 for a compressed format, else 1): sizes
+    /// are rounded up to it, and with a page side that is a multiple, so is every corner.
+    block_px: u32,
     /// Every allocation: its allocator id, its size and its owner (the batcher's registry
     /// index), so a moved rectangle names its texture without a search.
     ids: HashMap<Spot, (AllocId, [u32; 2], u32), SpotHash>,
@@ -94,16 +98,29 @@ impl std::fmt::Debug for Pages {
 }
 
 impl Pages {
-    /// `layers` empty layers of `size_px` squared.
-    pub(crate) fn new(size_px: u32, layers: u32) -> Self {
-        let mut p = Self { layers: Vec::new(), size_px, ids: HashMap::default() };
+    /// `layers` empty layers of `size_px` (each side a multiple of `block_px`), holding
+    /// rectangles in whole `block_px` blocks.
+    pub(crate) fn new(size_px: [u32; 2], block_px: u32, layers: u32) -> Self {
+        debug_assert!(size_px[0] % block_px == 0 && size_px[1] % block_px == 0);
+        let mut p = Self { layers: Vec::new(), size_px, block_px, ids: HashMap::default() };
         p.add_layers(layers);
         p
     }
 
     /// Width and height of every layer.
-    pub(crate) fn size_px(&self) -> u32 {
+    pub(crate) fn size_px(&self) -> [u32; 2] {
         self.size_px
+    }
+
+    /// The side of the blocks rectangles are made of.
+    pub(crate) fn block_px(&self) -> u32 {
+        self.block_px
+    }
+
+    /// `[w, h]` rounded up to whole blocks: the rectangle a texture takes.
+    pub(crate) fn rounded(&self, [w, h]: [u32; 2]) -> [u32; 2] {
+        let b = self.block_px;
+        [w.div_ceil(b) * b, h.div_ceil(b) * b]
     }
 
     /// Layers.
@@ -126,17 +143,18 @@ impl Pages {
         self.layers.iter().rposition(|l| l.used_px > 0).map_or(0, |i| i as u32 + 1)
     }
 
-    /// A `w x h` rectangle for `owner` in the first layer it fits.
+    /// A `w x h` rectangle (rounded up to whole blocks) for `owner` in the first layer it fits.
     pub(crate) fn allocate(&mut self, w: u32, h: u32, owner: u32) -> Option<Spot> {
         self.allocate_closing(w, h, owner, u32::MAX, false)
     }
 
     /// [`Pages::allocate`], skipping layers that missed `close_after` allocations in a row.
     fn allocate_closing(&mut self, w: u32, h: u32, owner: u32, close_after: u32, newest_first: bool) -> Option<Spot> {
-        if w == 0 || h == 0 || w > self.size_px || h > self.size_px {
+        let [w, h] = self.rounded([w, h]);
+        if w == 0 || h == 0 || w > self.size_px[0] || h > self.size_px[1] {
             return None;
         }
-        let (area, page) = (u64::from(w) * u64::from(h), u64::from(self.size_px).pow(2));
+        let (area, page) = (u64::from(w) * u64::from(h), u64::from(self.size_px[0]) * u64::from(self.size_px[1]));
         // Laying out many rectangles, the newest layer first: it has the most room, so most
         // go in at the first try, and only those it cannot hold search the older layers'
         // holes (10,000 rectangles: 3 ms instead of 5, for a little less tightness).
@@ -166,9 +184,10 @@ impl Pages {
         None
     }
 
-    /// Frees the rectangle at `spot` of size `size`; `false` (and nothing changes) if no
-    /// rectangle of that size was allocated there.
+    /// Frees the rectangle at `spot` of size `size` (rounded up to blocks, as allocated);
+    /// `false` (and nothing changes) if no rectangle of that size was allocated there.
     pub(crate) fn free(&mut self, spot: Spot, size: [u32; 2]) -> bool {
+        let size = self.rounded(size);
         match self.ids.get(&spot) {
             Some(&(id, s, _)) if s == size => {
                 self.ids.remove(&spot);
@@ -182,16 +201,16 @@ impl Pages {
         }
     }
 
-    /// Every rectangle: its place, size and owner.
+    /// Every rectangle: its place, size (whole blocks) and owner.
     pub(crate) fn rects(&self) -> impl Iterator<Item = (Spot, [u32; 2], u32)> + '_ {
         self.ids.iter().map(|(s, (_, size, owner))| (*s, *size, *owner))
     }
 
-    /// Every layer grows to `size_px` squared; allocations keep their places.
-    pub(crate) fn grow_size(&mut self, size_px: u32) {
-        debug_assert!(size_px >= self.size_px);
+    /// Every layer grows to `size_px` (no side shrinks); allocations keep their places.
+    pub(crate) fn grow_size(&mut self, size_px: [u32; 2]) {
+        debug_assert!(size_px[0] >= self.size_px[0] && size_px[1] >= self.size_px[1]);
         for l in &mut self.layers {
-            l.atlas.grow(size2(size_px as i32, size_px as i32));
+            l.atlas.grow(size2(size_px[0] as i32, size_px[1] as i32));
             l.failed = NOTHING_FAILED;
         }
         self.size_px = size_px;
@@ -199,10 +218,12 @@ impl Pages {
 
     /// `n` empty layers more.
     pub(crate) fn add_layers(&mut self, n: u32) {
-        let s = self.size_px as i32;
+        let [w, h] = self.size_px;
+        let b = self.block_px as i32;
+        let options = AllocatorOptions { alignment: size2(b, b), ..AllocatorOptions::default() };
         for _ in 0..n {
             self.layers.push(Layer {
-                atlas: AtlasAllocator::new(size2(s, s)),
+                atlas: AtlasAllocator::with_options(size2(w as i32, h as i32), &options),
                 used_px: 0,
                 failed: NOTHING_FAILED,
                 misses: 0,
@@ -221,13 +242,13 @@ impl Pages {
     /// not of where the rectangles are now, so a set registered at once and one registered
     /// over many frames settle into the same layout. Returns the pages and, for each
     /// rectangle (by index into `rects`), its new place.
-    pub(crate) fn laid_out(rects: &[Rect], size_px: u32) -> (Pages, Vec<Spot>) {
+    pub(crate) fn laid_out(rects: &[Rect], size_px: [u32; 2], block_px: u32) -> (Pages, Vec<Spot>) {
         let mut order: Vec<usize> = (0..rects.len()).collect();
         order.sort_by_key(|&i| {
             let ([w, h], owner) = rects[i];
             (std::cmp::Reverse((w.max(h), u64::from(w) * u64::from(h))), owner, i)
         });
-        let mut fresh = Pages::new(size_px, 0);
+        let mut fresh = Pages::new(size_px, block_px, 0);
         fresh.ids.reserve(rects.len());
         let mut places = vec![Spot { layer: 0, x: 0, y: 0 }; rects.len()];
         for i in order {
@@ -254,7 +275,9 @@ impl Pages {
         let mut by_layer: HashMap<u32, Vec<[u32; 4]>> = HashMap::new();
         for (s, (_, [w, h], _)) in &self.ids {
             assert!((s.layer as usize) < self.layers.len(), "allocation in a missing layer");
-            assert!(s.x + w <= self.size_px && s.y + h <= self.size_px, "allocation outside its page");
+            assert!(s.x + w <= self.size_px[0] && s.y + h <= self.size_px[1], "allocation outside its page");
+            let b = self.block_px;
+            assert!(s.x % b == 0 && s.y % b == 0 && w % b == 0 && h % b == 0, "allocation not in whole blocks");
             by_layer.entry(s.layer).or_default().push([s.x, s.y, *w, *h]);
         }
         for (layer, rects) in by_layer {

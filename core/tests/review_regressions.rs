@@ -43,7 +43,8 @@ fn budget_error_names_the_retired_bytes_it_counted() {
         b.register(&d, &solid(&d, 5 + i)).unwrap();
     }
     let err = b.register(&d, &solid(&d, 9)).unwrap_err();
-    let TextureError::BudgetExhausted { requested_bytes, allocated_bytes, retired_bytes, budget_bytes } = err.clone()
+    let TextureError::BudgetExhausted { requested_bytes, allocated_bytes, retired_bytes, budget_bytes, .. } =
+        err.clone()
     else {
         panic!("{err}")
     };

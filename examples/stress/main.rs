@@ -33,6 +33,13 @@
 //!   may allow fewer).
 //! - `--quads auto|instanced|indexed`: `Config::quad_vertices` (default `auto`: indexed on a
 //!   software rasterizer, instanced elsewhere).
+//! - `--format rgba8|bc7|bc1|etc2|astc`: the textures' format (default `rgba8`). The compressed
+//!   ones are the same generated pictures encoded with Intel's ISPC texture compressor
+//!   (`intel_tex_2`: BC7, BC1, ETC1 read as ETC2 RGB; ASTC 4x4 as void-extent blocks, one
+//!   colour a block, as intel_tex_2's ASTC encoder is a stub), at registration. A family the
+//!   device lacks (ETC2 and ASTC on lavapipe) is decoded to RGBA8 on the CPU (core's `decode`
+//!   feature, which the examples build with), and the summary says so. Not with `--soak`,
+//!   whose churn registers RGBA8.
 //! - `--arrays on|off`: `off` gives every texture its own array, i.e. the plain slot ladder, for
 //!   the side-by-side (default `on`).
 //! - `--warmup N`: frames drawn before the measured ones, not measured (default 3).
@@ -59,7 +66,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use layerbatch::{Batcher, Budget, Config, QuadVertices, MAX_SLOTS_PER_DRAW};
+use layerbatch::{Batcher, Budget, Config, Format, QuadVertices, MAX_SLOTS_PER_DRAW};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
 use layerbatch_testkit::report::{Mode, Recorder, Report, RunInfo, SoakSample, Sums, DEFAULT_WARMUP};
 use layerbatch_testkit::scene::{self, Scene, SceneOptions, Sizes};
@@ -77,7 +84,7 @@ const MAX_SPRITES: usize = 5_000_000;
 const MAX_TEXTURES: usize = 65_536;
 
 const USAGE: &str = "\
-usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mixed] [--slots N] [--arrays on|off]
+usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mixed] [--format F] [--slots N] [--arrays on|off]
               [--quads auto|instanced|indexed] [--warmup N] [--frames N] [--seconds S] [--soak S] [--churn N]
               [--headless] [--out FILE.png] [--json] [--help]
 
@@ -85,6 +92,8 @@ usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mix
   --sprites N         sprites, moving every frame (default 20000)
   --textures N        distinct textures (default 64)
   --sizes pow2|mixed  4 power-of-two sizes, or random sizes 1..256 px (default pow2)
+  --format F          rgba8|bc7|bc1|etc2|astc: texture format, compressed by intel_tex_2
+                      at registration (default rgba8)
   --slots N           Config::max_slots, 1..=32 (default 16; the device may allow fewer)
   --arrays on|off     off: every texture its own array, the plain slot ladder (default on)
   --quads MODE        auto|instanced|indexed: Config::quad_vertices (default auto: indexed on
@@ -128,6 +137,7 @@ pub struct Args {
     pub sprites: usize,
     pub textures: usize,
     pub sizes: Sizes,
+    pub format: Format,
     pub slots: u32,
     pub arrays: bool,
     pub quads: QuadVertices,
@@ -148,6 +158,7 @@ impl Default for Args {
             sprites: 20_000,
             textures: 64,
             sizes: Sizes::Pow2,
+            format: Format::Rgba8Unorm,
             slots: 16,
             arrays: true,
             quads: QuadVertices::Auto,
@@ -176,6 +187,8 @@ impl Args {
             textures: self.textures,
             viewport_px,
             sizes: self.sizes,
+            format: self.format,
+            encode: Some(layerbatch_testkit::compressed::encode),
             ..SceneOptions::default()
         }
     }
@@ -211,6 +224,16 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
                     other => return Err(format!("--sizes must be pow2 or mixed, not {other:?}")),
                 }
             }
+            Long("format") => {
+                a.format = match parser.value().map_err(err)?.string().map_err(err)?.as_str() {
+                    "rgba8" => Format::Rgba8Unorm,
+                    "bc7" => Format::Bc7RgbaUnorm,
+                    "bc1" => Format::Bc1RgbaUnorm,
+                    "etc2" => Format::Etc2Rgb8Unorm,
+                    "astc" => Format::Astc4x4RgbaUnorm,
+                    other => return Err(format!("--format must be rgba8, bc7, bc1, etc2 or astc, not {other:?}")),
+                }
+            }
             Long("slots") => a.slots = number(&mut parser, "--slots", 1, MAX_SLOTS_PER_DRAW as usize)? as u32,
             Long("arrays") => {
                 a.arrays = match parser.value().map_err(err)?.string().map_err(err)?.as_str() {
@@ -236,6 +259,9 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
             Long("json") => a.json = true,
             other => return Err(other.unexpected().to_string()),
         }
+    }
+    if a.soak.is_some() && a.format.is_compressed() {
+        return Err(format!("--soak churns RGBA8 textures: it does not take --format {}", a.format));
     }
     Ok(Command::Run(a))
 }
@@ -406,6 +432,7 @@ fn run_headless(args: &Args) -> Result<Report, String> {
         &recorder,
     );
     report.texel_bytes = scene.texel_bytes();
+    report.format = args.format.name();
     report.arrays_alive = batcher.allocator().array_count();
     report.soak = soak;
     Ok(report)

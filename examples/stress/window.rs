@@ -64,6 +64,7 @@ pub fn run(args: &Args) -> Result<Report, Error> {
         &app.recorder,
     );
     report.texel_bytes = running.scene.texel_bytes();
+    report.format = args.format.name();
     report.arrays_alive = running.batcher.allocator().array_count();
     Ok(report)
 }

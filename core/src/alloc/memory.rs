@@ -33,7 +33,7 @@ impl Allocator {
             // into about 1.25x, so it gives layers back (and keeps a churning set within 2x
             // its texels plus a page).
             let sparse = a.pages.as_ref().is_some_and(|p| {
-                let page = u64::from(p.size_px()).pow(2);
+                let page = u64::from(p.size_px()[0]) * u64::from(p.size_px()[1]);
                 let capacity = page * u64::from(p.layer_count());
                 p.layer_count() > 2 && capacity * 4 > p.used_px() * 7 + page * 4
             });
@@ -85,6 +85,9 @@ impl Allocator {
     /// divides its layers by `min_ratio` at least (1: any saving) and the transient copy fits
     /// the budget.
     fn shrink(&mut self, id: ArrayId, min_ratio: u32) -> Option<ArrayId> {
+        if !self.may_copy(id) {
+            return None;
+        }
         let a = self.arrays[id.0 as usize].as_ref().expect("live");
         let used_layers = a.used_layers();
         let layers = self.layers_for(used_layers);

@@ -84,8 +84,8 @@ const RETURN_AFTER_PLANS: u32 = 3;
 /// that changes every few frames never pays copies for it.
 const SETTLE_AFTER_PLANS: u32 = 30;
 /// Smallest side of a new page array's layers (it starts as small as holds its first texture,
-/// then doubles up to `page_size_px` before adding layers), so that a few small textures
-/// take a few KiB.
+/// then grows one side at a time up to `page_size_px` before adding layers), so that a few
+/// small textures take a few KiB.
 const FIRST_PAGE_PX: u32 = 16;
 /// The owner of rectangles admitted through [`Allocator::admit`] (no registry behind them).
 const NO_OWNER: u32 = u32::MAX;
@@ -101,10 +101,12 @@ const NO_OWNER: u32 = u32::MAX;
 /// let mut alloc = Allocator::new(&budget);
 /// let a = alloc.admit(&TextureDesc::new(64, 64)).unwrap().placement; // a 64 px page
 /// let b = alloc.admit(&TextureDesc::new(30, 20)).unwrap();
-/// // The page grew to 128 px to fit `b`, in place: no plan has brought it to a device yet.
+/// // The page grew one side, to 128x64 px, to fit `b`, in place: no plan has brought it to a
+/// // device yet.
 /// assert_eq!(b.moved, Some((a.array, a.array)));
 /// assert_eq!(b.placement.layer, a.layer); // one layer, two rectangles
-/// assert_eq!(alloc.array(a.array).unwrap().width_px, 128);
+/// let page = alloc.array(a.array).unwrap();
+/// assert_eq!([page.width_px, page.height_px], [128, 64]);
 /// // A repeating texture tiles its whole layer: a size class.
 /// let r = alloc.admit(&TextureDesc::new(64, 64).with_wrap(Wrap::Repeat)).unwrap().placement;
 /// assert_ne!(r.array, b.placement.array);
@@ -126,6 +128,8 @@ pub struct Allocator {
     max_packed_px: u32,
     page_px: u32,
     auto_compact: bool,
+    /// See [`crate::Limits::compressed_copies`].
+    compressed_copies: bool,
     class_count: usize,
     allocated_bytes: u64,
     /// Bytes of arrays destroyed or grown from by the pending plan: the device frees them only
@@ -143,6 +147,7 @@ pub struct Allocator {
     born: Vec<ArrayId>,
 }
 
+mod checks;
 mod memory;
 mod page_arrays;
 mod placement;
@@ -168,6 +173,7 @@ impl Allocator {
             max_packed_px: budget.max_packed_size_px,
             page_px: budget.page_size_px,
             auto_compact: budget.auto_compact,
+            compressed_copies: budget.compressed_copies,
             class_count: 0,
             allocated_bytes: 0,
             retired_bytes: 0,
@@ -303,9 +309,10 @@ impl Allocator {
                 }
             }
         }
+        // Compressed layers are whole blocks (a 30 px texture's data is 32 px of blocks).
         Some(ClassKey {
-            width_px: cw,
-            height_px: ch,
+            width_px: desc.format.round_up_px(cw),
+            height_px: desc.format.round_up_px(ch),
             format: desc.format,
             mip_levels: desc.mip_levels,
             filter: desc.filter,
@@ -350,8 +357,8 @@ impl Allocator {
         let Some(key) = self.class_of(desc) else {
             let layers = self.layer_count(1);
             let adesc = ArrayDesc {
-                width_px: desc.width_px,
-                height_px: desc.height_px,
+                width_px: desc.format.round_up_px(desc.width_px),
+                height_px: desc.format.round_up_px(desc.height_px),
                 layers,
                 format: desc.format,
                 mip_levels: desc.mip_levels,
@@ -359,13 +366,14 @@ impl Allocator {
                 wrap: desc.wrap,
                 render_target: desc.usage == Usage::RenderTarget,
             };
-            self.check(adesc.bytes())?;
+            self.check(adesc.bytes(), adesc.format)?;
             let id = self.create(adesc, true, Born::Created { relayable: false });
             let a = self.arrays[id.0 as usize].as_mut().expect("just created");
             a.used[0] = true;
             a.used_count = 1;
             let size = [desc.width_px, desc.height_px];
-            return Ok(Admission { placement: Placement::at_origin(id, 0, size, size, true), moved: None });
+            let layer_size = [adesc.width_px, adesc.height_px];
+            return Ok(Admission { placement: Placement::at_origin(id, 0, size, layer_size, true), moved: None });
         };
         let place = |array, layer| {
             Placement::at_origin(array, layer, [desc.width_px, desc.height_px], [key.width_px, key.height_px], false)
@@ -396,9 +404,9 @@ impl Allocator {
         // 2. Grow the first array below the cap: double, or as many layers as the budget has
         // room for.
         let mut cheapest = u64::MAX;
-        if let Some(old) = family.iter().copied().find(|id| {
+        if let Some(old) = family.iter().copied().find(|&id| {
             let layers = self.arrays[id.0 as usize].as_ref().expect("live").desc.layers;
-            !self.grown_layers(layers, layers).is_empty()
+            !self.grown_layers(layers, layers).is_empty() && self.may_copy(id)
         }) {
             let old_desc = self.arrays[old.0 as usize].as_ref().expect("live").desc;
             // Class arrays double.
@@ -427,7 +435,9 @@ impl Allocator {
             };
         }
         if layers == 0 {
-            return Err(self.exhausted(cheapest.min(layer_bytes.saturating_mul(self.layer_count(1) as u64))));
+            return Err(
+                self.exhausted(cheapest.min(layer_bytes.saturating_mul(self.layer_count(1) as u64)), key.format)
+            );
         }
         let id = self.create(ArrayDesc { layers, ..adesc }, false, Born::Created { relayable: true });
         let fam = self.classes.entry(key).or_default();
@@ -482,34 +492,12 @@ impl Allocator {
         Ok(())
     }
 
-    /// Checks internal invariants (used by tests): byte totals, family membership.
-    pub fn check_invariants(&self) {
-        let live: u64 = self.arrays.iter().flatten().map(|a| a.desc.bytes()).sum();
-        assert_eq!(live, self.allocated_bytes, "allocated bytes drifted");
-        assert!(self.peak_bytes <= self.budget_bytes, "peak above budget");
-        for a in self.arrays.iter().flatten() {
-            assert_eq!(a.used.iter().filter(|u| **u).count() as u32, a.used_count);
-            if let Some(p) = &a.pages {
-                p.check();
-                assert_eq!((p.size_px(), p.size_px()), (a.desc.width_px, a.desc.height_px), "page size drifted");
-                assert_eq!(p.layer_count(), a.desc.layers, "page layers drifted");
-                for l in 0..a.desc.layers {
-                    assert_eq!(p.layer_used(l), a.used[l as usize], "page layer {l} use drifted");
-                }
-            }
-            assert!(a.desc.layers <= self.max_layers.max(2));
-            if self.avoid_ambiguous {
-                assert!(a.desc.layers != 1 && a.desc.layers % 6 != 0, "ambiguous layer count {}", a.desc.layers);
-            }
-        }
-        for fam in self.classes.values() {
-            for id in fam {
-                assert!(self.arrays[id.0 as usize].is_some(), "family holds a dead array");
-            }
-        }
-        for id in self.free_ids.iter().chain(&self.retiring_ids) {
-            assert!(self.arrays[id.0 as usize].is_none(), "a free id names a live array");
-        }
+    /// Whether array `id` may change by a GPU copy (grow, shrink, compact): always before a
+    /// plan brings it to the device (it changes in place then); on the device, unless it is
+    /// compressed and the device cannot copy compressed texels.
+    fn may_copy(&self, id: ArrayId) -> bool {
+        let a = self.arrays[id.0 as usize].as_ref().expect("live");
+        a.born != Born::OnDevice || self.compressed_copies || !a.desc.format.is_compressed()
     }
 
     /// Bytes the device may hold now: live arrays and the pending plan's retired ones.
@@ -573,16 +561,17 @@ impl Allocator {
         bytes != u64::MAX && self.held_bytes().checked_add(bytes).is_some_and(|t| t <= self.budget_bytes)
     }
 
-    fn check(&self, bytes: u64) -> Result<(), TextureError> {
+    fn check(&self, bytes: u64, format: Format) -> Result<(), TextureError> {
         if !self.fits(bytes) {
-            return Err(self.exhausted(bytes));
+            return Err(self.exhausted(bytes, format));
         }
         Ok(())
     }
 
     /// The budget error for `requested_bytes` more, with every term the check used.
-    fn exhausted(&self, requested_bytes: u64) -> TextureError {
+    fn exhausted(&self, requested_bytes: u64, format: Format) -> TextureError {
         TextureError::BudgetExhausted {
+            format,
             requested_bytes,
             allocated_bytes: self.allocated_bytes,
             retired_bytes: self.retired_bytes,
@@ -686,7 +675,7 @@ impl Allocator {
 fn resize_state(a: &mut ArrayState, desc: ArrayDesc) {
     a.used.resize(desc.layers as usize, false);
     if let Some(p) = &mut a.pages {
-        p.grow_size(desc.width_px);
+        p.grow_size([desc.width_px, desc.height_px]);
         p.add_layers(desc.layers - p.layer_count());
     }
     a.desc = desc;

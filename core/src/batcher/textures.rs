@@ -9,14 +9,34 @@ use crate::texture::{max_mip_levels, push_mip_chain, Usage};
 use crate::{TextureDesc, TextureError, TextureId};
 
 impl Batcher {
-    /// Registers a texture with its level-0 pixels (tightly packed RGBA8 rows, top row first,
-    /// premultiplied alpha: the backends blend `ONE, ONE_MINUS_SRC_ALPHA`) and admits it into
-    /// an array. A [`Usage::RenderTarget`] may pass empty `pixels`.
+    /// Registers a texture with its pixels and admits it into an array: for RGBA8, level 0
+    /// (tightly packed rows, top row first, premultiplied alpha: the backends blend `ONE,
+    /// ONE_MINUS_SRC_ALPHA`), whose mips core makes; for a compressed format, every level's
+    /// blocks, level after level, rows of blocks top first ([`TextureDesc::byte_len`]). A
+    /// [`Usage::RenderTarget`] may pass empty `pixels`.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, Config, Format, FormatFamilies, FormatFamily, Limits, TextureDesc};
+    /// let limits = Limits::guaranteed_minimum().with_format_families(FormatFamilies::RGBA8.with(FormatFamily::Bc));
+    /// let mut batcher = Batcher::new(limits, Config::default())?;
+    /// let desc = TextureDesc::new(30, 20).with_format(Format::Bc1RgbaUnorm); // 8x5 blocks
+    /// let id = batcher.register(&desc, &[0; 8 * 5 * 8])?;
+    /// assert_eq!(batcher.placement(id)?.rect_px[2..], [30, 20]); // in a 32x20 rectangle of a BC1 page
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
-    /// [`TextureError`] for a zero or oversized texture, bad mip count, wrong pixel length, or
-    /// an exhausted budget (then nothing changes).
+    /// [`TextureError`] for a zero or oversized texture, bad mip count, wrong pixel length, a
+    /// format the device lacks ([`TextureError::FormatUnsupported`]), a compressed render
+    /// target, or an exhausted budget (then nothing changes).
     pub fn register(&mut self, desc: &TextureDesc, pixels: &[u8]) -> Result<TextureId, TextureError> {
+        #[cfg(feature = "decode")]
+        let decoded = self.decode_if_unsupported(desc, pixels)?;
+        #[cfg(feature = "decode")]
+        let (desc, pixels) = match &decoded {
+            Some((d, p)) => (d, p.as_slice()),
+            None => (desc, pixels),
+        };
         self.validate(desc, pixels)?;
         // The registry index the texture will get: rectangles that move later name it.
         let index = self.registry.next_index();
@@ -63,7 +83,9 @@ impl Batcher {
     /// # Errors
     /// [`TextureError::Stale`]; [`TextureError::Region`] for an empty rectangle, one reaching
     /// past the texture, or a texture with mip levels (its smaller levels could not follow);
-    /// [`TextureError::PixelLength`] when `pixels` is not the rectangle's size.
+    /// [`TextureError::BlockAlign`] for a compressed texture's rectangle not in whole blocks;
+    /// [`TextureError::PixelLength`] when `pixels` is not the rectangle's size (in blocks,
+    /// compressed).
     pub fn update_region(&mut self, id: TextureId, rect_px: [u32; 4], pixels: &[u8]) -> Result<(), TextureError> {
         let e = self.registry.entry(id)?;
         let desc = e.desc;
@@ -78,15 +100,28 @@ impl Batcher {
                 mip_levels: desc.mip_levels,
             });
         }
+        let f = desc.format;
+        let b = f.block_px();
+        let whole = |at: u32, len: u32, edge: u32| at % b == 0 && (len % b == 0 || at + len == edge);
+        if !whole(x, w, desc.width_px) || !whole(y, h, desc.height_px) {
+            return Err(TextureError::BlockAlign {
+                rect_px,
+                width_px: desc.width_px,
+                height_px: desc.height_px,
+                format: f,
+                block_px: b,
+            });
+        }
         let region = TextureDesc { width_px: w, height_px: h, ..desc };
         check_len(&region, pixels)?;
-        let bpp = desc.format.bytes_per_pixel() as usize;
         let e = &mut self.registry.entries[id.index as usize];
         if !e.pixels.is_empty() {
-            // Keep the CPU copy whole: patch the rectangle's rows.
-            let row = w as usize * bpp;
-            for r in 0..h as usize {
-                let at = ((y as usize + r) * desc.width_px as usize + x as usize) * bpp;
+            // Keep the CPU copy whole: patch the rectangle's rows (of blocks).
+            let row = f.row_bytes(w) as usize;
+            let texture_row = f.row_bytes(desc.width_px) as usize;
+            let skip = f.row_bytes(x) as usize;
+            for r in 0..f.block_rows(h) as usize {
+                let at = (y / b) as usize * texture_row + r * texture_row + skip;
                 e.pixels[at..at + row].copy_from_slice(&pixels[r * row..(r + 1) * row]);
             }
         }
@@ -210,10 +245,47 @@ impl Batcher {
         Ok(self.registry.entry(id)?.desc)
     }
 
+    /// With the `decode` feature, a texture of a family the device lacks: its RGBA8 version
+    /// (counted in `textures_decoded`; each format logged once at `warn!`). `None` for any
+    /// other texture.
+    #[cfg(feature = "decode")]
+    fn decode_if_unsupported(
+        &mut self,
+        desc: &TextureDesc,
+        pixels: &[u8],
+    ) -> Result<Option<(TextureDesc, Vec<u8>)>, TextureError> {
+        let format = desc.format;
+        if self.budget.format_families.contains(format.family()) || pixels.is_empty() {
+            return Ok(None);
+        }
+        if pixels.len() != desc.byte_len() {
+            check_len(desc, pixels)?;
+        }
+        let decoded = crate::decode::decoded(desc, pixels)?;
+        if !self.decoded_formats.contains(&format) {
+            self.decoded_formats.push(format);
+            log::warn!(
+                "layerbatch: the device has no {:?} formats: {format} textures are decoded to RGBA8 on the CPU ({}x \
+                 the memory)",
+                format.family(),
+                decoded.0.byte_len() as f64 / desc.format.image_bytes(desc.width_px, desc.height_px) as f64
+            );
+        }
+        self.decoded_pending += 1;
+        Ok(Some(decoded))
+    }
+
     fn validate(&self, desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
         let (w, h) = (desc.width_px, desc.height_px);
         if w == 0 || h == 0 {
             return Err(TextureError::ZeroSize { width_px: w, height_px: h });
+        }
+        let (format, available) = (desc.format, self.budget.format_families);
+        if !available.contains(format.family()) {
+            return Err(TextureError::FormatUnsupported { format, family: format.family(), available });
+        }
+        if format.is_compressed() && desc.usage == Usage::RenderTarget {
+            return Err(TextureError::CompressedTarget { format });
         }
         let max_px = self.budget.max_texture_size_px;
         if w > max_px || h > max_px {

@@ -10,15 +10,17 @@ use std::ops::Range;
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::texture::{mip_chain_bytes, mip_size, Filter, Format, Wrap};
+use crate::texture::{mip_chain_bytes, Filter, Format, Wrap};
 use crate::{Counters, TextureId};
 
 mod attributes;
+mod levels;
 mod validate;
 mod vertices;
 mod viewport;
 
 pub use attributes::{AttributeFormat, InstanceAttribute};
+pub use levels::LevelWrite;
 pub use validate::{PlanError, PlanValidator};
 pub use vertices::{expand_quads, quad_indices, Corner};
 pub use viewport::{flip_y, Viewport};
@@ -499,47 +501,6 @@ pub enum ResourceOp {
         /// format.
         bytes: Range<usize>,
     },
-}
-
-/// One mip level of a [`ResourceOp::WriteLayer`], as a backend uploads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LevelWrite {
-    /// The level.
-    pub level: u32,
-    /// Left edge in the level, pixels.
-    pub x_px: u32,
-    /// Top edge in the level, pixels.
-    pub y_px: u32,
-    /// Width, pixels.
-    pub width_px: u32,
-    /// Height, pixels.
-    pub height_px: u32,
-    /// Bytes per row (tightly packed).
-    pub row_bytes: u32,
-    /// Byte range into [`FramePlan::upload_bytes`].
-    pub bytes: Range<usize>,
-}
-
-impl ResourceOp {
-    /// The levels of a `WriteLayer`, in upload order (empty for array ops). Rows are
-    /// `bytes_per_pixel` wide per pixel (every [`Format`] today is 4).
-    pub fn levels(&self, bytes_per_pixel: u32) -> impl Iterator<Item = LevelWrite> + '_ {
-        let (x, y, w, h, levels, start) = match self {
-            ResourceOp::WriteLayer { x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
-                (*x_px, *y_px, *width_px, *height_px, *mip_levels, bytes.start)
-            }
-            ResourceOp::Array(_) => (0, 0, 0, 0, 0, 0),
-        };
-        let mut offset = start;
-        (0..levels).map(move |level| {
-            let (lw, lh) = mip_size(w, h, level);
-            let row_bytes = lw * bytes_per_pixel;
-            let len = row_bytes as usize * lh as usize;
-            let bytes = offset..offset + len;
-            offset += len;
-            LevelWrite { level, x_px: x >> level, y_px: y >> level, width_px: lw, height_px: lh, row_bytes, bytes }
-        })
-    }
 }
 
 /// A render-target texture a plan draws into instead of the host's target

@@ -260,6 +260,8 @@ pub struct PlanValidator {
     max_layers: u32,
     max_texture_px: u32,
     avoid_ambiguous: bool,
+    format_families: crate::FormatFamilies,
+    compressed_copies: bool,
     arrays: HashMap<ArrayId, ArrayDesc>,
     bound: Vec<Option<ArrayId>>,
     last_sequence: u64,
@@ -304,6 +306,8 @@ impl PlanValidator {
             max_layers: budget.max_layers_per_array.max(2),
             max_texture_px: budget.max_texture_size_px,
             avoid_ambiguous: budget.avoid_ambiguous_layer_counts,
+            format_families: budget.format_families,
+            compressed_copies: budget.compressed_copies,
             arrays: HashMap::new(),
             bound: vec![None; slots as usize],
             last_sequence: 0,
@@ -421,6 +425,16 @@ impl PlanValidator {
         if self.avoid_ambiguous && (d.layers == 1 || d.layers % 6 == 0) {
             return bad("1 layer or a multiple of 6, which this device reads as a 2D or cube texture");
         }
+        if !self.format_families.contains(d.format.family()) {
+            return bad("a format whose family the budget's device lacks");
+        }
+        let b = d.format.block_px();
+        if d.width_px % b != 0 || d.height_px % b != 0 {
+            return bad("a compressed array whose width or height is not whole blocks");
+        }
+        if d.render_target && d.format.is_compressed() {
+            return bad("a compressed render target");
+        }
         Ok(())
     }
 
@@ -475,6 +489,9 @@ impl PlanValidator {
                     if *copy_layers > old.layers || *copy_layers > desc.layers {
                         return bad("copies more layers than one of the arrays has");
                     }
+                    if old.format.is_compressed() && !self.compressed_copies {
+                        return bad("a copy of compressed texels on a device that cannot copy them");
+                    }
                     arrays.remove(from);
                     unbind(bound, *from);
                     arrays.insert(*to, *desc);
@@ -499,6 +516,13 @@ impl PlanValidator {
                     if size[0] == 0 || size[1] == 0 || !fits(*from_xy, src) || !fits(*to_xy, dst) {
                         return bad("an empty rectangle, or one reaching past the layer's edge");
                     }
+                    let b = src.format.block_px();
+                    if [from_xy[0], from_xy[1], to_xy[0], to_xy[1], size[0], size[1]].iter().any(|v| v % b != 0) {
+                        return bad("a compressed rectangle not in whole blocks");
+                    }
+                    if src.format.is_compressed() && !self.compressed_copies {
+                        return bad("a copy of compressed texels on a device that cannot copy them");
+                    }
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     arrays.remove(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
@@ -518,9 +542,17 @@ impl PlanValidator {
                     }
                     // Every level's rectangle inside that level (executors write each level at
                     // its own offset and size: `ResourceOp::levels`).
+                    // Compressed: whole blocks, so each level's rectangle starts on a block
+                    // and its data's extent (rounded up to blocks) stays in the level's blocks.
+                    let f = d.format;
                     for level in 0..*mip_levels {
                         let (lw, lh) = mip_size(d.width_px, d.height_px, level);
+                        let (lw, lh) = (f.round_up_px(lw), f.round_up_px(lh));
                         let (w, h) = mip_size(*width_px, *height_px, level);
+                        let (w, h) = (f.round_up_px(w), f.round_up_px(h));
+                        if (*x_px >> level) % f.block_px() != 0 || (*y_px >> level) % f.block_px() != 0 {
+                            return bad("a compressed rectangle that does not start on a block");
+                        }
                         let right = u64::from(*x_px >> level) + u64::from(w);
                         let bottom = u64::from(*y_px >> level) + u64::from(h);
                         if right > u64::from(lw) || bottom > u64::from(lh) {

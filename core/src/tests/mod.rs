@@ -344,6 +344,7 @@ fn over_budget_is_an_error_and_changes_nothing() {
     assert_eq!(
         err,
         TextureError::BudgetExhausted {
+            format: Format::Rgba8Unorm,
             requested_bytes: l,
             allocated_bytes: 4 * l,
             retired_bytes: 0,
@@ -552,6 +553,7 @@ fn mips_are_generated_and_uploaded_with_every_level() {
     assert!(plan.upload(write).iter().all(|&v| v == 200));
 }
 
+mod formats;
 mod meshes;
 mod pages_and_state;
 mod props;

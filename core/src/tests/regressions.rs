@@ -115,6 +115,8 @@ fn byte_arithmetic_never_wraps() {
         avoid_ambiguous_layer_counts: false,
         max_buffer_bytes: u64::MAX,
         software_rasterizer: false,
+        format_families: FormatFamilies::ALL,
+        compressed_copies: true,
     };
     let cfg = Config { budget_bytes: u64::MAX, max_class_size_px: u32::MAX, ..Config::default() };
     let mut b = Batcher::new(limits, cfg).unwrap();

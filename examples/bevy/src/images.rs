@@ -164,9 +164,9 @@ fn texture_of(
     if d.dimension != TextureDimension::D2 || d.size.depth_or_array_layers != 1 {
         return Err(ImageRefused::Shape { id, dimension: d.dimension, layers: d.size.depth_or_array_layers });
     }
-    let format = match d.format {
-        TextureFormat::Rgba8Unorm => Format::Rgba8Unorm,
-        TextureFormat::Rgba8UnormSrgb => Format::Rgba8UnormSrgb,
+    let (format, srgb) = match d.format {
+        TextureFormat::Rgba8Unorm => (Format::Rgba8Unorm, false),
+        TextureFormat::Rgba8UnormSrgb => (Format::Rgba8UnormSrgb, true),
         format => return Err(ImageRefused::Format { id, format }),
     };
     let (w, h) = (d.size.width, d.size.height);
@@ -189,11 +189,10 @@ fn texture_of(
         ImageAddressMode::ClampToEdge | ImageAddressMode::ClampToBorder => Wrap::ClampToEdge,
     };
     let desc = TextureDesc::new(w, h).with_format(format).with_filter(filter).with_wrap(wrap);
-    let pixels = match format {
-        Format::Rgba8UnormSrgb => premultiplied_srgb(&data[..level0]),
-        Format::Rgba8Unorm => {
-            data[..level0].chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect()
-        }
+    let pixels = if srgb {
+        premultiplied_srgb(&data[..level0])
+    } else {
+        data[..level0].chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect()
     };
     Ok((desc, pixels))
 }

@@ -324,9 +324,15 @@ impl WgpuDevice {
         } else {
             wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits())
         };
+        // The texture compression families the adapter has, as a host with compressed
+        // assets asks for them.
+        let compression = wgpu::Features::TEXTURE_COMPRESSION_BC
+            | wgpu::Features::TEXTURE_COMPRESSION_ETC2
+            | wgpu::Features::TEXTURE_COMPRESSION_ASTC;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("layerbatch"),
+                required_features: adapter.features() & compression,
                 required_limits,
                 ..Default::default()
             })

@@ -38,6 +38,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "hud_one_draw", backends: EVERY_PATH },
     Test { name: "hud_glyphs", backends: EVERY_PATH },
     Test { name: "hud_parity", backends: &["all"] },
+    Test { name: "compressed_families", backends: EVERY_PATH },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -110,7 +111,8 @@ macro_rules! ensure {
     };
 }
 
-// After `ensure!`, which it uses.
+// After `ensure!`, which they use.
+mod compressed;
 mod hud;
 
 /// Runs test `name` on `backend`.
@@ -150,6 +152,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "device_error_is_err" => Box::pin(device_error_is_err(b)),
         "hud_one_draw" => Box::pin(hud::hud_one_draw(b)),
         "hud_glyphs" => Box::pin(hud::hud_glyphs(b)),
+        "compressed_families" => Box::pin(compressed::compressed_families(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

@@ -12,7 +12,8 @@ pub fn headless_instance(backends: wgpu::Backends) -> wgpu::Instance {
 
 /// An adapter (able to present to `surface`, if given) and a device asking for the WebGL2
 /// downlevel limits at the adapter's resolution: the weakest profile layerbatch supports, so
-/// every run gets the same budget whatever the adapter could do beyond it.
+/// every run gets the same budget whatever the adapter could do beyond it; and the texture
+/// compression features the adapter has.
 pub fn device(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'_>>,
@@ -24,8 +25,14 @@ pub fn device(
         apply_limit_buckets: false,
     }))
     .map_err(|e| format!("no adapter: {e}"))?;
+    // The texture compression families the adapter has, as a host that ships compressed
+    // assets asks for them (`layerbatch_wgpu::device_limits` reports what the device got).
+    let compression = wgpu::Features::TEXTURE_COMPRESSION_BC
+        | wgpu::Features::TEXTURE_COMPRESSION_ETC2
+        | wgpu::Features::TEXTURE_COMPRESSION_ASTC;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("layerbatch"),
+        required_features: adapter.features() & compression,
         required_limits: wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
         ..Default::default()
     }))

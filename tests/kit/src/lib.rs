@@ -28,6 +28,8 @@ pub mod asset_sets;
 pub mod blend;
 pub mod ci;
 pub mod cliff;
+#[cfg(feature = "compressed")]
+pub mod compressed;
 pub mod hud;
 pub mod plans;
 pub mod report;

@@ -242,9 +242,17 @@ pub struct Report {
     layer_uploads: u64,
     pipeline_compiles: u64,
     pipeline_compiles_after_warmup: u64,
-    /// Bytes of the scene's live texels (level 0), beside what the arrays hold.
+    /// The textures' format (`Format::name`; default `rgba8unorm`).
+    pub format: &'static str,
+    /// Bytes of the scene's live texels (level 0; blocks, compressed), beside what the arrays
+    /// hold.
     pub texel_bytes: u64,
     bytes_allocated: u64,
+    /// Bytes of the arrays the device holds at the end (`DeviceCounters::bytes_held`).
+    device_bytes_held: u64,
+    /// Textures decoded to RGBA8 on the CPU: their family is not the device's
+    /// (`Counters::textures_decoded`).
+    textures_decoded: u64,
     budget_bytes: u64,
     /// Arrays alive at the end.
     pub arrays_alive: usize,
@@ -304,8 +312,11 @@ impl Report {
             layer_uploads: total.layer_uploads,
             pipeline_compiles: compiles,
             pipeline_compiles_after_warmup: compiles.saturating_sub(rec.compiles_after_warmup),
+            format: "rgba8unorm",
             texel_bytes: 0,
             bytes_allocated: total.bytes_allocated,
+            device_bytes_held: rec.last.device_total.bytes_held,
+            textures_decoded: total.textures_decoded,
             budget_bytes: budget.budget_bytes,
             arrays_alive: 0,
             frame_ms_median: ms.median,
@@ -354,8 +365,22 @@ impl Report {
             println!("    {name:<30} {v:>20}");
         }
         println!("  whole run:");
-        let texels =
-            if self.texel_bytes > 0 { format!(", texels {:.1} MiB", mib(self.texel_bytes)) } else { String::new() };
+        let texels = if self.texel_bytes > 0 {
+            let decoded = if self.textures_decoded > 0 {
+                format!(" ({} decoded to RGBA8 on the CPU: the device lacks the family)", self.textures_decoded)
+            } else {
+                String::new()
+            };
+            format!(
+                ", texels {:.2} MiB of {}{decoded} ({:.2}x); the device holds {:.2} MiB",
+                mib(self.texel_bytes),
+                self.format,
+                self.bytes_allocated as f64 / self.texel_bytes as f64,
+                mib(self.device_bytes_held)
+            )
+        } else {
+            String::new()
+        };
         let rows: [(&str, String); 11] = [
             ("cache resets", self.cache_resets.to_string()),
             ("largest slot tier drawn", self.max_slot_tier.to_string()),
@@ -364,7 +389,7 @@ impl Report {
             ("  after the warm-up", self.pipeline_compiles_after_warmup.to_string()),
             (
                 "texture memory",
-                format!("{:.1} of {:.0} MiB{texels}", mib(self.bytes_allocated), mib(self.budget_bytes)),
+                format!("{:.2} of {:.0} MiB{texels}", mib(self.bytes_allocated), mib(self.budget_bytes)),
             ),
             ("frame time, median", format!("{:.2} ms", self.frame_ms_median)),
             ("frame time, p95", format!("{:.2} ms", self.frame_ms_p95)),

@@ -5,7 +5,7 @@
 //! Used by the stress example (native and in the browser), the frame benches and the
 //! cross-backend tests.
 
-use layerbatch_core::{Batcher, FramePlan, Quad, TextureDesc, TextureError, TextureId};
+use layerbatch_core::{Batcher, Format, FramePlan, Quad, TextureDesc, TextureError, TextureId};
 
 /// Texture sizes, one per array class: 4 classes, so an arrays-on frame is one draw at tier 4.
 pub const SIZES: [(u32, u32); 4] = [(16, 16), (32, 32), (64, 64), (32, 16)];
@@ -85,6 +85,7 @@ pub struct Scene {
     sprites: Vec<Sprite>,
     width: f32,
     height: f32,
+    format: Format,
 }
 
 /// Scene options.
@@ -104,7 +105,15 @@ pub struct SceneOptions {
     pub seed: u32,
     /// Texture sizes. Default [`Sizes::Pow2`].
     pub sizes: Sizes,
+    /// Format of the textures. Default [`Format::Rgba8Unorm`]; another needs `encode`.
+    pub format: Format,
+    /// Encodes a texture's RGBA8 pixels into `format` (e.g. `compressed::encode`, behind the
+    /// kit's `compressed` feature). Default `None`.
+    pub encode: Option<Encoder>,
 }
+
+/// Encodes `w` x `h` RGBA8 pixels into a format's blocks, `None` if it cannot.
+pub type Encoder = fn(Format, &[u8], u32, u32) -> Option<Vec<u8>>;
 
 /// `--quads auto|instanced|indexed`, the stress flag for `Config::quad_vertices`.
 pub fn parse_quads(s: &str) -> Result<layerbatch_core::QuadVertices, String> {
@@ -135,6 +144,8 @@ impl Default for SceneOptions {
             translucency: true,
             seed: 7,
             sizes: Sizes::Pow2,
+            format: Format::Rgba8Unorm,
+            encode: None,
         }
     }
 }
@@ -151,7 +162,13 @@ impl Scene {
                 Sizes::Pow2 => SIZES[i % SIZES.len()],
                 Sizes::Mixed => (1 + size_rng.next_u32() % 256, 1 + size_rng.next_u32() % 256),
             };
-            textures.push(batcher.register(&TextureDesc::new(w, h), &texture_pixels(i, w, h))?);
+            let (desc, pixels) = (TextureDesc::new(w, h).with_format(opts.format), texture_pixels(i, w, h));
+            let data = match opts.encode {
+                Some(encode) if opts.format.is_compressed() => encode(opts.format, &pixels, w, h),
+                _ => Some(pixels),
+            };
+            // Data that is not the format's size (no encoder) is refused by `register`.
+            textures.push(batcher.register(&desc, &data.unwrap_or_default())?);
             sizes.push((w, h));
         }
         let mut rng = Rng::new(opts.seed);
@@ -170,7 +187,7 @@ impl Scene {
                 alpha: if opts.translucency && i % 4 == 3 { 160 } else { 255 },
             })
             .collect();
-        Ok(Self { textures, sizes, sprites, width: vw, height: vh })
+        Ok(Self { textures, sizes, sprites, width: vw, height: vh, format: opts.format })
     }
 
     /// The registered textures.
@@ -178,9 +195,9 @@ impl Scene {
         &self.textures
     }
 
-    /// Bytes of the live textures' texels (level 0, 4 bytes a pixel).
+    /// Bytes of the live textures' texels (level 0; blocks, for a compressed format).
     pub fn texel_bytes(&self) -> u64 {
-        self.sizes.iter().map(|&(w, h)| u64::from(w) * u64::from(h) * 4).sum()
+        self.sizes.iter().map(|&(w, h)| self.format.image_bytes(w, h)).sum()
     }
 
     /// Churn, as a long session does: frees `count` textures picked by `rng` and registers a
