@@ -340,6 +340,15 @@ fn bad_ktx2_files_are_refused_and_nothing_admitted() {
     let e = b.register_ktx2(&float, &like).unwrap_err();
     assert_eq!(e, Ktx2Error::Format { vk_format: 97 });
     assert!(e.to_string().contains("97"), "{e}");
+    // A header declaring far more than the file holds (a billion layers of 16384 px): refused
+    // before anything is allocated for it.
+    let mut huge = good.clone();
+    huge[20..24].copy_from_slice(&16384u32.to_le_bytes());
+    huge[24..28].copy_from_slice(&16384u32.to_le_bytes());
+    huge[32..36].copy_from_slice(&(1u32 << 30).to_le_bytes());
+    let e = b.register_ktx2(&huge, &like).unwrap_err();
+    assert!(matches!(e, Ktx2Error::TooLarge { layers: 1_073_741_824, .. }), "{e}");
+    assert!(matches!(layerbatch::read_ktx2(&huge, &like, u64::MAX >> 20), Err(Ktx2Error::TooLarge { .. })));
     // A layer the batcher refuses (too large for the device) frees nothing admitted.
     let mut small = Batcher::new(limits().with_max_texture_size_px(32), Config::default()).unwrap();
     assert!(matches!(small.register_ktx2(&good, &like), Err(Ktx2Error::Texture { layer: 0, .. })));

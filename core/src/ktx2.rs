@@ -32,6 +32,26 @@ pub enum Ktx2Error {
         /// What the file is.
         what: String,
     },
+    /// The header declares more bytes than the reader may allocate (for
+    /// [`Batcher::register_ktx2`], the budget).
+    #[error(
+        "KTX2 {width_px}x{height_px}, {layers} layer(s), {levels} level(s) take {total_bytes} bytes: more than the \
+         {max_bytes} allowed"
+    )]
+    TooLarge {
+        /// Width.
+        width_px: u32,
+        /// Height.
+        height_px: u32,
+        /// Layers.
+        layers: u32,
+        /// Levels.
+        levels: u32,
+        /// Bytes the texture would take.
+        total_bytes: u64,
+        /// The most allowed.
+        max_bytes: u64,
+    },
     /// A level's data is not the size its format and dimensions give (after zstd, if used).
     #[error(
         "KTX2 level {level} ({width_px}x{height_px}, {layers} layer(s) of {format}) holds {actual_bytes} bytes; it \
@@ -116,9 +136,11 @@ pub fn format_from_vk(vk_format: u32) -> Option<Format> {
 /// as one level.
 ///
 /// # Errors
-/// [`Ktx2Error`], naming what was wrong. A zstd level is decompressed only once its declared
-/// size matches its dimensions.
-pub fn read_ktx2(bytes: &[u8], like: &TextureDesc) -> Result<Ktx2Texture, Ktx2Error> {
+/// [`Ktx2Error`], naming what was wrong. Nothing is allocated for the texture before its
+/// header's dimensions, layers and levels are found to take at most `max_bytes`
+/// ([`Ktx2Error::TooLarge`]: a file of a few bytes may declare terabytes), and a zstd level is
+/// decompressed only once its declared size matches its dimensions.
+pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, max_bytes: u64) -> Result<Ktx2Texture, Ktx2Error> {
     let reader =
         ktx2::Reader::new(bytes).map_err(|e| Ktx2Error::Container { len: bytes.len(), message: e.to_string() })?;
     let h = reader.header();
@@ -141,6 +163,10 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc) -> Result<Ktx2Texture, Ktx2Er
     };
     let (w, h_px, layers) = (h.pixel_width, h.pixel_height, h.layer_count.max(1));
     let levels = h.level_count.max(1);
+    let total_bytes = crate::mip_chain_bytes(w, h_px, levels.min(32), format).saturating_mul(u64::from(layers));
+    if total_bytes > max_bytes {
+        return Err(Ktx2Error::TooLarge { width_px: w, height_px: h_px, layers, levels, total_bytes, max_bytes });
+    }
     let mut per_layer: Vec<Vec<u8>> = vec![Vec::new(); layers as usize];
     for (level, data) in reader.levels().enumerate() {
         let level = level as u32;
@@ -186,8 +212,8 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc) -> Result<Ktx2Texture, Ktx2Er
 }
 
 impl Batcher {
-    /// Registers every layer of a KTX2 file as a texture ([`read_ktx2`]; `like` gives filter,
-    /// wrap and usage): one id for a 2D file, one per layer for an array file. An RGBA8 file
+    /// Registers every layer of a KTX2 file as a texture ([`read_ktx2`] with the budget as its
+    /// limit; `like` gives filter, wrap and usage): one id for a 2D file, one per layer for an array file. An RGBA8 file
     /// keeps only its level 0 (core makes the mips of RGBA8 textures); a compressed one keeps
     /// every level. Colours are expected premultiplied (KTX2's `KHR_DF_FLAG_ALPHA_PREMULTIPLIED`).
     ///
@@ -203,7 +229,7 @@ impl Batcher {
     /// [`Ktx2Error`]; when a layer is refused ([`Ktx2Error::Texture`]) the layers registered
     /// before it are freed: nothing stays admitted.
     pub fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
-        let file = read_ktx2(bytes, like)?;
+        let file = read_ktx2(bytes, like, self.budget().budget_bytes)?;
         let d = file.desc;
         let max = self.budget().max_texture_size_px;
         if d.width_px > max || d.height_px > max {

@@ -15,6 +15,7 @@ use crate::{Counters, TextureId};
 
 mod attributes;
 mod levels;
+mod plan_error;
 mod validate;
 mod vertices;
 mod viewport;
