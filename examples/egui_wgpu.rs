@@ -55,6 +55,9 @@ pub struct SpriteRenderer {
     spares: Spares,
     /// What went wrong in a callback's `prepare` (egui's callbacks cannot return errors).
     pub errors: Vec<String>,
+    /// egui's frame whose panels are being prepared: the first panel of the next one ends it
+    /// for the batcher (`end_frame`), as every panel of it has been submitted by then.
+    egui_frame: Option<u64>,
 }
 
 impl SpriteRenderer {
@@ -66,7 +69,7 @@ impl SpriteRenderer {
         let multisample = wgpu::MultisampleState { count: msaa_samples.max(1), ..Default::default() };
         let options = RendererOptions::default().with_multisample(multisample);
         let renderer = Renderer::new(device, format, batcher.budget(), &options)?;
-        Ok(Self { batcher, renderer, spares: Spares::default(), errors: Vec::new() })
+        Ok(Self { batcher, renderer, spares: Spares::default(), errors: Vec::new(), egui_frame: None })
     }
 
     /// The batcher: register, update and free textures here, between egui frames.
@@ -89,7 +92,16 @@ impl SpriteRenderer {
         queue: &wgpu::Queue,
         sprites: &Sprites,
         viewport: Viewport,
+        egui_frame: u64,
     ) -> (PreparedPlan, Spares) {
+        // Several panels are prepared before egui's one submit: memory a panel's plan draws
+        // from is reused only once egui's frame has ended (`Batcher::end_frame`).
+        if self.egui_frame != Some(egui_frame) {
+            if self.egui_frame.is_some() {
+                self.batcher.end_frame();
+            }
+            self.egui_frame = Some(egui_frame);
+        }
         let spare = self.spares.lock().unwrap().pop();
         let mut prepared = spare.unwrap_or_else(|| self.renderer.create_prepared());
         self.batcher.begin_frame();
@@ -130,6 +142,8 @@ pub struct SpriteCallback {
     rect: egui::Rect,
     clip: egui::Rect,
     sprites: Sprites,
+    /// egui's frame (`Context::cumulative_frame_nr`) the callback was added in.
+    egui_frame: u64,
     /// Set by `prepare`, drawn by `paint`, given back to the spares when egui drops the
     /// callback (after the frame).
     prepared: Mutex<Option<(PreparedPlan, Spares)>>,
@@ -158,7 +172,7 @@ impl egui_wgpu::CallbackTrait for SpriteCallback {
             let (ppp, screen_px) = (screen.pixels_per_point, screen.size_in_pixels);
             let viewport = Viewport::rect(screen_px, rect_px(self.rect, ppp))
                 .with_host_clip(Some(clip_px(self.clip, ppp, screen_px)));
-            let held = sprites.prepare(device, queue, &self.sprites, viewport);
+            let held = sprites.prepare(device, queue, &self.sprites, viewport, self.egui_frame);
             // A callback egui prepares twice gives its first prepared plan back at once.
             if let Some((old, spares)) = self.prepared.lock().unwrap().replace(held) {
                 spares.lock().unwrap().push(old);
@@ -198,7 +212,8 @@ fn clip_px(clip: egui::Rect, pixels_per_point: f32, screen_px: [u32; 2]) -> [u32
 
 /// Adds the paint callback drawing `sprites` over `rect` (points) of `painter`'s layer.
 pub fn paint_sprites(painter: &egui::Painter, rect: egui::Rect, sprites: Sprites) {
-    let callback = SpriteCallback { rect, clip: painter.clip_rect(), sprites, prepared: Mutex::new(None) };
+    let egui_frame = painter.ctx().cumulative_frame_nr();
+    let callback = SpriteCallback { rect, clip: painter.clip_rect(), sprites, egui_frame, prepared: Mutex::new(None) };
     painter.add(egui_wgpu::Callback::new_paint_callback(rect, callback));
 }
 

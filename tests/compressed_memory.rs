@@ -348,7 +348,10 @@ fn bad_ktx2_files_are_refused_and_nothing_admitted() {
     huge[32..36].copy_from_slice(&(1u32 << 30).to_le_bytes());
     let e = b.register_ktx2(&huge, &like).unwrap_err();
     assert!(matches!(e, Ktx2Error::TooLarge { layers: 1_073_741_824, .. }), "{e}");
-    assert!(matches!(layerbatch::read_ktx2(&huge, &like, u64::MAX >> 20), Err(Ktx2Error::TooLarge { .. })));
+    assert!(matches!(
+        layerbatch::read_ktx2(&huge, &like, layerbatch::Ktx2Limits::new(u64::MAX >> 20, 256)),
+        Err(Ktx2Error::TooLarge { .. })
+    ));
     // A layer the batcher refuses (too large for the device) frees nothing admitted.
     let mut small = Batcher::new(limits().with_max_texture_size_px(32), Config::default()).unwrap();
     assert!(matches!(small.register_ktx2(&good, &like), Err(Ktx2Error::Texture { layer: 0, .. })));

@@ -72,3 +72,38 @@ fn mip_level_choice_above_tier_1() {
         assert_eq!(differing, 0, "{kind:?}: tier 2's level choice differs from the device's (worst {worst})");
     }
 }
+
+/// The mip levels of a render target are the box filter of the level above, on every side
+/// length: a 3x3 target of a red, a green and a blue column has one texel at level 1, their
+/// average (85, 85, 85); one bilinear sample per texel (wgpu, before) kept only the middle
+/// column's green. Drawn at 1/3 scale, nearest between levels, the target shows level 1.
+#[test]
+fn render_target_mips_average_every_texel_of_odd_sides() {
+    use layerbatch::Usage;
+    for kind in [DeviceKind::Gl, DeviceKind::Gles, DeviceKind::WgpuVulkan, DeviceKind::WgpuGl] {
+        let Some(mut dev) = headless::open_for_test(kind, SIZE, "render_target_mips_average_every_texel") else {
+            continue;
+        };
+        let mut b = Batcher::new(dev.limits(), Config::default()).expect("budget");
+        dev.init(b.budget()).expect("renderer");
+        let desc =
+            TextureDesc::new(3, 3).with_usage(Usage::RenderTarget).with_filter(Filter::Nearest).with_mip_levels(2);
+        let target = b.register(&desc, &[]).unwrap();
+        let white = b.white().unwrap();
+        b.begin_frame_into(target, Some([0.0, 0.0, 0.0, 1.0])).unwrap();
+        for (x, color) in [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]].into_iter().enumerate() {
+            b.push(&Quad::solid(white, [x as f32, 0.0], [1.0, 3.0], color)).unwrap();
+        }
+        dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        b.begin_frame();
+        b.push(&Quad::rect(target, [10.0, 10.0], [1.0, 1.0])).unwrap();
+        dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let img = dev.read();
+        let i = ((10 * SIZE[0] + 10) * 4) as usize;
+        let got = &img[i..i + 4];
+        eprintln!("{kind:?}: level 1 of a red | green | blue 3x3 target: {got:?}");
+        for (c, &v) in got[..3].iter().enumerate() {
+            assert!(v.abs_diff(85) <= 2, "{kind:?}: channel {c} of level 1 is {v}, not the average 85: {got:?}");
+        }
+    }
+}

@@ -363,8 +363,13 @@ impl Executor for GlArrays {
             Wrap::Repeat => glow::REPEAT,
             Wrap::MirroredRepeat => glow::MIRRORED_REPEAT,
         };
+        let zero_blocks = match &upload {
+            Upload::Compressed if !self.caps.texture_storage => vec![0u8; zero_block_bytes(desc)?],
+            _ => Vec::new(),
+        };
         // SAFETY: a new texture object bound to TEXTURE_2D_ARRAY on unit 0 (saved by `Saved`);
-        // storage is allocated without client data (null pointer).
+        // storage is allocated without client data (a null pointer), or, compressed without
+        // texStorage, from `zero_blocks`, which holds at least each level's bytes.
         let texture = unsafe {
             let texture =
                 gl.create_texture().map_err(|message| Error::CreateObject { object: "array texture", message })?;
@@ -389,7 +394,7 @@ impl Executor for GlArrays {
                             glow::PixelUnpackData::Slice(None),
                         ),
                         Upload::Compressed => {
-                            // Compressed storage takes data: zero blocks of the level's size.
+                            // At most level 0's bytes, checked above.
                             let bytes = desc.format.image_bytes(lw, lh) as usize * desc.layers as usize;
                             gl.compressed_tex_image_3d(
                                 glow::TEXTURE_2D_ARRAY,
@@ -400,7 +405,7 @@ impl Executor for GlArrays {
                                 layers,
                                 0,
                                 bytes as i32,
-                                &vec![0; bytes],
+                                &zero_blocks[..bytes],
                             );
                         }
                     }
@@ -523,5 +528,45 @@ impl Executor for GlArrays {
                 write.layer, write.array.0, write.mip_levels, l.level, l.width_px, l.height_px, l.x_px, l.y_px
             )
         })
+    }
+}
+
+/// Bytes of zero blocks a compressed array's storage takes without texStorage (`glCompressedTexImage3D`
+/// takes data): level 0's blocks, every layer; one buffer of that size serves every level. An
+/// error past GL's `GLsizei` (2 GiB), where `as i32` would wrap.
+fn zero_block_bytes(desc: &ArrayDesc) -> Result<usize, Error> {
+    let bytes = desc.format.image_bytes(desc.width_px, desc.height_px).saturating_mul(u64::from(desc.layers));
+    match i32::try_from(bytes) {
+        Ok(b) => Ok(b as usize),
+        Err(_) => Err(Error::CreateObject {
+            object: "compressed array texture",
+            message: format!("{bytes} bytes of {} blocks: more than GL's 2 GiB image size", desc.format),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod zero_block_tests {
+    use super::*;
+
+    /// Compressed storage without texStorage: the zero blocks are level 0's bytes (one buffer
+    /// for every level), and an array past 2 GiB is an error, not a wrapped `i32`.
+    #[test]
+    fn zero_blocks_fit_gl_sizes_or_are_refused() {
+        let desc = |w, h, layers| ArrayDesc {
+            width_px: w,
+            height_px: h,
+            layers,
+            format: Format::Bc7RgbaUnorm,
+            mip_levels: 5,
+            filter: Filter::Linear,
+            wrap: Wrap::ClampToEdge,
+            render_target: false,
+        };
+        assert_eq!(zero_block_bytes(&desc(64, 64, 3)).unwrap(), 16 * 16 * 16 * 3);
+        // 16384x16384 BC7 is 256 MiB a layer: 8 layers are 2 GiB, one byte past i32::MAX.
+        let err = zero_block_bytes(&desc(16384, 16384, 8)).unwrap_err();
+        assert!(err.to_string().contains("2147483648 bytes"), "{err}");
+        assert!(zero_block_bytes(&desc(16384, 16384, 7)).is_ok());
     }
 }

@@ -54,6 +54,20 @@ pub enum Error {
         /// `MAX_TEXTURE_IMAGE_UNITS`.
         units: u32,
     },
+    /// The budget says the device copies compressed texels
+    /// ([`Limits::compressed_copies`](layerbatch_core::Limits::compressed_copies), from
+    /// [`Renderer::query_limits`](crate::Renderer::query_limits)) but this renderer copies none
+    /// (`Capabilities::copy_image` off, or `glCopyImageSubData` missing): its plans would grow
+    /// compressed arrays by copies it cannot make. Derive the budget from limits
+    /// `.with_compressed_copies(false)`.
+    #[error(
+        "layerbatch-gl: the budget plans copies of compressed texels ({families}) but this renderer has no \
+         glCopyImageSubData (copy_image off): make the budget with Limits::with_compressed_copies(false)"
+    )]
+    CompressedCopiesAboveDevice {
+        /// The budget's format families.
+        families: layerbatch_core::FormatFamilies,
+    },
     /// The budget was edited after `Budget::new` (its fields are public) into one no executor
     /// can honour: core's [`Budget::check`](layerbatch_core::Budget::check) refused it
     /// ([`layerbatch_core::ConfigError::EditedBudget`]). Checked before any GL call.

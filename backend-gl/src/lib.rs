@@ -202,8 +202,11 @@
 //!   [`CopyPath::Blit`]): `READ_FRAMEBUFFER_BINDING`, `DRAW_FRAMEBUFFER_BINDING` (the
 //!   renderer's two copy framebuffers), and on desktop GL for sRGB arrays `FRAMEBUFFER_SRGB`
 //!   (enabled), put back right after each op's copies, before any draw.
-//! - Render targets with mip levels: after the draws, the target's array is bound on unit 0
-//!   (saved above) for `glGenerateMipmap`.
+//! - Render targets: after the draws, the mip pass (for a target with mip levels) binds the
+//!   target's array on unit 0, its own program, vertex array and framebuffer, sets the
+//!   viewport and disables `BLEND` and `SCISSOR_TEST` (all saved above), narrows the array's
+//!   `TEXTURE_BASE_LEVEL` / `TEXTURE_MAX_LEVEL` to the level it reads and sets them back, and
+//!   on desktop GL enables `FRAMEBUFFER_SRGB` for an sRGB target, put back as found.
 //!
 //! Per draw buffer: blend enables, blend functions and equations and colour masks are
 //! per-draw-buffer state (`glEnablei`, `glBlendFuncSeparatei`, `glColorMaski`). The paint
@@ -361,10 +364,20 @@
 //! viewport is the whole target, the quads are flipped so that texel row 0 is the top row,
 //! the target is cleared first when the plan asks, and on desktop GL an sRGB target is drawn
 //! with `FRAMEBUFFER_SRGB` on. After a plan into a target whose array has mip levels, levels
-//! `1..` are regenerated from level 0 with `glGenerateMipmap` (a box filter, over the whole
-//! array, which in core holds that one texture), whether or not the plan drew anything, as
-//! core documents for every executor (`PlanTarget`): a target drawn minified later shows
-//! what was drawn. Counted as `DeviceCounters::mip_levels_regenerated`.
+//! `1..` of the target's layer are regenerated, each from the level above, by a box filter of
+//! the renderer's own (a program made at creation, drawing each level through a framebuffer of
+//! its own; `glGenerateMipmap`'s filter is the driver's, and llvmpipe's drops texels on odd
+//! sides), the same as layerbatch-wgpu's, whether or not the plan drew anything, as core
+//! documents for every executor (`PlanTarget`): a target drawn minified later shows what was
+//! drawn. Counted as `DeviceCounters::mip_levels_regenerated`.
+//!
+//! ## Frames
+//!
+//! GL runs each `paint` in order, so a plan's uploads never reach a draw of an earlier plan:
+//! one plan after another needs nothing more. A host that also draws with layerbatch-wgpu, or
+//! wants the glyph cache to keep a frame's glyphs across several plans, calls
+//! [`Batcher::end_frame`](layerbatch_core::Batcher::end_frame) once a frame: memory freed in
+//! a frame is then reused after it ends.
 //!
 //! ## Counters
 //!

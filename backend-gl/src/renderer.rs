@@ -128,6 +128,8 @@ pub struct Renderer {
     frame_bound: Vec<Option<ArrayId>>,
     /// The tier of the program each draw of the last paint used.
     drawn_tiers: Vec<u32>,
+    /// The render targets' mip regeneration pass.
+    mips: mips::MipPass,
     destroyed: bool,
 }
 
@@ -215,8 +217,9 @@ impl Renderer {
     /// [`Error::EditedBudget`] for a budget edited into one no executor can honour (core's
     /// [`Budget::check`]; checked before any GL call), [`Error::Shader`] with the stage and
     /// info log if any tier fails to compile or link (every object made so far is deleted),
-    /// [`Error::SlotsAboveDevice`] for a budget from another device, [`Error::CreateObject`]
-    /// if the driver refuses an object.
+    /// [`Error::SlotsAboveDevice`] for a budget from another device,
+    /// [`Error::CompressedCopiesAboveDevice`] for a budget that plans compressed copies this
+    /// renderer cannot make, [`Error::CreateObject`] if the driver refuses an object.
     pub fn new(gl: Arc<glow::Context>, budget: &Budget) -> Result<Self, Error> {
         let caps = Capabilities::detect(&gl);
         Self::with_capabilities(gl, budget, caps)
@@ -241,6 +244,10 @@ impl Renderer {
         let state_caps = StateCaps::detect(&gl);
         if budget.slots > caps.max_texture_units {
             return Err(Error::SlotsAboveDevice { slots: budget.slots, units: caps.max_texture_units });
+        }
+        let compressed = budget.format_families.iter().any(|f| f != layerbatch_core::FormatFamily::Rgba8);
+        if compressed && budget.compressed_copies && !caps.copy_image {
+            return Err(Error::CompressedCopiesAboveDevice { families: budget.format_families });
         }
         // SAFETY: queries and object creation on the current context; every object created
         // here is deleted on the error paths, and the bindings changed are restored.
@@ -285,7 +292,16 @@ impl Renderer {
                         Err(Error::CreateObject { object: "buffer", message })
                     }
                 });
-            let (vao, vbo, ebo) = match objects {
+            let objects = objects.and_then(|(vao, vbo, ebo)| match mips::MipPass::new(&gl, caps.gles) {
+                Ok(mips) => Ok((vao, vbo, ebo, mips)),
+                Err(e) => {
+                    gl.delete_vertex_array(vao);
+                    gl.delete_buffer(vbo);
+                    gl.delete_buffer(ebo);
+                    Err(e)
+                }
+            });
+            let (vao, vbo, ebo, mips) = match objects {
                 Ok(o) => o,
                 Err(e) => {
                     restore(&gl);
@@ -337,6 +353,7 @@ impl Renderer {
                 stats,
                 frame_bound: vec![None; budget.slots as usize],
                 drawn_tiers: Vec::new(),
+                mips,
                 destroyed: false,
             })
         }
@@ -417,7 +434,7 @@ impl Renderer {
     ///
     /// The GL state changed is listed in the crate docs; it is restored before returning,
     /// on errors too. After the draws into a render target with mip levels, levels `1..` of
-    /// its array are regenerated from level 0 (`glGenerateMipmap`).
+    /// its target layer are regenerated from level 0 (a box filter: see the crate docs).
     ///
     /// The renderer's context must be current on the calling thread
     /// ([current context](Renderer#current-context)).
@@ -462,8 +479,11 @@ impl Renderer {
             }
         }
         if plan.target.is_some() {
-            // Regenerating a target's mip levels binds its array on unit 0.
+            // Regenerating a target's mip levels binds its array on unit 0, and draws (its
+            // array may be made by this very plan: whether it has levels is not known yet).
             needs.units = needs.units.max(1);
+            needs.draw = true;
+            needs.draw_framebuffer = true;
         }
         if draw {
             needs.units = needs.units.max(plan.segments.iter().map(|s| s.tier).max().unwrap_or(1));
@@ -524,6 +544,7 @@ impl Renderer {
             gl.delete_buffer(self.vbo);
             gl.delete_buffer(self.ebo);
         }
+        self.mips.delete(gl);
         self.arrays.destroy();
         self.destroyed = true;
     }

@@ -74,6 +74,8 @@ flat out uint v_slot;
 flat out float v_layer;
 // The layer's size in texels: the level choice above tier 1 needs it.
 flat out vec2 v_size;
+// 1.0 when the texture has straight alpha (FLAG_STRAIGHT_ALPHA): premultiplied once sampled.
+flat out float v_straight;
 
 // No sampling position reaches this far: the bounds of an unclamped instance.
 const float UNBOUNDED = 1e30;
@@ -103,6 +105,7 @@ void main() {
     bvec4 clamped = bvec4((flags & FLAG_CLAMP_TO_RECT) != 0u);
     v_bounds = mix(vec4(-UNBOUNDED, -UNBOUNDED, UNBOUNDED, UNBOUNDED), vec4(lo, hi) * inv_size.xyxy, clamped);
     v_layer = float(a_slot_flags_layer >> LAYER_SHIFT);
+    v_straight = float(min(flags & FLAG_STRAIGHT_ALPHA, 1u));
 }
 ";
 
@@ -113,6 +116,7 @@ in vec4 v_color;
 flat in uint v_slot;
 flat in float v_layer;
 flat in vec2 v_size;
+flat in float v_straight;
 
 layout(location = 0) out vec4 o_color;
 ";
@@ -208,7 +212,12 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
         ));
         slot_tree(&mut fs, "v_slot", 0, tier, 1, &|s| format!("texel = textureLod(u_slot{s}, vec3(p, v_layer), lod);"));
     }
-    fs.push_str("    // Texel and tint are both premultiplied.\n    o_color = texel * v_color;\n}\n");
+    fs.push_str(concat!(
+        "    // A straight texel is premultiplied here (mix(1, a, 1) is a, mix(1, a, 0) is 1, exactly);\n",
+        "    // then texel and tint are both premultiplied.\n",
+        "    texel.rgb *= mix(1.0, texel.a, v_straight);\n",
+        "    o_color = texel * v_color;\n}\n",
+    ));
     (vs, fs)
 }
 

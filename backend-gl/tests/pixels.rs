@@ -8,8 +8,8 @@ mod common;
 
 use common::{close, distinct_colors, over, solid, Ctx, Image, Offscreen};
 use layerbatch_core::{
-    Batcher, Config, Filter, Format, FramePlan, Instance, Limits, PlanError, Quad, QuadError, Stats, TextureDesc,
-    TextureError, TextureId,
+    Batcher, Config, Filter, Format, FormatFamily, FramePlan, Instance, Limits, PlanError, Quad, QuadError, Stats,
+    TextureDesc, TextureError, TextureId,
 };
 use layerbatch_gl::{glow, Capabilities, CopyPath, Error, Renderer, Target};
 use layerbatch_testkit::plans;
@@ -31,8 +31,15 @@ impl<'a> Rig<'a> {
         Self::with_caps(ctx, config, None)
     }
 
+    /// A rig whose renderer uses at most `caps`, with limits that say what it can do: no
+    /// compressed copies without `copy_image`.
     fn with_caps(ctx: &'a Ctx, config: Config, caps: Option<Capabilities>) -> Self {
-        Self::build(ctx, Renderer::query_limits(&ctx.gl), config, caps)
+        let limits = Renderer::query_limits(&ctx.gl);
+        let limits = match caps {
+            Some(c) => limits.with_compressed_copies(limits.compressed_copies && c.copy_image),
+            None => limits,
+        };
+        Self::build(ctx, limits, config, caps)
     }
 
     /// A rig whose batcher plans for `limits` (which may promise more than the context has).
@@ -335,6 +342,43 @@ fn growth_blit(ctx: &Ctx) {
 }
 both_flavors!(growth_copy_image);
 both_flavors!(growth_blit);
+
+// A renderer without glCopyImageSubData refuses, at creation, a budget that plans copies of
+// compressed texels (query_limits' says the context has them): before, the plan failed with
+// "framebuffer incomplete" at its first growth. With a budget that says so, compressed arrays
+// are joined by new ones instead, and every texture still draws.
+fn compressed_copies_match_the_renderer(ctx: &Ctx) {
+    let caps = Capabilities { copy_image: false, ..Capabilities::detect(&ctx.gl) };
+    let limits = Renderer::query_limits(&ctx.gl);
+    assert!(limits.format_families.contains(FormatFamily::Bc), "llvmpipe has BC: {limits:?}");
+    if limits.compressed_copies {
+        let batcher = Batcher::new(limits, Config::default()).unwrap();
+        let err = Renderer::with_capabilities(ctx.gl.clone(), batcher.budget(), caps).unwrap_err();
+        assert!(matches!(err, Error::CompressedCopiesAboveDevice { .. }), "{err}");
+    }
+    let mut rig = Rig::with_caps(ctx, Config::default().with_initial_layers(1).with_max_packed_size_px(0), Some(caps));
+    let colors = distinct_colors(4);
+    let mut ids = Vec::new();
+    for (i, &c) in colors.iter().enumerate() {
+        // A BC1 block of one colour: both endpoints the colour in RGB565, every index 0.
+        let rgb565 = (u16::from(c[0] >> 3) << 11) | (u16::from(c[1] >> 2) << 5) | u16::from(c[2] >> 3);
+        let [lo, hi] = rgb565.to_le_bytes();
+        let block = [lo, hi, lo, hi, 0, 0, 0, 0];
+        let desc = TextureDesc::new(8, 8).with_format(Format::Bc1RgbaUnorm).with_filter(Filter::Nearest);
+        ids.push(rig.batcher.register(&desc, &block.repeat(4)).unwrap());
+        let quads = grid(&ids, 0..ids.len(), 32, 32.0);
+        let img = rig.frame(&quads);
+        let expand = |v: u8, bits: u32| ((u32::from(v) >> (8 - bits)) * 255 / ((1 << bits) - 1)) as u8;
+        for (j, c) in colors[..=i].iter().enumerate() {
+            let (x, y) = cell(j as u32, 32);
+            let want = [expand(c[0], 5), expand(c[1], 6), expand(c[2], 5), 255];
+            img.assert_rect([x, y, x + 32, y + 32], want, 1, &format!("texture {j} after {} registered", i + 1));
+        }
+    }
+    assert_eq!(rig.stats().device_total.layers_copied, 0, "no compressed copy was planned");
+    rig.finish();
+}
+both_flavors!(compressed_copies_match_the_renderer);
 
 // Arrays without immutable storage (glTexImage3D per level) behave the same.
 fn mutable_storage(ctx: &Ctx) {

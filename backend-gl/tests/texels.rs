@@ -54,7 +54,10 @@ fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Fil
 /// (`None`: what the context offers) and an offscreen target. `None` when the context lacks
 /// copy-image and `path` asks for it.
 fn setup(ctx: &Ctx, path: Option<CopyPath>) -> Option<(Batcher, Renderer, Offscreen)> {
-    let batcher = Batcher::new(Renderer::query_limits(&ctx.gl), Config::default()).unwrap();
+    // Compressed copies only where the renderer makes them (copy-image).
+    let limits = Renderer::query_limits(&ctx.gl);
+    let copies = limits.compressed_copies && path != Some(CopyPath::Blit);
+    let batcher = Batcher::new(limits.with_compressed_copies(copies), Config::default()).unwrap();
     let renderer = match path {
         None => Renderer::new(ctx.gl.clone(), batcher.budget()).unwrap(),
         Some(path) => {

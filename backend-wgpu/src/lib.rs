@@ -210,6 +210,13 @@
 //! and submitted by `prepare` itself, and its space is free again at once: wgpu runs the queue
 //! writes of a later `prepare` after the work submitted before it.
 //!
+//! **Frames.** Since queue writes of a submit all run before its passes, memory one plan of a
+//! submit draws from must not be given to a new texture by a later plan of the same submit.
+//! Core reuses what it frees (a freed texture's rectangle or layer, a glyph its cache evicts)
+//! only after the host's frame ends: call [`Batcher::end_frame`](layerbatch_core::Batcher::end_frame)
+//! after each submit when a frame has several plans (until the first call, every
+//! `Batcher::finish` ends a frame, which is right for one plan a submit).
+//!
 //! **Foreign plans.** A prepared plan works only with the renderer that made it: another
 //! renderer refuses it in `prepare` and in `render` with [`Error::ForeignPrepared`], doing
 //! nothing.

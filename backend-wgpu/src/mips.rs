@@ -2,9 +2,13 @@
 //! levels `1..` of the target layer are regenerated from the level 0 just drawn, as core's
 //! `PlanTarget` says every executor does (`glGenerateMipmap`'s box filter).
 //!
-//! One small render pipeline per format (a fullscreen triangle sampling level `n - 1` through
-//! a bilinear, clamp-to-edge sampler at the centre of each 2 x 2 block, writing level `n`),
-//! all made in `Renderer::new`: nothing is compiled mid-frame. Level `n` is drawn in a render
+//! One small render pipeline per format (a fullscreen triangle loading the texels of level
+//! `n - 1` under each texel of level `n` and averaging them by the area they cover, writing
+//! level `n`), all made in `Renderer::new`: nothing is compiled mid-frame. On an even side a
+//! texel of level `n` covers two of level `n - 1`, equally; on an odd side `2m + 1` it covers
+//! three, by the weights of a box `(2m + 1) / m` texels wide (NVIDIA's non-power-of-two
+//! mipmapping): one bilinear sample per texel would read only two of the three and drop the
+//! rest (a 3 px side would keep only its middle texel). Level `n` is drawn in a render
 //! pass of its own into a view of that level and layer, recorded into the renderer's encoder
 //! right after the plan's draws. sRGB targets average in linear light: sampling an sRGB view
 //! decodes before filtering, writing one encodes.
@@ -23,28 +27,45 @@ use crate::Error;
 const SHADER: &str = r"
 @group(0) @binding(0) var<uniform> source: vec4<u32>;
 @group(0) @binding(1) var level: texture_2d_array<f32>;
-@group(0) @binding(2) var samp: sampler;
 
-struct Out {
-    @builtin(position) position: vec4<f32>,
-    @location(0) uv: vec2<f32>,
-}
-
-// A triangle covering the viewport: uv (0, 0) at its top-left, (1, 1) at its bottom-right.
+// A triangle covering the viewport.
 @vertex
-fn vs_main(@builtin(vertex_index) i: u32) -> Out {
+fn vs_main(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
     let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
-    var out: Out;
-    out.position = vec4<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0, 0.0, 1.0);
-    out.uv = uv;
-    return out;
+    return vec4<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0, 0.0, 1.0);
 }
 
-// The centre of a pixel of level n is the corner shared by its 2 x 2 texels of level n - 1:
-// one bilinear sample averages them.
+// The weights of texels 2i, 2i + 1 and 2i + 2 of a side `src` texels long under texel i of
+// the side below it: a box filter over the texels it covers.
+fn weights(src: u32, i: u32) -> vec3<f32> {
+    if src == 1u {
+        return vec3<f32>(1.0, 0.0, 0.0);
+    }
+    if src % 2u == 0u {
+        return vec3<f32>(0.5, 0.5, 0.0);
+    }
+    let n = f32(src / 2u);
+    let k = f32(i);
+    return vec3<f32>(n - k, n, k + 1.0) / (2.0 * n + 1.0);
+}
+
 @fragment
-fn fs_main(in: Out) -> @location(0) vec4<f32> {
-    return textureSampleLevel(level, samp, in.uv, source.x, 0.0);
+fn fs_main(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
+    let src = textureDimensions(level, 0);
+    let at = vec2<u32>(position.xy);
+    let wx = weights(src.x, at.x);
+    let wy = weights(src.y, at.y);
+    var sum = vec4<f32>(0.0);
+    for (var y = 0u; y < 3u; y++) {
+        for (var x = 0u; x < 3u; x++) {
+            let w = wx[x] * wy[y];
+            if w > 0.0 {
+                let texel = min(2u * at + vec2<u32>(x, y), src - 1u);
+                sum += w * textureLoad(level, texel, source.x, 0);
+            }
+        }
+    }
+    return sum;
 }
 ";
 
@@ -55,7 +76,6 @@ const SOURCE_BYTES: u64 = 16;
 #[derive(Debug)]
 pub(crate) struct Mips {
     layout: wgpu::BindGroupLayout,
-    sampler: wgpu::Sampler,
     /// Indexed by [`format_index`].
     pipelines: Vec<wgpu::RenderPipeline>,
 }
@@ -102,16 +122,10 @@ impl Mips {
                             binding: 1,
                             visibility: wgpu::ShaderStages::FRAGMENT,
                             ty: wgpu::BindingType::Texture {
-                                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                                sample_type: wgpu::TextureSampleType::Float { filterable: false },
                                 view_dimension: wgpu::TextureViewDimension::D2Array,
                                 multisampled: false,
                             },
-                            count: None,
-                        },
-                        wgpu::BindGroupLayoutEntry {
-                            binding: 2,
-                            visibility: wgpu::ShaderStages::FRAGMENT,
-                            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                             count: None,
                         },
                     ],
@@ -155,13 +169,7 @@ impl Mips {
                         })
                     })
                     .collect();
-                let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-                    label: Some("layerbatch mips"),
-                    mag_filter: wgpu::FilterMode::Linear,
-                    min_filter: wgpu::FilterMode::Linear,
-                    ..Default::default()
-                });
-                Self { layout, sampler, pipelines }
+                Self { layout, pipelines }
             },
         )
     }
@@ -211,7 +219,6 @@ impl Mips {
                 entries: &[
                     wgpu::BindGroupEntry { binding: 0, resource: source.as_entire_binding() },
                     wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&sampled) },
-                    wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(&self.sampler) },
                 ],
             });
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {

@@ -131,6 +131,8 @@ struct VsOut {
     @location(3) @interpolate(flat) layer: i32,
     // The layer's size in texels: the level choice above tier 1 needs it.
     @location(5) @interpolate(flat) size: vec2<f32>,
+    // 1.0 when the texture has straight alpha (FLAG_STRAIGHT_ALPHA): premultiplied once sampled.
+    @location(6) @interpolate(flat) straight: f32,
 ",
     );
     if tier > 1 {
@@ -175,6 +177,7 @@ fn vs_main(
     out.color = color;
     out.size = size;
     out.layer = i32(slot_flags_layer >> LAYER_SHIFT);
+    out.straight = select(0.0, 1.0, (flags & FLAG_STRAIGHT_ALPHA) != 0u);
 ",
     );
     if tier > 1 {
@@ -211,7 +214,8 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         let sample = |i: u32| format!("texel = textureSampleLevel(slot{i}, samp{i}, p, layer, lod);");
         slot_switch(&mut s, "in.slot", tier, &sample);
     }
-    s.push_str("    return texel * in.color;\n}\n");
+    // A straight texel is premultiplied here (mix(1, a, 1) is a, mix(1, a, 0) is 1, exactly).
+    s.push_str("    return vec4<f32>(texel.rgb * mix(1.0, texel.a, in.straight), texel.a) * in.color;\n}\n");
     // The layer size the vertex stage divides by: the slot's, picked like the sample.
     s.push_str("\n// The size of the layers in `slot`, texels.\nfn layer_size(slot: u32) -> vec2<u32> {\n");
     s.push_str("    var size: vec2<u32>;\n");

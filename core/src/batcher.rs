@@ -8,6 +8,7 @@ use crate::texture::Usage;
 use crate::writes::PendingWrites;
 use crate::{Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
 
+mod frames;
 mod memory;
 pub use memory::FormatMemory;
 mod meshes;
@@ -16,6 +17,7 @@ mod recorder;
 mod registry;
 mod textures;
 
+use frames::HostFrames;
 use recorder::Recorder;
 use registry::Registry;
 
@@ -54,6 +56,8 @@ pub struct Batcher {
     /// Placements freed while a frame was open, with the freed texture (`None` for the old
     /// placement of a resized one).
     deferred_frees: Vec<(Placement, Option<TextureId>)>,
+    /// The host's frames, and what is freed when one ends.
+    frames: HostFrames,
     sequence: u64,
     rebuild_pending: bool,
     cpu_copy_bytes: u64,
@@ -88,6 +92,7 @@ impl Batcher {
             ops: Vec::new(),
             upload_bytes: Vec::new(),
             deferred_frees: Vec::new(),
+            frames: HostFrames::default(),
             sequence: 0,
             rebuild_pending: false,
             cpu_copy_bytes: 0,
@@ -309,10 +314,9 @@ impl Batcher {
         }
         plan.index_triangle_blocks();
         self.refresh_slots();
-        // Layers freed during the frame are released now that the frame no longer needs them.
-        for (p, _) in std::mem::take(&mut self.deferred_frees) {
-            self.free_placement(p);
-        }
+        // Layers freed during the plan are released now that it no longer needs them, or when
+        // the host's frame ends.
+        self.plan_finished();
         // Memory comes back between frames: the next plan carries the ops.
         let moved = self.alloc.maintain();
         self.apply_moved(&moved);
@@ -476,6 +480,8 @@ impl Batcher {
     fn release(&mut self, placement: Placement, freed: Option<TextureId>) {
         if self.recorder.open {
             self.deferred_frees.push((placement, freed));
+        } else if self.frames.holds_frees() {
+            self.frames.waiting.push((placement, freed));
         } else {
             self.free_placement(placement);
             self.drain_alloc_ops();

@@ -104,6 +104,29 @@ pub enum TextureError {
         /// Format asked for.
         format: Format,
     },
+    /// A compressed texture that is not whole blocks (its width or height is not a multiple
+    /// of the block) with mip levels or a repeating wrap. Its layer is whole blocks (wgpu
+    /// creates no other), so the texture sits padded in it: a repeat would tile the encoder's
+    /// padding, and mip levels past 0 would sample it. Register it with one level and
+    /// clamp-to-edge, or encode it at a size in whole blocks.
+    #[error(
+        "a {width_px}x{height_px} {format} texture is not whole {block_px}x{block_px} blocks: it cannot have \
+         {mip_levels} mip levels or wrap {wrap:?} (only one level, clamp-to-edge)"
+    )]
+    PartialBlocks {
+        /// Format.
+        format: Format,
+        /// Width asked for.
+        width_px: u32,
+        /// Height asked for.
+        height_px: u32,
+        /// The format's block side.
+        block_px: u32,
+        /// Levels asked for.
+        mip_levels: u32,
+        /// Wrap asked for.
+        wrap: crate::Wrap,
+    },
     /// An [`crate::Batcher::update_region`] rectangle of a compressed texture that is not in
     /// whole blocks: its left and top edges must be multiples of `block_px`, and so must its
     /// width and height, unless it reaches the texture's right or bottom edge.

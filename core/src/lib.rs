@@ -77,7 +77,7 @@ mod texture;
 mod writes;
 
 #[cfg(feature = "ktx2")]
-pub use crate::ktx2::{format_from_vk, read_ktx2, Ktx2Error, Ktx2Texture};
+pub use crate::ktx2::{format_from_vk, read_ktx2, Ktx2Error, Ktx2Limits, Ktx2Texture};
 pub use affine::Affine2;
 pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};
 pub use batcher::{Batcher, FormatMemory};
@@ -98,7 +98,7 @@ pub use plan::{
     SlotBind, Viewport,
 };
 pub use quad::{premultiply, Quad};
-pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Filter, TextureDesc, TextureId, Usage, Wrap};
+pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Alpha, Filter, TextureDesc, TextureId, Usage, Wrap};
 
 #[cfg(test)]
 mod model_tests;

@@ -311,9 +311,12 @@ impl MockDevice {
             for i in seg.instances.clone() {
                 let inst = &plan.instances[i as usize];
                 let array = table[inst.slot() as usize].expect("validated");
-                // The written rectangle the instance's texture rectangle names, exactly.
+                // The written rectangle the instance's texture rectangle names, in whole
+                // blocks: a compressed texture of 29x17 texels is written as 32x20.
                 let [x0, y0, x1, y1] = inst.tex_rect;
-                let rect = [x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32];
+                let f = arrays[&array].desc.format;
+                let size = [(x1 - x0) as u32, (y1 - y0) as u32].map(|v| f.round_up_px(v));
+                let rect = [x0 as u32, y0 as u32, size[0], size[1]];
                 self.sampled[i as usize] = arrays[&array].content[inst.layer() as usize]
                     .iter()
                     .find(|w| w.rect == rect)

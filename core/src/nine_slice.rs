@@ -145,8 +145,10 @@ impl Axis {
     fn new(pos: f32, len: f32, src_pos: f32, src_len: f32, border: [f32; 2], scale: f32) -> Self {
         let (mut a, mut b) = (border[0] * scale, border[1] * scale);
         if a + b > len && a + b > 0.0 {
-            let k = len / (a + b);
-            (a, b) = (a * k, b * k);
+            // Shrunk in proportion to the borders themselves: the scale cancels, so a scale
+            // whose product overflows to infinity still shrinks them (no infinity times 0).
+            let total = border[0] + border[1];
+            (a, b) = (len * (border[0] / total), len * (border[1] / total));
         }
         let src = [src_pos, src_pos + border[0], src_pos + src_len - border[1], src_pos + src_len];
         Self { dest: [pos, pos + a, pos + len - b, pos + len], src, tile: (src[2] - src[1]) * scale }
@@ -171,7 +173,8 @@ impl Axis {
     /// Pieces span `i` takes: 0 when it has no length on screen or in the source.
     fn tiles(&self, i: usize, fill: SliceFill) -> usize {
         let (len, src_len) = (self.dest[i + 1] - self.dest[i], self.src[i + 1] - self.src[i]);
-        if len <= 0.0 || src_len <= 0.0 {
+        // Written so that NaN has no length either.
+        if !(len > 0.0 && src_len > 0.0) {
             return 0;
         }
         match (i, fill) {
@@ -245,20 +248,32 @@ impl Batcher {
         if quads > NineSlice::MAX_QUADS {
             return Err(NineSliceError::TooManyTiles { quads, max: NineSlice::MAX_QUADS });
         }
+        // Every piece is made and checked before the first is recorded: a refused nine-slice
+        // leaves nothing behind, and no open frame is an error even with nothing to draw.
+        self.check_push(&Quad::rect(slice.texture, [x, y], [0.0, 0.0])).map_err(NineSliceError::Texture)?;
+        let mut pieces = Vec::with_capacity(quads);
         for j in 0..3 {
             for i in 0..3 {
                 let f = fill(i, j);
+                // A cell with no pieces on one axis has none at all, however many the other
+                // axis would tile (up to a billion: never walked).
+                if rows.tiles(j, f) == 0 || cols.tiles(i, f) == 0 {
+                    continue;
+                }
                 for [dy, dh, v0, vh] in rows.pieces(j, f) {
                     for [dx, dw, u0, uw] in cols.pieces(i, f) {
                         let quad = Quad::rect(slice.texture, [dx, dy], [dw, dh])
                             .with_uv([u0 / tw, v0 / th, (u0 + uw) / tw, (v0 + vh) / th])
                             .with_color(slice.color);
-                        // Only the first push can fail (the texture, the frame and the range
-                        // checks are the same for all): nothing is recorded then.
-                        self.push(&quad).map_err(NineSliceError::Texture)?;
+                        self.check_push(&quad).map_err(NineSliceError::Texture)?;
+                        pieces.push(quad);
                     }
                 }
             }
+        }
+        for quad in &pieces {
+            // Checked above, with nothing recorded in between: cannot fail.
+            self.push(quad).map_err(NineSliceError::Texture)?;
         }
         Ok(())
     }

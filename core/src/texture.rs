@@ -23,6 +23,32 @@ pub enum Wrap {
     MirroredRepeat,
 }
 
+/// Whether a texture's colours are premultiplied by its alpha.
+///
+/// layerbatch blends premultiplied colour (`ONE, ONE_MINUS_SRC_ALPHA`), so texels are expected
+/// premultiplied. A texture registered [`Alpha::Straight`] is premultiplied in the shader right
+/// after sampling ([`crate::Instance::FLAG_STRAIGHT_ALPHA`]): exact at scale 1 with nearest
+/// filtering, and, like every straight-alpha texture, filtered before it is premultiplied, so a
+/// linear filter across a transparent edge blends in the transparent texels' colour. Core's mips
+/// of an RGBA8 straight texture are box-filtered straight colours too. Premultiply before
+/// registering (or before encoding, for a compressed format) for the cleanest edges.
+///
+/// ```
+/// use layerbatch_core::{Alpha, TextureDesc};
+/// let desc = TextureDesc::new(8, 8).with_alpha(Alpha::Straight);
+/// assert_eq!(TextureDesc::new(8, 8).alpha, Alpha::Premultiplied);
+/// assert_ne!(desc, TextureDesc::new(8, 8));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Alpha {
+    /// Colour already multiplied by alpha. The default.
+    #[default]
+    Premultiplied,
+    /// Colour not multiplied by alpha (PNG's convention, and KTX2's without
+    /// `KHR_DF_FLAG_ALPHA_PREMULTIPLIED`): premultiplied in the shader after sampling.
+    Straight,
+}
+
 /// How a texture is used, which decides whether it can share an array with others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Usage {
@@ -59,6 +85,8 @@ pub struct TextureDesc {
     pub mip_levels: u32,
     /// Usage. Default [`Usage::Static`].
     pub usage: Usage,
+    /// Whether the texels are premultiplied. Default [`Alpha::Premultiplied`].
+    pub alpha: Alpha,
 }
 
 impl TextureDesc {
@@ -72,6 +100,7 @@ impl TextureDesc {
             wrap: Wrap::ClampToEdge,
             mip_levels: 1,
             usage: Usage::Static,
+            alpha: Alpha::Premultiplied,
         }
     }
     /// Sets the format.
@@ -99,6 +128,11 @@ impl TextureDesc {
         self.usage = usage;
         self
     }
+    /// Sets whether the texels are premultiplied.
+    pub const fn with_alpha(mut self, alpha: Alpha) -> Self {
+        self.alpha = alpha;
+        self
+    }
     /// Bytes of pixel data expected at registration: level 0 (`width * height * 4`) for RGBA8,
     /// whose mips core generates; every level, in whole blocks, for a compressed format,
     /// whose mips are authored ([`mip_chain_bytes`]). Saturates at `usize::MAX` (which no
@@ -120,10 +154,23 @@ impl TextureDesc {
     }
 }
 
-/// Size of mip `level` of a `width` x `height` image (never below 1).
+/// Size of mip `level` of a `width` x `height` image (never below 1). Total: a level past
+/// the chain's end (32 or more included) is 1x1.
+///
+/// ```
+/// use layerbatch_core::mip_size;
+/// assert_eq!(mip_size(64, 16, 5), (2, 1));
+/// assert_eq!(mip_size(u32::MAX, 7, 40), (1, 1));
+/// ```
 pub const fn mip_size(width_px: u32, height_px: u32, level: u32) -> (u32, u32) {
-    let w = width_px >> level;
-    let h = height_px >> level;
+    let w = match width_px.checked_shr(level) {
+        Some(w) => w,
+        None => 0,
+    };
+    let h = match height_px.checked_shr(level) {
+        Some(h) => h,
+        None => 0,
+    };
     (if w == 0 { 1 } else { w }, if h == 0 { 1 } else { h })
 }
 
@@ -138,17 +185,25 @@ pub const fn max_mip_levels(width_px: u32, height_px: u32) -> u32 {
 }
 
 /// Bytes of `levels` mip levels of a `width` x `height` image of `format`, each level in whole
-/// blocks. Saturates at
-/// `u64::MAX` (which no budget admits) instead of wrapping.
+/// blocks. Saturates at `u64::MAX` (which no budget admits) instead of wrapping. Total and
+/// quick for any `levels`: the levels past the chain's end count as 1x1 (one block each).
+///
+/// ```
+/// use layerbatch_core::{mip_chain_bytes, Format};
+/// assert_eq!(mip_chain_bytes(4, 4, 3, Format::Rgba8Unorm), (16 + 4 + 1) * 4);
+/// assert_eq!(mip_chain_bytes(1, 1, u32::MAX, Format::Bc7RgbaUnorm), u64::from(u32::MAX) * 16);
+/// ```
 pub const fn mip_chain_bytes(width_px: u32, height_px: u32, levels: u32, format: Format) -> u64 {
     let mut total = 0u64;
     let mut l = 0;
-    while l < levels {
+    // By level 32 every size is 1x1 (`mip_size`); the rest are one block each.
+    while l < levels && l < 32 {
         let (w, h) = mip_size(width_px, height_px, l);
         total = total.saturating_add(format.image_bytes(w, h));
         l += 1;
     }
-    total
+    let rest = (levels - l) as u64;
+    total.saturating_add(rest.saturating_mul(format.image_bytes(1, 1)))
 }
 
 /// A registered texture. Generational: once the texture is freed, this id is rejected
@@ -310,6 +365,33 @@ mod tests {
         assert_eq!(mip_size(64, 16, 5), (2, 1));
         assert_eq!(mip_chain_bytes(4, 4, 3, Format::Rgba8Unorm), (16 + 4 + 1) * 4);
         assert_eq!(mip_chain_bytes(u32::MAX, u32::MAX, 32, Format::Rgba8Unorm), u64::MAX);
+    }
+
+    #[test]
+    fn mip_helpers_are_total_past_level_32() {
+        // Level 32 and beyond used to shift by 32 or more: a debug panic, and in release a
+        // wrapped shift (level 32 the size of level 0 again).
+        for level in [31, 32, 33, 64, u32::MAX] {
+            assert_eq!(mip_size(u32::MAX, u32::MAX, level), (1, 1), "level {level}");
+            assert_eq!(mip_size(1024, 1, level), (1, 1), "level {level}");
+        }
+        assert_eq!(mip_size(u32::MAX, 3, 31), (1, 1));
+        assert_eq!(mip_size(u32::MAX, 3, 30), (3, 1));
+        // Levels past the chain are 1x1, one block each; u32::MAX levels are counted at once.
+        let chain = mip_chain_bytes(1024, 1024, 11, Format::Rgba8Unorm);
+        assert_eq!(mip_chain_bytes(1024, 1024, 33, Format::Rgba8Unorm), chain + 22 * 4);
+        assert_eq!(
+            mip_chain_bytes(1024, 1024, 40, Format::Bc7RgbaUnorm),
+            mip_chain_bytes(1024, 1024, 11, Format::Bc7RgbaUnorm) + 29 * 16
+        );
+        let all = mip_chain_bytes(8, 8, u32::MAX, Format::Bc1RgbaUnorm);
+        assert_eq!(all, 32 + 8 * (u64::from(u32::MAX) - 1), "8x8 is 2x2 blocks, then one block a level");
+        assert_eq!(mip_chain_bytes(u32::MAX, u32::MAX, u32::MAX, Format::Rgba8Unorm), u64::MAX);
+        // byte_len of a compressed texture declaring far more levels than it has.
+        let desc = TextureDesc::new(4, 4).with_format(Format::Bc1RgbaUnorm).with_mip_levels(u32::MAX);
+        assert_eq!(desc.byte_len() as u64, 8 * u64::from(u32::MAX));
+        assert_eq!(TextureDesc::new(4, 4).with_mip_levels(u32::MAX).byte_len(), 64, "RGBA8: level 0 only");
+        assert_eq!(max_mip_levels(u32::MAX, 1), 32, "unchanged");
     }
 
     #[test]

@@ -2,6 +2,10 @@
 //! compacted, and arrays left alone for a while settled into their canonical layout.
 
 use super::{Allocator, Born, Moved, RETURN_AFTER_PLANS, SETTLE_AFTER_PLANS};
+
+/// Bytes of a page array below which it is never repacked for being sparse: a repack costs a
+/// layout search and copies, and saves at most this.
+const SPARSE_FLOOR_BYTES: u64 = 256 << 10;
 use crate::plan::{ArrayDesc, ArrayId, ArrayOp};
 
 impl Allocator {
@@ -31,11 +35,14 @@ impl Allocator {
             let shrinkable = a.desc.layers > floor && used_layers * 2 <= a.desc.layers;
             // A page array holding more than 1.75x its texels plus a page: a repack packs them
             // into about 1.25x, so it gives layers back (and keeps a churning set within 2x
-            // its texels plus a page).
+            // its texels plus a page). With one or two layers the page itself is what shrinks
+            // (a repack lays them out at the smallest page size that holds them), so no page
+            // of slack is allowed there, only a floor below which a repack is not worth it.
             let sparse = a.pages.as_ref().is_some_and(|p| {
                 let page = u64::from(p.size_px()[0]) * u64::from(p.size_px()[1]);
                 let capacity = page * u64::from(p.layer_count());
-                p.layer_count() > 2 && capacity * 4 > p.used_px() * 7 + page * 4
+                let slack = if p.layer_count() > 2 { page } else { 0 };
+                capacity * 4 > p.used_px() * 7 + slack * 4 && a.desc.bytes() > SPARSE_FLOOR_BYTES
             });
             let settle = self.auto_compact && !a.settled && a.quiet_plans >= SETTLE_AFTER_PLANS;
             if a.used_count == 0 || shrinkable || (self.auto_compact && sparse) {

@@ -330,6 +330,10 @@ impl Allocator {
             && desc.mip_levels == 1
             && desc.width_px <= self.max_packed_px
             && desc.height_px <= self.max_packed_px
+            // In whole blocks, within a page's side in whole blocks (a page side that is not
+            // a multiple of 4 holds one block less than it says).
+            && desc.format.round_up_px(desc.width_px) <= self.page_side_cap(desc.format)
+            && desc.format.round_up_px(desc.height_px) <= self.page_side_cap(desc.format)
     }
 
     /// [`Allocator::admit_for`] without an owner (`Moved::Rect::owner` is then `u32::MAX`).
@@ -561,7 +565,8 @@ impl Allocator {
         bytes != u64::MAX && self.held_bytes().checked_add(bytes).is_some_and(|t| t <= self.budget_bytes)
     }
 
-    fn check(&self, bytes: u64, format: Format) -> Result<(), TextureError> {
+    /// [`TextureError::BudgetExhausted`] unless `bytes` more fit the budget now.
+    pub(crate) fn check(&self, bytes: u64, format: Format) -> Result<(), TextureError> {
         if !self.fits(bytes) {
             return Err(self.exhausted(bytes, format));
         }

@@ -199,12 +199,20 @@ impl Allocator {
         let old_desc = a.desc;
         let settling = a.settled;
         let (rects, from) = self.page_rects(id);
-        // Settling looks for the best page size; a compaction (a churning or unloaded array)
-        // keeps the size it has, which costs one layout, not one per size.
-        let sizes = if settling { None } else { Some([old_desc.width_px, old_desc.height_px]) };
+        // Settling looks for the best page size; so does a compaction of an array of one or
+        // two pages (a streaming set that shrank: only a smaller page gives memory back). A
+        // compaction of more layers keeps the page size, which costs one layout, not one per
+        // size, and must give two layers back.
+        let few_pages = old_desc.layers <= 2;
+        let search = settling || few_pages;
+        let sizes = if search { None } else { Some([old_desc.width_px, old_desc.height_px]) };
         let Some(layout) = self.best_layout(&rects, &old_desc, sizes) else { return Vec::new() };
         let old_layer = ArrayDesc { layers: 1, ..old_desc }.bytes();
-        let margin = if settling { 1 } else { 2 * old_layer };
+        let margin = match (settling, few_pages) {
+            (true, _) => 1,
+            (false, true) => old_desc.bytes() / 2,
+            (false, false) => 2 * old_layer,
+        };
         if layout.desc.bytes() + margin > old_desc.bytes() || !self.fits(layout.desc.bytes()) {
             return Vec::new();
         }

@@ -28,7 +28,7 @@ impl Batcher {
                 self.registry.refresh_hot(i as u32, &self.alloc, &self.ladder);
             }
         }
-        for (p, _) in &mut self.deferred_frees {
+        for (p, _) in self.deferred_frees.iter_mut().chain(self.frames.waiting.iter_mut()) {
             if p.array == old {
                 p.array = new;
             }

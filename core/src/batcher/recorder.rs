@@ -338,6 +338,16 @@ impl Batcher {
         self.recorder.push(&self.registry.hot, quad, &mut self.frame)
     }
 
+    /// Whether [`Batcher::push`] would record `quad` now (an open frame, a live texture,
+    /// coordinates in range), without recording it: for calls that record several quads or
+    /// none.
+    pub(crate) fn check_push(&self, quad: &Quad) -> Result<(), QuadError> {
+        if !self.recorder.open {
+            return Err(QuadError::NoFrame);
+        }
+        check_quad(&self.registry.hot, quad, self.recorder.target_id)
+    }
+
     /// Records `quads` in order, like [`Batcher::push`] on each, but faster for many: the
     /// checks and the copies run over the slice in cache-sized chunks, with no per-quad
     /// capacity checks.

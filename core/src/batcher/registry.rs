@@ -183,5 +183,6 @@ fn flags_layer(desc: &TextureDesc, placement: &Placement, packed: bool) -> u32 {
         Wrap::MirroredRepeat => Instance::FLAG_MIRROR,
     };
     let filter = if desc.filter == Filter::Linear { Instance::FLAG_LINEAR } else { 0 };
-    Instance::pack(0, wrap | filter, placement.layer)
+    let alpha = if desc.alpha == crate::Alpha::Straight { Instance::FLAG_STRAIGHT_ALPHA } else { 0 };
+    Instance::pack(0, wrap | filter | alpha, placement.layer)
 }

@@ -5,8 +5,10 @@ use super::registry::Entry;
 use super::Batcher;
 use crate::alloc::Placement;
 use crate::plan::ResourceOp;
+#[cfg(feature = "decode")]
+use crate::texture::mip_chain_bytes;
 use crate::texture::{max_mip_levels, push_mip_chain, Usage};
-use crate::{TextureDesc, TextureError, TextureId};
+use crate::{FormatFamilies, TextureDesc, TextureError, TextureId};
 
 impl Batcher {
     /// Registers a texture with its pixels and admits it into an array: for RGBA8, level 0
@@ -258,9 +260,14 @@ impl Batcher {
         if self.budget.format_families.contains(format.family()) || pixels.is_empty() {
             return Ok(None);
         }
-        if pixels.len() != desc.byte_len() {
-            check_len(desc, pixels)?;
-        }
+        // Every check that does not depend on the family comes before the work: the size, the
+        // levels, the length, and whether the decoded texture's texels fit the budget at all
+        // (a file may declare gigabytes of blocks; decoding them to be refused after is the
+        // cost an attacker wants).
+        let target = TextureDesc { format: decoded_format(format), ..*desc };
+        self.validate_for(desc, pixels, self.budget.format_families.with(format.family()))?;
+        let levels = target.mip_levels;
+        self.alloc.check(mip_chain_bytes(target.width_px, target.height_px, levels, target.format), target.format)?;
         let decoded = crate::decode::decoded(desc, pixels)?;
         if !self.decoded_formats.contains(&format) {
             self.decoded_formats.push(format);
@@ -276,20 +283,33 @@ impl Batcher {
     }
 
     fn validate(&self, desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
+        self.validate_for(desc, pixels, self.budget.format_families)
+    }
+
+    /// [`Batcher::register`]'s checks, with `available` as the device's families.
+    fn validate_for(&self, desc: &TextureDesc, pixels: &[u8], available: FormatFamilies) -> Result<(), TextureError> {
         let (w, h) = (desc.width_px, desc.height_px);
         if w == 0 || h == 0 {
             return Err(TextureError::ZeroSize { width_px: w, height_px: h });
         }
-        let (format, available) = (desc.format, self.budget.format_families);
+        let format = desc.format;
         if !available.contains(format.family()) {
             return Err(TextureError::FormatUnsupported { format, family: format.family(), available });
         }
         if format.is_compressed() && desc.usage == Usage::RenderTarget {
             return Err(TextureError::CompressedTarget { format });
         }
+        // In whole blocks: a compressed texture's layer is (a device size that is not a
+        // multiple of 4 holds one block less than it says).
         let max_px = self.budget.max_texture_size_px;
-        if w > max_px || h > max_px {
+        if format.round_up_px(w) > max_px || format.round_up_px(h) > max_px {
             return Err(TextureError::TooLarge { width_px: w, height_px: h, max_px });
+        }
+        let block_px = format.block_px();
+        let partial = w % block_px != 0 || h % block_px != 0;
+        if partial && (desc.mip_levels > 1 || desc.wrap != crate::Wrap::ClampToEdge) {
+            let (mip_levels, wrap) = (desc.mip_levels, desc.wrap);
+            return Err(TextureError::PartialBlocks { format, width_px: w, height_px: h, block_px, mip_levels, wrap });
         }
         let max_levels = max_mip_levels(w, h);
         if desc.mip_levels == 0 || desc.mip_levels > max_levels {
@@ -348,4 +368,14 @@ fn check_len(desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
         });
     }
     Ok(())
+}
+
+/// The RGBA8 format a compressed one is decoded into: sRGB stays sRGB.
+#[cfg(feature = "decode")]
+const fn decoded_format(format: crate::Format) -> crate::Format {
+    if format.is_srgb() {
+        crate::Format::Rgba8UnormSrgb
+    } else {
+        crate::Format::Rgba8Unorm
+    }
 }

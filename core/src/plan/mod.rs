@@ -260,12 +260,15 @@ impl Instance {
     /// reads it (a triangle reaches the GPU as its corners' vertex records), so it is not one
     /// of [`Instance::SHADER_CONSTANTS`].
     pub const FLAG_TRIANGLE: u32 = 16;
+    /// The texture's colours are straight ([`crate::Alpha::Straight`]): the shader multiplies
+    /// the sampled colour by its alpha before the tint.
+    pub const FLAG_STRAIGHT_ALPHA: u32 = 32;
 
     /// Every constant a shader needs to unpack an instance, by the name the shader generators
     /// declare it under (`const uint NAME = VALUEu;` in GLSL, `const NAME: u32 = VALUEu;` in
     /// WGSL). Shaders use these names, never literals; each backend has a test that parses
     /// its generated source and compares.
-    pub const SHADER_CONSTANTS: [(&'static str, u32); 8] = [
+    pub const SHADER_CONSTANTS: [(&'static str, u32); 9] = [
         ("SLOT_MASK", Self::SLOT_MASK),
         ("FLAGS_SHIFT", Self::FLAGS_SHIFT),
         ("FLAGS_MASK", Self::FLAGS_MASK),
@@ -274,6 +277,7 @@ impl Instance {
         ("FLAG_LINEAR", Self::FLAG_LINEAR),
         ("FLAG_REPEAT", Self::FLAG_REPEAT),
         ("FLAG_MIRROR", Self::FLAG_MIRROR),
+        ("FLAG_STRAIGHT_ALPHA", Self::FLAG_STRAIGHT_ALPHA),
     ];
 
     /// Packs a slot, flags and a layer into `slot_flags_layer`. Out-of-range values are masked
@@ -515,7 +519,8 @@ pub enum ResourceOp {
 ///
 /// A target whose array has mip levels (`ArrayDesc::mip_levels > 1`) is mipmapped by every
 /// executor after the plan's draws: levels `1..` of the target layer are regenerated from the
-/// level 0 just drawn (a box filter, as `glGenerateMipmap` does), so a target drawn minified
+/// level 0 just drawn (a box filter, each level from the one above, the three texels under a
+/// texel of an odd side weighted by the area it covers), so a target drawn minified
 /// later shows what was drawn. Counted as `DeviceCounters::mip_levels_regenerated`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanTarget {

@@ -6,7 +6,8 @@
 pub enum ShapeError {
     /// A coordinate, radius, size or angle is NaN or infinite. `what` names the argument
     /// (`"points"`, `"path"`, `"center"`, `"radius"`, `"radii"`, `"rect_px"`, `"radii_px"`,
-    /// `"rotation_rad"`), `index` the point or component in it (0 for a scalar).
+    /// `"rotation_rad"`), `index` the point or component in it (0 for a scalar); or
+    /// `"tessellated vertex"`, a vertex lyon made from valid input (a degenerate stroke).
     #[error("`{what}`[{index}] is NaN or infinite")]
     NonFinite {
         /// The argument.
@@ -14,7 +15,10 @@ pub enum ShapeError {
         /// The point (in a slice or path, counting every point of every event) or component.
         index: usize,
     },
-    /// A finite coordinate, radius or size beyond [`super::MAX_COORD_PX`] in magnitude.
+    /// A finite coordinate, radius or size beyond [`super::MAX_COORD_PX`] in magnitude; or
+    /// (`what` `"tessellated vertex"`) a vertex of the result at or past
+    /// [`crate::Quad::MAX_POSITION`] (a stroke reaches past its path), which `push_mesh`
+    /// could not take.
     #[error("`{what}`[{index}] is {value}: beyond the ±2^30 px (shapes::MAX_COORD_PX) a shape may span")]
     OutOfRange {
         /// The argument.
@@ -50,6 +54,19 @@ pub enum ShapeError {
     TooManyVertices {
         /// Vertices the mesh would hold.
         vertices: usize,
+    },
+    /// The shape would flatten into more segments than [`super::MAX_SHAPE_SEGMENTS`] (curves
+    /// spanning a huge range at a fine tolerance, a huge round stroke): refused before any
+    /// work is done. Raise `tolerance_px` or split the shape.
+    #[error(
+        "the shape would flatten into about {estimated_segments} segments, more than the {max_segments} \
+         (shapes::MAX_SHAPE_SEGMENTS) one shape may ask for: raise tolerance_px or split it"
+    )]
+    TooMuchWork {
+        /// The estimate (an upper bound on lyon's count).
+        estimated_segments: u64,
+        /// [`super::MAX_SHAPE_SEGMENTS`].
+        max_segments: u64,
     },
     /// lyon's tessellator failed.
     #[error("tessellation failed: {0}")]

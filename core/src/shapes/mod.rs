@@ -75,7 +75,9 @@
 //! `f32`: far from the origin (beyond about 2^23 px) the half-pixel band loses precision,
 //! but every vertex stays finite. lyon flattens curves into about
 //! `pi * sqrt(radius / (2 * tolerance_px))` segments per full turn, so huge radii (or
-//! round joins and caps of huge widths) with a fine tolerance make big meshes.
+//! round joins and caps of huge widths) with a fine tolerance make big meshes: a shape whose
+//! estimated segments (an upper bound, before lyon runs) pass [`MAX_SHAPE_SEGMENTS`] is
+//! refused with [`ShapeError::TooMuchWork`].
 //!
 //! ## Cost
 //!
@@ -91,6 +93,7 @@ mod tessellate;
 #[cfg(test)]
 mod tests;
 mod validate;
+mod work;
 
 pub use error::{ShapeError, TessellationFailure};
 pub use lyon_tessellation::math::{point, vector, Angle, Box2D, Point, Vector};
@@ -100,6 +103,7 @@ pub use lyon_tessellation::path::{Path, PathEvent, Winding};
 pub use lyon_tessellation::{FillRule, LineCap, LineJoin};
 pub use style::{FillStyle, StrokeStyle, MIN_TOLERANCE_PX};
 pub use tessellate::Shapes;
+pub use work::MAX_SHAPE_SEGMENTS;
 
 /// The largest coordinate magnitude, radius, size or width a shape may have:
 /// 2^30 px, as [`crate::Quad::MAX_POSITION`].

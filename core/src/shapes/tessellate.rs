@@ -3,7 +3,8 @@
 
 use super::feather::Feather;
 use super::validate::{check_fill, check_path, check_stroke};
-use super::{FillStyle, Path, ShapeError, StrokeStyle, TessellationFailure};
+use super::work::check_work;
+use super::{FillStyle, LineCap, LineJoin, Path, ShapeError, StrokeStyle, TessellationFailure};
 use crate::Mesh;
 use lyon_tessellation::math::{Angle, Box2D, Point, Vector};
 use lyon_tessellation::path::builder::BorderRadii;
@@ -103,6 +104,7 @@ impl Shapes {
         style: &FillStyle,
     ) -> Result<(), ShapeError> {
         check_fill(style)?;
+        check_work(geometry, self.points.len(), style.tolerance_px, None)?;
         let options = FillOptions::tolerance(style.tolerance_px).with_fill_rule(style.rule);
         self.buffers.clear();
         let mut out = BuffersBuilder::new(&mut self.buffers, |v: FillVertex<'_>| v.position());
@@ -128,6 +130,8 @@ impl Shapes {
         } else {
             (style.width_px, style.color)
         };
+        let round = style.join == LineJoin::Round || style.cap == LineCap::Round;
+        check_work(geometry, self.points.len(), style.tolerance_px, round.then_some(width))?;
         let options = StrokeOptions::tolerance(style.tolerance_px)
             .with_line_width(width)
             .with_line_cap(style.cap)
@@ -150,11 +154,30 @@ impl Shapes {
         let (vertices, indices) = (mesh.vertices.len(), mesh.indices.len());
         let result = result
             .map_err(|e| ShapeError::Tessellation(TessellationFailure::from(e)))
-            .and_then(|()| self.feather.append(mesh, &self.buffers.vertices, &self.buffers.indices, color, anti_alias));
+            .and_then(|()| self.feather.append(mesh, &self.buffers.vertices, &self.buffers.indices, color, anti_alias))
+            .and_then(|()| drawable(&mesh.vertices[vertices..]));
         if result.is_err() {
             mesh.vertices.truncate(vertices);
             mesh.indices.truncate(indices);
         }
         result
     }
+}
+
+/// Every vertex a shape appended can be drawn: finite and within [`crate::Quad::MAX_POSITION`],
+/// what `push_mesh` takes. Input is bounded point by point, but a stroke reaches past its path
+/// by half its width (and a miter further), and degenerate strokes (a width of 1e-45 at a huge
+/// tolerance) can come out of lyon as NaN: such a shape is refused, not handed on.
+fn drawable(vertices: &[crate::Vertex]) -> Result<(), ShapeError> {
+    for (index, v) in vertices.iter().enumerate() {
+        for value in v.pos_px {
+            if !value.is_finite() {
+                return Err(ShapeError::NonFinite { what: "tessellated vertex", index });
+            }
+            if value.abs() >= crate::Quad::MAX_POSITION {
+                return Err(ShapeError::OutOfRange { what: "tessellated vertex", index, value });
+            }
+        }
+    }
+    Ok(())
 }

@@ -558,3 +558,4 @@ mod meshes;
 mod pages_and_state;
 mod props;
 mod regressions;
+mod trust;

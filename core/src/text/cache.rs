@@ -125,9 +125,10 @@ struct Slot {
 /// centres, where linear and nearest filtering both give swash's pixels exactly; under a
 /// scaling or rotating [`Batcher::set_transform`], linear keeps them smooth.
 ///
-/// Frames: a glyph drawn in the frame being recorded is never evicted from it. The frame is
-/// the batcher's own count of finished frames ([`Batcher::total_counters`]), so there is no
-/// frame call to forget. One cache serves one batcher: a glyph whose texture the batcher no
+/// Frames: a glyph drawn in the host's frame being recorded is never evicted from it, however
+/// many plans the frame has. The frame is the batcher's ([`Batcher::frame_number`]): each
+/// plan until the host first calls [`Batcher::end_frame`], then each `end_frame`; a host that
+/// prepares several plans before one submit (wgpu) calls it after the submit. One cache serves one batcher: a glyph whose texture the batcher no
 /// longer knows (freed by the host, or another batcher's) is rasterised again.
 #[derive(Debug)]
 pub struct GlyphCache {
@@ -246,10 +247,10 @@ impl GlyphCache {
         missing.iter().copied().filter(|id| rest.contains(id)).collect()
     }
 
-    /// The batcher's frame: finished frames so far (the one being recorded has this number
-    /// until it finishes). A new one trims the cache back under its cap.
+    /// The batcher's host frame ([`Batcher::frame_number`]). A new one trims the cache back
+    /// under its cap.
     pub(crate) fn begin(&mut self, batcher: &mut Batcher) {
-        let generation = batcher.total_counters().frames;
+        let generation = batcher.frame_number();
         if generation != self.generation {
             self.generation = generation;
             self.make_room(0, 0, batcher);

@@ -502,3 +502,46 @@ fn clear_frees_every_glyph_texture() {
     assert!(ids.iter().all(|&id| !b.contains(id)));
     assert_eq!((cache.stats().glyphs, cache.stats().bytes, cache.stats().entries), (0, 0, 0));
 }
+
+/// Several plans in one host frame (one per egui callback, one per Bevy camera, prepared
+/// before one submit): a glyph drawn by an earlier plan of the frame is not evicted by a later
+/// one, and no glyph rectangle is rewritten within the frame, however small the cap. Only
+/// when the host ends the frame ([`Batcher::end_frame`]) are they given back.
+#[test]
+fn glyphs_of_earlier_plans_of_the_host_frame_are_never_evicted() {
+    let Some(mut fs) = fonts("plans_in_a_frame", &[LATIN]) else { return };
+    let texts: Vec<Buffer> = ["W", "M", "A", "B"].iter().map(|t| buffer(&mut fs, t, 40.0)).collect();
+    let key = |i: usize| physical(&texts[i], [0.0, 0.0])[0].0.cache_key;
+    let mut b = batcher();
+    let mut dev = MockDevice::new(b.budget());
+    // Room for one glyph at most.
+    let mut cache = GlyphCache::new(GlyphCacheOptions::default().with_cap_bytes(40 * 40 * 4));
+    frame(&mut b, &mut dev, |_| {});
+    b.end_frame();
+    for text in &texts[..3] {
+        frame(&mut b, &mut dev, |b| cache.draw_buffer(b, &mut fs, text, [0.0, 0.0], [255; 4]).unwrap());
+    }
+    for i in 0..3 {
+        let t = cache.texture(&key(i)).expect("a glyph of this frame stays cached");
+        assert!(b.contains(t), "its texture stays alive");
+    }
+    // Rectangles may follow a page's growth, but no two glyphs of the frame share one.
+    let now: Vec<_> = (0..3)
+        .map(|i| {
+            let p = b.placement(cache.texture(&key(i)).unwrap()).unwrap();
+            (p.array, p.layer, p.rect_px)
+        })
+        .collect();
+    for i in 0..3 {
+        for j in 0..i {
+            assert_ne!(now[i], now[j], "glyphs {i} and {j} share a rectangle within the frame");
+        }
+    }
+    assert_eq!(cache.stats().evictions, 0);
+    b.end_frame();
+    // The next frame trims the cache back: the earlier glyphs go now.
+    frame(&mut b, &mut dev, |b| cache.draw_buffer(b, &mut fs, &texts[3], [0.0, 0.0], [255; 4]).unwrap());
+    let s = cache.stats();
+    assert!(s.evictions >= 2, "{s:?}");
+    assert!(cache.contains(&key(3)));
+}

@@ -4,7 +4,9 @@
 //! encoder is a stub (`unimplemented!`), and no maintained pure-Rust ASTC encoder exists: ASTC
 //! 4x4 is written here as void-extent blocks, each the mean of its 16 texels (valid ASTC that
 //! every decoder reads alike; a block-flat picture, exact for solid colours). The reference
-//! decode is core's own (`layerbatch_core::decode_rgba8`, texture2ddecoder).
+//! decode is core's own (`layerbatch_core::decode_rgba8`: bcdec_rs for BC1-BC7, core's ETC2/EAC
+//! decoder, astc-decode for ASTC; `tests/decode_conformance.rs` checks it against llvmpipe and
+//! astcenc).
 
 use layerbatch_core::{mip_size, Format};
 

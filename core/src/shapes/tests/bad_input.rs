@@ -134,3 +134,50 @@ fn appends_after_existing_triangles() {
     assert!(mesh.indices.len() > first);
     assert!(mesh.indices[first..].iter().all(|&i| i >= base));
 }
+
+/// Coordinates are bounded one by one, the work as a whole too: 100 cubic curves spanning
+/// ±1e9 px (32.6 s and 5.4 GiB of tessellation before) are refused before lyon runs, with the
+/// estimate and the limit; the same curves at a tolerance that makes them cheap are drawn, and
+/// so is a big but reasonable circle.
+#[test]
+fn work_past_the_segment_limit_is_refused_before_tessellation() {
+    use crate::shapes::MAX_SHAPE_SEGMENTS;
+    let mut builder = Path::builder();
+    builder.begin(point(-1.0e9, -1.0e9));
+    for i in 0..100 {
+        let s = if i % 2 == 0 { 1.0e9 } else { -1.0e9 };
+        builder.cubic_bezier_to(point(s, -s), point(-s, s), point(s, s));
+    }
+    builder.end(true);
+    let path = builder.build();
+    let mut s = Shapes::new();
+    for result in [
+        s.fill_path(&mut seeded(), &path, &FillStyle::default()),
+        s.stroke_path(&mut seeded(), &path, &StrokeStyle::default()),
+    ] {
+        match result {
+            Err(ShapeError::TooMuchWork { estimated_segments, max_segments }) => {
+                assert_eq!(max_segments, MAX_SHAPE_SEGMENTS);
+                assert!(estimated_segments > MAX_SHAPE_SEGMENTS);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // One such curve is over the limit too (Wang's bound: about 183,000 segments), and the
+    // mesh is left as it was.
+    let mut one = Path::builder();
+    one.begin(point(-1.0e9, -1.0e9));
+    one.cubic_bezier_to(point(1.0e9, -1.0e9), point(-1.0e9, 1.0e9), point(1.0e9, 1.0e9));
+    one.end(false);
+    let one = one.build();
+    let mut mesh = seeded();
+    let before = mesh.clone();
+    let err = s.fill_path(&mut mesh, &one, &FillStyle::default()).unwrap_err();
+    assert!(matches!(err, ShapeError::TooMuchWork { estimated_segments: 150_000..=200_000, .. }), "{err}");
+    assert_eq!(mesh, before);
+    let coarse = FillStyle { tolerance_px: 1.0e5, ..FillStyle::default() };
+    s.fill_path(&mut Mesh::default(), &path, &coarse).unwrap();
+    let mut circle = Mesh::default();
+    s.fill_circle(&mut circle, [0.0, 0.0], 1.0e6, &FillStyle::default()).unwrap();
+    assert!(!circle.is_empty());
+}
