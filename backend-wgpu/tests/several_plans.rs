@@ -16,6 +16,7 @@ on_both_backends!(
     three_plans_in_two_passes,
     three_plans_interleaved,
     instance_memory_stays_bounded,
+    a_texture_freed_between_two_plans_of_one_submit_keeps_its_texels,
 );
 
 /// How a frame's three plans are prepared and rendered.
@@ -312,4 +313,48 @@ fn instance_memory_stays_bounded(gpu: &Gpu) {
     if let Some(e) = pollster::block_on(scope.pop()) {
         panic!("{what}: wgpu validation error: {e}");
     }
+}
+
+/// Host frames: plan 0 draws texture A; A is freed and B (same size) registered before plan 1
+/// is prepared; both are rendered in one pass and submitted together. B's upload runs at the
+/// submit, before the pass: had B been given A's rectangle (memory freed after plan 0 reused
+/// at once), plan 0's quad would show B. With `Batcher::end_frame` after each submit, A's
+/// rectangle waits for the frame's end: plan 0 shows A, plan 1 shows B, and after the frame the
+/// rectangle is reused without growing anything.
+fn a_texture_freed_between_two_plans_of_one_submit_keeps_its_texels(gpu: &Gpu) {
+    let what = gpu.adapter.clone();
+    let (mut b, mut r) = setup(gpu, Config::default());
+    let (red, green) = ([255, 0, 0, 255], [0, 255, 0, 255]);
+    let a = b.register(&TextureDesc::new(8, 8), &solid(8, 8, red)).unwrap();
+    // A first frame brings A's page to the device.
+    let mut prepared: Vec<PreparedPlan> = (0..2).map(|_| r.create_prepared()).collect();
+    b.begin_frame();
+    b.push(&Quad::rect(a, [0.0, 0.0], [8.0, 8.0])).unwrap();
+    common::draw(gpu, &mut r, b.finish());
+    b.end_frame();
+    let target = gpu::target(&gpu.device, [SIZE, SIZE], FORMAT);
+    let view = target.create_view(&Default::default());
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    b.begin_frame();
+    b.push(&Quad::rect(a, [16.0, 16.0], [32.0, 32.0])).unwrap();
+    r.renderer.prepare(&gpu.device, &gpu.queue, &mut prepared[0], b.finish(), [SIZE, SIZE]).unwrap();
+    b.free(a).unwrap();
+    let green_tex = b.register(&TextureDesc::new(8, 8), &solid(8, 8, green)).unwrap();
+    b.begin_frame();
+    b.push(&Quad::rect(green_tex, [64.0, 16.0], [32.0, 32.0])).unwrap();
+    r.renderer.prepare(&gpu.device, &gpu.queue, &mut prepared[1], b.finish(), [SIZE, SIZE]).unwrap();
+    {
+        let mut pass = gpu::clear_pass(&mut encoder, &view, CLEAR.map(|v| f64::from(v) / 255.0));
+        r.renderer.render(&prepared[0], &mut pass).unwrap();
+        r.renderer.render(&prepared[1], &mut pass).unwrap();
+    }
+    gpu.queue.submit([encoder.finish()]);
+    b.end_frame();
+    let out = common::Frame { width: SIZE, height: SIZE, pixels: gpu::read_texture(&gpu.device, &gpu.queue, &target) };
+    out.expect(32, 32, red, 0, &format!("{what}: plan 0 drew A, freed after it"));
+    out.expect(80, 32, green, 0, &format!("{what}: plan 1 drew B"));
+    // The frame is over: A's rectangle is free again, and the next texture takes it.
+    let held = b.allocator().allocated_bytes();
+    b.register(&TextureDesc::new(8, 8), &solid(8, 8, red)).unwrap();
+    assert_eq!(b.allocator().allocated_bytes(), held, "{what}: reused, nothing grown");
 }

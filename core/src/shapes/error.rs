@@ -68,6 +68,17 @@ pub enum ShapeError {
         /// [`super::MAX_SHAPE_SEGMENTS`].
         max_segments: u64,
     },
+    /// lyon wrote more than [`super::MAX_SHAPE_VERTICES`] vertices for the shape (a round
+    /// stroke millions of pixels wide puts an arc at every flattened vertex, which the
+    /// estimate before lyon runs cannot see): stopped there and refused.
+    #[error(
+        "the shape tessellates into more than {max_vertices} vertices (shapes::MAX_SHAPE_VERTICES): raise \
+         tolerance_px, narrow the stroke or split the shape"
+    )]
+    TooManyTessellatedVertices {
+        /// [`super::MAX_SHAPE_VERTICES`].
+        max_vertices: u32,
+    },
     /// lyon's tessellator failed.
     #[error("tessellation failed: {0}")]
     Tessellation(TessellationFailure),

@@ -77,7 +77,8 @@
 //! `pi * sqrt(radius / (2 * tolerance_px))` segments per full turn, so huge radii (or
 //! round joins and caps of huge widths) with a fine tolerance make big meshes: a shape whose
 //! estimated segments (an upper bound, before lyon runs) pass [`MAX_SHAPE_SEGMENTS`] is
-//! refused with [`ShapeError::TooMuchWork`].
+//! refused with [`ShapeError::TooMuchWork`], and lyon is stopped past [`MAX_SHAPE_VERTICES`]
+//! ([`ShapeError::TooManyTessellatedVertices`]).
 //!
 //! ## Cost
 //!
@@ -103,7 +104,7 @@ pub use lyon_tessellation::path::{Path, PathEvent, Winding};
 pub use lyon_tessellation::{FillRule, LineCap, LineJoin};
 pub use style::{FillStyle, StrokeStyle, MIN_TOLERANCE_PX};
 pub use tessellate::Shapes;
-pub use work::MAX_SHAPE_SEGMENTS;
+pub use work::{MAX_SHAPE_SEGMENTS, MAX_SHAPE_VERTICES};
 
 /// The largest coordinate magnitude, radius, size or width a shape may have:
 /// 2^30 px, as [`crate::Quad::MAX_POSITION`].

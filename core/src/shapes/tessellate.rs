@@ -3,7 +3,7 @@
 
 use super::feather::Feather;
 use super::validate::{check_fill, check_path, check_stroke};
-use super::work::check_work;
+use super::work::{check_work, Capped};
 use super::{FillStyle, LineCap, LineJoin, Path, ShapeError, StrokeStyle, TessellationFailure};
 use crate::Mesh;
 use lyon_tessellation::math::{Angle, Box2D, Point, Vector};
@@ -107,8 +107,9 @@ impl Shapes {
         check_work(geometry, self.points.len(), style.tolerance_px, None)?;
         let options = FillOptions::tolerance(style.tolerance_px).with_fill_rule(style.rule);
         self.buffers.clear();
-        let mut out = BuffersBuilder::new(&mut self.buffers, |v: FillVertex<'_>| v.position());
+        let mut out = Capped::new(BuffersBuilder::new(&mut self.buffers, |v: FillVertex<'_>| v.position()));
         let result = tessellate!(&mut self.fill, geometry, &self.points, &options, &mut out);
+        let result = capped(result, &out);
         self.finish(mesh, result, style.color, style.anti_alias)
     }
 
@@ -138,22 +139,22 @@ impl Shapes {
             .with_line_join(style.join)
             .with_miter_limit(style.miter_limit);
         self.buffers.clear();
-        let mut out = BuffersBuilder::new(&mut self.buffers, |v: StrokeVertex<'_, '_>| v.position());
+        let mut out = Capped::new(BuffersBuilder::new(&mut self.buffers, |v: StrokeVertex<'_, '_>| v.position()));
         let result = tessellate!(&mut self.stroke, geometry, &self.points, &options, &mut out);
+        let result = capped(result, &out);
         self.finish(mesh, result, color, style.anti_alias)
     }
 
-    /// Moves lyon's output into `mesh`, or restores `mesh` and reports lyon's error.
+    /// Moves lyon's output into `mesh`, or restores `mesh` and reports the error.
     fn finish(
         &mut self,
         mesh: &mut Mesh,
-        result: TessellationResult,
+        result: Result<(), ShapeError>,
         color: [u8; 4],
         anti_alias: bool,
     ) -> Result<(), ShapeError> {
         let (vertices, indices) = (mesh.vertices.len(), mesh.indices.len());
         let result = result
-            .map_err(|e| ShapeError::Tessellation(TessellationFailure::from(e)))
             .and_then(|()| self.feather.append(mesh, &self.buffers.vertices, &self.buffers.indices, color, anti_alias))
             .and_then(|()| drawable(&mesh.vertices[vertices..]));
         if result.is_err() {
@@ -180,4 +181,13 @@ fn drawable(vertices: &[crate::Vertex]) -> Result<(), ShapeError> {
         }
     }
     Ok(())
+}
+
+/// lyon's result as a shape's: stopped by [`Capped`] is
+/// [`ShapeError::TooManyTessellatedVertices`], any other failure lyon's.
+fn capped<B>(result: TessellationResult, out: &Capped<B>) -> Result<(), ShapeError> {
+    if out.exceeded {
+        return Err(ShapeError::TooManyTessellatedVertices { max_vertices: super::MAX_SHAPE_VERTICES });
+    }
+    result.map_err(|e| ShapeError::Tessellation(TessellationFailure::from(e)))
 }

@@ -1,19 +1,32 @@
-//! The work a shape asks for, bounded before lyon does it: coordinates are bounded one by one
-//! (validate.rs), but 100 cubic curves spanning ±1e9 px at a 0.1 px tolerance flatten into
-//! billions of segments (32.6 s and 5.4 GiB before this check). Each curve's segment count is
-//! bounded above by Wang's formula, each round join, cap and circle by the per-turn count lyon
-//! uses, and a shape whose estimate passes [`MAX_SHAPE_SEGMENTS`] is refused before any work.
+//! The work a shape asks for, bounded before lyon does it and while it does: coordinates are
+//! bounded one by one (validate.rs), but 100 cubic curves spanning ±1e9 px at a 0.1 px
+//! tolerance flatten into billions of segments (32.6 s and 5.4 GiB before this check). Each
+//! curve's segment count is bounded above by Wang's formula, each round join, cap and circle by
+//! the per-turn count lyon uses, and a shape whose estimate passes [`MAX_SHAPE_SEGMENTS`] is
+//! refused before any work. What an estimate cannot see (a round stroke millions of pixels
+//! wide puts an arc at every flattened vertex) is caught as lyon writes: [`Capped`] stops it
+//! at [`MAX_SHAPE_VERTICES`].
 
 use super::tessellate::Geometry;
 use super::{Path, PathEvent, ShapeError};
+use lyon_tessellation::geometry_builder::{
+    FillGeometryBuilder, GeometryBuilder, GeometryBuilderError, StrokeGeometryBuilder,
+};
 use lyon_tessellation::math::Point;
+use lyon_tessellation::{FillVertex, StrokeVertex, VertexId};
 
 /// The most flattened segments one shape may ask for (a fill's edges; a stroke's edges,
-/// joins and caps): 2^16. A filled circle of radius 10^6 px at the default 0.1 px tolerance is
-/// about 7,000 segments; one cubic curve across ±10^9 px at that tolerance about 180,000, which
-/// lyon and the feathering took 0.3 s (release) to 5 minutes (debug) to draw. Past it, a shape
-/// is refused with [`ShapeError::TooMuchWork`] before lyon runs.
-pub const MAX_SHAPE_SEGMENTS: u64 = 1 << 16;
+/// joins and caps): 2^14. A filled circle of radius 10^6 px at the default 0.1 px tolerance is
+/// about 7,000 segments. Past it, a shape is refused with [`ShapeError::TooMuchWork`] before
+/// lyon runs. Measured (`docs/measurements/2026-12-02-trust.md`): one cubic curve across
+/// ±10^9 px is about 180,000 segments, 0.3 s (release) to 5 minutes (debug) to draw; and the
+/// anti-aliasing band's pass over a fan of n triangles at one vertex grows as n^2 (0.33 s at
+/// 16,000 segments, 5.3 s at 65,000, release).
+pub const MAX_SHAPE_SEGMENTS: u64 = 1 << 14;
+
+/// The most vertices lyon may write for one shape, before anti-aliasing: 2^16. Past it the
+/// tessellation stops and the shape is refused ([`ShapeError::TooManyTessellatedVertices`]).
+pub const MAX_SHAPE_VERTICES: u32 = 1 << 16;
 
 /// Segments of a full turn of radius `radius` flattened within `tolerance` (lyon's count).
 fn turn_segments(radius: f32, tolerance: f32) -> f64 {
@@ -86,4 +99,56 @@ pub(super) fn check_work(
         return Err(ShapeError::TooMuchWork { estimated_segments, max_segments: MAX_SHAPE_SEGMENTS });
     }
     Ok(())
+}
+
+/// A geometry builder that passes vertices on to `inner` until [`MAX_SHAPE_VERTICES`], then
+/// refuses the next one (lyon stops and reports it), noting that it did.
+pub(super) struct Capped<B> {
+    pub(super) inner: B,
+    pub(super) vertices: u32,
+    pub(super) exceeded: bool,
+}
+
+impl<B> Capped<B> {
+    pub(super) fn new(inner: B) -> Self {
+        Self { inner, vertices: 0, exceeded: false }
+    }
+
+    fn count(&mut self) -> Result<(), GeometryBuilderError> {
+        if self.vertices >= MAX_SHAPE_VERTICES {
+            self.exceeded = true;
+            return Err(GeometryBuilderError::TooManyVertices);
+        }
+        self.vertices += 1;
+        Ok(())
+    }
+}
+
+impl<B: GeometryBuilder> GeometryBuilder for Capped<B> {
+    fn begin_geometry(&mut self) {
+        self.inner.begin_geometry();
+    }
+    fn end_geometry(&mut self) {
+        self.inner.end_geometry();
+    }
+    fn add_triangle(&mut self, a: VertexId, b: VertexId, c: VertexId) {
+        self.inner.add_triangle(a, b, c);
+    }
+    fn abort_geometry(&mut self) {
+        self.inner.abort_geometry();
+    }
+}
+
+impl<B: FillGeometryBuilder> FillGeometryBuilder for Capped<B> {
+    fn add_fill_vertex(&mut self, vertex: FillVertex<'_>) -> Result<VertexId, GeometryBuilderError> {
+        self.count()?;
+        self.inner.add_fill_vertex(vertex)
+    }
+}
+
+impl<B: StrokeGeometryBuilder> StrokeGeometryBuilder for Capped<B> {
+    fn add_stroke_vertex(&mut self, vertex: StrokeVertex<'_, '_>) -> Result<VertexId, GeometryBuilderError> {
+        self.count()?;
+        self.inner.add_stroke_vertex(vertex)
+    }
 }

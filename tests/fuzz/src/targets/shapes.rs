@@ -192,7 +192,7 @@ impl Target for ShapesTarget {
     }
 
     fn default_iterations(&self) -> u64 {
-        10_000
+        100_000
     }
 
     fn generate(&mut self, rng: &mut Rng) -> Vec<u8> {
