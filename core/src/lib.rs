@@ -103,4 +103,6 @@ pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Alpha, Filter, Text
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]
+mod test_rng;
+#[cfg(test)]
 mod tests;

@@ -9,23 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::*;
 
-/// xorshift64*: deterministic, no dependency, good enough to pick operations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
+use crate::test_rng::Rng;
 
 #[derive(Clone, Debug)]
 struct ModelTexture {

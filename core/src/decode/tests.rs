@@ -3,6 +3,7 @@
 //! random blocks through every format and every ASTC footprint.
 
 use super::{astc, decode_rgba8, BlockDecoder, DecodeError, MAX_BLOCK_TEXELS};
+use crate::test_rng::Rng;
 use crate::Format;
 
 /// The 16 texels of one 4x4 block of `format`, row-major.
@@ -709,25 +710,6 @@ fn levels_crop_partial_blocks_and_check_the_length_first() {
 }
 
 // --- No panic, whatever the bytes -----------------------------------------------------------
-
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn fill(&mut self, bytes: &mut [u8]) {
-        for chunk in bytes.chunks_mut(8) {
-            let v = self.next().to_le_bytes();
-            chunk.iter_mut().zip(v).for_each(|(b, v)| *b = v);
-        }
-    }
-}
 
 const RANDOM_BLOCKS: usize = 200_000;
 

@@ -3,20 +3,7 @@
 
 use super::*;
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use crate::test_rng::Rng;
 
 fn texel_bytes(b: &Batcher, ids: &[TextureId]) -> u64 {
     ids.iter().map(|&id| b.desc(id).unwrap().byte_len() as u64).sum()
