@@ -64,8 +64,13 @@ pub(crate) struct Feather {
     corners: Vec<(u32, u32, u8)>,
     /// Per corner: its fan, or `NONE`.
     fan: Vec<u32>,
-    /// Flood-fill stack over corners.
-    stack: Vec<u32>,
+    /// Per corner: its parent in the union-find over corners sharing an edge.
+    parent: Vec<u32>,
+    /// `(other vertex, corner)` for both other vertices of each corner, sorted: corners with
+    /// the same other vertex share an edge at the pinch vertex.
+    links: Vec<(u32, u32)>,
+    /// Per union-find root: its fan, or `NONE`.
+    fan_of_root: Vec<u32>,
 }
 
 impl Feather {
@@ -200,41 +205,51 @@ impl Feather {
 
     /// Gives each fan of `self.corners[range]` (corners at one vertex, connected through
     /// triangles that share an edge there) but the first its own copy of the vertex.
+    ///
+    /// Linear after a sort: corners that share an other vertex are joined in a union-find
+    /// (lyon fills a thin spike as one fan of tens of thousands of triangles at one vertex;
+    /// a flood fill comparing every pair took seconds there). Fans are numbered in the order
+    /// of their first corner, so the fan of the first corner keeps the vertex.
     fn split_fans(&mut self, range: std::ops::Range<usize>) -> bool {
         let corners = &self.corners[range];
         let v = corners[0].0;
-        let others = |&(_, t, k): &(u32, u32, u8)| {
+        self.links.clear();
+        for (c, &(_, t, k)) in corners.iter().enumerate() {
             let tri = self.tris[t as usize].0;
-            [tri[(k as usize + 1) % 3], tri[(k as usize + 2) % 3]]
-        };
+            for other in [tri[(k as usize + 1) % 3], tri[(k as usize + 2) % 3]] {
+                self.links.push((other, c as u32));
+            }
+        }
+        self.links.sort_unstable();
+        self.parent.clear();
+        self.parent.extend(0..corners.len() as u32);
+        for pair in self.links.windows(2) {
+            if pair[0].0 == pair[1].0 {
+                union(&mut self.parent, pair[0].1, pair[1].1);
+            }
+        }
         self.fan.clear();
         self.fan.resize(corners.len(), NONE);
+        // Fan ids by root, in the order of each fan's first corner.
         let mut fans = 0;
-        for first in 0..corners.len() {
-            if self.fan[first] != NONE {
-                continue;
+        self.fan_of_root.clear();
+        self.fan_of_root.resize(corners.len(), NONE);
+        for c in 0..corners.len() {
+            let root = find(&mut self.parent, c as u32) as usize;
+            if self.fan_of_root[root] == NONE {
+                self.fan_of_root[root] = fans;
+                fans += 1;
             }
-            self.fan[first] = fans;
-            self.stack.clear();
-            self.stack.push(first as u32);
-            while let Some(j) = self.stack.pop() {
-                let oj = others(&corners[j as usize]);
-                for (m, c) in corners.iter().enumerate() {
-                    if self.fan[m] == NONE && others(c).iter().any(|x| oj.contains(x)) {
-                        self.fan[m] = fans;
-                        self.stack.push(m as u32);
-                    }
-                }
-            }
-            fans += 1;
+            self.fan[c] = self.fan_of_root[root];
         }
-        for f in 1..fans {
-            let copy = self.pos.len() as u32;
+        let first_copy = self.pos.len() as u32;
+        for _ in 1..fans {
             self.pos.push(self.pos[v as usize]);
-            for (c, &(_, t, k)) in corners.iter().enumerate() {
-                if self.fan[c] == f {
-                    self.tris[t as usize].0[k as usize] = copy;
-                }
+        }
+        for (c, &(_, t, k)) in corners.iter().enumerate() {
+            let f = self.fan[c];
+            if f > 0 {
+                self.tris[t as usize].0[k as usize] = first_copy + f - 1;
             }
         }
         fans > 1
@@ -357,4 +372,23 @@ fn check_room(mesh: &Mesh, added: usize) -> Result<u32, ShapeError> {
 /// Twice the signed area of `a, b, c`.
 fn cross3(a: [f32; 2], b: [f32; 2], c: [f32; 2]) -> f32 {
     (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+}
+
+/// The root of `x` in the union-find `parent`, halving the path on the way.
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let up = parent[parent[x as usize] as usize];
+        parent[x as usize] = up;
+        x = up;
+    }
+    x
+}
+
+/// Joins the sets of `a` and `b` (the larger root under the smaller: deterministic).
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        parent[hi as usize] = lo;
+    }
 }

@@ -1,9 +1,12 @@
 //! Compressed texture data for tests, benches and the stress example: pictures encoded with
-//! Intel's ISPC texture compressor (`intel_tex_2`: BC1, BC3, BC4, BC5, BC7, ETC1 as ETC2 RGB),
-//! mip chains of them (authored mips), and KTX2 files around them. intel_tex_2 0.5's ASTC
-//! encoder is a stub (`unimplemented!`), and no maintained pure-Rust ASTC encoder exists: ASTC
-//! 4x4 is written here as void-extent blocks, each the mean of its 16 texels (valid ASTC that
-//! every decoder reads alike; a block-flat picture, exact for solid colours). The reference
+//! Intel's ISPC texture compressor (`intel_tex_2`: BC1, BC3, BC4, BC5, BC7), mip chains of them
+//! (authored mips), and KTX2 files around them. ETC2 RGB is written as ETC1 individual-mode
+//! blocks by a small encoder here ([`etc1_blocks`]): intel_tex_2's ISPC ETC1 kernel aborted on
+//! an assert in its differential mode (kernel.ispc:3720) in a build with other debug info, on
+//! the same picture, so its output could not be relied on. intel_tex_2 0.5's ASTC encoder is a
+//! stub (`unimplemented!`), and no maintained pure-Rust ASTC encoder exists: ASTC 4x4 is
+//! written here as void-extent blocks, each the mean of its 16 texels (valid ASTC that every
+//! decoder reads alike; a block-flat picture, exact for solid colours). The reference
 //! decode is core's own (`layerbatch_core::decode_rgba8`: bcdec_rs for BC1-BC7, core's ETC2/EAC
 //! decoder, astc-decode for ASTC; `tests/decode_conformance.rs` checks it against llvmpipe and
 //! astcenc).
@@ -62,12 +65,77 @@ pub fn encode(format: Format, rgba: &[u8], w: u32, h: u32) -> Option<Vec<u8>> {
         Format::Bc7RgbaUnorm | Format::Bc7RgbaUnormSrgb => {
             t::bc7::compress_blocks(&t::bc7::alpha_very_fast_settings(), &surface)
         }
-        Format::Etc2Rgb8Unorm | Format::Etc2Rgb8UnormSrgb => {
-            t::etc1::compress_blocks(&t::etc1::slow_settings(), &surface)
-        }
+        Format::Etc2Rgb8Unorm | Format::Etc2Rgb8UnormSrgb => etc1_blocks(&data, pw, ph),
         Format::Astc4x4RgbaUnorm | Format::Astc4x4RgbaUnormSrgb => astc_void_extent(&data, pw, ph),
         _ => return None,
     })
+}
+
+/// ETC1's intensity modifier tables (the Khronos Data Format Specification, "ETC1"): for
+/// codeword `cw`, pixel indices 0..4 add `a`, `b`, `-a`, `-b`.
+const ETC1_TABLES: [[i32; 2]; 8] = [[2, 8], [5, 17], [9, 29], [13, 42], [18, 60], [24, 80], [33, 106], [47, 183]];
+
+/// ETC1 blocks of a padded RGBA8 picture (read as ETC2 RGB): individual mode, not flipped
+/// (two 2x4 halves, left and right), each half's base colour its mean in 4 bits a channel,
+/// its codeword and every pixel's modifier the ones of least squared error. Rough, but every
+/// block is valid ETC1; a flat half whose colour is a multiple of 17 decodes within 2 (ETC1's
+/// smallest modifier).
+fn etc1_blocks(data: &[u8], pw: u32, ph: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity((pw / 4 * ph / 4 * 8) as usize);
+    let texel = |x: u32, y: u32| {
+        let i = ((y * pw + x) * 4) as usize;
+        [i32::from(data[i]), i32::from(data[i + 1]), i32::from(data[i + 2])]
+    };
+    for by in 0..ph / 4 {
+        for bx in 0..pw / 4 {
+            let mut bases = [[0i32; 3]; 2];
+            let mut codewords = [0u8; 2];
+            let (mut msb, mut lsb) = (0u16, 0u16);
+            for half in 0..2u32 {
+                let pixels: Vec<(u32, [i32; 3])> = (0..8)
+                    .map(|i| {
+                        let (x, y) = (half * 2 + i / 4, i % 4);
+                        (x * 4 + y, texel(bx * 4 + x, by * 4 + y))
+                    })
+                    .collect();
+                let base4 = [0, 1, 2].map(|c| ((pixels.iter().map(|p| p.1[c]).sum::<i32>() + 4) / 8 + 8) / 17);
+                let base = base4.map(|v| v.min(15) * 17);
+                // Per codeword: each pixel's best modifier index and the total error.
+                let best = (0..8u8)
+                    .map(|cw| {
+                        let [a, b] = ETC1_TABLES[cw as usize];
+                        let mut total = 0i64;
+                        let mut picks = Vec::with_capacity(8);
+                        for (index, p) in &pixels {
+                            let (mut pick, mut err) = (0u16, i64::MAX);
+                            for (k, m) in [a, b, -a, -b].into_iter().enumerate() {
+                                let e: i64 = (0..3).map(|c| i64::from((base[c] + m).clamp(0, 255) - p[c]).pow(2)).sum();
+                                if e < err {
+                                    (pick, err) = (k as u16, e);
+                                }
+                            }
+                            total += err;
+                            picks.push((*index, pick));
+                        }
+                        (total, cw, picks)
+                    })
+                    .min_by_key(|(total, cw, _)| (*total, *cw))
+                    .expect("eight codewords");
+                bases[half as usize] = base4.map(|v| v.min(15));
+                codewords[half as usize] = best.1;
+                for (index, pick) in best.2 {
+                    msb |= (pick >> 1) << index;
+                    lsb |= (pick & 1) << index;
+                }
+            }
+            let [r, g, b] = [0, 1, 2].map(|c| ((bases[0][c] << 4) | bases[1][c]) as u8);
+            // Codewords in bits 39..37 and 36..34, diff bit 33 (0: individual), flip bit 32 (0).
+            out.extend_from_slice(&[r, g, b, (codewords[0] << 5) | (codewords[1] << 2)]);
+            out.extend_from_slice(&msb.to_be_bytes());
+            out.extend_from_slice(&lsb.to_be_bytes());
+        }
+    }
+    out
 }
 
 /// ASTC 4x4 void-extent blocks of a padded RGBA8 picture: per block, the LDR void-extent
@@ -203,4 +271,29 @@ pub fn ktx2_file(format: Format, w: u32, h: u32, layers: u32, levels: &[Vec<u8>]
         file.extend_from_slice(stored);
     }
     file
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kit's ETC1 blocks decode (core's decoder, checked against llvmpipe in
+    /// tests/decode_conformance.rs) to what they were made from: a flat colour of multiples
+    /// of 17 within 2, and the test picture within the rough error such an encoder has.
+    #[test]
+    fn etc1_blocks_decode_to_their_picture() {
+        let flat = [34u8, 68, 102, 255].repeat(8 * 4);
+        let blocks = encode(Format::Etc2Rgb8Unorm, &flat, 8, 4).unwrap();
+        assert_eq!(blocks.len(), 2 * 8);
+        let back = layerbatch_core::decode_rgba8(Format::Etc2Rgb8Unorm, 8, 4, &blocks).unwrap();
+        for (got, want) in back.chunks(4).zip(flat.chunks(4)) {
+            assert!(got.iter().zip(want).all(|(g, w)| g.abs_diff(*w) <= 2), "{got:?} against {want:?}");
+        }
+        let pic = picture(30, 22, 7, false);
+        let blocks = encode(Format::Etc2Rgb8Unorm, &pic, 30, 22).unwrap();
+        let back = layerbatch_core::decode_rgba8(Format::Etc2Rgb8Unorm, 30, 22, &blocks).unwrap();
+        let mean_error =
+            back.iter().zip(&pic).map(|(a, b)| u64::from(a.abs_diff(*b))).sum::<u64>() as f64 / back.len() as f64;
+        assert!(mean_error < 24.0, "mean error {mean_error}");
+    }
 }
