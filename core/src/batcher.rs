@@ -480,7 +480,9 @@ impl Batcher {
     fn release(&mut self, placement: Placement, freed: Option<TextureId>) {
         if self.recorder.open {
             self.deferred_frees.push((placement, freed));
-        } else if self.frames.holds_frees() {
+        } else if self.frames.holds_frees() && self.alloc.on_device(placement.array) {
+            // A plan of this frame may draw from it. (An array made since cannot be drawn
+            // from yet, and may still be laid out afresh: freed now.)
             self.frames.waiting.push((placement, freed));
         } else {
             self.free_placement(placement);

@@ -35,8 +35,9 @@
 //!   software rasterizer, instanced elsewhere).
 //! - `--format rgba8|bc7|bc1|etc2|astc`: the textures' format (default `rgba8`). The compressed
 //!   ones are the same generated pictures encoded with Intel's ISPC texture compressor
-//!   (`intel_tex_2`: BC7, BC1, ETC1 read as ETC2 RGB; ASTC 4x4 as void-extent blocks, one
-//!   colour a block, as intel_tex_2's ASTC encoder is a stub), at registration. A family the
+//!   (`intel_tex_2`: BC7, BC1), by the test kit's own ETC1 encoder (read as ETC2 RGB), or as
+//!   ASTC 4x4 void-extent blocks (one colour a block, as intel_tex_2's ASTC encoder is a
+//!   stub), at registration. A family the
 //!   device lacks (ETC2 and ASTC on lavapipe) is decoded to RGBA8 on the CPU (core's `decode`
 //!   feature, which the examples build with), and the summary says so. Not with `--soak`,
 //!   whose churn registers RGBA8.
@@ -92,7 +93,7 @@ usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mix
   --sprites N         sprites, moving every frame (default 20000)
   --textures N        distinct textures (default 64)
   --sizes pow2|mixed  4 power-of-two sizes, or random sizes 1..256 px (default pow2)
-  --format F          rgba8|bc7|bc1|etc2|astc: texture format, compressed by intel_tex_2
+  --format F          rgba8|bc7|bc1|etc2|astc: texture format, compressed by the test kit
                       at registration (default rgba8)
   --slots N           Config::max_slots, 1..=32 (default 16; the device may allow fewer)
   --arrays on|off     off: every texture its own array, the plain slot ladder (default on)

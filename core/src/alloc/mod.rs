@@ -239,6 +239,11 @@ impl Allocator {
     pub fn growths(&self) -> u64 {
         self.growths
     }
+    /// Whether `id` is a live array a handed-over plan has brought to the device (one made by
+    /// the pending plan is not yet: no plan can draw from it).
+    pub(crate) fn on_device(&self, id: ArrayId) -> bool {
+        self.arrays.get(id.0 as usize).and_then(Option::as_ref).is_some_and(|a| a.born == Born::OnDevice)
+    }
     /// Whether `id` is a live page array (atlas pages, rectangles), not a class array.
     pub fn is_page_array(&self, id: ArrayId) -> bool {
         self.arrays.get(id.0 as usize).and_then(Option::as_ref).is_some_and(|a| a.pages.is_some())

@@ -88,8 +88,28 @@ impl Batcher {
                             && e.placement.layer == from_layer
                             && e.placement.rect_px[..2] == from_xy
                     });
-                    debug_assert!(owned, "a moved rectangle belongs to its live owner");
                     if !owned {
+                        // A freed texture's rectangle waiting for the host's frame to end
+                        // moves too: it is freed where it is then.
+                        let waiting = self
+                            .frames
+                            .waiting
+                            .iter_mut()
+                            .map(|(p, _)| p)
+                            .find(|p| p.array == from && p.layer == from_layer && p.rect_px[..2] == from_xy);
+                        debug_assert!(waiting.is_some(), "a moved rectangle belongs to a live or waiting owner");
+                        if let (Some(p), Some(desc)) = (waiting, self.alloc.array(to)) {
+                            let [_, _, w, h] = p.rect_px;
+                            let (lw, lh) = (desc.width_px as f32, desc.height_px as f32);
+                            let (x, y) = (to_xy[0] as f32, to_xy[1] as f32);
+                            *p = Placement {
+                                array: to,
+                                layer: to_layer,
+                                rect_px: [to_xy[0], to_xy[1], w, h],
+                                uv_rect: [x / lw, y / lh, (x + w as f32) / lw, (y + h as f32) / lh],
+                                dedicated: false,
+                            };
+                        }
                         continue;
                     }
                     let desc = *self.alloc.array(to).expect("the new array lives");

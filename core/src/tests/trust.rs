@@ -249,3 +249,53 @@ fn decoding_comes_after_every_check() {
     let small = bc1(64, 64);
     b.register(&small, &vec![0; small.byte_len()]).unwrap();
 }
+
+/// Host frames and moving memory: rectangles freed after a plan of the frame wait for its end,
+/// and a compaction meanwhile moves them with the live ones; at the frame's end they are freed
+/// where they went, the live textures still sample their own texels, and the memory comes back.
+#[test]
+fn waiting_rectangles_follow_a_compaction() {
+    let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    let ids: Vec<TextureId> = (0..40)
+        .map(|i| {
+            let d = TextureDesc::new(64, 64);
+            b.register(&d, &solid(&d, i)).unwrap()
+        })
+        .collect();
+    let draw = |b: &mut Batcher, dev: &mut MockDevice, live: &[TextureId]| {
+        b.begin_frame();
+        for (i, &id) in live.iter().enumerate() {
+            b.push(&Quad::rect(id, [i as f32, 0.0], [4.0, 4.0])).unwrap();
+        }
+        dev.execute(b.finish()).unwrap();
+        for (i, &id) in live.iter().enumerate() {
+            assert_eq!(dev.sampled()[i].map(|s| s.0), Some(id), "quad {i}");
+        }
+    };
+    draw(&mut b, &mut dev, &ids);
+    b.end_frame();
+    // Most textures go before this frame's first plan (freed at once); plan 0 draws the rest;
+    // four more go after it (waiting for the frame's end); then the pages compact, moving
+    // the live and the waiting rectangles alike.
+    for &id in &ids[..30] {
+        b.free(id).unwrap();
+    }
+    draw(&mut b, &mut dev, &ids[30..]);
+    for &id in &ids[30..34] {
+        b.free(id).unwrap();
+    }
+    let kept = &ids[34..];
+    let held = b.allocator().allocated_bytes();
+    assert!(b.compact() > 0, "the rectangles move");
+    draw(&mut b, &mut dev, kept);
+    b.end_frame();
+    for _ in 0..8 {
+        draw(&mut b, &mut dev, kept);
+        b.end_frame();
+    }
+    let texels = texel_bytes(&b, kept);
+    let now = b.allocator().allocated_bytes();
+    assert!(now < held && now <= 2 * texels + (1 << 20), "held {held}, now {now}, texels {texels}");
+    assert_eq!(dev.allocated_bytes(), now);
+}

@@ -5,11 +5,12 @@
 use std::collections::{HashMap, HashSet};
 
 use bevy::asset::AssetId;
-use bevy::core_pipeline::core_2d::{Transparent2d, CORE_2D_DEPTH_FORMAT};
+use bevy::core_pipeline::core_2d::{CORE_2D_DEPTH_FORMAT, Transparent2d};
 use bevy::ecs::entity::Entity;
 use bevy::image::Image;
 use bevy::math::FloatOrd;
 use bevy::prelude::*;
+use bevy::render::Extract;
 use bevy::render::camera::ExtractedCamera;
 use bevy::render::render_asset::ExtractedAssets;
 use bevy::render::render_phase::{
@@ -20,13 +21,12 @@ use bevy::render::renderer::{RenderDevice, RenderQueue};
 use bevy::render::sync_world::MainEntity;
 use bevy::render::texture::GpuImage;
 use bevy::render::view::{ExtractedView, Msaa};
-use bevy::render::Extract;
 use layerbatch_core::{Affine2, Batcher, Config, Quad};
 use layerbatch_wgpu::{PreparedPlan, Renderer, RendererOptions};
 
+use crate::LayerbatchSprite;
 use crate::images::ImageTable;
 use crate::stats::{LayerbatchFrameStats, LayerbatchStats};
-use crate::LayerbatchSprite;
 
 /// What a renderer's pipelines are made for: a view's target format and sample count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
