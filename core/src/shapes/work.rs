@@ -20,8 +20,9 @@ use lyon_tessellation::{FillVertex, StrokeVertex, VertexId};
 /// about 7,000 segments. Past it, a shape is refused with [`ShapeError::TooMuchWork`] before
 /// lyon runs. Measured (`docs/measurements/2026-12-02-trust.md`): one cubic curve across
 /// ±10^9 px is about 180,000 segments, 0.3 s (release) to 5 minutes (debug) to draw; and the
-/// anti-aliasing band's pass over a fan of n triangles at one vertex grows as n^2 (0.33 s at
-/// 16,000 segments, 5.3 s at 65,000, release).
+/// anti-aliasing band's fan split, when it compared every pair of a fan's corners, took 0.33 s
+/// at 16,000 segments and 5.3 s at 65,000 (release) on a thin spike lyon fills as one fan (it
+/// is a union-find now; the limit stays until measured again).
 pub const MAX_SHAPE_SEGMENTS: u64 = 1 << 14;
 
 /// The most vertices lyon may write for one shape, before anti-aliasing: 2^16. Past it the
