@@ -251,29 +251,32 @@ impl Batcher {
         // Every piece is made and checked before the first is recorded: a refused nine-slice
         // leaves nothing behind, and no open frame is an error even with nothing to draw.
         self.check_push(&Quad::rect(slice.texture, [x, y], [0.0, 0.0])).map_err(NineSliceError::Texture)?;
-        let mut pieces = Vec::with_capacity(quads);
-        for j in 0..3 {
-            for i in 0..3 {
-                let f = fill(i, j);
-                // A cell with no pieces on one axis has none at all, however many the other
-                // axis would tile (up to a billion: never walked).
-                if rows.tiles(j, f) == 0 || cols.tiles(i, f) == 0 {
-                    continue;
-                }
-                for [dy, dh, v0, vh] in rows.pieces(j, f) {
-                    for [dx, dw, u0, uw] in cols.pieces(i, f) {
-                        let quad = Quad::rect(slice.texture, [dx, dy], [dw, dh])
-                            .with_uv([u0 / tw, v0 / th, (u0 + uw) / tw, (v0 + vh) / th])
-                            .with_color(slice.color);
-                        self.check_push(&quad).map_err(NineSliceError::Texture)?;
-                        pieces.push(quad);
+        // Two walks over the same pieces (they are computed, not stored): the first checks
+        // them all, the second records them. No allocation per nine-slice.
+        for record in [false, true] {
+            for j in 0..3 {
+                for i in 0..3 {
+                    let f = fill(i, j);
+                    // A cell with no pieces on one axis has none at all, however many the
+                    // other axis would tile (up to a billion: never walked).
+                    if rows.tiles(j, f) == 0 || cols.tiles(i, f) == 0 {
+                        continue;
+                    }
+                    for [dy, dh, v0, vh] in rows.pieces(j, f) {
+                        for [dx, dw, u0, uw] in cols.pieces(i, f) {
+                            let quad = Quad::rect(slice.texture, [dx, dy], [dw, dh])
+                                .with_uv([u0 / tw, v0 / th, (u0 + uw) / tw, (v0 + vh) / th])
+                                .with_color(slice.color);
+                            if record {
+                                // Checked by the first walk, nothing recorded since: cannot fail.
+                                self.push(&quad).map_err(NineSliceError::Texture)?;
+                            } else {
+                                self.check_push(&quad).map_err(NineSliceError::Texture)?;
+                            }
+                        }
                     }
                 }
             }
-        }
-        for quad in &pieces {
-            // Checked above, with nothing recorded in between: cannot fail.
-            self.push(quad).map_err(NineSliceError::Texture)?;
         }
         Ok(())
     }
