@@ -6,7 +6,7 @@
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-use layerbatch::{DeviceCounters, MockDevice};
+use layerbatch::{Clip, DeviceCounters, MockDevice};
 use layerbatch_testkit::ci;
 use layerbatch_testkit::conformance::{self, plan_determined, Executor, SCENARIOS};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
@@ -56,18 +56,26 @@ fn wgpu_gl_counts_as_the_mock() {
 fn the_mock_runs_every_scenario_and_counts_what_the_plans_say() {
     for s in SCENARIOS {
         let (budget, plans) = s.build();
-        let mut mock = MockDevice::new(&budget);
+        let mut mock = conformance::mock(&budget);
         let after = conformance::run(&mut mock as &mut dyn Executor, &plans)
             .unwrap_or_else(|(i, e)| panic!("{}: plan {i:?}: {e}", s.name));
         let last = *after.last().expect("plans");
         println!("{}: {} plans, the mock's counters after the last: {last:?}", s.name, plans.len());
         assert!((s.exercises)(&last), "{}: does not exercise what it says: {last:?}", s.name);
+        // A draw per segment left by its clip, and each block drawn from uploaded once.
         let mut want = DeviceCounters::ZERO;
         for p in &plans {
             want.frames += 1;
-            want.draw_calls += p.segments.len() as u64;
-            want.instance_bytes_written +=
-                p.instances.len() as u64 * u64::from(p.primitive_bytes(budget.indexed_quads));
+            let vp = layerbatch::Viewport::full(conformance::TARGET_SIZE);
+            let drawn: Vec<_> = p.segments.iter().filter(|s| vp.scissor(p.state(s).clip_px) != Clip::Empty).collect();
+            want.draw_calls += drawn.len() as u64;
+            let cap = p.instance_capacity;
+            let mut blocks: Vec<u32> = drawn.iter().map(|s| s.instances.start / cap).collect();
+            blocks.dedup();
+            for b in blocks {
+                want.instance_bytes_written +=
+                    p.block(b).len() as u64 * u64::from(p.primitive_bytes(budget.indexed_quads));
+            }
         }
         let got = plan_determined(mock.counters());
         assert_eq!(
@@ -94,7 +102,7 @@ fn a_miscounting_executor_is_caught() {
             c
         }
     }
-    let mismatches = conformance::compare_with_mock(|budget| Ok(Box::new(OffByOne(MockDevice::new(budget)))))
+    let mismatches = conformance::compare_with_mock(|budget| Ok(Box::new(OffByOne(conformance::mock(budget)))))
         .expect("every plan runs");
     for s in SCENARIOS {
         assert!(mismatches.iter().any(|m| m.scenario == s.name), "{}: the miscount went unnoticed", s.name);

@@ -284,13 +284,13 @@
 //!
 //! ## Texture units
 //!
-//! Slot `s` is texture unit `s`. Within a paint, each segment's binds (`FramePlan::binds`) are
-//! applied with `glBindTexture` on their unit before the segment is drawn. Because every paint
-//! restores the host's units afterwards, the binds of earlier plans do not survive: the first
-//! segment of a paint that uses a slot (a `Some` entry of its slot table) binds that slot's
-//! array even when the plan counts it as already bound. A bind of the array a unit already
-//! holds in this paint is skipped. `DeviceCounters::texture_binds` counts the real
-//! `glBindTexture` calls, so it is at least core's `slot_binds` and may exceed it.
+//! Slot `s` is texture unit `s`. A paint follows core's draw walk
+//! ([`layerbatch_core::DrawSteps`]), which starts from nothing bound: the first draw of a
+//! paint that samples a slot (a `Some` entry of its segment's slot table) binds that slot's
+//! array, even when an earlier plan bound it (every paint restores the host's units
+//! afterwards), and a slot is bound again only when a later draw samples another array in it.
+//! `DeviceCounters::texture_binds` counts those `glBindTexture` calls, the walk's `Bind`
+//! steps: the same number the mock and layerbatch-wgpu count for the plan.
 //!
 //! ## Errors and recovery
 //!

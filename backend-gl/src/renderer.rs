@@ -7,7 +7,9 @@ use glow::HasContext;
 
 use layerbatch_core::execute::PlanRunner;
 use layerbatch_core::plan::quad_indices;
-use layerbatch_core::{ArrayId, ArrayOp, Budget, DeviceCounters, FramePlan, Instance, Limits, ResourceOp, Stats};
+use layerbatch_core::{
+    ArrayId, ArrayOp, Budget, DeviceCounters, DrawSteps, FramePlan, Instance, Limits, ResourceOp, Stats,
+};
 
 use crate::arrays::GlArrays;
 use crate::error::Error;
@@ -124,8 +126,10 @@ pub struct Renderer {
     /// runs them; what it holds mirrors `arrays`.
     runner: PlanRunner,
     stats: Stats,
-    /// Scratch: the array bound on each unit during the current paint.
-    frame_bound: Vec<Option<ArrayId>>,
+    /// Texture units the budget draws with (slots).
+    slots: u32,
+    /// Core's draw walk of the current plan (kept paint to paint).
+    steps: DrawSteps,
     /// The tier of the program each draw of the last paint used.
     drawn_tiers: Vec<u32>,
     /// The render targets' mip regeneration pass.
@@ -351,7 +355,8 @@ impl Renderer {
                 arrays,
                 runner: PlanRunner::new(budget),
                 stats,
-                frame_bound: vec![None; budget.slots as usize],
+                slots: budget.slots,
+                steps: DrawSteps::default(),
                 drawn_tiers: Vec::new(),
                 mips,
                 destroyed: false,
@@ -494,16 +499,21 @@ impl Renderer {
         self.arrays.begin_paint();
         self.drawn_tiers.clear();
         // Core counts the resource ops (arrays created and destroyed, layers copied, bytes
-        // written, target mip levels); the draws count their own calls, binds and bytes.
+        // written, target mip levels) and the draw walk's steps (draws, binds, bytes).
         let mut result = self.runner.apply_ops(plan, &mut self.arrays, &mut c);
-        if result.is_ok() && draw {
+        if result.is_ok() {
             // The host's clip applies to its framebuffer, never to a render target.
-            if target.keep_host_clip && !into_texture {
+            if draw && target.keep_host_clip && !into_texture {
                 saved.reenable_host_clip(&self.gl);
                 let h = viewport.target_size_px[1];
                 viewport = viewport.with_host_clip(saved.host_scissor().map(|b| draw::y_down(b, h)));
             }
-            result = self.draw(plan, target, &viewport, &mut saved, &mut c);
+            let mut steps = std::mem::take(&mut self.steps);
+            steps.walk(plan, &viewport, self.indexed_quads, &mut c);
+            if draw {
+                result = self.draw(plan, &steps, target, &viewport, &mut saved);
+            }
+            self.steps = steps;
         }
         if result.is_ok() {
             result = self.regenerate_target_mips(plan);

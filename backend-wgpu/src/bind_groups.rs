@@ -122,7 +122,12 @@ impl BindGroups {
         self.clock += 1;
     }
 
-    /// A segment's bind: the slot holds the array from now on.
+    /// A draw walk starts: no slot holds anything (core's walk binds what each draw samples).
+    pub(crate) fn clear_slots(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = None);
+    }
+
+    /// A bind of the draw walk: the slot holds the array from now on.
     pub(crate) fn bind(&mut self, bind: &SlotBind) {
         if let Some(slot) = self.slots.get_mut(bind.slot as usize) {
             *slot = Some(bind.array);

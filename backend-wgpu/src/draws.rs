@@ -1,10 +1,12 @@
-//! A plan's draw list: resolved by `prepare` (one [`Draw`] per segment: its pipeline, bind
-//! group, globals offset, clip and instance range), recorded into a pass by `render` (or by
-//! `prepare` itself, into a render target).
+//! A plan's pass commands: core's draw walk of it ([`DrawSteps`]) translated by `prepare`
+//! into wgpu's terms (vertex buffers, pipelines, bind groups, globals offsets, scissors,
+//! draws), then recorded into a pass by `render` (or by `prepare` itself, into a render
+//! target). The walk decides what changes; this only maps each change to wgpu: a pipeline is
+//! a tier with a blend mode, and the slot binds before a draw make its bind group.
 
 use std::ops::Range;
 
-use layerbatch_core::{ArrayId, Clip, FramePlan, Instance, Viewport};
+use layerbatch_core::{ArrayId, BlendMode, Clip, DrawStep, DrawSteps, FramePlan, Instance, Viewport};
 
 use crate::arrays::Arrays;
 use crate::bind_groups::BindGroups;
@@ -15,28 +17,26 @@ use crate::scope::Late;
 use crate::shader::{GROUP_GLOBALS, GROUP_SLOTS};
 use crate::Error;
 
-/// One segment, ready to record.
+/// One command of a pass, in order.
 #[derive(Debug)]
-pub(crate) struct Draw {
-    /// Index into the pipelines ([`Pipelines::index`]): the tier's, the segment's blend
-    /// mode, and indexed or instanced.
-    pipeline: usize,
-    /// Drawn indexed (four vertex records a primitive and the quad indices), else instanced.
-    indexed: bool,
-    /// Dynamic offset of the segment's draw state in the plan's globals uniform.
-    globals_offset: u32,
-    clip: Clip,
-    group: wgpu::BindGroup,
-    serial: u64,
-    /// Where the segment's instance block lies.
-    block: Block,
-    /// Instances, relative to the block's first.
-    instances: Range<u32>,
+pub(crate) enum Command {
+    /// Set the scissor rectangle.
+    Scissor([u32; 4]),
+    /// Set the globals bind group at this dynamic offset (a draw state's entry).
+    Globals(u32),
+    /// Set the vertex buffer of an instance block.
+    Block(Block),
+    /// Set pipeline `index` ([`Pipelines::index`]).
+    Pipeline(usize),
+    /// Set the slot bind group.
+    Group(wgpu::BindGroup),
+    /// Draw primitives of the block set, indexed or instanced.
+    Draw { indexed: bool, instances: Range<u32> },
 }
 
 /// What [`record`] draws: a prepared plan's draws, where they go, and its space's globals.
 pub(crate) struct Drawn<'a> {
-    pub(crate) draws: &'a [Draw],
+    pub(crate) commands: &'a [Command],
     pub(crate) vp: &'a Viewport,
     /// The bind group of the space's globals uniform.
     pub(crate) globals: &'a wgpu::BindGroup,
@@ -49,7 +49,7 @@ pub(crate) struct With<'a> {
     pub(crate) indices: &'a wgpu::Buffer,
 }
 
-/// What [`resolve`] reads and updates: the renderer's parts a segment's draw is made of.
+/// What [`translate`] reads and updates: the renderer's parts a pass command is made of.
 pub(crate) struct Parts<'a> {
     pub(crate) device: &'a wgpu::Device,
     pub(crate) late: &'a Late,
@@ -59,66 +59,90 @@ pub(crate) struct Parts<'a> {
     pub(crate) groups: &'a mut BindGroups,
 }
 
-/// Appends one [`Draw`] per segment of `plan` to `draws`, applying each segment's binds to
-/// the slots and resolving its bind group; `blocks` are where the plan's instance blocks went.
-/// Returns the bind groups created.
-pub(crate) fn resolve(
+/// Replaces `commands` with `steps` (core's draw walk of `plan` in `vp`) in wgpu's terms:
+/// `blocks` are where the walk's instance blocks went, by block number. Returns the bind
+/// groups created.
+pub(crate) fn translate(
     parts: Parts<'_>,
     plan: &FramePlan,
-    blocks: &[Block],
+    steps: &DrawSteps,
+    blocks: &[(u32, Block)],
     vp: &Viewport,
-    draws: &mut Vec<Draw>,
+    commands: &mut Vec<Command>,
 ) -> Result<u64, Error> {
     let Parts { device, late, pipelines, arrays, globals, groups } = parts;
     // Drawing into a render target: a slot still holding it (from an earlier plan that
     // sampled it) gets the placeholder instead, so the target is never bound while it is
     // drawn into (no segment samples it: the validator checked).
     let exclude: Option<ArrayId> = plan.target.map(|t| t.array);
-    let capacity = plan.instance_capacity.max(1);
     let indexed = pipelines.drawn_indexed(plan);
+    let out_of_step = |what: String| Error::Device {
+        op: what,
+        message: "the renderer and core's draw walk are out of step".to_string(),
+    };
+    // The walk binds from nothing: a group holds what this walk bound (and placeholders).
+    groups.clear_slots();
+    commands.clear();
+    let (mut tier, mut blend) = (None, BlendMode::Over);
+    let (mut pipeline_stale, mut group_stale) = (true, true);
+    let mut group_set = None;
     let mut created = 0;
-    draws.reserve(plan.segments.len());
-    for seg in &plan.segments {
-        for b in plan.binds(seg) {
-            groups.bind(b);
+    for step in steps.steps() {
+        match *step {
+            DrawStep::Block { block, .. } => {
+                let placed = blocks.iter().find(|(b, _)| *b == block);
+                let (_, placed) = placed.ok_or_else(|| out_of_step(format!("using instance block {block}")))?;
+                commands.push(Command::Block(placed.clone()));
+            }
+            DrawStep::Bind(bind) => {
+                groups.bind(&bind);
+                group_stale = true;
+            }
+            DrawStep::Program { tier: t } => {
+                let index =
+                    pipelines.tier_index(t).ok_or_else(|| out_of_step(format!("drawing with slot tier {t}")))?;
+                tier = Some((index, t));
+                (pipeline_stale, group_stale) = (true, true);
+            }
+            DrawStep::Blend(mode) => {
+                blend = mode;
+                pipeline_stale = true;
+            }
+            DrawStep::State { state, .. } => commands.push(Command::Globals(globals.offset(plan, state))),
+            DrawStep::Scissor(Clip::Rect(r)) => commands.push(Command::Scissor(r)),
+            // No clip: the whole target, or the host's clip (wgpu cannot unset a scissor).
+            DrawStep::Scissor(_) | DrawStep::RestoreScissor => {
+                let [x, y, w, h] = vp.restored_scissor_px();
+                commands.push(Command::Scissor([x, y, w, h]));
+            }
+            DrawStep::Draw { segment, first_in_block, count, .. } => {
+                let (index, t) = tier.ok_or_else(|| out_of_step(format!("drawing segment {segment}")))?;
+                if pipeline_stale {
+                    commands.push(Command::Pipeline(pipelines.index(index, blend, indexed)));
+                    pipeline_stale = false;
+                }
+                if group_stale {
+                    let group = groups.resolve(device, late, pipelines, arrays, (index, t), exclude)?;
+                    created += u64::from(group.created);
+                    if group_set != Some(group.serial) {
+                        group_set = Some(group.serial);
+                        commands.push(Command::Group(group.group));
+                    }
+                    group_stale = false;
+                }
+                commands.push(Command::Draw { indexed, instances: first_in_block..first_in_block + count });
+            }
         }
-        let tier_index = pipelines.tier_index(seg.tier).ok_or_else(|| Error::Device {
-            op: format!("drawing with slot tier {}", seg.tier),
-            message: "the renderer has no pipeline for it (renderer and validator out of step)".to_string(),
-        })?;
-        let group = groups.resolve(device, late, pipelines, arrays, (tier_index, seg.tier), exclude)?;
-        created += u64::from(group.created);
-        let block = seg.instances.start / capacity;
-        let base = block * capacity;
-        let placed = blocks.get(block as usize).ok_or_else(|| Error::Device {
-            op: format!("drawing instances {:?}", seg.instances),
-            message: format!(
-                "they lie outside the plan's {} instances (renderer and validator out of step)",
-                plan.instances.len()
-            ),
-        })?;
-        let state = plan.state(seg);
-        draws.push(Draw {
-            pipeline: pipelines.index(tier_index, state.blend, indexed),
-            indexed,
-            globals_offset: globals.offset(plan, seg.state),
-            clip: vp.scissor(state.clip_px),
-            group: group.group,
-            serial: group.serial,
-            block: placed.clone(),
-            instances: seg.instances.start - base..seg.instances.end - base,
-        });
     }
     Ok(created)
 }
 
-/// Records a plan's draws into `pass` (the host's, or the renderer's own pass on the plan's
-/// render target, with that format's pipelines). Returns the draws and the bind-group sets
-/// issued.
+/// Records a plan's commands into `pass` (the host's, or the renderer's own pass on the
+/// plan's render target, with that format's pipelines). Returns the draws and the bind-group
+/// sets issued.
 pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: With<'_>) -> (u64, u64) {
     let With { pipelines, indices } = with;
-    let globals_group = plan.globals;
-    if plan.draws.is_empty() {
+    if !plan.commands.iter().any(|c| matches!(c, Command::Draw { .. })) {
         return (0, 0);
     }
     let Some([vx, vy, vw, vh]) = plan.vp.visible_px() else { return (0, 0) };
@@ -129,56 +153,36 @@ pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: Wit
     }
     // The primitives' corners, for every draw of an indexed plan (block-relative: each
     // block's vertex buffer range starts at its first primitive).
-    if plan.draws.iter().any(|d| d.indexed) {
+    if plan.commands.iter().any(|c| matches!(c, Command::Draw { indexed: true, .. })) {
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
     }
     let (mut sets, mut draws) = (0, 0);
-    let (mut pipeline, mut group, mut block) = (usize::MAX, u64::MAX, usize::MAX);
-    let mut offset = None;
-    // The scissor this call set, if any: segments without a clip get the host's scissor
-    // (or the whole target) back, and so does the pass at the end. A plan without clips
-    // and without a host clip never sets one.
-    let full = plan.vp.restored_scissor_px();
-    let mut scissor: Option<[u32; 4]> = None;
-    for d in plan.draws {
-        let want = match d.clip {
-            Clip::Empty => continue,
-            Clip::Rect(r) => Some(r),
-            Clip::Full => scissor.map(|_| full),
-        };
-        if let Some(r) = want {
-            if scissor != Some(r) {
-                pass.set_scissor_rect(r[0], r[1], r[2], r[3]);
-                scissor = Some(r);
+    for command in plan.commands {
+        match command {
+            Command::Scissor([x, y, w, h]) => pass.set_scissor_rect(*x, *y, *w, *h),
+            Command::Globals(offset) => {
+                pass.set_bind_group(GROUP_GLOBALS, plan.globals, &[*offset]);
+                sets += 1;
+            }
+            Command::Block(block) => pass.set_vertex_buffer(0, block.buffer.slice(..block.bytes)),
+            Command::Pipeline(index) => {
+                if let Some(p) = pipelines.get(*index) {
+                    pass.set_pipeline(p);
+                }
+            }
+            Command::Group(group) => {
+                pass.set_bind_group(GROUP_SLOTS, group, &[]);
+                sets += 1;
+            }
+            Command::Draw { indexed: true, instances } => {
+                pass.draw_indexed(instances.start * Instance::INDICES..instances.end * Instance::INDICES, 0, 0..1);
+                draws += 1;
+            }
+            Command::Draw { indexed: false, instances } => {
+                pass.draw(0..4, instances.clone());
+                draws += 1;
             }
         }
-        if offset != Some(d.globals_offset) {
-            pass.set_bind_group(GROUP_GLOBALS, globals_group, &[d.globals_offset]);
-            offset = Some(d.globals_offset);
-            sets += 1;
-        }
-        if d.block.index != block {
-            pass.set_vertex_buffer(0, d.block.buffer.slice(..d.block.bytes));
-            block = d.block.index;
-        }
-        if d.pipeline != pipeline {
-            pass.set_pipeline(&pipelines[d.pipeline]);
-            pipeline = d.pipeline;
-        }
-        if d.serial != group {
-            pass.set_bind_group(GROUP_SLOTS, &d.group, &[]);
-            group = d.serial;
-            sets += 1;
-        }
-        if d.indexed {
-            pass.draw_indexed(d.instances.start * Instance::INDICES..d.instances.end * Instance::INDICES, 0, 0..1);
-        } else {
-            pass.draw(0..4, d.instances.clone());
-        }
-        draws += 1;
-    }
-    if scissor.is_some_and(|r| r != full) {
-        pass.set_scissor_rect(full[0], full[1], full[2], full[3]);
     }
     (draws, sets)
 }

@@ -1,10 +1,10 @@
 //! A plan's instances: uploaded by blocks of its `instance_capacity` (core never lets a draw
-//! cross a block), block `k` into vertex buffer `k` of the space it is prepared into (see
-//! [`crate::prepared`]), and the renderer's quad index buffer, which indexed plans draw
-//! with.
+//! cross a block), the blocks core's draw walk uses, the `j`-th into vertex buffer `j` of the
+//! space it is prepared into (see [`crate::prepared`]), and the renderer's quad index buffer,
+//! which indexed plans draw with.
 
 use layerbatch_core::plan::quad_indices;
-use layerbatch_core::{Budget, DeviceCounters, FramePlan, Instance};
+use layerbatch_core::{Budget, DrawStep, DrawSteps, FramePlan, Instance};
 use wgpu::util::DeviceExt as _;
 
 use crate::scope::{checked, Late};
@@ -14,11 +14,10 @@ use crate::Error;
 /// that small plans do not recreate it for every few quads more.
 const MIN_INSTANCES: u64 = 1024;
 
-/// An instance block's place: the first `bytes` of vertex buffer `index` of a space.
+/// An instance block's place: the first `bytes` of a vertex buffer of a space.
 #[derive(Clone, Debug)]
 pub(crate) struct Block {
     pub(crate) buffer: wgpu::Buffer,
-    pub(crate) index: usize,
     pub(crate) bytes: u64,
 }
 
@@ -81,44 +80,47 @@ impl Instances {
         self.indexed_quads
     }
 
-    /// Uploads `plan`'s instances into `space`, block `k` into its buffer `k` (see
-    /// [`Instances::room`]), counting the bytes written; `blocks` gets where each went.
-    /// `peak` is the largest first block its plan object held so far, updated here.
+    /// Uploads the instance blocks core's draw walk uses (`steps`: each once, in order) into
+    /// `space`, the `j`-th into its buffer `j` (see [`room`]); `blocks` gets where each went,
+    /// by block number (the walk counts the bytes). `peak` is the largest first block its
+    /// plan object held so far, updated here.
     pub(crate) fn upload(
         &mut self,
         (device, queue, late): (&wgpu::Device, &wgpu::Queue, &Late),
         plan: &FramePlan,
+        steps: &DrawSteps,
         (space, peak): (&mut SpaceBuffers, &mut u64),
-        blocks: &mut Vec<Block>,
-        counters: &mut DeviceCounters,
+        blocks: &mut Vec<(u32, Block)>,
     ) -> Result<(), Error> {
         let capacity = u64::from(plan.instance_capacity.max(1));
-        let count = (plan.instances.len() as u64).div_ceil(capacity);
         blocks.clear();
         let mut vertices = std::mem::take(&mut self.vertices);
         let indexed = plan.drawn_indexed(self.indexed_quads);
         let stride = u64::from(plan.primitive_bytes(self.indexed_quads));
-        let result = (0..count).try_for_each(|k| {
+        let used = steps.steps().iter().filter_map(|s| match *s {
+            DrawStep::Block { block, .. } => Some(block),
+            _ => None,
+        });
+        let result = used.enumerate().try_for_each(|(j, k)| {
             let data: &[u8] = if indexed {
-                plan.expand_block(k as u32, &mut vertices);
+                plan.expand_block(k, &mut vertices);
                 bytemuck::cast_slice(&vertices)
             } else {
-                bytemuck::cast_slice(plan.block(k as u32))
+                bytemuck::cast_slice(plan.block(k))
             };
             let bytes = data.len() as u64;
-            if k == 0 {
+            if j == 0 {
                 *peak = (*peak).max(bytes);
             }
-            let want = if k == 0 { *peak } else { bytes };
-            let block = room(device, late, space, k as usize, (bytes, want), capacity * stride, stride)?;
+            let want = if j == 0 { *peak } else { bytes };
+            let block = room(device, late, space, j, (bytes, want), capacity * stride, stride)?;
             checked(
                 device,
                 late,
-                || format!("writing instance block {k} ({bytes} bytes into buffer {k} of its space)"),
+                || format!("writing instance block {k} ({bytes} bytes into buffer {j} of its space)"),
                 || queue.write_buffer(&block.buffer, 0, data),
             )?;
-            counters.instance_bytes_written += bytes;
-            blocks.push(block);
+            blocks.push((k, block));
             Ok(())
         });
         self.vertices = vertices;
@@ -144,7 +146,7 @@ fn room(
     let size_for =
         |bytes: u64| ((bytes.div_ceil(stride)).next_power_of_two().max(MIN_INSTANCES) * stride).min(capacity_bytes);
     if let Some(held) = space.0.get(index).filter(|b| b.size() >= bytes && b.size() >= size_for(want)) {
-        return Ok(Block { buffer: held.clone(), index, bytes });
+        return Ok(Block { buffer: held.clone(), bytes });
     }
     let size = size_for(want).max(bytes);
     let buffer = checked(
@@ -165,5 +167,5 @@ fn room(
         Some(b) => *b = buffer.clone(),
         None => space.0.push(buffer.clone()),
     }
-    Ok(Block { buffer, index, bytes })
+    Ok(Block { buffer, bytes })
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use layerbatch_core::Viewport;
 
-use crate::draws::{Draw, Drawn};
+use crate::draws::{Command, Drawn};
 use crate::globals::Uniform;
 use crate::instances::SpaceBuffers;
 
@@ -61,7 +61,7 @@ struct Held {
 
 /// What one plan needs between [`Renderer::prepare`](crate::Renderer::prepare) and
 /// [`Renderer::render`](crate::Renderer::render), held by the host: its instances, its globals
-/// uniform (its viewport and draw states), its resolved draws and its viewport, in a few
+/// uniform (its viewport and draw states), its pass commands and its viewport, in a few
 /// spaces reused from prepare to prepare.
 ///
 /// Made by [`Renderer::create_prepared`](crate::Renderer::create_prepared) (no GPU object until
@@ -84,8 +84,8 @@ pub struct PreparedPlan {
     made_by: u64,
     spaces: Vec<Space>,
     held: Option<Held>,
-    /// The held plan's draws (reused: no allocation per frame).
-    draws: Vec<Draw>,
+    /// The held plan's pass commands (reused: no allocation per frame).
+    commands: Vec<Command>,
     /// The largest first instance block prepared so far: a space's first buffer grows
     /// toward it.
     peak_block_bytes: u64,
@@ -94,7 +94,7 @@ pub struct PreparedPlan {
 impl PreparedPlan {
     /// An empty prepared plan of the renderer tagged `made_by`.
     pub(crate) fn new(made_by: u64) -> Self {
-        Self { made_by, spaces: Vec::new(), held: None, draws: Vec::new(), peak_block_bytes: 0 }
+        Self { made_by, spaces: Vec::new(), held: None, commands: Vec::new(), peak_block_bytes: 0 }
     }
 
     /// The tag of the renderer that made it ([`Renderer::tag`](crate::Renderer::tag)).
@@ -156,27 +156,27 @@ impl PreparedPlan {
     /// Draws nothing from now on, until a plan is held again.
     pub(crate) fn release(&mut self) {
         self.held = None;
-        self.draws.clear();
+        self.commands.clear();
     }
 
-    /// Space `space` (from [`PreparedPlan::free_space`]), the draw list and the peak first
+    /// Space `space` (from [`PreparedPlan::free_space`]), the command list and the peak first
     /// block, for `prepare` to fill.
-    pub(crate) fn parts(&mut self, space: usize) -> Option<(&mut Space, &mut Vec<Draw>, &mut u64)> {
-        let Self { spaces, draws, peak_block_bytes, .. } = self;
-        spaces.get_mut(space).map(|s| (s, draws, peak_block_bytes))
+    pub(crate) fn parts(&mut self, space: usize) -> Option<(&mut Space, &mut Vec<Command>, &mut u64)> {
+        let Self { spaces, commands, peak_block_bytes, .. } = self;
+        spaces.get_mut(space).map(|s| (s, commands, peak_block_bytes))
     }
 
-    /// The draws just resolved into `space` are the plan `render` draws, in `vp`; `epoch` is
+    /// The commands just translated into `space` are the plan `render` draws, in `vp`; `epoch` is
     /// the renderer's.
     pub(crate) fn hold(&mut self, space: usize, vp: Viewport, epoch: u64) {
         self.held = Some(Held { space, vp, epoch });
     }
 
-    /// What is drawn from `space` with `vp`: the draws resolved into it (the held plan's, or
-    /// a render-target plan's being drawn by `prepare`).
+    /// What is drawn from `space` with `vp`: the commands translated into it (the held plan's,
+    /// or a render-target plan's being drawn by `prepare`).
     pub(crate) fn drawn_from<'a>(&'a self, space: usize, vp: &'a Viewport) -> Option<Drawn<'a>> {
         let globals = self.spaces.get(space)?.globals.as_ref()?.group();
-        Some(Drawn { draws: &self.draws, vp, globals })
+        Some(Drawn { commands: &self.commands, vp, globals })
     }
 
     /// The held plan, if it was prepared in the renderer's `epoch` (a device error reported

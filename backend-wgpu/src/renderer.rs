@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use layerbatch_core::execute::PlanRunner;
-use layerbatch_core::{ArrayId, Budget, DeviceCounters, FramePlan, PlanTarget, Stats, Viewport};
+use layerbatch_core::{ArrayId, Budget, DeviceCounters, DrawSteps, FramePlan, PlanTarget, Stats, Viewport};
 
 use crate::arrays::{out_of_step, own_encoder, wgpu_format, ArrayOps, Arrays};
 use crate::bind_groups::BindGroups;
@@ -94,8 +94,11 @@ pub struct Renderer {
     arrays: Arrays,
     groups: BindGroups,
     instances: Instances,
-    /// Where the last plan's instance blocks went (reused: no allocation per frame).
-    blocks: Vec<Block>,
+    /// Where the last plan's instance blocks went, by block number (reused: no allocation per
+    /// frame).
+    blocks: Vec<(u32, Block)>,
+    /// Core's draw walk of the last plan prepared.
+    steps: DrawSteps,
     /// The device's `max_buffer_size`: the largest staging buffer.
     max_buffer_size: u64,
     /// Advanced when a device error reported late resets the renderer: plans prepared
@@ -155,6 +158,7 @@ impl Renderer {
             groups,
             instances,
             blocks: Vec::new(),
+            steps: DrawSteps::default(),
             max_buffer_size: device.limits().max_buffer_size,
             epoch: 0,
             stats,
@@ -210,7 +214,8 @@ impl Renderer {
     /// globals group's included (once per render call, and again at each change of draw
     /// state); `bind_group_creates` counts the slot bind groups created (the globals
     /// uniforms' groups, one per space of a [`PreparedPlan`], are not counted: see
-    /// [`PreparedPlan::globals_uniforms`]); `texture_binds` stays 0. `device_total` includes
+    /// [`PreparedPlan::globals_uniforms`]); `texture_binds` counts core's draw walk's slot binds
+    /// (each changes the next bind group). `device_total` includes
     /// the pipelines (one per tier and blend mode) created by `new`. A plan that failed on the device is counted with
     /// what it did (arrays created, and every array dropped after the error, as destroyed)
     /// but no frame.
@@ -449,10 +454,19 @@ impl Renderer {
         applied?;
         let own = ops.finish()?;
 
+        // Core's draw walk: what to upload and draw. Its draws are counted by `render`, which
+        // issues them (a prepared plan may be rendered any number of times).
+        let mut walked = DeviceCounters::ZERO;
+        self.steps.walk(plan, vp, self.instances.indexed_quads(), &mut walked);
+        counters.texture_binds += walked.texture_binds;
+        counters.instance_bytes_written += walked.instance_bytes_written;
+        counters.segments_clipped_away += walked.segments_clipped_away;
+        counters.draw_steps += walked.draw_steps;
+
         let late = &self.late;
         let (space, list, peak) = prepared.parts(space).ok_or_else(no_space)?;
         let blocks = &mut self.blocks;
-        self.instances.upload((device, queue, late), plan, (&mut space.buffers, peak), blocks, counters)?;
+        self.instances.upload((device, queue, late), plan, &self.steps, (&mut space.buffers, peak), blocks)?;
         let parts = Parts {
             device,
             late,
@@ -461,7 +475,7 @@ impl Renderer {
             globals: &self.globals,
             groups: &mut self.groups,
         };
-        counters.bind_group_creates += draws::resolve(parts, plan, blocks, vp, list)?;
+        counters.bind_group_creates += draws::translate(parts, plan, &self.steps, blocks, vp, list)?;
         self.groups.trim();
         // A space's globals group is made once, with the space: `bind_group_creates` counts the
         // slot groups (the cache's work, as core's mock device does), not these.

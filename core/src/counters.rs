@@ -143,7 +143,9 @@ pub struct DeviceCounters {
     pub frames: u64,
     /// Draw calls issued.
     pub draw_calls: u64,
-    /// Texture binds issued (GL `glBindTexture` for a slot; wgpu: 0, see `bind_group_sets`).
+    /// Slot binds of the draw walk ([`crate::DrawStep::Bind`]): an array bound in a slot a
+    /// draw samples, where the walk (which starts from nothing bound) had another or none. GL
+    /// issues one `glBindTexture` each; wgpu changes the slot's entry of the next bind group.
     pub texture_binds: u64,
     /// Bind groups set on a pass (wgpu; GL: 0).
     pub bind_group_sets: u64,
@@ -174,6 +176,12 @@ pub struct DeviceCounters {
     /// level, blocks for a compressed format (a level, not a sum: equal in per-frame and
     /// cumulative counters).
     pub bytes_held: u64,
+    /// Segments the draw walk skipped because their clip leaves nothing of the target
+    /// ([`crate::Clip::Empty`]): no draw, no bind, no upload for them.
+    pub segments_clipped_away: u64,
+    /// Steps of the draw walk ([`crate::DrawSteps`]): every block, bind, program, blend, state,
+    /// scissor and draw a device was told to change or issue.
+    pub draw_steps: u64,
 }
 
 impl DeviceCounters {
@@ -200,6 +208,8 @@ impl DeviceCounters {
         arrays_destroyed: 0,
         mip_levels_regenerated: 0,
         bytes_held: 0,
+        segments_clipped_away: 0,
+        draw_steps: 0,
     };
 
     /// Adds every field of `other` into `self` (`bytes_held` is taken, a level).
@@ -220,6 +230,8 @@ impl DeviceCounters {
             arrays_destroyed,
             mip_levels_regenerated,
             bytes_held,
+            segments_clipped_away,
+            draw_steps,
         } = *other;
         self.frames += frames;
         self.draw_calls += draw_calls;
@@ -235,6 +247,8 @@ impl DeviceCounters {
         self.arrays_destroyed += arrays_destroyed;
         self.mip_levels_regenerated += mip_levels_regenerated;
         self.bytes_held = bytes_held;
+        self.segments_clipped_away += segments_clipped_away;
+        self.draw_steps += draw_steps;
     }
 }
 

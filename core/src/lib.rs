@@ -74,6 +74,7 @@ pub mod shapes;
 #[cfg(feature = "text")]
 pub mod text;
 mod texture;
+mod walk;
 mod writes;
 
 #[cfg(feature = "ktx2")]
@@ -99,6 +100,7 @@ pub use plan::{
 };
 pub use quad::{premultiply, Quad};
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Alpha, Filter, TextureDesc, TextureId, Usage, Wrap};
+pub use walk::{DrawStep, DrawSteps};
 
 #[cfg(test)]
 mod model_tests;

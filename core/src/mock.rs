@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
-use crate::plan::{ArrayDesc, ArrayId, FramePlan, PlanError, PlanValidator};
+use crate::plan::{ArrayDesc, ArrayId, FramePlan, PlanError, PlanValidator, Viewport};
+use crate::walk::{DrawStep, DrawSteps};
 use crate::{Budget, DeviceCounters, TextureId};
 
 /// One thing a backend would do.
@@ -146,6 +147,10 @@ pub struct MockDevice {
     sampled: Vec<Option<(TextureId, u64)>>,
     /// The budget draws quads indexed ([`Budget::indexed_quads`]).
     indexed_quads: bool,
+    /// Where plans are drawn: see [`MockDevice::set_viewport`].
+    viewport: Viewport,
+    /// The draw walk of the last plan.
+    steps: DrawSteps,
 }
 
 /// The mock's arrays and call log: its [`Executor`].
@@ -249,7 +254,26 @@ impl MockDevice {
             total: compiles,
             sampled: Vec::new(),
             indexed_quads: budget.indexed_quads,
+            viewport: Viewport::full(Self::DEFAULT_TARGET_PX),
+            steps: DrawSteps::default(),
         }
+    }
+
+    /// The target size the mock draws into until [`MockDevice::set_viewport`]: the largest a
+    /// viewport holds, so that only a clip that leaves nothing at all skips a segment.
+    pub const DEFAULT_TARGET_PX: [u32; 2] = [i32::MAX as u32, i32::MAX as u32];
+
+    /// Draws the plans that follow into `viewport` (a plan with a render target draws into
+    /// its texture): clips that leave nothing of it skip their segments, as on a device.
+    /// Default: a target of [`MockDevice::DEFAULT_TARGET_PX`].
+    pub fn set_viewport(&mut self, viewport: impl Into<Viewport>) {
+        self.viewport = viewport.into();
+    }
+
+    /// The draw steps of the last plan executed ([`DrawSteps::walk`]): what every backend
+    /// does to draw it.
+    pub fn draw_steps(&self) -> &[DrawStep] {
+        self.steps.steps()
     }
 
     /// Every call made so far, in order.
@@ -288,8 +312,8 @@ impl MockDevice {
     }
 
     /// Executes a plan: checks it with the [`PlanValidator`] every backend uses, then applies
-    /// the ops in order and walks each segment's binds and draw, recording what each instance
-    /// sampled.
+    /// the ops in order and follows core's draw walk ([`DrawSteps::walk`]): records each bind
+    /// and draw, and what each instance drawn sampled (a segment clipped away samples nothing).
     ///
     /// # Errors
     /// [`PlanError`] when the plan could not run on a real device; then nothing was applied.
@@ -299,16 +323,23 @@ impl MockDevice {
         self.store.retired_bytes = 0;
         self.store.note_peak();
         self.runner.apply_ops(plan, &mut self.store, &mut c)?;
+        let vp = plan.viewport(self.viewport);
+        self.steps.walk(plan, &vp, self.indexed_quads, &mut c);
         let arrays = &self.store.arrays;
         self.sampled.clear();
         self.sampled.resize(plan.instances.len(), None);
-        for seg in &plan.segments {
-            for b in plan.binds(seg) {
-                c.texture_binds += 1;
-                self.store.calls.push(Call::BindSlot { slot: b.slot, array: b.array });
-            }
+        for step in self.steps.steps() {
+            let (segment, first, count) = match *step {
+                DrawStep::Bind(b) => {
+                    self.store.calls.push(Call::BindSlot { slot: b.slot, array: b.array });
+                    continue;
+                }
+                DrawStep::Draw { segment, first, count, .. } => (segment, first, count),
+                _ => continue,
+            };
+            let seg = &plan.segments[segment as usize];
             let table = plan.slots(seg);
-            for i in seg.instances.clone() {
+            for i in first..first + count {
                 let inst = &plan.instances[i as usize];
                 let array = table[inst.slot() as usize].expect("validated");
                 // The written rectangle the instance's texture rectangle names, in whole
@@ -322,14 +353,11 @@ impl MockDevice {
                     .find(|w| w.rect == rect)
                     .map(|w| (w.texture, w.hash));
             }
-            c.draw_calls += 1;
-            self.store.calls.push(Call::Draw { tier: seg.tier, instances: seg.instances.clone() });
+            self.store.calls.push(Call::Draw { tier: seg.tier, instances: first..first + count });
         }
         // A target with mip levels: every executor regenerates its levels above 0 from the
         // level 0 just drawn.
         self.runner.count_target_mips(plan, &mut c);
-        // Backends write each instance once, or once per corner (indexed quads).
-        c.instance_bytes_written = plan.instances.len() as u64 * u64::from(plan.primitive_bytes(self.indexed_quads));
         self.frame = c;
         self.total.accumulate(&c);
         Ok(())

@@ -6,8 +6,8 @@
 use glow::HasContext;
 
 use layerbatch_core::{
-    flip_y, AttributeFormat, BlendFactor, BlendMode, Clip, DeviceCounters, Format, FramePlan, Instance, PlanError,
-    Segment, Viewport,
+    flip_y, AttributeFormat, BlendFactor, BlendMode, Clip, DrawState, DrawStep, DrawSteps, Format, FramePlan, Instance,
+    PlanError, SlotBind, Viewport,
 };
 
 use super::Renderer;
@@ -15,37 +15,23 @@ use crate::error::Error;
 use crate::state::Saved;
 use crate::target::Target;
 
-/// What the segment loop set last, so that each segment changes only what differs.
-#[derive(Debug)]
-struct Current {
-    /// The block of instances in the vertex buffer.
-    block: u32,
-    /// The index of the program in use.
-    program: usize,
-    blend: BlendMode,
-    /// The clip last set (`None`: the scissor as the paint set it up), and whether it leaves
-    /// anything to draw.
-    clip: Option<Clip>,
-    clip_drawable: bool,
-}
-
 impl Renderer {
-    /// Draws the segments into `vp` (the plan's viewport; its host clip is the host's scissor
-    /// box when that is kept and a segment clip may change the box), or into the plan's
+    /// Draws the plan's `steps` (core's draw walk of it in `vp`: the plan's viewport, whose
+    /// host clip is the host's scissor box when that is kept) into `vp`, or into the plan's
     /// render target, cleared first when the plan asks.
     pub(super) fn draw(
         &mut self,
         plan: &FramePlan,
+        steps: &DrawSteps,
         target: &Target,
         vp: &Viewport,
         saved: &mut Saved,
-        c: &mut DeviceCounters,
     ) -> Result<(), Error> {
         let Some(visible) = vp.visible_px() else { return Ok(()) };
         let srgb_target = self.bind_target(plan, target, saved)?;
         self.set_fixed_state(plan, vp, visible, srgb_target.is_some());
         let viewport = [visible[2] as f32, visible[3] as f32];
-        let result = self.draw_segments(plan, vp, viewport, saved, c);
+        let result = self.draw_steps(plan, steps, vp, viewport, saved);
         if srgb_target == Some(false) {
             // SAFETY: puts back the capability as found, on errors too.
             unsafe { self.gl.disable(glow::FRAMEBUFFER_SRGB) };
@@ -114,76 +100,66 @@ impl Renderer {
         fixed.set_blend_equation(gl, glow::FUNC_ADD, glow::FUNC_ADD);
     }
 
-    /// Draws each segment in order with the state [`Renderer::set_fixed_state`] set up, into
-    /// a viewport `viewport` pixels wide and tall.
-    fn draw_segments(
+    /// Executes core's draw `steps` in order, with the state [`Renderer::set_fixed_state`]
+    /// set up, into a viewport `viewport` pixels wide and tall. Each step is one GL change;
+    /// uniforms, per program object, are set at a draw where the program's differ.
+    fn draw_steps(
         &mut self,
         plan: &FramePlan,
+        steps: &DrawSteps,
         vp: &Viewport,
         viewport: [f32; 2],
         saved: &Saved,
-        c: &mut DeviceCounters,
     ) -> Result<(), Error> {
         let flip = plan.target.is_some();
         let target_h = vp.target_size_px[1];
-        let cap = plan.instance_capacity.max(1);
         let indexed = plan.drawn_indexed(self.indexed_quads);
         self.set_divisors(indexed);
         // A host clip origin of UPPER_LEFT flips y inside the viewport: flip the quads back.
         let flip_quads = flip != saved.clip_upper_left();
-        // The host's units were restored after the last paint: nothing is bound yet.
-        self.frame_bound.iter_mut().for_each(|b| *b = None);
-        let clips = vp.host_clip_px.is_some() || plan.states.iter().any(|s| s.clip_px.is_some());
-        let mut cur =
-            Current { block: u32::MAX, program: usize::MAX, blend: BlendMode::Over, clip: None, clip_drawable: true };
-        for (si, seg) in plan.segments.iter().enumerate() {
-            let r = &seg.instances;
-            let state = plan.state(seg);
-            if state.blend != cur.blend {
+        let mut program = None;
+        let mut transform = DrawState::IDENTITY;
+        for step in steps.steps() {
+            match *step {
+                DrawStep::Block { block, .. } => self.upload_block(plan, block, indexed),
+                DrawStep::Bind(bind) => self.bind_slot(bind)?,
+                DrawStep::Program { tier } => {
+                    let pi = self.programs.iter().position(|p| p.tier == tier);
+                    // A program per budget tier, and the validator accepted only budget tiers.
+                    let pi = pi.ok_or(Error::Plan(PlanError::UnknownTier { segment: 0, tier }))?;
+                    // SAFETY: the program linked at creation.
+                    unsafe { self.gl.use_program(Some(self.programs[pi].program)) };
+                    program = Some(pi);
+                }
                 // The host's blend functions were saved.
-                self.state_caps.set_blend_func(&self.gl, gl_blend_factors(state.blend));
-                cur.blend = state.blend;
+                DrawStep::Blend(mode) => self.state_caps.set_blend_func(&self.gl, gl_blend_factors(mode)),
+                DrawStep::State { transform: t, .. } => {
+                    transform = if flip_quads { flip_y(t, viewport[1]) } else { t };
+                }
+                DrawStep::Scissor(clip) => self.set_clip(clip, target_h, flip),
+                // `Saved` puts the host's scissor back after the paint.
+                DrawStep::RestoreScissor => {}
+                DrawStep::Draw { segment, first, first_in_block, count } => {
+                    // The walk sets a program before the first draw.
+                    let pi =
+                        program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier: 0 }))?;
+                    self.set_uniforms(pi, viewport, transform);
+                    // No base vertex on GLES 3.0: the attributes start at the segment's first
+                    // quad, and its indices at 0. The segment lies in the block just uploaded
+                    // (the validator checked it crosses no multiple of the instance capacity).
+                    self.set_attributes(first_in_block * Instance::quad_bytes(indexed));
+                    self.issue_draw(count, indexed);
+                    self.drawn_tiers.push(self.programs[pi].tier);
+                    // A glGetError per draw stalls some drivers: debug builds only.
+                    #[cfg(debug_assertions)]
+                    crate::error::check_gl(&self.gl, || {
+                        let tier = self.programs[pi].tier;
+                        format!("draw segment {segment} (tier {tier}, instances {first}..{})", first + count)
+                    })?;
+                    #[cfg(not(debug_assertions))]
+                    let _ = first;
+                }
             }
-            // Without segment clips the scissor stays as the paint set it up (the host's clip
-            // where kept, else none).
-            let clip = vp.scissor(state.clip_px);
-            if clips && cur.clip != Some(clip) {
-                cur.clip = Some(clip);
-                cur.clip_drawable = self.set_clip(clip, target_h, flip);
-            }
-            if clip == Clip::Empty || !cur.clip_drawable {
-                // Clipped away entirely: the segment draws nothing.
-                continue;
-            }
-            let block = r.start / cap;
-            if block != cur.block {
-                cur.block = block;
-                self.upload_block(plan, block, indexed, c);
-            }
-            let pi = self
-                .programs
-                .iter()
-                .position(|p| p.tier == seg.tier)
-                // A program per budget tier, and the validator accepted only budget tiers.
-                .ok_or(Error::Plan(PlanError::UnknownTier { segment: si, tier: seg.tier }))?;
-            self.bind_segment(si, plan, seg, c)?;
-            let mut transform = vp.transform(state.transform);
-            if flip_quads {
-                transform = flip_y(transform, viewport[1]);
-            }
-            self.set_program(pi, &mut cur, viewport, transform);
-            // No base vertex on GLES 3.0: the attributes start at the segment's first quad, and
-            // its indices at 0. The segment lies in the block just uploaded (the validator
-            // checked it crosses no multiple of the instance capacity).
-            self.set_attributes((r.start - block * cap) * Instance::quad_bytes(indexed));
-            self.issue_draw(r.end - r.start, indexed);
-            c.draw_calls += 1;
-            self.drawn_tiers.push(seg.tier);
-            // A glGetError per draw stalls some drivers: debug builds only.
-            #[cfg(debug_assertions)]
-            crate::error::check_gl(&self.gl, || {
-                format!("draw segment {si} (tier {}, instances {}..{})", seg.tier, r.start, r.end)
-            })?;
         }
         Ok(())
     }
@@ -204,8 +180,8 @@ impl Renderer {
 
     /// Uploads block `block` of the plan's instances into the vertex buffer (bound by
     /// [`Renderer::set_fixed_state`]): four vertex records a primitive when `indexed`
-    /// ([`FramePlan::expand_block`]). Counts the bytes.
-    fn upload_block(&mut self, plan: &FramePlan, block: u32, indexed: bool, c: &mut DeviceCounters) {
+    /// ([`FramePlan::expand_block`]). Core's walk counts the bytes.
+    fn upload_block(&mut self, plan: &FramePlan, block: u32, indexed: bool) {
         let bytes: &[u8] = if indexed {
             plan.expand_block(block, &mut self.vertices);
             bytemuck::cast_slice(&self.vertices)
@@ -215,20 +191,15 @@ impl Renderer {
         // SAFETY: our buffer is bound to ARRAY_BUFFER; the slice is valid for its length.
         // Re-specifying the store orphans the previous block's data still in flight.
         unsafe { self.gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, bytes, glow::STREAM_DRAW) };
-        c.instance_bytes_written += bytes.len() as u64;
     }
 
-    /// Uses program `pi` (unless in use) and sets its viewport and transform uniforms where
-    /// they differ from what it last had.
-    fn set_program(&mut self, pi: usize, cur: &mut Current, viewport: [f32; 2], transform: [f32; 6]) {
+    /// Sets the viewport and transform uniforms of program `pi`, in use, where they differ
+    /// from what it last had (uniforms belong to the program object).
+    fn set_uniforms(&mut self, pi: usize, viewport: [f32; 2], transform: [f32; 6]) {
         let gl = &*self.gl;
         let prog = &mut self.programs[pi];
-        // SAFETY: the program linked at creation; its uniforms are set while it is in use.
+        // SAFETY: the program is in use (the walk's last program step); its uniforms exist.
         unsafe {
-            if cur.program != pi {
-                gl.use_program(Some(prog.program));
-                cur.program = pi;
-            }
             if prog.viewport != viewport {
                 gl.uniform_2_f32(prog.u_viewport.as_ref(), viewport[0], viewport[1]);
                 prog.viewport = viewport;
@@ -276,66 +247,42 @@ impl Renderer {
         }
     }
 
-    /// Sets the scissor for a segment's clip (from [`Viewport::scissor`]: in the target's
-    /// pixels, y down, within the host's clip; [`Clip::Full`]: none). Returns false when
-    /// nothing of the target is left to draw. `flip`: drawing into a texture, whose rows are
-    /// y down already.
-    fn set_clip(&self, clip: Clip, target_h: u32, flip: bool) -> bool {
+    /// Sets the scissor for a clip (from [`Viewport::scissor`]: in the target's pixels, y
+    /// down, within the host's clip; [`Clip::Full`]: none). `flip`: drawing into a texture,
+    /// whose rows are y down already.
+    fn set_clip(&self, clip: Clip, target_h: u32, flip: bool) {
         let gl = &self.gl;
-        let scissor = match clip {
-            Clip::Full => None,
-            Clip::Empty => return false,
-            Clip::Rect(rect) => Some(gl_scissor(rect, target_h, flip)),
-        };
         // SAFETY: scissor state on the current context; the host's box and `SCISSOR_TEST`
-        // were saved (`Needs::scissor` is set whenever a plan state has a clip).
+        // were saved (`Needs::scissor` is set whenever a plan state has a clip, and the host's
+        // clip is kept only with its box saved).
         unsafe {
-            match scissor {
-                Some([x, y, w, h]) => {
+            match clip {
+                Clip::Rect(rect) => {
+                    let [x, y, w, h] = gl_scissor(rect, target_h, flip);
                     gl.scissor(x, y, w, h);
                     gl.enable(glow::SCISSOR_TEST);
                 }
-                None => gl.disable(glow::SCISSOR_TEST),
+                // The walk skips empty clips.
+                Clip::Full | Clip::Empty => gl.disable(glow::SCISSOR_TEST),
             }
         }
-        true
     }
 
-    /// Applies a segment's binds, then binds every array of its slot table not yet bound on
-    /// its unit during this paint: each paint restores the host's units, so the binds of
-    /// earlier plans are gone. Counts each `glBindTexture`.
-    fn bind_segment(
-        &mut self,
-        si: usize,
-        plan: &FramePlan,
-        seg: &Segment,
-        c: &mut DeviceCounters,
-    ) -> Result<(), Error> {
-        let table = plan.slots(seg);
-        let wanted = plan
-            .binds(seg)
-            .iter()
-            .map(|b| (b.slot, b.array))
-            .chain(table.iter().enumerate().filter_map(|(s, a)| a.map(|a| (s as u32, a))));
-        for (slot, array) in wanted {
-            // The validator keeps every slot below the segment's tier, a budget tier.
-            let Some(bound) = self.frame_bound.get(slot as usize).copied() else {
-                return Err(Error::Plan(PlanError::SlotOutOfRange { segment: si, slot }));
-            };
-            if bound == Some(array) {
-                continue;
-            }
-            // The validator accepted the plan against what the arrays hold: a miss would be a
-            // renderer bug, reported as the validator's error rather than a panic.
-            let texture = self.arrays.texture(array).ok_or(Error::Plan(PlanError::UnknownArray { at: si, array }))?;
-            // SAFETY: a live texture of ours bound on a unit below the budget's slots (below
-            // MAX_TEXTURE_IMAGE_UNITS, checked at creation); the unit's binding was saved.
-            unsafe {
-                self.gl.active_texture(glow::TEXTURE0 + slot);
-                self.gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
-            }
-            self.frame_bound[slot as usize] = Some(array);
-            c.texture_binds += 1;
+    /// Binds `bind.array` on unit `bind.slot`: one `glBindTexture`.
+    fn bind_slot(&mut self, bind: SlotBind) -> Result<(), Error> {
+        let SlotBind { slot, array } = bind;
+        // The validator keeps every slot below its segment's tier, a budget tier.
+        if slot >= self.slots {
+            return Err(Error::Plan(PlanError::SlotOutOfRange { segment: 0, slot }));
+        }
+        // The validator accepted the plan against what the arrays hold: a miss would be a
+        // renderer bug, reported as the validator's error rather than a panic.
+        let texture = self.arrays.texture(array).ok_or(Error::Plan(PlanError::UnknownArray { at: 0, array }))?;
+        // SAFETY: a live texture of ours bound on a unit below the budget's slots (below
+        // MAX_TEXTURE_IMAGE_UNITS, checked at creation); the unit's binding was saved.
+        unsafe {
+            self.gl.active_texture(glow::TEXTURE0 + slot);
+            self.gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
         }
         Ok(())
     }

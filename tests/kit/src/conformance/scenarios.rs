@@ -73,6 +73,13 @@ pub const SCENARIOS: &[Scenario] = &[
         // drawn indexed: 25 x 64 + (25 + 2 + 9) x 256 + 25 x 64 bytes.
         exercises: |c: &DeviceCounters| c.frames == 3 && c.instance_bytes_written == 25 * 64 * 2 + 36 * 256,
     },
+    Scenario {
+        name: "clips",
+        config: || Config::default().with_instance_capacity(16),
+        plans: clips,
+        // Some segments are clipped away, one block wholly: its bytes are never uploaded.
+        exercises: |c: &DeviceCounters| c.segments_clipped_away >= 3 && c.frames == 3,
+    },
 ];
 
 /// No atlas pages: every texture in the array of its size class.
@@ -254,4 +261,46 @@ fn triangles_between_instanced_quads(b: &mut Batcher) -> Vec<FramePlan> {
     push_grid(b, &ids[12..]);
     let middle = b.finish().clone();
     vec![first, middle, frame(b, &ids)]
+}
+
+/// Clip rectangles on a 64 px target, with blocks of 16 instances: a clip inside, one across
+/// the edge, one outside (a segment clipped away), one of zero size, a whole block clipped
+/// away, and the clip back to none; then a frame of clips that all leave nothing, and a
+/// frame with a clip between two blend modes.
+fn clips(b: &mut Batcher) -> Vec<FramePlan> {
+    let ids: Vec<TextureId> = (0..6).map(|i| register(b, TextureDesc::new(12, 12), i)).collect();
+    b.begin_frame();
+    push_grid(b, &ids[..3]);
+    b.set_clip(Some([10, 10, 30, 30]));
+    push_grid(b, &ids);
+    b.set_clip(Some([50, 40, 100, 100]));
+    push_grid(b, &ids[2..]);
+    b.set_clip(Some([64, 0, 10, 10]));
+    push_grid(b, &ids[..2]);
+    b.set_clip(Some([5, 5, 0, 8]));
+    push_grid(b, &ids[..1]);
+    // 16 instances of their own block, all clipped away.
+    b.set_clip(Some([0, 70, 64, 64]));
+    for _ in 0..16 {
+        push_grid(b, &ids[..1]);
+    }
+    b.set_clip(None);
+    push_grid(b, &ids);
+    let first = b.finish().clone();
+
+    b.begin_frame();
+    b.set_clip(Some([100, 100, 4, 4]));
+    push_grid(b, &ids);
+    let nothing = b.finish().clone();
+
+    b.begin_frame();
+    push_grid(b, &ids[..2]);
+    b.set_clip(Some([0, 0, 32, 64]));
+    b.set_blend(BlendMode::Additive);
+    push_grid(b, &ids[2..4]);
+    b.set_blend(BlendMode::Multiply);
+    push_grid(b, &ids[4..]);
+    b.set_clip(None);
+    push_grid(b, &ids);
+    vec![first, nothing, b.finish().clone()]
 }

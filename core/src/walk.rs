@@ -1,0 +1,289 @@
+//! The draw walk: what a device does to draw a plan's segments, decided once, here.
+//!
+//! [`DrawSteps::walk`] turns a validated plan and the viewport it is drawn into into a list of
+//! [`DrawStep`]s: the instance block to use, the slot binds, the program of a tier, the blend
+//! mode, the draw state (its transform), the scissor, and the draws, each yielded only when
+//! it changes, and counts them in [`DeviceCounters`]. The mock, layerbatch-gl and
+//! layerbatch-wgpu translate the steps into calls and decide nothing, so a draw feature is one
+//! change here, and every executor skips, binds and counts alike.
+//!
+//! ```
+//! use layerbatch_core::{Batcher, Clip, Config, DeviceCounters, DrawStep, DrawSteps, Limits, Quad, TextureDesc};
+//! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//! batcher.begin_frame();
+//! batcher.push(&Quad::rect(red, [0.0, 0.0], [16.0, 16.0]))?;
+//! batcher.set_clip(Some([200, 200, 10, 10])); // outside a 100 x 100 target
+//! batcher.push(&Quad::rect(red, [0.0, 0.0], [16.0, 16.0]))?;
+//! let plan = batcher.finish();
+//! assert_eq!(plan.segments.len(), 2);
+//!
+//! let mut steps = DrawSteps::default();
+//! let mut counters = DeviceCounters::one_frame();
+//! steps.walk(plan, &[100, 100].into(), false, &mut counters);
+//! // The second segment is clipped away: one draw, and no scissor was ever set.
+//! assert_eq!(counters.draw_calls, 1);
+//! assert_eq!(counters.segments_clipped_away, 1);
+//! assert!(!steps.steps().iter().any(|s| matches!(s, DrawStep::Scissor(_))));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::plan::{BlendMode, Clip, FramePlan, SlotBind, Viewport};
+use crate::{ArrayId, DeviceCounters, MAX_SLOTS_PER_DRAW};
+
+/// One change a device makes while drawing a plan, in order ([`DrawSteps::walk`]).
+///
+/// A walk starts from nothing bound, no program, [`BlendMode::Over`], no draw state and the
+/// scissor as the host left it; each step changes one of these, and is yielded only when the
+/// next draw needs a different value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DrawStep {
+    /// Use instance block `block` of the plan ([`FramePlan::block`]) for the draws that
+    /// follow: upload it, or set the vertex buffer it was uploaded to. `bytes` are the vertex
+    /// bytes it takes ([`FramePlan::primitive_bytes`] per primitive), counted in
+    /// [`DeviceCounters::instance_bytes_written`]. Each block is used at most once a walk, in
+    /// increasing order, and a block none of whose segments draws is never used.
+    Block {
+        /// The block.
+        block: u32,
+        /// Its vertex bytes.
+        bytes: u64,
+    },
+    /// Bind `array` in `slot` (counted in [`DeviceCounters::texture_binds`]).
+    Bind(SlotBind),
+    /// Draw with the program of `tier` slots.
+    Program {
+        /// The tier.
+        tier: u32,
+    },
+    /// Blend the draws that follow with `mode`.
+    Blend(BlendMode),
+    /// Draw with draw state `state` ([`FramePlan::states`]): its transform, mapped into the
+    /// viewport ([`Viewport::transform`]), is `transform`.
+    State {
+        /// Index into [`FramePlan::states`].
+        state: u32,
+        /// The transform to draw with.
+        transform: [f32; 6],
+    },
+    /// Set the scissor ([`Viewport::scissor`]): a rectangle of the target (y down), or
+    /// [`Clip::Full`]: none (a backend that cannot unset one sets
+    /// [`Viewport::restored_scissor_px`]). Never [`Clip::Empty`]: such segments are skipped.
+    Scissor(Clip),
+    /// The walk set a scissor: put back what the host had ([`Viewport::restored_scissor_px`]).
+    /// The last step of a walk that set one; an executor that restores the host's state
+    /// wholesale after drawing (layerbatch-gl) has nothing to do.
+    RestoreScissor,
+    /// Draw `count` primitives from instance `first` of the plan, which is instance
+    /// `first_in_block` of the block in use.
+    Draw {
+        /// The segment drawn.
+        segment: u32,
+        /// Its first instance in the plan.
+        first: u32,
+        /// Its first instance in its block.
+        first_in_block: u32,
+        /// Primitives drawn.
+        count: u32,
+    },
+}
+
+/// The draw steps of one plan, kept from walk to walk (no allocation in steady state).
+#[derive(Clone, Debug, Default)]
+pub struct DrawSteps {
+    steps: Vec<DrawStep>,
+}
+
+/// What the walk has set so far.
+struct Current {
+    block: Option<u32>,
+    bound: [Option<ArrayId>; MAX_SLOTS_PER_DRAW as usize],
+    tier: Option<u32>,
+    blend: BlendMode,
+    state: Option<u32>,
+    /// The scissor set, `None` while it is the host's.
+    scissor: Option<Clip>,
+}
+
+impl DrawSteps {
+    /// The steps of the last walk.
+    pub fn steps(&self) -> &[DrawStep] {
+        &self.steps
+    }
+
+    /// Walks `plan`'s segments drawn into `vp` by an executor whose budget says
+    /// `indexed_quads`, replacing the steps, and counts them into `counters`: `draw_calls`,
+    /// `texture_binds`, `instance_bytes_written`, `segments_clipped_away` and `draw_steps`.
+    ///
+    /// A segment whose clip leaves nothing of the target ([`Clip::Empty`], also every segment
+    /// when the viewport shows nothing) is skipped: no step, counted in
+    /// `segments_clipped_away`. Binds are relative to the walk's start, where nothing is
+    /// bound: the first draw that samples a slot binds it, whatever earlier plans bound.
+    ///
+    /// For a plan the [`crate::PlanValidator`] accepted: slots, tiers and ranges are taken as
+    /// they are (a slot past [`MAX_SLOTS_PER_DRAW`] is not bound).
+    pub fn walk(&mut self, plan: &FramePlan, vp: &Viewport, indexed_quads: bool, counters: &mut DeviceCounters) {
+        self.steps.clear();
+        let capacity = plan.instance_capacity.max(1);
+        let primitive_bytes = u64::from(plan.primitive_bytes(indexed_quads));
+        let mut cur = Current {
+            block: None,
+            bound: [None; MAX_SLOTS_PER_DRAW as usize],
+            tier: None,
+            blend: BlendMode::Over,
+            state: None,
+            scissor: None,
+        };
+        for (index, seg) in plan.segments.iter().enumerate() {
+            let state = plan.state(seg);
+            let clip = vp.scissor(state.clip_px);
+            if clip == Clip::Empty || seg.instances.is_empty() {
+                counters.segments_clipped_away += u64::from(clip == Clip::Empty);
+                continue;
+            }
+            // Full is what the host left unless a scissor was set.
+            if cur.scissor.unwrap_or(Clip::Full) != clip {
+                self.steps.push(DrawStep::Scissor(clip));
+                cur.scissor = Some(clip);
+            }
+            let block = seg.instances.start / capacity;
+            if cur.block != Some(block) {
+                let len = plan.block(block).len() as u64;
+                self.steps.push(DrawStep::Block { block, bytes: len * primitive_bytes });
+                counters.instance_bytes_written += len * primitive_bytes;
+                cur.block = Some(block);
+            }
+            for (slot, array) in plan.slots(seg).iter().enumerate() {
+                let (Some(array), Some(bound)) = (array, cur.bound.get_mut(slot)) else { continue };
+                if *bound != Some(*array) {
+                    *bound = Some(*array);
+                    self.steps.push(DrawStep::Bind(SlotBind { slot: slot as u32, array: *array }));
+                    counters.texture_binds += 1;
+                }
+            }
+            if cur.tier != Some(seg.tier) {
+                self.steps.push(DrawStep::Program { tier: seg.tier });
+                cur.tier = Some(seg.tier);
+            }
+            if cur.blend != state.blend {
+                self.steps.push(DrawStep::Blend(state.blend));
+                cur.blend = state.blend;
+            }
+            if cur.state != Some(seg.state) {
+                self.steps.push(DrawStep::State { state: seg.state, transform: vp.transform(state.transform) });
+                cur.state = Some(seg.state);
+            }
+            self.steps.push(DrawStep::Draw {
+                segment: index as u32,
+                first: seg.instances.start,
+                first_in_block: seg.instances.start - block * capacity,
+                count: seg.instances.end - seg.instances.start,
+            });
+            counters.draw_calls += 1;
+        }
+        // A scissor of the whole target (or of the host's clip) is what the host had.
+        if matches!(cur.scissor, Some(Clip::Rect(r)) if r != vp.restored_scissor_px()) {
+            self.steps.push(DrawStep::RestoreScissor);
+        }
+        counters.draw_steps += self.steps.len() as u64;
+    }
+
+    /// The draws of the last walk: `(segment, first instance, primitives)`.
+    pub fn draws(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.steps.iter().filter_map(|s| match *s {
+            DrawStep::Draw { segment, first, count, .. } => Some((segment, first, count)),
+            _ => None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Batcher, Config, Limits, Quad, TextureDesc};
+
+    fn batcher() -> (Batcher, Vec<crate::TextureId>) {
+        let config = Config::default().with_max_packed_size_px(0).with_instance_capacity(4);
+        let mut b = Batcher::new(Limits::guaranteed_minimum(), config).unwrap();
+        let sizes = [16, 32, 64];
+        let ids = sizes.iter().map(|&s| b.register(&TextureDesc::new(s, s), &vec![255; (s * s * 4) as usize]).unwrap());
+        let ids = ids.collect();
+        (b, ids)
+    }
+
+    fn walk(plan: &FramePlan, size: [u32; 2]) -> (Vec<DrawStep>, DeviceCounters) {
+        let mut steps = DrawSteps::default();
+        let mut c = DeviceCounters::one_frame();
+        steps.walk(plan, &size.into(), false, &mut c);
+        (steps.steps().to_vec(), c)
+    }
+
+    // Each change is one step, only when it changes: two segments of one state in one block
+    // share their program, blend and state; a clip sets a scissor and the walk restores it.
+    #[test]
+    fn steps_are_changes_only_and_a_scissor_is_restored() {
+        let (mut b, ids) = batcher();
+        b.begin_frame();
+        b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+        b.set_clip(Some([0, 0, 10, 10]));
+        b.push(&Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0])).unwrap();
+        let plan = b.finish().clone();
+        let (steps, c) = walk(&plan, [100, 100]);
+        let kinds: Vec<&str> = steps
+            .iter()
+            .map(|s| match s {
+                DrawStep::Block { .. } => "block",
+                DrawStep::Bind(_) => "bind",
+                DrawStep::Program { .. } => "program",
+                DrawStep::Blend(_) => "blend",
+                DrawStep::State { .. } => "state",
+                DrawStep::Scissor(_) => "scissor",
+                DrawStep::RestoreScissor => "restore",
+                DrawStep::Draw { .. } => "draw",
+            })
+            .collect();
+        let segments = plan.segments.len();
+        assert_eq!(segments, 2, "a clip change ends the segment");
+        assert_eq!(kinds[..4], ["block", "bind", "program", "state"]);
+        assert_eq!(kinds[4], "draw");
+        assert_eq!(kinds.last(), Some(&"restore"));
+        assert!(kinds.contains(&"scissor"));
+        assert_eq!(c.draw_steps, steps.len() as u64);
+        assert_eq!((c.draw_calls, c.segments_clipped_away), (2, 0));
+    }
+
+    // A block whose every segment is clipped away is never used: no bytes counted for it, and
+    // a slot only the skipped segment samples is never bound.
+    #[test]
+    fn a_block_clipped_away_is_not_uploaded() {
+        let (mut b, ids) = batcher();
+        b.begin_frame();
+        for _ in 0..4 {
+            b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+        }
+        b.set_clip(Some([500, 500, 10, 10]));
+        for _ in 0..4 {
+            b.push(&Quad::rect(ids[2], [0.0, 0.0], [8.0, 8.0])).unwrap();
+        }
+        b.set_clip(None);
+        b.push(&Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0])).unwrap();
+        let plan = b.finish().clone();
+        let (steps, c) = walk(&plan, [100, 100]);
+        let blocks: Vec<u32> = steps
+            .iter()
+            .filter_map(|s| match s {
+                DrawStep::Block { block, .. } => Some(*block),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(blocks, [0, 2]);
+        assert_eq!(c.instance_bytes_written, 5 * 64);
+        assert_eq!((c.draw_calls, c.segments_clipped_away), (2, 1));
+        let bound: Vec<_> = steps.iter().filter(|s| matches!(s, DrawStep::Bind(_))).collect();
+        assert_eq!(bound.len(), 2, "the clipped segment's array is never bound: {steps:?}");
+        // Not visible at all: nothing but counts.
+        let (steps, c) = walk(&plan, [0, 0]);
+        assert!(steps.is_empty());
+        assert_eq!((c.draw_calls, c.segments_clipped_away, c.instance_bytes_written), (0, 3, 0));
+    }
+}
