@@ -118,8 +118,9 @@ pub struct Renderer {
     /// How `vao`'s attribute divisors are set: `true` per vertex (indexed), `false` per
     /// instance.
     vao_indexed: bool,
-    /// Scratch: the current block's vertices (`FramePlan::expand_block`), kept frame to frame.
-    vertices: Vec<Instance>,
+    /// Scratch: the current block's vertex bytes where they are not written into a mapping
+    /// (WebGL2), kept frame to frame.
+    vertex_bytes: Vec<u8>,
     /// The arrays on GL: the executor of the plans' resource ops.
     arrays: GlArrays,
     /// Core's check, application and counting of the plans' resource ops, as every executor
@@ -351,7 +352,7 @@ impl Renderer {
                 ebo,
                 indexed_quads: budget.indexed_quads,
                 vao_indexed: budget.indexed_quads,
-                vertices: Vec::new(),
+                vertex_bytes: Vec::new(),
                 arrays,
                 runner: PlanRunner::new(budget),
                 stats,

@@ -2,9 +2,14 @@
 //! cross a block), the blocks core's draw walk uses, the `j`-th into vertex buffer `j` of the
 //! space it is prepared into (see [`crate::prepared`]), and the renderer's quad index buffer,
 //! which indexed plans draw with.
+//!
+//! Blocks are written by core ([`FramePlan::write_block_with`]) straight into the queue's
+//! staging memory (`Queue::write_buffer_with`), which the next submit copies into the vertex
+//! buffers before its command buffers: one pass over the bytes on the CPU, four vertex records
+//! a primitive included, with no scratch copy.
 
 use layerbatch_core::plan::quad_indices;
-use layerbatch_core::{Budget, DrawStep, DrawSteps, FramePlan, Instance};
+use layerbatch_core::{Budget, DrawStep, DrawSteps, FramePlan};
 use wgpu::util::DeviceExt as _;
 
 use crate::scope::{checked, Late};
@@ -45,9 +50,6 @@ pub(crate) struct Instances {
     indices: wgpu::Buffer,
     /// The budget's `indexed_quads`.
     indexed_quads: bool,
-    /// Scratch: a block's vertices (`FramePlan::expand_block`), kept plan to plan: four
-    /// records a primitive (`Instance::VERTICES`).
-    vertices: Vec<Instance>,
 }
 
 impl Instances {
@@ -67,7 +69,7 @@ impl Instances {
                 })
             },
         )?;
-        Ok(Self { indices, indexed_quads: budget.indexed_quads, vertices: Vec::new() })
+        Ok(Self { indices, indexed_quads: budget.indexed_quads })
     }
 
     /// The quad index buffer.
@@ -81,9 +83,9 @@ impl Instances {
     }
 
     /// Uploads the instance blocks core's draw walk uses (`steps`: each once, in order) into
-    /// `space`, the `j`-th into its buffer `j` (see [`room`]); `blocks` gets where each went,
-    /// by block number (the walk counts the bytes). `peak` is the largest first block its
-    /// plan object held so far, updated here.
+    /// `space`, the `j`-th into its buffer `j` (see [`room`]), written into the queue's
+    /// staging memory; `blocks` gets where each went, by block number (the walk counts the
+    /// bytes). `peak` is the largest first block its plan object held so far, updated here.
     pub(crate) fn upload(
         &mut self,
         (device, queue, late): (&wgpu::Device, &wgpu::Queue, &Late),
@@ -94,37 +96,43 @@ impl Instances {
     ) -> Result<(), Error> {
         let capacity = u64::from(plan.instance_capacity.max(1));
         blocks.clear();
-        let mut vertices = std::mem::take(&mut self.vertices);
         let indexed = plan.drawn_indexed(self.indexed_quads);
         let stride = u64::from(plan.primitive_bytes(self.indexed_quads));
         let used = steps.steps().iter().filter_map(|s| match *s {
             DrawStep::Block { block, .. } => Some(block),
             _ => None,
         });
-        let result = used.enumerate().try_for_each(|(j, k)| {
-            let data: &[u8] = if indexed {
-                plan.expand_block(k, &mut vertices);
-                bytemuck::cast_slice(&vertices)
-            } else {
-                bytemuck::cast_slice(plan.block(k))
-            };
-            let bytes = data.len() as u64;
+        for (j, k) in used.enumerate() {
+            let bytes = plan.block_bytes(k, indexed) as u64;
+            // The walk uses only blocks it draws from: never an empty one.
+            let Some(size) = wgpu::BufferSize::new(bytes) else { continue };
             if j == 0 {
                 *peak = (*peak).max(bytes);
             }
             let want = if j == 0 { *peak } else { bytes };
             let block = room(device, late, space, j, (bytes, want), capacity * stride, stride)?;
-            checked(
+            let written = checked(
                 device,
                 late,
                 || format!("writing instance block {k} ({bytes} bytes into buffer {j} of its space)"),
-                || queue.write_buffer(&block.buffer, 0, data),
+                || {
+                    let Some(mut view) = queue.write_buffer_with(&block.buffer, 0, size) else { return false };
+                    // The view is `bytes` long: the pieces cover it exactly.
+                    plan.write_block_with(k, indexed, |at, piece| {
+                        view.slice(at..at + piece.len()).copy_from_slice(piece);
+                    });
+                    true
+                },
             )?;
+            if !written {
+                return Err(Error::Device {
+                    op: format!("writing instance block {k} ({bytes} bytes into buffer {j} of its space)"),
+                    message: "the queue gave no staging memory for it".to_string(),
+                });
+            }
             blocks.push((k, block));
-            Ok(())
-        });
-        self.vertices = vertices;
-        result
+        }
+        Ok(())
     }
 }
 

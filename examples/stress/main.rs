@@ -22,10 +22,19 @@
 //! not measured: per-frame figures and frame times (median, p95, p99, mean, min, max; see
 //! `layerbatch_testkit::stats`) are over the frames after them.
 //!
+//! Offscreen, a frame is also timed by phase (`layerbatch_testkit::phases`): the scene's own
+//! step, `push`, `finish`, the backend's paint (GL) or prepare (wgpu), the submit, the wait
+//! for the device, and the device's own time from its timer where it has one
+//! (`GL_TIME_ELAPSED`, wgpu `TIMESTAMP_QUERY`), beside the bytes sent to the device a frame.
+//!
 //! Flags:
 //!
 //! - `--backend gl|wgpu`: the backend (default `gl`).
-//! - `--sprites N`: sprites (default 20000).
+//! - `--sprites N`: sprites (default 20000, at most 5,000,000).
+//! - `--target WxH`: the offscreen target's size (default 800x600). With `--sprite-scale`, a
+//!   small target keeps a software rasterizer's fill from hiding the CPU's share of a frame
+//!   (`--target 160x120 --sprite-scale 0.1`).
+//! - `--sprite-scale F`: sprites' size relative to their texture's, 0.01 to 10 (default 1).
 //! - `--textures N`: distinct textures (default 64).
 //! - `--sizes pow2|mixed`: texture sizes: four power-of-two sizes, or seeded random sizes from
 //!   1 to 256 px a side, loose images (default `pow2`).
@@ -69,6 +78,7 @@ use std::time::Instant;
 
 use layerbatch::{Batcher, Budget, Config, Format, QuadVertices, MAX_SLOTS_PER_DRAW};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
+use layerbatch_testkit::phases::{FramePhases, PhaseRecorder};
 use layerbatch_testkit::report::{Mode, Recorder, Report, RunInfo, SoakSample, Sums, DEFAULT_WARMUP};
 use layerbatch_testkit::scene::{self, Scene, SceneOptions, Sizes};
 
@@ -85,12 +95,14 @@ const MAX_SPRITES: usize = 5_000_000;
 const MAX_TEXTURES: usize = 65_536;
 
 const USAGE: &str = "\
-usage: stress [--backend gl|wgpu] [--sprites N] [--textures N] [--sizes pow2|mixed] [--format F] [--slots N] [--arrays on|off]
+usage: stress [--backend gl|wgpu] [--sprites N] [--target WxH] [--sprite-scale F] [--textures N] [--sizes pow2|mixed] [--format F] [--slots N] [--arrays on|off]
               [--quads auto|instanced|indexed] [--warmup N] [--frames N] [--seconds S] [--soak S] [--churn N]
               [--headless] [--out FILE.png] [--json] [--help]
 
   --backend gl|wgpu   backend (default gl)
   --sprites N         sprites, moving every frame (default 20000)
+  --target WxH        offscreen target size (default 800x600)
+  --sprite-scale F    sprite size relative to its texture, 0.01..=10 (default 1)
   --textures N        distinct textures (default 64)
   --sizes pow2|mixed  4 power-of-two sizes, or random sizes 1..256 px (default pow2)
   --format F          rgba8|bc7|bc1|etc2|astc: texture format, compressed by the test kit
@@ -136,6 +148,8 @@ impl Backend {
 pub struct Args {
     pub backend: Backend,
     pub sprites: usize,
+    pub target_px: [u32; 2],
+    pub sprite_scale: f32,
     pub textures: usize,
     pub sizes: Sizes,
     pub format: Format,
@@ -157,6 +171,8 @@ impl Default for Args {
         Self {
             backend: Backend::Gl,
             sprites: 20_000,
+            target_px: SIZE,
+            sprite_scale: 1.0,
             textures: 64,
             sizes: Sizes::Pow2,
             format: Format::Rgba8Unorm,
@@ -190,6 +206,7 @@ impl Args {
             sizes: self.sizes,
             format: self.format,
             encode: Some(layerbatch_testkit::compressed::encode),
+            sprite_scale: self.sprite_scale,
             ..SceneOptions::default()
         }
     }
@@ -217,6 +234,14 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
                 }
             }
             Long("sprites") => a.sprites = number(&mut parser, "--sprites", 0, MAX_SPRITES)?,
+            Long("target") => a.target_px = size(&mut parser, "--target")?,
+            Long("sprite-scale") => {
+                let v = parser.value().map_err(err)?.string().map_err(err)?;
+                a.sprite_scale = match v.trim().parse::<f32>() {
+                    Ok(s) if (0.01..=10.0).contains(&s) => s,
+                    _ => return Err(format!("--sprite-scale needs a number from 0.01 to 10, not {v:?}")),
+                };
+            }
             Long("textures") => a.textures = number(&mut parser, "--textures", 1, MAX_TEXTURES)?,
             Long("sizes") => {
                 a.sizes = match parser.value().map_err(err)?.string().map_err(err)?.as_str() {
@@ -275,6 +300,18 @@ fn number(parser: &mut lexopt::Parser, flag: &str, min: usize, max: usize) -> Re
     match v.trim().parse::<usize>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
         _ => Err(format!("{flag} needs a whole number {range}, not {v:?}")),
+    }
+}
+
+/// The value of `flag` as `WxH`, each from 1 to 8192 pixels.
+fn size(parser: &mut lexopt::Parser, flag: &str) -> Result<[u32; 2], String> {
+    use lexopt::ValueExt as _;
+    let v = parser.value().map_err(|e| e.to_string())?.string().map_err(|e| e.to_string())?;
+    let parsed =
+        v.trim().split_once(['x', 'X']).and_then(|(w, h)| Some([w.parse::<u32>().ok()?, h.parse::<u32>().ok()?]));
+    match parsed {
+        Some([w, h]) if (1..=8192).contains(&w) && (1..=8192).contains(&h) => Ok([w, h]),
+        _ => Err(format!("{flag} needs WxH, each from 1 to 8192 pixels, not {v:?}")),
     }
 }
 
@@ -349,14 +386,14 @@ fn display_missing() -> Option<&'static str> {
 }
 
 /// Opens the offscreen device of `backend`, trying the next kind when one fails.
-fn open_headless(backend: Backend) -> Result<Headless, String> {
+fn open_headless(backend: Backend, size: [u32; 2]) -> Result<Headless, String> {
     let kinds: &[DeviceKind] = match backend {
         Backend::Gl => &[DeviceKind::Gl, DeviceKind::Gles],
         Backend::Wgpu => &[DeviceKind::WgpuVulkan, DeviceKind::WgpuGl],
     };
     let mut errors = Vec::new();
     for &kind in kinds {
-        match Headless::new(kind, SIZE) {
+        match Headless::new(kind, size) {
             Ok(dev) => {
                 if !errors.is_empty() {
                     eprintln!("stress: using {kind:?} ({})", errors.join("; "));
@@ -372,11 +409,13 @@ fn open_headless(backend: Backend) -> Result<Headless, String> {
 /// Renders offscreen (`--warmup` frames, then `--frames` frames, or as many as fit in
 /// `--seconds`; with `--soak`, churning textures) and saves the last frame to `--out`.
 fn run_headless(args: &Args) -> Result<Report, String> {
-    let mut dev = open_headless(args.backend)?;
+    let size = args.target_px;
+    let mut dev = open_headless(args.backend, size)?;
     let mut batcher = Batcher::new(dev.limits(), args.config()).map_err(|e| format!("config: {e}"))?;
     dev.init(batcher.budget())?;
-    let mut scene = Scene::new(&mut batcher, args.scene_options(SIZE)).map_err(|e| format!("textures: {e}"))?;
+    let mut scene = Scene::new(&mut batcher, args.scene_options(size)).map_err(|e| format!("textures: {e}"))?;
     let mut recorder = Recorder::new(args.warmup, dev.stats());
+    let mut phases = PhaseRecorder::new(args.warmup);
     let mut soak = Vec::new();
     let mut rng = scene::Rng::new(11);
     let start = Instant::now();
@@ -409,17 +448,33 @@ fn run_headless(args: &Args) -> Result<Report, String> {
                 return Err(format!("soak: frame {}: {e}", recorder.frames + 1));
             }
         }
+        let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
         let t0 = Instant::now();
-        let plan = scene.frame(&mut batcher, FIXED_DT);
-        dev.draw(plan)?; // waits for the device
-        recorder.record(t0.elapsed().as_secs_f64() * 1e3, dev.stats());
+        scene.step(FIXED_DT);
+        let t1 = Instant::now();
+        batcher.begin_frame();
+        scene.push(&mut batcher);
+        let t2 = Instant::now();
+        let plan = batcher.finish();
+        let finish_ms = ms(t2);
+        let device = dev.draw_timed(plan)?; // waits for the device
+        recorder.record(ms(t0), dev.stats());
+        phases.record(&FramePhases {
+            scene_ms: t1.duration_since(t0).as_secs_f64() * 1e3,
+            push_ms: t2.duration_since(t1).as_secs_f64() * 1e3,
+            finish_ms,
+            backend_ms: device.backend_ms,
+            submit_ms: device.submit_ms,
+            wait_ms: device.wait_ms,
+            gpu_ms: device.gpu_ms,
+        });
     }
     let pixels = dev.read();
     image::save_buffer_with_format(
         &args.out,
         &pixels,
-        SIZE[0],
-        SIZE[1],
+        size[0],
+        size[1],
         image::ExtendedColorType::Rgba8,
         image::ImageFormat::Png,
     )
@@ -432,6 +487,7 @@ fn run_headless(args: &Args) -> Result<Report, String> {
         batcher.budget(),
         &recorder,
     );
+    report.phases = Some(phases.report());
     report.texel_bytes = scene.texel_bytes();
     report.format = args.format.name();
     report.arrays_alive = batcher.allocator().array_count();
@@ -439,7 +495,7 @@ fn run_headless(args: &Args) -> Result<Report, String> {
     Ok(report)
 }
 
-/// The report of a finished run of `args` (800x600).
+/// The report of a finished run of `args` (offscreen: `--target`; in a window: 800x600).
 pub fn report(
     args: &Args,
     mode: Mode,
@@ -454,7 +510,7 @@ pub fn report(
         sizes: args.sizes,
         slots: args.slots,
         arrays: args.arrays,
-        viewport_px: SIZE,
+        viewport_px: if matches!(mode, Mode::Headless { .. }) { args.target_px } else { SIZE },
     };
     Report::from_run(&run, mode, backend, adapter, budget, rec)
 }

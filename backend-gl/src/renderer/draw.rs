@@ -179,18 +179,51 @@ impl Renderer {
     }
 
     /// Uploads block `block` of the plan's instances into the vertex buffer (bound by
-    /// [`Renderer::set_fixed_state`]): four vertex records a primitive when `indexed`
-    /// ([`FramePlan::expand_block`]). Core's walk counts the bytes.
+    /// [`Renderer::set_fixed_state`]): four vertex records a primitive when `indexed`. Core
+    /// writes them ([`FramePlan::write_block`]) straight into the buffer's new store, mapped
+    /// (`glMapBufferRange` with `MAP_INVALIDATE_BUFFER_BIT`, after `glBufferData` orphaned the
+    /// previous block's store still in flight): one pass over the bytes, no scratch. WebGL2
+    /// maps nothing: there, and if a mapping fails, they go through a scratch buffer kept
+    /// frame to frame and `glBufferData`. Core's walk counts the bytes.
+    /// `GL_ARRAY_BUFFER`'s binding is ours during the paint (saved and restored), and no
+    /// mapping outlives this call.
     fn upload_block(&mut self, plan: &FramePlan, block: u32, indexed: bool) {
-        let bytes: &[u8] = if indexed {
-            plan.expand_block(block, &mut self.vertices);
-            bytemuck::cast_slice(&self.vertices)
-        } else {
-            bytemuck::cast_slice(plan.block(block))
-        };
+        let bytes = plan.block_bytes(block, indexed);
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.upload_mapped(plan, block, indexed, bytes) {
+            return;
+        }
+        self.vertex_bytes.clear();
+        self.vertex_bytes.resize(bytes, 0);
+        plan.write_block(block, indexed, &mut self.vertex_bytes);
         // SAFETY: our buffer is bound to ARRAY_BUFFER; the slice is valid for its length.
         // Re-specifying the store orphans the previous block's data still in flight.
-        unsafe { self.gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, bytes, glow::STREAM_DRAW) };
+        unsafe { self.gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &self.vertex_bytes, glow::STREAM_DRAW) };
+    }
+
+    /// Writes the block into a new store of the bound vertex buffer through a mapping; false
+    /// when GL gave no mapping (the caller uploads it another way).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn upload_mapped(&mut self, plan: &FramePlan, block: u32, indexed: bool, bytes: usize) -> bool {
+        let Ok(len) = i32::try_from(bytes) else { return false };
+        let gl = &self.gl;
+        let access = glow::MAP_WRITE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT;
+        // SAFETY: our buffer is bound to ARRAY_BUFFER; `glBufferData` gives it a new store of
+        // `len` bytes (orphaning the old one), which is mapped for writing whole; the mapping
+        // is written within its `bytes` and unmapped before any draw reads the buffer.
+        unsafe {
+            gl.buffer_data_size(glow::ARRAY_BUFFER, len, glow::STREAM_DRAW);
+            let ptr = gl.map_buffer_range(glow::ARRAY_BUFFER, 0, len, access);
+            if ptr.is_null() {
+                return false;
+            }
+            let mapped = std::slice::from_raw_parts_mut(ptr, bytes);
+            plan.write_block(block, indexed, mapped);
+            // glow does not return glUnmapBuffer's GL_FALSE (contents lost to a display mode
+            // change, on some desktop drivers): such a frame draws what the store holds.
+            gl.unmap_buffer(glow::ARRAY_BUFFER);
+        }
+        true
     }
 
     /// Sets the viewport and transform uniforms of program `pi`, in use, where they differ

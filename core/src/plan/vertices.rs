@@ -104,22 +104,79 @@ impl FramePlan {
         out.reserve(instances.len() * Instance::VERTICES as usize);
         let mut next = self.block_triangles.get(block as usize).map_or(usize::MAX, |&t| t as usize);
         for i in instances {
-            let corners = match i.is_triangle() {
-                true => self.triangles.get(next),
-                false => None,
-            };
-            match corners {
-                Some([a, b, c]) => {
-                    next += 1;
-                    let c = c.vertex(i);
-                    out.extend_from_slice(&[a.vertex(i), b.vertex(i), c, c]);
-                }
-                None if i.is_triangle() => {
-                    let point = Instance { axis_x: [0.0; 2], axis_y: [0.0; 2], ..*i };
-                    out.extend_from_slice(&[point; Instance::VERTICES as usize]);
-                }
-                None => out.extend_from_slice(&[*i; Instance::VERTICES as usize]),
+            out.extend_from_slice(&self.primitive_vertices(i, &mut next));
+        }
+    }
+
+    /// Bytes block `block` takes in a vertex buffer, drawn `indexed`
+    /// ([`FramePlan::drawn_indexed`]) or instanced: [`Instance::quad_bytes`] a primitive.
+    pub fn block_bytes(&self, block: u32, indexed: bool) -> usize {
+        self.block(block).len() * Instance::quad_bytes(indexed) as usize
+    }
+
+    /// Writes the vertex bytes of block `block` into the front of `out`, in one pass and
+    /// without a scratch buffer: the block's instances as they are (`indexed` false), or
+    /// their vertices as [`FramePlan::expand_block`] makes them. For an executor that writes
+    /// straight into memory the device reads (a mapped buffer, a staging belt). Returns the
+    /// bytes written ([`FramePlan::block_bytes`]), or `None`, writing nothing, when `out` is
+    /// shorter.
+    ///
+    /// ```
+    /// use layerbatch_core::{FramePlan, Instance};
+    /// let plan = FramePlan { instances: vec![Instance::default(); 3], instance_capacity: 2, ..FramePlan::default() };
+    /// let mut mapped = vec![0u8; 1024];
+    /// assert_eq!(plan.write_block(1, true, &mut mapped), Some(256)); // block 1: one quad, 4 vertices
+    /// assert_eq!(plan.write_block(0, false, &mut mapped), Some(128));
+    /// assert_eq!(plan.write_block(0, true, &mut mapped[..100]), None);
+    /// ```
+    pub fn write_block(&self, block: u32, indexed: bool, out: &mut [u8]) -> Option<usize> {
+        let bytes = self.block_bytes(block, indexed);
+        let out = out.get_mut(..bytes)?;
+        self.write_block_with(block, indexed, |at, chunk| out[at..at + chunk.len()].copy_from_slice(chunk));
+        Some(bytes)
+    }
+
+    /// [`FramePlan::write_block`] for memory that is written through a call (wgpu's
+    /// write-only mapped views): `put(offset, bytes)` for consecutive pieces of the block's
+    /// vertex bytes, in order, covering [`FramePlan::block_bytes`] exactly. Instanced, one
+    /// piece: the instances themselves; indexed, pieces of up to 64 primitives' vertices,
+    /// built on the stack.
+    pub fn write_block_with(&self, block: u32, indexed: bool, mut put: impl FnMut(usize, &[u8])) {
+        const PIECE: usize = 64;
+        let instances = self.block(block);
+        if !indexed {
+            put(0, bytemuck::cast_slice(instances));
+            return;
+        }
+        let mut next = self.block_triangles.get(block as usize).map_or(usize::MAX, |&t| t as usize);
+        let mut piece = [[Instance::default(); Instance::VERTICES as usize]; PIECE];
+        for (n, chunk) in instances.chunks(PIECE).enumerate() {
+            for (dst, i) in piece.iter_mut().zip(chunk) {
+                *dst = self.primitive_vertices(i, &mut next);
             }
+            put(n * PIECE * Instance::QUAD_BYTES as usize, bytemuck::cast_slice(&piece[..chunk.len()]));
+        }
+    }
+
+    /// The [`Instance::VERTICES`] vertex records of primitive `i`; `next` is the index of the
+    /// next triangle's corners in [`FramePlan::triangles`], advanced past a triangle's.
+    #[inline]
+    fn primitive_vertices(&self, i: &Instance, next: &mut usize) -> [Instance; Instance::VERTICES as usize] {
+        let corners = match i.is_triangle() {
+            true => self.triangles.get(*next),
+            false => None,
+        };
+        match corners {
+            Some([a, b, c]) => {
+                *next += 1;
+                let c = c.vertex(i);
+                [a.vertex(i), b.vertex(i), c, c]
+            }
+            None if i.is_triangle() => {
+                let point = Instance { axis_x: [0.0; 2], axis_y: [0.0; 2], ..*i };
+                [point; Instance::VERTICES as usize]
+            }
+            None => [*i; Instance::VERTICES as usize],
         }
     }
 

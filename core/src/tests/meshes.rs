@@ -116,6 +116,12 @@ fn triangles_across_blocks_keep_their_corners() {
                 false => assert_eq!(v[4 * k], *inst),
             }
         }
+        // Written straight into a device's memory: the same bytes, at any offset alignment.
+        let mut mapped = vec![0u8; 1 + plan.block_bytes(block, true)];
+        assert_eq!(plan.write_block(block, true, &mut mapped[1..]), Some(v.len() * 64));
+        assert_eq!(&mapped[1..], bytemuck::cast_slice::<_, u8>(&v), "block {block}");
+        assert_eq!(plan.write_block(block, false, &mut mapped[1..]), Some(plan.block(block).len() * 64));
+        assert_eq!(&mapped[1..1 + plan.block(block).len() * 64], bytemuck::cast_slice::<_, u8>(plan.block(block)));
     }
 }
 

@@ -30,9 +30,11 @@ pub fn device(
     let compression = wgpu::Features::TEXTURE_COMPRESSION_BC
         | wgpu::Features::TEXTURE_COMPRESSION_ETC2
         | wgpu::Features::TEXTURE_COMPRESSION_ASTC;
+    // Timestamps, where the adapter has them: the stress example's GPU time.
+    let wanted = compression | wgpu::Features::TIMESTAMP_QUERY;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("layerbatch"),
-        required_features: adapter.features() & compression,
+        required_features: adapter.features() & wanted,
         required_limits: wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
         ..Default::default()
     }))
@@ -52,6 +54,16 @@ pub fn clear_pass<'e>(
     view: &wgpu::TextureView,
     clear: [f64; 4],
 ) -> wgpu::RenderPass<'e> {
+    clear_pass_timed(encoder, view, clear, None)
+}
+
+/// [`clear_pass`] with timestamps written at its start and end ([`PassTimer::writes`]).
+pub fn clear_pass_timed<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    view: &wgpu::TextureView,
+    clear: [f64; 4],
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
     let [r, g, b, a] = clear;
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("layerbatch"),
@@ -65,10 +77,85 @@ pub fn clear_pass<'e>(
             },
         })],
         depth_stencil_attachment: None,
-        timestamp_writes: None,
+        timestamp_writes,
         occlusion_query_set: None,
         multiview_mask: None,
     })
+}
+
+/// Two timestamps around a render pass, resolved and read back: the device's time for the
+/// pass (`TIMESTAMP_QUERY`).
+#[derive(Debug)]
+pub struct PassTimer {
+    set: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    /// Nanoseconds a tick.
+    period_ns: f64,
+}
+
+impl PassTimer {
+    /// A timer on `device`, or `None` when it has no `TIMESTAMP_QUERY`.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Option<Self> {
+        if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+            return None;
+        }
+        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("layerbatch pass timer"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let buffer = |usage, label| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let resolved = buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, "timestamps");
+        let readback = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, "timestamps read");
+        Some(Self { set, resolved, readback, period_ns: f64::from(queue.get_timestamp_period()) })
+    }
+
+    /// The pass's timestamp writes: index 0 at its start, 1 at its end.
+    pub fn writes(&self) -> wgpu::RenderPassTimestampWrites<'_> {
+        wgpu::RenderPassTimestampWrites {
+            query_set: &self.set,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        }
+    }
+
+    /// Resolves the timestamps into the readback buffer, after the pass, in `encoder`.
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.resolve_query_set(&self.set, 0..2, &self.resolved, 0);
+        encoder.copy_buffer_to_buffer(&self.resolved, 0, &self.readback, 0, 16);
+    }
+
+    /// The pass's time in milliseconds, once the submit holding [`PassTimer::resolve`] ran.
+    ///
+    /// # Errors
+    /// When the readback cannot be mapped.
+    pub fn read_ms(&self, device: &wgpu::Device) -> Result<f64, String> {
+        let slice = self.readback.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("poll: {e}"))?;
+        rx.recv().map_err(|e| e.to_string())?.map_err(|e| format!("mapping timestamps: {e}"))?;
+        let ticks: [u64; 2] = {
+            let view = slice.get_mapped_range().map_err(|e| format!("reading timestamps: {e}"))?;
+            let mut t = [0u64; 2];
+            for (k, chunk) in view.chunks_exact(8).take(2).enumerate() {
+                t[k] = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            }
+            t
+        };
+        self.readback.unmap();
+        Ok(ticks[1].saturating_sub(ticks[0]) as f64 * self.period_ns / 1e6)
+    }
 }
 
 /// A `size` RGBA8 texture to render into and copy out of.

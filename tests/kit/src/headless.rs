@@ -6,6 +6,7 @@
 //! the cross-backend tests.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
 use layerbatch_core::{Budget, FramePlan, Limits, PlanError, Stats};
@@ -136,7 +137,21 @@ impl Headless {
     /// Clears the target and draws `plan` into it; returns when the device has finished, so
     /// timing a frame measures the device's work too.
     pub fn draw(&mut self, plan: &FramePlan) -> Result<(), DrawError> {
+        self.draw_in(plan, None, None).map(|_| ())
+    }
+
+    /// [`Headless::draw`], timed by phase ([`DeviceTimes`]).
+    pub fn draw_timed(&mut self, plan: &FramePlan) -> Result<DeviceTimes, DrawError> {
         self.draw_in(plan, None, None)
+    }
+
+    /// Whether [`DeviceTimes::gpu_ms`] comes from the device's timer (GL `GL_TIME_ELAPSED`,
+    /// wgpu `TIMESTAMP_QUERY`).
+    pub fn has_gpu_timer(&self) -> bool {
+        match self {
+            Headless::Gl(g) => g.timer.is_some(),
+            Headless::Wgpu(w) => w.timer.is_some(),
+        }
     }
 
     /// [`Headless::draw`] into `rect_px` (`[x, y, w, h]`, y down, may reach outside) of the
@@ -147,7 +162,7 @@ impl Headless {
         plan: &FramePlan,
         rect_px: Option<[i32; 4]>,
         host_clip_px: Option<[u32; 4]>,
-    ) -> Result<(), DrawError> {
+    ) -> Result<DeviceTimes, DrawError> {
         match self {
             Headless::Gl(g) => g.draw(plan, rect_px, host_clip_px),
             Headless::Wgpu(w) => w.draw(plan, rect_px, host_clip_px),
@@ -189,6 +204,28 @@ impl Headless {
     }
 }
 
+/// Where a headless draw's time went, milliseconds of wall time on the CPU but `gpu_ms`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DeviceTimes {
+    /// The backend's call that applies the plan: GL `Renderer::paint` (resource ops, the draw
+    /// walk, instance uploads and every GL call), wgpu `Renderer::prepare` (resource ops,
+    /// instance and globals uploads, bind groups).
+    pub backend_ms: f64,
+    /// Handing the work to the device: GL `glFlush`; wgpu `Renderer::render` into a pass,
+    /// the pass's end and `Queue::submit`.
+    pub submit_ms: f64,
+    /// Waiting until the device has finished: GL `glFinish`, wgpu a blocking `Device::poll`.
+    pub wait_ms: f64,
+    /// The device's own time for the frame's draws, from its timer, when it has one: GL
+    /// `GL_TIME_ELAPSED` around `paint`, wgpu timestamps at the render pass's start and end.
+    pub gpu_ms: Option<f64>,
+}
+
+/// Milliseconds since `t`.
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
 /// A surfaceless EGL context with an RGBA8 framebuffer object.
 #[derive(Debug)]
 pub struct GlHeadless {
@@ -198,6 +235,8 @@ pub struct GlHeadless {
     pub gl: Arc<glow::Context>,
     target: egl::Framebuffer,
     adapter: String,
+    /// `GL_TIME_ELAPSED` around each paint, when the context has it.
+    timer: Option<egl::GpuTimer>,
     _context: PossiblyCurrentContext,
     _display: Display,
 }
@@ -207,7 +246,8 @@ impl GlHeadless {
         let egl::Egl { gl, context, display } = egl::surfaceless(gles)?;
         let target = egl::Framebuffer::new(&gl, size)?;
         let adapter = egl::describe(&gl);
-        Ok(Self { renderer: None, gl: Arc::new(gl), target, adapter, _context: context, _display: display })
+        let timer = egl::GpuTimer::new(&gl, gles);
+        Ok(Self { renderer: None, gl: Arc::new(gl), target, adapter, timer, _context: context, _display: display })
     }
 
     fn init(&mut self, budget: &Budget) -> Result<(), String> {
@@ -220,7 +260,7 @@ impl GlHeadless {
         plan: &FramePlan,
         rect_px: Option<[i32; 4]>,
         host_clip: Option<[u32; 4]>,
-    ) -> Result<(), DrawError> {
+    ) -> Result<DeviceTimes, DrawError> {
         let r = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
         self.target.begin(&self.gl, CLEAR, host_clip);
         let mut target =
@@ -228,9 +268,25 @@ impl GlHeadless {
         if let Some(rect) = rect_px {
             target = target.with_rect(rect);
         }
+        let mut times = DeviceTimes::default();
+        let t = Instant::now();
+        if let Some(timer) = &self.timer {
+            timer.begin(&self.gl);
+        }
         let result = r.paint(plan, &target);
+        if let Some(timer) = &self.timer {
+            timer.end(&self.gl);
+        }
+        times.backend_ms = ms_since(t);
+        let t = Instant::now();
+        egl::flush(&self.gl);
+        times.submit_ms = ms_since(t);
+        let t = Instant::now();
         egl::finish(&self.gl);
-        Ok(result?)
+        times.wait_ms = ms_since(t);
+        times.gpu_ms = self.timer.as_ref().map(|timer| timer.elapsed_ms(&self.gl));
+        result?;
+        Ok(times)
     }
 
     fn read(&mut self) -> Vec<u8> {
@@ -242,6 +298,9 @@ impl Drop for GlHeadless {
     fn drop(&mut self) {
         if let Some(r) = self.renderer.take() {
             r.destroy();
+        }
+        if let Some(timer) = self.timer.take() {
+            timer.delete(&self.gl);
         }
     }
 }
@@ -259,6 +318,8 @@ pub struct WgpuHeadless {
     view: wgpu::TextureView,
     size: [u32; 2],
     adapter: String,
+    /// Timestamps at the render pass's start and end, when the device has them.
+    timer: Option<gpu::PassTimer>,
 }
 
 /// The format of the offscreen targets.
@@ -270,7 +331,8 @@ impl WgpuHeadless {
         let (adapter, device, queue) = gpu::device(&instance, None).map_err(|e| format!("{backends:?}: {e}"))?;
         let target = gpu::target(&device, size, FORMAT);
         let view = target.create_view(&Default::default());
-        Ok(Self { renderer: None, device, queue, target, view, size, adapter: gpu::describe(&adapter) })
+        let timer = gpu::PassTimer::new(&device, &queue);
+        Ok(Self { renderer: None, device, queue, target, view, size, adapter: gpu::describe(&adapter), timer })
     }
 
     fn init(&mut self, budget: &Budget) -> Result<(), String> {
@@ -286,30 +348,45 @@ impl WgpuHeadless {
         plan: &FramePlan,
         rect_px: Option<[i32; 4]>,
         host_clip: Option<[u32; 4]>,
-    ) -> Result<(), DrawError> {
+    ) -> Result<DeviceTimes, DrawError> {
         let (r, prepared) = self.renderer.as_mut().ok_or_else(|| DrawError::Other("init first".into()))?;
-        let mut encoder = self.device.create_command_encoder(&Default::default());
         let viewport = match rect_px {
             Some(rect) => layerbatch_core::Viewport::rect(self.size, rect),
             None => layerbatch_core::Viewport::full(self.size),
         };
+        let mut times = DeviceTimes::default();
+        let t = Instant::now();
         // `prepare` returns the device's errors itself; nothing is submitted after one.
         r.prepare(&self.device, &self.queue, prepared, plan, viewport.with_host_clip(host_clip))?;
+        times.backend_ms = ms_since(t);
+        let t = Instant::now();
+        let mut encoder = self.device.create_command_encoder(&Default::default());
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         {
-            let mut pass = gpu::clear_pass(&mut encoder, &self.view, CLEAR.map(f64::from));
+            let timestamps = self.timer.as_ref().map(gpu::PassTimer::writes);
+            let mut pass = gpu::clear_pass_timed(&mut encoder, &self.view, CLEAR.map(f64::from), timestamps);
             if let Some([x, y, w, h]) = host_clip {
                 pass.set_scissor_rect(x, y, w, h);
             }
             r.render(prepared, &mut pass)?;
         }
+        if let Some(timer) = &self.timer {
+            timer.resolve(&mut encoder);
+        }
         self.queue.submit([encoder.finish()]);
+        times.submit_ms = ms_since(t);
+        let t = Instant::now();
         let popped = pollster::block_on(scope.pop());
         self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| DrawError::Other(format!("poll: {e}")))?;
-        match popped {
-            Some(e) => Err(DrawError::Other(format!("wgpu validation error: {e}"))),
-            None => Ok(()),
+        times.wait_ms = ms_since(t);
+        if let Some(e) = popped {
+            return Err(DrawError::Other(format!("wgpu validation error: {e}")));
         }
+        times.gpu_ms = match &self.timer {
+            Some(timer) => Some(timer.read_ms(&self.device).map_err(DrawError::Other)?),
+            None => None,
+        };
+        Ok(times)
     }
 
     fn read(&mut self) -> Vec<u8> {

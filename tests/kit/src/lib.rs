@@ -31,6 +31,7 @@ pub mod cliff;
 #[cfg(feature = "compressed")]
 pub mod compressed;
 pub mod hud;
+pub mod phases;
 pub mod plans;
 pub mod report;
 pub mod scene;

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use layerbatch_core::{Batcher, Budget, Stats};
 
+use crate::phases::PhaseReport;
 use crate::scene::{Scene, Sizes};
 use crate::stats::{Samples, Summary};
 
@@ -92,6 +93,10 @@ pub struct Sums {
     pub slot_binds: u64,
     /// Slot evictions.
     pub slot_evictions: u64,
+    /// Vertex bytes the device was sent (`DeviceCounters::instance_bytes_written`).
+    pub instance_bytes: u64,
+    /// Texture bytes the device was sent (`DeviceCounters::texture_bytes_written`).
+    pub texture_bytes: u64,
 }
 
 impl Sums {
@@ -104,6 +109,8 @@ impl Sums {
         self.flushes_slots_exhausted += s.core_frame.flushes_slots_exhausted;
         self.slot_binds += s.core_frame.slot_binds;
         self.slot_evictions += s.core_frame.slot_evictions;
+        self.instance_bytes += s.device_frame.instance_bytes_written;
+        self.texture_bytes += s.device_frame.texture_bytes_written;
     }
 
     /// `v` per frame.
@@ -262,6 +269,12 @@ pub struct Report {
     frame_ms_mean: f64,
     frame_ms_min: f64,
     frame_ms_max: f64,
+    /// Bytes sent to the device a frame: instances (vertices) and texels.
+    instance_bytes_per_frame: f64,
+    texture_bytes_per_frame: f64,
+    /// Where a frame's time went, by phase, when the run timed them ([`crate::phases`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<PhaseReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     /// A soak's samples, one a second.
     pub soak: Vec<SoakSample>,
@@ -325,6 +338,9 @@ impl Report {
             frame_ms_mean: ms.mean,
             frame_ms_min: ms.min,
             frame_ms_max: ms.max,
+            instance_bytes_per_frame: s.per_frame(s.instance_bytes),
+            texture_bytes_per_frame: s.per_frame(s.texture_bytes),
+            phases: None,
             soak: Vec::new(),
         }
     }
@@ -363,6 +379,29 @@ impl Report {
         ];
         for (name, v) in rows {
             println!("    {name:<30} {v:>20}");
+        }
+        let mb = |b: f64| b / 1e6;
+        println!(
+            "    {:<30} {:>20}",
+            "bytes sent to the device",
+            format!(
+                "{:.2} MB ({:.2} MB vertices, {:.2} MB texels)",
+                mb(self.instance_bytes_per_frame + self.texture_bytes_per_frame),
+                mb(self.instance_bytes_per_frame),
+                mb(self.texture_bytes_per_frame)
+            )
+        );
+        if let Some(p) = &self.phases {
+            println!("  where a frame's time goes (median / p95 ms):");
+            for (name, f) in p.rows() {
+                println!("    {name:<30} {:>20}", format!("{:.3} / {:.3}", f.median_ms, f.p95_ms));
+            }
+            let per_sprite_ns = p.cpu_median_ms() * 1e6 / self.sprites.max(1) as f64;
+            println!(
+                "    {:<30} {:>20}",
+                "layerbatch CPU (push..submit)",
+                format!("{:.3} ms, {per_sprite_ns:.1} ns a sprite", p.cpu_median_ms())
+            );
         }
         println!("  whole run:");
         let texels = if self.texel_bytes > 0 {

@@ -104,6 +104,12 @@ pub(crate) fn clear_bound(gl: &glow::Context, [r, g, b, a]: [f32; 4]) {
     }
 }
 
+/// Sends the commands issued so far to the device (`glFlush`), without waiting.
+pub fn flush(gl: &glow::Context) {
+    // SAFETY: a synchronisation call on the current context.
+    unsafe { gl.flush() };
+}
+
 /// Turns the host's scissor off and waits until GL has finished every command: a frame timed
 /// up to here includes the device's work.
 pub fn finish(gl: &glow::Context) {
