@@ -37,9 +37,10 @@
 //!   [`Batcher::restore`](layerbatch_core::Batcher::restore) and re-upload the textures it
 //!   lists; its next plan has `rebuild` set, and the renderer drops every array, cached bind
 //!   group and slot binding before re-creating the live arrays.
-//! - **Binds.** The renderer keeps the slot state the plans' binds describe, and sets a slot
-//!   bind group only when a segment rebinds a slot or changes tier. Bind groups are cached
-//!   by (tier, arrays held).
+//! - **Binds.** The renderer follows core's draw walk (`layerbatch_core::DrawSteps`), which
+//!   binds from nothing each plan: a draw's slot bind group holds what the walk bound, and is
+//!   set only when a bind or a tier change came before the draw and the group differs from
+//!   the one set. Bind groups are cached by (tier, arrays held).
 //! - **Bounded buffers.** Instances are uploaded by blocks of the plan's `instance_capacity`
 //!   (core never lets a draw cross a block), each in one vertex buffer of the
 //!   [`PreparedPlan`]'s, reused frame to frame: any number of quads, no buffer above the
@@ -54,7 +55,7 @@
 //!   (SwiftShader, lavapipe) run an instanced draw as one internal draw per instance.
 //! - **Host-owned plans.** [`Renderer::prepare`] fills a [`PreparedPlan`] the host holds (its
 //!   instances, its globals uniform with its viewport and draw states' transforms, its
-//!   resolved draws) and [`Renderer::render`] draws it, so any number of plans are each drawn
+//!   pass commands) and [`Renderer::render`] draws it, so any number of plans are each drawn
 //!   in their own place, in one pass or several, prepared and rendered in any order before a
 //!   submit (see [Plans and passes](#plans-and-passes)).
 //! - **GPU copies.** [`ArrayOp::Grow`](layerbatch_core::ArrayOp::Grow) (more layers, or larger
@@ -227,8 +228,9 @@
 //!
 //! ## Submission ordering
 //!
-//! `prepare` writes with `Queue::write_texture` / `write_buffer`, which wgpu executes at the
-//! next `submit`, *before* every command buffer of that submit. GPU copies (growth, shrinking,
+//! `prepare` writes with `Queue::write_texture` / `write_buffer` / `write_buffer_with` (the
+//! instances, written by core straight into the queue's staging memory), which wgpu executes
+//! at the next `submit`, *before* every command buffer of that submit. GPU copies (growth, shrinking,
 //! rectangle copies: [`ArrayOp::is_gpu_copy`](layerbatch_core::ArrayOp::is_gpu_copy)) cannot
 //! be queue writes: they are recorded into a command encoder of the renderer's own. A layer
 //! write that follows a GPU copy in the plan (e.g. a texture admitted into the grown array,
