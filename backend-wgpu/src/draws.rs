@@ -94,11 +94,11 @@ pub(crate) fn translate(
                 let (_, placed) = placed.ok_or_else(|| out_of_step(format!("using instance block {block}")))?;
                 commands.push(Command::Block(placed.clone()));
             }
-            DrawStep::Bind(bind) => {
+            DrawStep::Bind { bind, .. } => {
                 groups.bind(&bind);
                 group_stale = true;
             }
-            DrawStep::Program { tier: t } => {
+            DrawStep::Program { tier: t, .. } => {
                 let index =
                     pipelines.tier_index(t).ok_or_else(|| out_of_step(format!("drawing with slot tier {t}")))?;
                 tier = Some((index, t));

@@ -330,7 +330,7 @@ impl MockDevice {
         self.sampled.resize(plan.instances.len(), None);
         for step in self.steps.steps() {
             let (segment, first, count) = match *step {
-                DrawStep::Bind(b) => {
+                DrawStep::Bind { bind: b, .. } => {
                     self.store.calls.push(Call::BindSlot { slot: b.slot, array: b.array });
                     continue;
                 }

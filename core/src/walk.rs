@@ -39,20 +39,26 @@ use crate::{ArrayId, DeviceCounters, MAX_SLOTS_PER_DRAW};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DrawStep {
     /// Use instance block `block` of the plan ([`FramePlan::block`]) for the draws that
-    /// follow: upload it, or set the vertex buffer it was uploaded to. `bytes` are the vertex
-    /// bytes it takes ([`FramePlan::primitive_bytes`] per primitive), counted in
-    /// [`DeviceCounters::instance_bytes_written`]. Each block is used at most once a walk, in
-    /// increasing order, and a block none of whose segments draws is never used.
+    /// follow: upload it, or set the vertex buffer it was uploaded to. Its vertex bytes
+    /// ([`FramePlan::block_bytes`]) are counted in [`DeviceCounters::instance_bytes_written`].
+    /// Each block is used at most once a walk, in increasing order, and a block none of whose
+    /// segments draws is never used.
     Block {
         /// The block.
         block: u32,
-        /// Its vertex bytes.
-        bytes: u64,
     },
-    /// Bind `array` in `slot` (counted in [`DeviceCounters::texture_binds`]).
-    Bind(SlotBind),
-    /// Draw with the program of `tier` slots.
+    /// Bind `bind.array` in `bind.slot` for segment `segment`'s draw (counted in
+    /// [`DeviceCounters::texture_binds`]).
+    Bind {
+        /// The segment whose draw needs it (for errors).
+        segment: u32,
+        /// The slot and the array.
+        bind: SlotBind,
+    },
+    /// Draw with the program of `tier` slots, from segment `segment`'s draw on.
     Program {
+        /// The segment whose draw needs it (for errors).
+        segment: u32,
         /// The tier.
         tier: u32,
     },
@@ -148,21 +154,21 @@ impl DrawSteps {
             }
             let block = seg.instances.start / capacity;
             if cur.block != Some(block) {
-                let len = plan.block(block).len() as u64;
-                self.steps.push(DrawStep::Block { block, bytes: len * primitive_bytes });
-                counters.instance_bytes_written += len * primitive_bytes;
+                self.steps.push(DrawStep::Block { block });
+                counters.instance_bytes_written += plan.block(block).len() as u64 * primitive_bytes;
                 cur.block = Some(block);
             }
             for (slot, array) in plan.slots(seg).iter().enumerate() {
                 let (Some(array), Some(bound)) = (array, cur.bound.get_mut(slot)) else { continue };
                 if *bound != Some(*array) {
                     *bound = Some(*array);
-                    self.steps.push(DrawStep::Bind(SlotBind { slot: slot as u32, array: *array }));
+                    let bind = SlotBind { slot: slot as u32, array: *array };
+                    self.steps.push(DrawStep::Bind { segment: index as u32, bind });
                     counters.texture_binds += 1;
                 }
             }
             if cur.tier != Some(seg.tier) {
-                self.steps.push(DrawStep::Program { tier: seg.tier });
+                self.steps.push(DrawStep::Program { segment: index as u32, tier: seg.tier });
                 cur.tier = Some(seg.tier);
             }
             if cur.blend != state.blend {
@@ -186,14 +192,6 @@ impl DrawSteps {
             self.steps.push(DrawStep::RestoreScissor);
         }
         counters.draw_steps += self.steps.len() as u64;
-    }
-
-    /// The draws of the last walk: `(segment, first instance, primitives)`.
-    pub fn draws(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-        self.steps.iter().filter_map(|s| match *s {
-            DrawStep::Draw { segment, first, count, .. } => Some((segment, first, count)),
-            _ => None,
-        })
     }
 }
 
@@ -233,7 +231,7 @@ mod tests {
             .iter()
             .map(|s| match s {
                 DrawStep::Block { .. } => "block",
-                DrawStep::Bind(_) => "bind",
+                DrawStep::Bind { .. } => "bind",
                 DrawStep::Program { .. } => "program",
                 DrawStep::Blend(_) => "blend",
                 DrawStep::State { .. } => "state",
@@ -279,11 +277,40 @@ mod tests {
         assert_eq!(blocks, [0, 2]);
         assert_eq!(c.instance_bytes_written, 5 * 64);
         assert_eq!((c.draw_calls, c.segments_clipped_away), (2, 1));
-        let bound: Vec<_> = steps.iter().filter(|s| matches!(s, DrawStep::Bind(_))).collect();
+        let bound: Vec<_> = steps.iter().filter(|s| matches!(s, DrawStep::Bind { .. })).collect();
         assert_eq!(bound.len(), 2, "the clipped segment's array is never bound: {steps:?}");
         // Not visible at all: nothing but counts.
         let (steps, c) = walk(&plan, [0, 0]);
         assert!(steps.is_empty());
         assert_eq!((c.draw_calls, c.segments_clipped_away, c.instance_bytes_written), (0, 3, 0));
+    }
+
+    // Inside a host's clip (an egui callback's): a clip outside it leaves nothing, a clip
+    // inside it is set, and the host's clip is what the walk puts back.
+    #[test]
+    fn a_clip_outside_the_hosts_is_skipped_and_the_hosts_put_back() {
+        let (mut b, ids) = batcher();
+        b.begin_frame();
+        b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+        b.set_clip(Some([60, 60, 10, 10]));
+        b.push(&Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0])).unwrap();
+        b.set_clip(Some([12, 12, 4, 4]));
+        b.push(&Quad::rect(ids[2], [0.0, 0.0], [8.0, 8.0])).unwrap();
+        let plan = b.finish().clone();
+        let vp = Viewport::full([100, 100]).with_host_clip(Some([10, 10, 40, 40]));
+        let mut steps = DrawSteps::default();
+        let mut c = DeviceCounters::one_frame();
+        steps.walk(&plan, &vp, false, &mut c);
+        let scissors: Vec<Clip> = steps
+            .steps()
+            .iter()
+            .filter_map(|s| match s {
+                DrawStep::Scissor(clip) => Some(*clip),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(scissors, [Clip::Rect([10, 10, 40, 40]), Clip::Rect([12, 12, 4, 4])]);
+        assert_eq!(steps.steps().last(), Some(&DrawStep::RestoreScissor));
+        assert_eq!((c.draw_calls, c.segments_clipped_away), (2, 1));
     }
 }

@@ -122,11 +122,11 @@ impl Renderer {
         for step in steps.steps() {
             match *step {
                 DrawStep::Block { block, .. } => self.upload_block(plan, block, indexed),
-                DrawStep::Bind(bind) => self.bind_slot(bind)?,
-                DrawStep::Program { tier } => {
+                DrawStep::Bind { segment, bind } => self.bind_slot(segment as usize, bind)?,
+                DrawStep::Program { segment, tier } => {
                     let pi = self.programs.iter().position(|p| p.tier == tier);
                     // A program per budget tier, and the validator accepted only budget tiers.
-                    let pi = pi.ok_or(Error::Plan(PlanError::UnknownTier { segment: 0, tier }))?;
+                    let pi = pi.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
                     // SAFETY: the program linked at creation.
                     unsafe { self.gl.use_program(Some(self.programs[pi].program)) };
                     program = Some(pi);
@@ -141,8 +141,8 @@ impl Renderer {
                 DrawStep::RestoreScissor => {}
                 DrawStep::Draw { segment, first, first_in_block, count } => {
                     // The walk sets a program before the first draw.
-                    let pi =
-                        program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier: 0 }))?;
+                    let tier = plan.segments.get(segment as usize).map_or(0, |s| s.tier);
+                    let pi = program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
                     self.set_uniforms(pi, viewport, transform);
                     // No base vertex on GLES 3.0: the attributes start at the segment's first
                     // quad, and its indices at 0. The segment lies in the block just uploaded
@@ -301,16 +301,16 @@ impl Renderer {
         }
     }
 
-    /// Binds `bind.array` on unit `bind.slot`: one `glBindTexture`.
-    fn bind_slot(&mut self, bind: SlotBind) -> Result<(), Error> {
+    /// Binds `bind.array` on unit `bind.slot` for segment `segment`: one `glBindTexture`.
+    fn bind_slot(&mut self, segment: usize, bind: SlotBind) -> Result<(), Error> {
         let SlotBind { slot, array } = bind;
         // The validator keeps every slot below its segment's tier, a budget tier.
         if slot >= self.slots {
-            return Err(Error::Plan(PlanError::SlotOutOfRange { segment: 0, slot }));
+            return Err(Error::Plan(PlanError::SlotOutOfRange { segment, slot }));
         }
         // The validator accepted the plan against what the arrays hold: a miss would be a
         // renderer bug, reported as the validator's error rather than a panic.
-        let texture = self.arrays.texture(array).ok_or(Error::Plan(PlanError::UnknownArray { at: 0, array }))?;
+        let texture = self.arrays.texture(array).ok_or(Error::Plan(PlanError::UnknownArray { at: segment, array }))?;
         // SAFETY: a live texture of ours bound on a unit below the budget's slots (below
         // MAX_TEXTURE_IMAGE_UNITS, checked at creation); the unit's binding was saved.
         unsafe {
