@@ -3,7 +3,7 @@
 
 use crate::alloc::{Admission, Moved, Placement};
 use crate::ladder::SlotLadder;
-use crate::plan::{ArrayOp, FramePlan, PlanTarget, ResourceOp};
+use crate::plan::{ArrayOp, FramePlan, PlanTarget, ResidentOp, ResourceOp};
 use crate::texture::Usage;
 use crate::writes::PendingWrites;
 use crate::{Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
@@ -15,11 +15,13 @@ mod meshes;
 mod moves;
 mod recorder;
 mod registry;
+mod residents;
 mod textures;
 
 use frames::HostFrames;
 use recorder::Recorder;
 use registry::Registry;
+use residents::Residents;
 
 /// The layer batcher. Register textures, then each frame `begin_frame`, `push` quads in
 /// painter's order, and `finish` into a [`FramePlan`] a backend executes.
@@ -73,6 +75,8 @@ pub struct Batcher {
     plan: FramePlan,
     /// The pending layer writes of each texture, so a whole write supersedes the earlier ones.
     writes: PendingWrites,
+    /// Resident layers.
+    residents: Residents,
 }
 
 impl Batcher {
@@ -104,6 +108,7 @@ impl Batcher {
             total: Counters::default(),
             plan: FramePlan { instance_capacity: budget.instance_capacity, ..FramePlan::default() },
             writes: PendingWrites::default(),
+            residents: Residents::default(),
             budget,
         })
     }
@@ -174,6 +179,7 @@ impl Batcher {
                 self.free_placement(p);
             }
             self.drain_alloc_ops();
+            self.bury_doomed_residents();
         }
         // Arrays no plan has brought to the device yet are laid out afresh, for free, before
         // any quad points into them: a set registered at load time packs as tightly as it
@@ -255,17 +261,23 @@ impl Batcher {
         plan.binds.clear();
         plan.slot_tables.clear();
         self.writes.drop_superseded(&mut self.ops, &mut self.upload_bytes);
+        // Resident layers drawn whose textures moved are rewritten by this plan's ops.
+        self.settle_drawn_residents();
+        self.write_new_residents();
+        let plan = &mut self.plan;
         std::mem::swap(&mut plan.ops, &mut self.ops);
         self.ops.clear();
         // Arrays born and grown inside this plan are created once, at their final size.
         self.alloc.patch_ops(plan.ops.iter_mut().filter_map(|op| match op {
             ResourceOp::Array(a) => Some(a),
-            ResourceOp::WriteLayer { .. } => None,
+            ResourceOp::WriteLayer { .. } | ResourceOp::Resident(_) => None,
         }));
         // Arrays this plan destroys or grows from are freed once its commands finish.
         self.alloc.end_plan();
         std::mem::swap(&mut plan.upload_bytes, &mut self.upload_bytes);
         self.upload_bytes.clear();
+        std::mem::swap(&mut plan.resident_instances, &mut self.residents.pending);
+        self.residents.pending.clear();
         std::mem::swap(&mut plan.instances, &mut self.recorder.instances);
         std::mem::swap(&mut plan.triangles, &mut self.recorder.triangles);
         // An instance cannot carry a triangle: a plan with triangles is drawn indexed.
@@ -290,6 +302,10 @@ impl Batcher {
                 }
                 ResourceOp::Array(ArrayOp::CopyRect { .. }) => c.rect_copies += 1,
                 ResourceOp::Array(ArrayOp::Destroy { .. }) => c.arrays_destroyed += 1,
+                ResourceOp::Resident(ResidentOp::Write { instances, .. }) => {
+                    c.resident_instances_written += u64::from(instances.end - instances.start);
+                }
+                ResourceOp::Resident(_) => {}
             }
         }
         c.quads = (plan.instances.len() - plan.triangles.len()) as u64;
@@ -313,6 +329,10 @@ impl Batcher {
             seg.state = state;
         }
         plan.index_triangle_blocks();
+        // Resident layers drawn go between the segments, in painter's order.
+        let resident_segments = self.splice_residents();
+        self.frame.draw_calls += resident_segments;
+        self.bury_doomed_residents();
         self.refresh_slots();
         // Layers freed during the plan are released now that it no longer needs them, or when
         // the host's frame ends.
@@ -323,6 +343,7 @@ impl Batcher {
         self.refresh_slots();
         self.drain_alloc_ops();
         self.frame.bytes_allocated = self.alloc.allocated_bytes();
+        self.frame.resident_bytes = self.residents.bytes;
         self.frame.cpu_copy_bytes = self.cpu_copy_bytes;
         // Decoded at registration, maybe between plans: counted in the plan that uploads them.
         self.frame.textures_decoded = std::mem::take(&mut self.decoded_pending);
@@ -398,6 +419,8 @@ impl Batcher {
         // in place.
         self.alloc.recreate_all();
         self.ops.extend(self.alloc.arrays().map(|(array, desc)| ResourceOp::Array(ArrayOp::Create { array, desc })));
+        // Resident layers come back whole, with the same ids, from where their textures are.
+        self.restore_residents();
         let mut written = vec![false; self.registry.entries.len()];
         for op in pending {
             if let ResourceOp::WriteLayer { texture, array, layer, x_px, y_px, width_px, height_px, .. } = op {

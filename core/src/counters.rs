@@ -21,7 +21,7 @@ pub struct Counters {
     pub meshes_rejected: u64,
     /// Draw calls planned: one per segment.
     pub draw_calls: u64,
-    /// Flushes (segment ends), all causes: the sum of the five fields below.
+    /// Flushes (segment ends), all causes: the sum of the six fields below.
     pub flushes: u64,
     /// Flushes because every slot was referenced by pending quads and another array was needed.
     pub flushes_slots_exhausted: u64,
@@ -33,6 +33,9 @@ pub struct Counters {
     pub flushes_end_of_frame: u64,
     /// Flushes because the draw state (blend, clip, transform) changed between two quads.
     pub flushes_state_change: u64,
+    /// Flushes because a resident layer was drawn between two quads
+    /// ([`crate::Batcher::draw_resident`]).
+    pub flushes_resident: u64,
     /// Times every slot assignment was dropped at once. 0 unless
     /// [`crate::VictimChoice::WipeAll`] is chosen for a comparison.
     pub cache_resets: u64,
@@ -66,6 +69,15 @@ pub struct Counters {
     /// Textures of a format the device lacks, decoded to RGBA8 on the CPU at registration
     /// (the `decode` feature; always 0 without it).
     pub textures_decoded: u64,
+    /// Resident layers drawn ([`crate::Batcher::draw_resident`]): one segment each (more
+    /// with indexed quads, one per block of `instance_capacity`).
+    pub resident_draws: u64,
+    /// Resident instances written to the device: created, updated by ranges, re-resolved
+    /// after a texture moved, or restored. 0 in a frame that left every resident untouched.
+    pub resident_instances_written: u64,
+    /// Bytes of device buffers the resident layers hold against the budget, at the end of
+    /// the frame (a level, like `bytes_allocated`).
+    pub resident_bytes: u64,
 }
 
 impl Counters {
@@ -102,6 +114,10 @@ impl Counters {
             max_slot_tier,
             cpu_copy_bytes,
             textures_decoded,
+            flushes_resident,
+            resident_draws,
+            resident_instances_written,
+            resident_bytes,
         } = *frame;
         self.frames += frames;
         self.frames_discarded += frames_discarded;
@@ -131,6 +147,10 @@ impl Counters {
         self.max_slot_tier = self.max_slot_tier.max(max_slot_tier);
         self.cpu_copy_bytes = cpu_copy_bytes;
         self.textures_decoded += textures_decoded;
+        self.flushes_resident += flushes_resident;
+        self.resident_draws += resident_draws;
+        self.resident_instances_written += resident_instances_written;
+        self.resident_bytes = resident_bytes;
     }
 }
 
@@ -182,6 +202,17 @@ pub struct DeviceCounters {
     /// Steps of the draw walk ([`crate::DrawSteps`]): every block, bind, program, blend, state,
     /// scissor and draw a device was told to change or issue.
     pub draw_steps: u64,
+    /// Resident layer buffers created on the device ([`crate::ResidentOp::Create`]).
+    pub residents_created: u64,
+    /// Resident layer buffers destroyed on the device (rebuilds included).
+    pub residents_destroyed: u64,
+    /// Vertex bytes written into resident layer buffers from the CPU (a resident instance is
+    /// [`crate::Instance::quad_bytes`] of them): 0 in a frame that left every resident
+    /// untouched, however many it drew.
+    pub resident_bytes_written: u64,
+    /// Bytes of the resident layer buffers the device holds after the frame's resource ops
+    /// (a level, like `bytes_held`).
+    pub resident_bytes_held: u64,
 }
 
 impl DeviceCounters {
@@ -210,6 +241,10 @@ impl DeviceCounters {
         bytes_held: 0,
         segments_clipped_away: 0,
         draw_steps: 0,
+        residents_created: 0,
+        residents_destroyed: 0,
+        resident_bytes_written: 0,
+        resident_bytes_held: 0,
     };
 
     /// Adds every field of `other` into `self` (`bytes_held` is taken, a level).
@@ -232,6 +267,10 @@ impl DeviceCounters {
             bytes_held,
             segments_clipped_away,
             draw_steps,
+            residents_created,
+            residents_destroyed,
+            resident_bytes_written,
+            resident_bytes_held,
         } = *other;
         self.frames += frames;
         self.draw_calls += draw_calls;
@@ -249,6 +288,10 @@ impl DeviceCounters {
         self.bytes_held = bytes_held;
         self.segments_clipped_away += segments_clipped_away;
         self.draw_steps += draw_steps;
+        self.residents_created += residents_created;
+        self.residents_destroyed += residents_destroyed;
+        self.resident_bytes_written += resident_bytes_written;
+        self.resident_bytes_held = resident_bytes_held;
     }
 }
 
@@ -289,7 +332,11 @@ impl Stats {
     /// draws in `render`, after `prepare` recorded the plan). `bytes_held` stays the plan's:
     /// the work after it holds no arrays.
     pub fn add_device(&mut self, more: DeviceCounters) {
-        let more = DeviceCounters { bytes_held: self.device_frame.bytes_held, ..more };
+        let more = DeviceCounters {
+            bytes_held: self.device_frame.bytes_held,
+            resident_bytes_held: self.device_frame.resident_bytes_held,
+            ..more
+        };
         self.device_frame.accumulate(&more);
         self.device_total.accumulate(&more);
     }

@@ -81,6 +81,19 @@ pub enum TextureError {
     /// batcher.
     #[error("texture id {0:?} is stale: it was freed or never registered here")]
     Stale(TextureId),
+    /// The texture is sampled by a live resident layer: update or destroy the layer first
+    /// ([`crate::Batcher::destroy_resident`]), so that it never draws a freed texture.
+    #[error(
+        "texture {texture:?} is sampled by {quads} quads of resident layer {resident:?}: update or destroy it first"
+    )]
+    InResident {
+        /// The texture.
+        texture: TextureId,
+        /// A resident layer sampling it.
+        resident: crate::ResidentId,
+        /// Quads of that layer sampling it.
+        quads: u32,
+    },
     /// The device samples no format of the texture's family ([`crate::Limits::format_families`]).
     /// With the `decode` feature such a texture is decoded to RGBA8 instead.
     #[error("format {format} needs the {family:?} family, which the device lacks (it has: {available})")]

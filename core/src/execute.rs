@@ -10,6 +10,7 @@
 //! ```
 //! use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
 //! use layerbatch_core::{ArrayDesc, ArrayId, Batcher, Config, DeviceCounters, Limits, PlanError};
+//! use layerbatch_core::{ResidentId, ResidentWrite};
 //! use layerbatch_core::{TextureDesc, Quad};
 //!
 //! /// A device that executes nothing: counts come from the runner alone.
@@ -23,6 +24,9 @@
 //!     fn copy_rect(&mut self, _: &RectCopy) -> Result<(), PlanError> { Ok(()) }
 //!     fn destroy_array(&mut self, _: ArrayId) {}
 //!     fn write_level(&mut self, _: &LevelUpload<'_>) -> Result<(), PlanError> { Ok(()) }
+//!     fn create_resident(&mut self, _: ResidentId, _: u32, _: bool) -> Result<(), PlanError> { Ok(()) }
+//!     fn write_resident(&mut self, _: &ResidentWrite<'_>) -> Result<(), PlanError> { Ok(()) }
+//!     fn destroy_resident(&mut self, _: ResidentId) {}
 //! }
 //!
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
@@ -41,8 +45,12 @@
 
 use std::collections::HashMap;
 
-use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, PlanError, PlanValidator, ResourceOp};
+use crate::plan::{
+    ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, PlanError, PlanValidator, ResidentId, ResidentOp,
+    ResidentWrite, ResourceOp,
+};
 use crate::texture::{mip_size, Format};
+use crate::Instance;
 use crate::{Budget, DeviceCounters, TextureId};
 
 /// What a device does for a plan's resource ops. The [`PlanRunner`] calls these in the
@@ -60,7 +68,8 @@ pub trait Executor {
     /// What a failed command returns. [`PlanError`] converts into it, for the runner's own
     /// refusals.
     type Error: From<PlanError>;
-    /// Drops every array the device holds (a rebuild plan, or after an error).
+    /// Drops every array and resident layer buffer the device holds (a rebuild plan, or after
+    /// an error).
     fn drop_arrays(&mut self);
     /// Creates `array` as `desc` says, storage for every layer and level, contents undefined.
     ///
@@ -84,6 +93,20 @@ pub trait Executor {
     /// # Errors
     /// When the device reports the write failed.
     fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), Self::Error>;
+    /// Creates resident layer `resident`'s vertex buffer: room for `instances` instances of
+    /// [`Instance::quad_bytes`]`(indexed)` bytes, contents undefined ([`ResidentOp::Create`]).
+    ///
+    /// # Errors
+    /// When the device cannot make it.
+    fn create_resident(&mut self, resident: ResidentId, instances: u32, indexed: bool) -> Result<(), Self::Error>;
+    /// Writes instances into a resident layer's buffer, from the CPU: see [`ResidentWrite`].
+    ///
+    /// # Errors
+    /// When the device reports the write failed.
+    fn write_resident(&mut self, write: &ResidentWrite<'_>) -> Result<(), Self::Error>;
+    /// Destroys resident layer `resident`'s buffer (a device frees it once the commands using
+    /// it are done).
+    fn destroy_resident(&mut self, resident: ResidentId);
 }
 
 /// Layers `0..layers` of `from` copied into the same layers of `to`, every level
@@ -182,12 +205,14 @@ pub struct PlanRunner {
     validator: PlanValidator,
     /// The arrays the device holds while ops run (the validator's state is the plan's end).
     held: HashMap<ArrayId, ArrayDesc>,
+    /// The resident layer buffers it holds: instances and whether they are indexed.
+    residents: HashMap<ResidentId, (u32, bool)>,
 }
 
 impl PlanRunner {
     /// A runner for a fresh device executing plans of `budget`'s batcher.
     pub fn new(budget: &Budget) -> Self {
-        Self { validator: PlanValidator::new(budget), held: HashMap::new() }
+        Self { validator: PlanValidator::new(budget), held: HashMap::new(), residents: HashMap::new() }
     }
 
     /// Checks `plan` with the [`PlanValidator`] before anything touches the device.
@@ -232,7 +257,9 @@ impl PlanRunner {
     ) -> Result<(), E::Error> {
         if plan.rebuild {
             counters.arrays_destroyed += self.held.len() as u64;
+            counters.residents_destroyed += self.residents.len() as u64;
             self.held.clear();
+            self.residents.clear();
             exec.drop_arrays();
         }
         for (at, op) in plan.ops.iter().enumerate() {
@@ -315,10 +342,53 @@ impl PlanRunner {
                     }
                     counters.texture_bytes_written += bytes.len() as u64;
                 }
+                ResourceOp::Resident(op) => self.apply_resident(at, plan, op, exec, counters)?,
             }
         }
         counters.bytes_held = self.held_bytes();
+        counters.resident_bytes_held = self.resident_bytes();
         Ok(())
+    }
+
+    /// Applies one resident op (checked by the validator) and counts it.
+    fn apply_resident<E: Executor>(
+        &mut self,
+        at: usize,
+        plan: &FramePlan,
+        op: &ResidentOp,
+        exec: &mut E,
+        counters: &mut DeviceCounters,
+    ) -> Result<(), E::Error> {
+        match *op {
+            ResidentOp::Create { resident, instances, indexed } => {
+                exec.create_resident(resident, instances, indexed)?;
+                self.residents.insert(resident, (instances, indexed));
+                counters.residents_created += 1;
+            }
+            ResidentOp::Write { resident, first, .. } => {
+                let &(_, indexed) = self.residents.get(&resident).ok_or(PlanError::UnknownResident { at, resident })?;
+                let write = ResidentWrite { resident, first, instances: plan.resident_write_instances(op), indexed };
+                exec.write_resident(&write)?;
+                counters.resident_bytes_written += write.bytes() as u64;
+            }
+            ResidentOp::Destroy { resident } => {
+                self.residents.remove(&resident).ok_or(PlanError::UnknownResident { at, resident })?;
+                exec.destroy_resident(resident);
+                counters.residents_destroyed += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of the resident layer buffers the device holds now.
+    pub fn resident_bytes(&self) -> u64 {
+        let bytes = |&(n, indexed): &(u32, bool)| u64::from(n) * u64::from(Instance::quad_bytes(indexed));
+        self.residents.values().map(bytes).sum()
+    }
+
+    /// Resident layer buffers the device holds now.
+    pub fn resident_count(&self) -> usize {
+        self.residents.len()
     }
 
     /// Bytes of the arrays the device holds now (every layer and level, blocks for a
@@ -348,8 +418,11 @@ impl PlanRunner {
     /// with its device): counts them as destroyed and forgets them and every binding.
     pub fn forget(&mut self, counters: &mut DeviceCounters) {
         counters.arrays_destroyed += self.held.len() as u64;
+        counters.residents_destroyed += self.residents.len() as u64;
         self.held.clear();
+        self.residents.clear();
         counters.bytes_held = 0;
+        counters.resident_bytes_held = 0;
         self.validator.reset();
     }
 }

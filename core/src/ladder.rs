@@ -533,6 +533,7 @@ impl SlotLadder {
             binds: binds_start..plan.binds.len() as u32,
             cause,
             state: 0,
+            resident: None,
         });
         let c = &mut *walk.counters;
         c.draw_calls += 1;
@@ -543,6 +544,7 @@ impl SlotLadder {
             FlushCause::Explicit => c.flushes_explicit += 1,
             FlushCause::EndOfFrame => c.flushes_end_of_frame += 1,
             FlushCause::StateChange => c.flushes_state_change += 1,
+            FlushCause::Resident => c.flushes_resident += 1,
         }
         c.slot_binds += (plan.binds.len() as u32 - binds_start) as u64;
         c.max_slot_tier = c.max_slot_tier.max(tier as u64);

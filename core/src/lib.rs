@@ -69,6 +69,7 @@ mod nine_slice;
 mod pages;
 pub mod plan;
 mod quad;
+mod resident;
 #[cfg(feature = "shapes")]
 pub mod shapes;
 #[cfg(feature = "text")]
@@ -95,10 +96,11 @@ pub use mock::{Call, MockDevice};
 pub use nine_slice::{NineSlice, NineSliceError, SliceFill};
 pub use plan::{
     flip_y, ArrayDesc, ArrayId, ArrayOp, AttributeFormat, BlendFactor, BlendMode, Clip, DrawState, FlushCause,
-    FramePlan, Instance, InstanceAttribute, LevelWrite, PlanError, PlanTarget, PlanValidator, ResourceOp, Segment,
-    SlotBind, Viewport,
+    FramePlan, Instance, InstanceAttribute, LevelWrite, PlanError, PlanTarget, PlanValidator, ResidentId, ResidentOp,
+    ResidentWrite, ResourceOp, Segment, SlotBind, Viewport,
 };
 pub use quad::{premultiply, Quad};
+pub use resident::{ResidentError, ResidentStyle};
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Alpha, Filter, TextureDesc, TextureId, Usage, Wrap};
 pub use walk::{DrawStep, DrawSteps};
 

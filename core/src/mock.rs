@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
-use crate::plan::{ArrayDesc, ArrayId, FramePlan, PlanError, PlanValidator, Viewport};
+use crate::plan::{
+    ArrayDesc, ArrayId, FramePlan, Instance, PlanError, PlanValidator, ResidentId, ResidentWrite, Viewport,
+};
 use crate::walk::{DrawStep, DrawSteps};
 use crate::{Budget, DeviceCounters, TextureId};
 
@@ -64,6 +66,34 @@ pub enum Call {
     },
     /// Draw instances with the program of `tier` slots.
     Draw {
+        /// Tier.
+        tier: u32,
+        /// Instance range.
+        instances: Range<u32>,
+    },
+    /// Create a resident layer's buffer.
+    CreateResident {
+        /// The resident.
+        resident: ResidentId,
+        /// Instances it holds.
+        instances: u32,
+    },
+    /// Write instances of a resident layer.
+    WriteResident {
+        /// The resident.
+        resident: ResidentId,
+        /// Instances written.
+        instances: Range<u32>,
+    },
+    /// Destroy a resident layer's buffer.
+    DestroyResident {
+        /// The resident.
+        resident: ResidentId,
+    },
+    /// Draw instances of a resident layer with the program of `tier` slots.
+    DrawResident {
+        /// The resident.
+        resident: ResidentId,
         /// Tier.
         tier: u32,
         /// Instance range.
@@ -151,6 +181,8 @@ pub struct MockDevice {
     viewport: Viewport,
     /// The draw walk of the last plan.
     steps: DrawSteps,
+    /// Per resident layer the last frame drew: what each instance sampled.
+    resident_sampled: HashMap<ResidentId, Vec<Option<(TextureId, u64)>>>,
 }
 
 /// The mock's arrays and call log: its [`Executor`].
@@ -158,6 +190,8 @@ pub struct MockDevice {
 struct MockStore {
     arrays: HashMap<ArrayId, MockArray>,
     calls: Vec<Call>,
+    /// The instances of each resident layer.
+    residents: HashMap<ResidentId, Vec<Instance>>,
     /// Bytes of arrays destroyed during the current plan: a real device frees them only once
     /// the commands using them finish.
     retired_bytes: u64,
@@ -180,6 +214,25 @@ impl Executor for MockStore {
     type Error = PlanError;
     fn drop_arrays(&mut self) {
         self.arrays.clear();
+        self.residents.clear();
+    }
+    fn create_resident(&mut self, resident: ResidentId, instances: u32, _indexed: bool) -> Result<(), PlanError> {
+        self.residents.insert(resident, vec![Instance::default(); instances as usize]);
+        self.calls.push(Call::CreateResident { resident, instances });
+        Ok(())
+    }
+    fn write_resident(&mut self, write: &ResidentWrite<'_>) -> Result<(), PlanError> {
+        let held = self.residents.get_mut(&write.resident);
+        let held = held.ok_or(PlanError::UnknownResident { at: 0, resident: write.resident })?;
+        let first = write.first as usize;
+        held[first..first + write.instances.len()].copy_from_slice(write.instances);
+        let end = write.first + write.instances.len() as u32;
+        self.calls.push(Call::WriteResident { resident: write.resident, instances: write.first..end });
+        Ok(())
+    }
+    fn destroy_resident(&mut self, resident: ResidentId) {
+        self.residents.remove(&resident);
+        self.calls.push(Call::DestroyResident { resident });
     }
     fn create_array(&mut self, array: ArrayId, desc: &ArrayDesc) -> Result<(), PlanError> {
         self.arrays.insert(array, MockArray::new(*desc));
@@ -256,6 +309,7 @@ impl MockDevice {
             indexed_quads: budget.indexed_quads,
             viewport: Viewport::full(Self::DEFAULT_TARGET_PX),
             steps: DrawSteps::default(),
+            resident_sampled: HashMap::new(),
         }
     }
 
@@ -306,6 +360,18 @@ impl MockDevice {
         &self.sampled
     }
 
+    /// For each instance of a resident layer the last frame drew: the texture whose pixels its
+    /// `(slot, layer)` sampled and their hash, as [`MockDevice::sampled`] (`None` for an
+    /// instance not drawn). Empty for a resident the last frame did not draw.
+    pub fn resident_sampled(&self, resident: ResidentId) -> &[Option<(TextureId, u64)>] {
+        self.resident_sampled.get(&resident).map_or(&[], Vec::as_slice)
+    }
+
+    /// Resident layer buffers the device holds.
+    pub fn resident_count(&self) -> usize {
+        self.store.residents.len()
+    }
+
     /// The content hash the mock records for level-0 pixels (FNV-1a).
     pub fn hash(pixels: &[u8]) -> u64 {
         pixels.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
@@ -326,6 +392,7 @@ impl MockDevice {
         let vp = plan.viewport(self.viewport);
         self.steps.walk(plan, &vp, self.indexed_quads, &mut c);
         let arrays = &self.store.arrays;
+        self.resident_sampled.clear();
         self.sampled.clear();
         self.sampled.resize(plan.instances.len(), None);
         for step in self.steps.steps() {
@@ -339,19 +406,18 @@ impl MockDevice {
             };
             let seg = &plan.segments[segment as usize];
             let table = plan.slots(seg);
+            if let Some(resident) = seg.resident {
+                let held = &self.store.residents[&resident];
+                let sampled = self.resident_sampled.entry(resident).or_default();
+                sampled.resize(held.len(), None);
+                for i in first..first + count {
+                    sampled[i as usize] = sample(arrays, table, &held[i as usize]);
+                }
+                self.store.calls.push(Call::DrawResident { resident, tier: seg.tier, instances: first..first + count });
+                continue;
+            }
             for i in first..first + count {
-                let inst = &plan.instances[i as usize];
-                let array = table[inst.slot() as usize].expect("validated");
-                // The written rectangle the instance's texture rectangle names, in whole
-                // blocks: a compressed texture of 29x17 texels is written as 32x20.
-                let [x0, y0, x1, y1] = inst.tex_rect;
-                let f = arrays[&array].desc.format;
-                let size = [(x1 - x0) as u32, (y1 - y0) as u32].map(|v| f.round_up_px(v));
-                let rect = [x0 as u32, y0 as u32, size[0], size[1]];
-                self.sampled[i as usize] = arrays[&array].content[inst.layer() as usize]
-                    .iter()
-                    .find(|w| w.rect == rect)
-                    .map(|w| (w.texture, w.hash));
+                self.sampled[i as usize] = sample(arrays, table, &plan.instances[i as usize]);
             }
             self.store.calls.push(Call::Draw { tier: seg.tier, instances: first..first + count });
         }
@@ -374,4 +440,21 @@ impl MockDevice {
     pub fn validator(&self) -> &PlanValidator {
         self.runner.validator()
     }
+}
+
+/// The texture whose level-0 pixels `inst` samples through `table`, with their hash: the
+/// written rectangle its texture rectangle names, in whole blocks (a compressed texture of
+/// 29x17 texels is written as 32x20).
+fn sample(
+    arrays: &HashMap<ArrayId, MockArray>,
+    table: &[Option<ArrayId>],
+    inst: &Instance,
+) -> Option<(TextureId, u64)> {
+    let array = (*table.get(inst.slot() as usize)?)?;
+    let held = arrays.get(&array)?;
+    let [x0, y0, x1, y1] = inst.tex_rect;
+    let f = held.desc.format;
+    let size = [(x1 - x0) as u32, (y1 - y0) as u32].map(|v| f.round_up_px(v));
+    let rect = [x0 as u32, y0 as u32, size[0], size[1]];
+    held.content.get(inst.layer() as usize)?.iter().find(|w| w.rect == rect).map(|w| (w.texture, w.hash))
 }

@@ -345,6 +345,7 @@ fn run(seed: u64, ops: usize) {
                                         ResourceOp::WriteLayer { texture, array, layer, .. } =>
                                             format!("write {texture:?} {array:?}/{layer}"),
                                         ResourceOp::Array(a) => format!("{a:?}"),
+                                        ResourceOp::Resident(r) => format!("{r:?}"),
                                     })
                                     .collect::<Vec<_>>()
                             );

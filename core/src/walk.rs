@@ -28,7 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::plan::{BlendMode, Clip, FramePlan, SlotBind, Viewport};
+use crate::plan::{BlendMode, Clip, FramePlan, ResidentId, SlotBind, Viewport};
 use crate::{ArrayId, DeviceCounters, MAX_SLOTS_PER_DRAW};
 
 /// One change a device makes while drawing a plan, in order ([`DrawSteps::walk`]).
@@ -39,13 +39,29 @@ use crate::{ArrayId, DeviceCounters, MAX_SLOTS_PER_DRAW};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DrawStep {
     /// Use instance block `block` of the plan ([`FramePlan::block`]) for the draws that
-    /// follow: upload it, or set the vertex buffer it was uploaded to. Its vertex bytes
+    /// follow: upload it, and set the vertex buffer it was uploaded to. Its vertex bytes
     /// ([`FramePlan::block_bytes`]) are counted in [`DeviceCounters::instance_bytes_written`].
-    /// Each block is used at most once a walk, in increasing order, and a block none of whose
-    /// segments draws is never used.
+    /// Each block is uploaded at most once a walk, in increasing order, and a block none of
+    /// whose segments draws is never used.
     Block {
         /// The block.
         block: u32,
+    },
+    /// Use instance block `block` again, uploaded earlier in this walk: the draws between
+    /// came from a resident layer. Set its vertex buffer; upload nothing.
+    BlockAgain {
+        /// The block.
+        block: u32,
+    },
+    /// Use resident layer `resident`'s buffer for the draws that follow, from its instance
+    /// `base` on (a [`DrawStep::Draw`]'s `first_in_block` counts from it): 0, or with indexed
+    /// quads a multiple of the instance capacity (the quad indices cover one capacity).
+    /// Nothing is uploaded.
+    Resident {
+        /// The resident layer.
+        resident: ResidentId,
+        /// The instance the draws' `first_in_block` counts from.
+        base: u32,
     },
     /// Bind `bind.array` in `bind.slot` for segment `segment`'s draw (counted in
     /// [`DeviceCounters::texture_binds`]).
@@ -65,12 +81,14 @@ pub enum DrawStep {
     /// Blend the draws that follow with `mode`.
     Blend(BlendMode),
     /// Draw with draw state `state` ([`FramePlan::states`]): its transform, mapped into the
-    /// viewport ([`Viewport::transform`]), is `transform`.
+    /// viewport ([`Viewport::transform`]), is `transform`, and its tint `tint`.
     State {
         /// Index into [`FramePlan::states`].
         state: u32,
         /// The transform to draw with.
         transform: [f32; 6],
+        /// The tint every quad's colour is multiplied with ([`crate::DrawState::tint`]).
+        tint: [f32; 4],
     },
     /// Set the scissor ([`Viewport::scissor`]): a rectangle of the target (y down), or
     /// [`Clip::Full`]: none (a backend that cannot unset one sets
@@ -80,17 +98,22 @@ pub enum DrawStep {
     /// The last step of a walk that set one; an executor that restores the host's state
     /// wholesale after drawing (layerbatch-gl) has nothing to do.
     RestoreScissor,
-    /// Draw `count` primitives from instance `first` of the plan, which is instance
-    /// `first_in_block` of the block in use.
+    /// Draw `count` primitives from instance `first` of the plan (or of the resident layer
+    /// in use), which is instance `first_in_block` of the block (or from the resident's
+    /// `base`) in use.
     Draw {
         /// The segment drawn.
         segment: u32,
-        /// Its first instance in the plan.
+        /// Its first instance in the plan, or in the resident layer.
         first: u32,
-        /// Its first instance in its block.
+        /// Its first instance in its block, or from the resident's `base`.
         first_in_block: u32,
         /// Primitives drawn.
         count: u32,
+        /// Drawn indexed, four vertex records a primitive (the plan's way,
+        /// [`FramePlan::drawn_indexed`], or a resident's, the budget's `indexed_quads`), or
+        /// instanced.
+        indexed: bool,
     },
 }
 
@@ -100,9 +123,18 @@ pub struct DrawSteps {
     steps: Vec<DrawStep>,
 }
 
+/// Where the draws' instances come from.
+#[derive(Clone, Copy, PartialEq)]
+enum Source {
+    Block(u32),
+    Resident(ResidentId, u32),
+}
+
 /// What the walk has set so far.
 struct Current {
-    block: Option<u32>,
+    source: Option<Source>,
+    /// The last block uploaded.
+    uploaded: Option<u32>,
     bound: [Option<ArrayId>; MAX_SLOTS_PER_DRAW as usize],
     tier: Option<u32>,
     blend: BlendMode,
@@ -132,8 +164,13 @@ impl DrawSteps {
         self.steps.clear();
         let capacity = plan.instance_capacity.max(1);
         let primitive_bytes = u64::from(plan.primitive_bytes(indexed_quads));
+        let indexed = plan.drawn_indexed(indexed_quads);
+        // A resident's draws: one for all its instances, or with indexed quads within one
+        // capacity (what the quad indices cover). Core splits them so.
+        let resident_span = if indexed_quads { capacity } else { u32::MAX };
         let mut cur = Current {
-            block: None,
+            source: None,
+            uploaded: None,
             bound: [None; MAX_SLOTS_PER_DRAW as usize],
             tier: None,
             blend: BlendMode::Over,
@@ -152,11 +189,29 @@ impl DrawSteps {
                 self.steps.push(DrawStep::Scissor(clip));
                 cur.scissor = Some(clip);
             }
-            let block = seg.instances.start / capacity;
-            if cur.block != Some(block) {
-                self.steps.push(DrawStep::Block { block });
-                counters.instance_bytes_written += plan.block(block).len() as u64 * primitive_bytes;
-                cur.block = Some(block);
+            let (source, base, seg_indexed) = match seg.resident {
+                Some(r) => {
+                    let base = seg.instances.start / resident_span * resident_span;
+                    (Source::Resident(r, base), base, indexed_quads)
+                }
+                None => {
+                    let block = seg.instances.start / capacity;
+                    (Source::Block(block), block * capacity, indexed)
+                }
+            };
+            if cur.source != Some(source) {
+                match source {
+                    Source::Block(block) if cur.uploaded.is_some_and(|u| u >= block) => {
+                        self.steps.push(DrawStep::BlockAgain { block })
+                    }
+                    Source::Block(block) => {
+                        self.steps.push(DrawStep::Block { block });
+                        counters.instance_bytes_written += plan.block(block).len() as u64 * primitive_bytes;
+                        cur.uploaded = Some(block);
+                    }
+                    Source::Resident(resident, base) => self.steps.push(DrawStep::Resident { resident, base }),
+                }
+                cur.source = Some(source);
             }
             for (slot, array) in plan.slots(seg).iter().enumerate() {
                 let (Some(array), Some(bound)) = (array, cur.bound.get_mut(slot)) else { continue };
@@ -176,14 +231,16 @@ impl DrawSteps {
                 cur.blend = state.blend;
             }
             if cur.state != Some(seg.state) {
-                self.steps.push(DrawStep::State { state: seg.state, transform: vp.transform(state.transform) });
+                let transform = vp.transform(state.transform);
+                self.steps.push(DrawStep::State { state: seg.state, transform, tint: state.tint });
                 cur.state = Some(seg.state);
             }
             self.steps.push(DrawStep::Draw {
                 segment: index as u32,
                 first: seg.instances.start,
-                first_in_block: seg.instances.start - block * capacity,
+                first_in_block: seg.instances.start - base,
                 count: seg.instances.end - seg.instances.start,
+                indexed: seg_indexed,
             });
             counters.draw_calls += 1;
         }
@@ -231,6 +288,8 @@ mod tests {
             .iter()
             .map(|s| match s {
                 DrawStep::Block { .. } => "block",
+                DrawStep::BlockAgain { .. } => "again",
+                DrawStep::Resident { .. } => "resident",
                 DrawStep::Bind { .. } => "bind",
                 DrawStep::Program { .. } => "program",
                 DrawStep::Blend(_) => "blend",

@@ -135,6 +135,8 @@ pub struct Allocator {
     /// Bytes of arrays destroyed or grown from by the pending plan: the device frees them only
     /// when the plan's commands finish, so they count against the budget until then.
     retired_bytes: u64,
+    /// Bytes of buffers held against the same budget (resident layers).
+    buffer_bytes: u64,
     peak_bytes: u64,
     ops: Vec<ArrayOp>,
     growths: u64,
@@ -177,6 +179,7 @@ impl Allocator {
             class_count: 0,
             allocated_bytes: 0,
             retired_bytes: 0,
+            buffer_bytes: 0,
             peak_bytes: 0,
             ops: Vec::new(),
             growths: 0,
@@ -511,7 +514,31 @@ impl Allocator {
 
     /// Bytes the device may hold now: live arrays and the pending plan's retired ones.
     fn held_bytes(&self) -> u64 {
-        self.allocated_bytes + self.retired_bytes
+        self.allocated_bytes + self.retired_bytes + self.buffer_bytes
+    }
+
+    /// Holds `bytes` of device buffers (a resident layer) against the budget, beside the
+    /// arrays: textures admitted later see them held.
+    ///
+    /// # Errors
+    /// `(held, budget)` bytes when they do not fit; nothing is held then.
+    pub(crate) fn hold_buffer(&mut self, bytes: u64) -> Result<(), (u64, u64)> {
+        if !self.fits(bytes) {
+            return Err((self.held_bytes(), self.budget_bytes));
+        }
+        self.buffer_bytes += bytes;
+        self.peak_bytes = self.peak_bytes.max(self.held_bytes());
+        Ok(())
+    }
+
+    /// Gives back `bytes` held by [`Allocator::hold_buffer`].
+    pub(crate) fn release_buffer(&mut self, bytes: u64) {
+        self.buffer_bytes = self.buffer_bytes.saturating_sub(bytes);
+    }
+
+    /// Bytes of device buffers held against the budget ([`Allocator::hold_buffer`]).
+    pub fn buffer_bytes(&self) -> u64 {
+        self.buffer_bytes
     }
 
     /// Layer counts an array of `old` layers may grow to, preferred first: `step` more (up

@@ -74,6 +74,7 @@ impl Batcher {
             self.free_placement(placement);
         }
         self.drain_alloc_ops();
+        self.apply_parked_residents();
     }
 
     /// The number of the host frame being recorded: frames ended so far (by

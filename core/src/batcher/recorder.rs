@@ -16,7 +16,7 @@ const CHUNK: usize = 1024;
 
 /// [`Recorder::target_id`] outside a frame drawn into a texture: generation 0 is never live,
 /// so no quad of a live texture names it.
-const NO_TARGET: TextureId = TextureId { index: u32::MAX, generation: 0, batcher: 0 };
+pub(super) const NO_TARGET: TextureId = TextureId { index: u32::MAX, generation: 0, batcher: 0 };
 
 /// One frame's recording, between `begin_frame` and `finish`.
 #[derive(Debug)]
@@ -314,6 +314,29 @@ impl Recorder {
         }
     }
 
+    /// Marks a resident layer's draw after the quads recorded so far, with `state`: a
+    /// segment boundary there. Returns where (the next quad's index) and the state's index.
+    pub(super) fn mark_resident(&mut self, state: DrawState) -> (u32, u32) {
+        let at = self.instances.len() as u32;
+        if at > 0 {
+            self.prefix.flush(at, FlushCause::Resident);
+            if self.flush_marks.last().map(|m| m.0) != Some(at) {
+                self.flush_marks.push((at, FlushCause::Resident));
+            }
+        }
+        (at, self.state_index(state))
+    }
+
+    /// The texture the open frame draws into, if any.
+    pub(super) fn target_texture(&self) -> Option<TextureId> {
+        self.target.map(|t| t.texture)
+    }
+
+    /// The draw state quads pushed now get.
+    pub(super) fn draw_state_now(&self) -> DrawState {
+        self.state
+    }
+
     /// The index of `state` in the frame's states, added if new.
     fn state_index(&mut self, state: DrawState) -> u32 {
         let key = StateKey::of(&state);
@@ -427,7 +450,7 @@ impl Batcher {
 
 /// Whether `quad` may be recorded: a live texture of this batcher, finite coordinates.
 #[inline(always)]
-fn check_quad(hot: &[Hot], quad: &Quad, target: TextureId) -> Result<(), QuadError> {
+pub(super) fn check_quad(hot: &[Hot], quad: &Quad, target: TextureId) -> Result<(), QuadError> {
     let t = quad.texture;
     // A live entry's key carries this batcher's tag: one compare checks the id's tag too.
     match hot.get(t.index as usize) {
@@ -498,6 +521,14 @@ fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8) -> Instance {
     }
 }
 
+/// The instance of a checked quad in a resident layer whose slot table puts its array in
+/// `slot`: drawn as pushed (its tint whole; the layer's draw state adds blend and tint).
+#[inline]
+pub(super) fn resident_instance(hot: &Hot, quad: &Quad, slot: u32) -> Instance {
+    let i = instance(hot, quad, 0xFF);
+    Instance { slot_flags_layer: Instance::with_slot(i.slot_flags_layer, slot), ..i }
+}
+
 /// A draw state's identity: its transform by bits (transforms are finite; `0.0` and `-0.0`
 /// are two keys, which costs at most a duplicate entry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -505,10 +536,16 @@ struct StateKey {
     blend: usize,
     clip_px: Option<[u32; 4]>,
     transform: [u32; 6],
+    tint: [u32; 4],
 }
 
 impl StateKey {
     fn of(s: &DrawState) -> Self {
-        Self { blend: s.blend.index(), clip_px: s.clip_px, transform: s.transform.map(f32::to_bits) }
+        Self {
+            blend: s.blend.index(),
+            clip_px: s.clip_px,
+            transform: s.transform.map(f32::to_bits),
+            tint: s.tint.map(f32::to_bits),
+        }
     }
 }

@@ -182,9 +182,11 @@ impl Batcher {
     /// comes back to life.
     ///
     /// # Errors
-    /// [`TextureError::Stale`] for a freed (double free) or foreign id.
+    /// [`TextureError::Stale`] for a freed (double free) or foreign id;
+    /// [`TextureError::InResident`] while a resident layer samples it.
     pub fn free(&mut self, id: TextureId) -> Result<(), TextureError> {
         let placement = self.registry.entry(id)?.placement;
+        self.check_not_resident(id)?;
         if !self.recorder.open {
             // No quad of an open frame draws it: its pending writes are dead.
             self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);

@@ -53,7 +53,7 @@ impl ResourceOp {
             ResourceOp::WriteLayer { x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
                 (*x_px, *y_px, *width_px, *height_px, *mip_levels, bytes.start)
             }
-            ResourceOp::Array(_) => (0, 0, 0, 0, 0, 0),
+            ResourceOp::Array(_) | ResourceOp::Resident(_) => (0, 0, 0, 0, 0, 0),
         };
         let mut offset = start;
         (0..levels).map(move |level| {

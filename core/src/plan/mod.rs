@@ -16,12 +16,15 @@ use crate::{Counters, TextureId};
 mod attributes;
 mod levels;
 mod plan_error;
+mod resident;
 mod validate;
+mod validate_resident;
 mod vertices;
 mod viewport;
 
 pub use attributes::{AttributeFormat, InstanceAttribute};
 pub use levels::LevelWrite;
+pub use resident::{ResidentId, ResidentOp, ResidentWrite};
 pub use validate::{PlanError, PlanValidator};
 pub use vertices::{expand_quads, quad_indices, Corner};
 pub use viewport::{flip_y, Viewport};
@@ -321,6 +324,8 @@ pub enum FlushCause {
     EndOfFrame,
     /// The draw state (blend mode, clip rectangle, transform) changed between two quads.
     StateChange,
+    /// A resident layer was drawn between two quads ([`crate::Batcher::draw_resident`]).
+    Resident,
 }
 
 /// How a quad's colour combines with what is under it. Colours and texels are
@@ -406,11 +411,16 @@ pub struct DrawState {
     /// `(x, y)` to `(a x + c y + tx, b x + d y + ty)`, pixels. Default identity
     /// `[1, 0, 0, 1, 0, 0]`.
     pub transform: [f32; 6],
+    /// Premultiplied RGBA (`0.0..=1.0`) multiplied with every quad's tint: a resident layer's
+    /// ([`crate::ResidentStyle::tint`]). Default `[1, 1, 1, 1]`: quads as pushed.
+    pub tint: [f32; 4],
 }
 
 impl DrawState {
     /// The identity transform.
     pub const IDENTITY: [f32; 6] = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+    /// The tint that leaves quads as they are.
+    pub const WHITE: [f32; 4] = [1.0; 4];
 
     /// The state's clip within a target of `viewport_px`: clamped to it (no overflow, however
     /// large the rectangle), or [`Clip::Empty`] when nothing of the target is left, in which
@@ -442,7 +452,7 @@ pub enum Clip {
 
 impl Default for DrawState {
     fn default() -> Self {
-        Self { blend: BlendMode::Over, clip_px: None, transform: Self::IDENTITY }
+        Self { blend: BlendMode::Over, clip_px: None, transform: Self::IDENTITY, tint: Self::WHITE }
     }
 }
 
@@ -475,6 +485,11 @@ pub struct Segment {
     /// Index into [`FramePlan::states`]: the segment's draw state. A plan with no states
     /// (hand-made) draws every segment with the default state.
     pub state: u32,
+    /// `Some`: the segment draws instances `instances` of this resident layer's device buffer
+    /// ([`crate::Batcher::draw_resident`]), not of [`FramePlan::instances`]; its `binds` are
+    /// empty (the draw walk binds from the slot table), and it lies in painter's order among
+    /// the plan's own segments.
+    pub resident: Option<ResidentId>,
 }
 
 /// A resource change, applied in order before any segment is drawn.
@@ -482,6 +497,8 @@ pub struct Segment {
 pub enum ResourceOp {
     /// Create, grow or destroy an array.
     Array(ArrayOp),
+    /// Create, write or destroy a resident layer's buffer.
+    Resident(ResidentOp),
     /// Write a texture's pixels into one layer: all `mip_levels` levels (the array's), level
     /// `l` at `(x_px >> l, y_px >> l)`, `mip_size(width_px, height_px, l)` big, packed in
     /// [`FramePlan::upload_bytes`] level after level. [`ResourceOp::levels`] walks them.
@@ -561,6 +578,8 @@ pub struct FramePlan {
     pub upload_bytes: Vec<u8>,
     /// One instance per primitive (quad or triangle), in submission order.
     pub instances: Vec<Instance>,
+    /// Instances the [`ResidentOp::Write`] ops point into.
+    pub resident_instances: Vec<Instance>,
     /// Whether the primitives are drawn indexed, from four vertex records each
     /// ([`FramePlan::expand_block`]) and the static [`quad_indices`], rather than instanced
     /// (one instance per quad over a 4-vertex strip). Core sets it from
@@ -615,11 +634,15 @@ impl FramePlan {
     pub fn binds(&self, segment: &Segment) -> &[SlotBind] {
         &self.binds[segment.binds.start as usize..segment.binds.end as usize]
     }
-    /// The instances of a segment.
+    /// The instances of a segment of the plan's own (empty for a resident layer's: those are
+    /// on the device).
     ///
     /// # Panics
     /// If the segment's range is outside [`FramePlan::instances`] (not for a validated plan).
     pub fn instances(&self, segment: &Segment) -> &[Instance] {
+        if segment.resident.is_some() {
+            return &[];
+        }
         &self.instances[segment.instances.start as usize..segment.instances.end as usize]
     }
     /// The bytes of a `WriteLayer` op (empty for other ops).
@@ -629,7 +652,7 @@ impl FramePlan {
     pub fn upload(&self, op: &ResourceOp) -> &[u8] {
         match op {
             ResourceOp::WriteLayer { bytes, .. } => &self.upload_bytes[bytes.clone()],
-            ResourceOp::Array(_) => &[],
+            ResourceOp::Array(_) | ResourceOp::Resident(_) => &[],
         }
     }
     /// Arrays created by this plan's ops, with their descriptions (growth and shrinking

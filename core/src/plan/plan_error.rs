@@ -1,6 +1,6 @@
 //! Why a plan cannot be executed: the validator's one error type.
 
-use super::ArrayId;
+use super::{ArrayId, ResidentId};
 #[cfg(doc)]
 use super::{FramePlan, Instance, PlanValidator};
 
@@ -231,5 +231,59 @@ pub enum PlanError {
         layer: u32,
         /// Layers of the array in its slot.
         layers: u32,
+    },
+    /// An op or segment names a resident layer the device does not hold (or, for a create,
+    /// already holds).
+    #[error("op or segment {at}: resident layer {resident:?} is {reason}")]
+    BadResident {
+        /// The op's index in `ops`, or the segment's in `segments`.
+        at: usize,
+        /// The resident layer.
+        resident: ResidentId,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// An op writes or destroys a resident layer the device does not hold.
+    #[error("op {at}: the device holds no resident layer {resident:?}")]
+    UnknownResident {
+        /// The op's index in `ops`.
+        at: usize,
+        /// The resident layer.
+        resident: ResidentId,
+    },
+    /// A resident write or draw names instances outside the resident layer (or a write's
+    /// outside [`FramePlan::resident_instances`]).
+    #[error(
+        "op or segment {at}: instances {start}..{end} of resident layer {resident:?} are outside its {len} \
+         (or the plan's {available} resident instances)"
+    )]
+    ResidentRange {
+        /// The op's index in `ops`, or the segment's in `segments`.
+        at: usize,
+        /// The resident layer.
+        resident: ResidentId,
+        /// First instance.
+        start: u32,
+        /// One past the last.
+        end: u32,
+        /// Instances the resident holds.
+        len: u32,
+        /// Instances in [`FramePlan::resident_instances`].
+        available: usize,
+    },
+    /// A resident instance written names a slot past the budget's, a layer past the most an
+    /// array can have, or is a triangle (residents hold quads); or a segment drawing the
+    /// resident leaves a slot its instances sample empty, or names an array with fewer
+    /// layers than they sample.
+    #[error("op or segment {at}: resident layer {resident:?} {reason} (slot {slot})")]
+    ResidentInstance {
+        /// The op's index in `ops`, or the segment's in `segments`.
+        at: usize,
+        /// The resident layer.
+        resident: ResidentId,
+        /// The slot.
+        slot: u32,
+        /// What is wrong.
+        reason: &'static str,
     },
 }

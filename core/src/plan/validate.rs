@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 pub use super::plan_error::PlanError;
-use super::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, ResourceOp};
+use super::validate_resident::{self as resident, ResidentLimits, ResidentState};
+use super::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, ResidentId, ResourceOp};
 use crate::texture::{max_mip_levels, mip_size};
 use crate::Budget;
 
@@ -33,14 +34,17 @@ pub struct PlanValidator {
     avoid_ambiguous: bool,
     format_families: crate::FormatFamilies,
     compressed_copies: bool,
+    indexed_quads: bool,
     arrays: HashMap<ArrayId, ArrayDesc>,
     bound: Vec<Option<ArrayId>>,
+    residents: HashMap<ResidentId, ResidentState>,
     last_sequence: u64,
     /// The batcher whose plans were accepted ([`FramePlan::batcher`]); `None` while fresh.
     batcher: Option<u32>,
     // Scratch for checking ops against a copy of the state, so a refused plan changes nothing.
     scratch_arrays: HashMap<ArrayId, ArrayDesc>,
     scratch_bound: Vec<Option<ArrayId>>,
+    scratch_residents: HashMap<ResidentId, ResidentState>,
 }
 
 /// The plan's target, if any: a render-target layer that no segment samples.
@@ -79,12 +83,15 @@ impl PlanValidator {
             avoid_ambiguous: budget.avoid_ambiguous_layer_counts,
             format_families: budget.format_families,
             compressed_copies: budget.compressed_copies,
+            indexed_quads: budget.indexed_quads,
             arrays: HashMap::new(),
             bound: vec![None; slots as usize],
+            residents: HashMap::new(),
             last_sequence: 0,
             batcher: None,
             scratch_arrays: HashMap::new(),
             scratch_bound: Vec::new(),
+            scratch_residents: HashMap::new(),
         }
     }
 
@@ -135,31 +142,37 @@ impl PlanValidator {
         if needs_copy {
             self.scratch_arrays.clone_from(&self.arrays);
             self.scratch_bound.clone_from(&self.bound);
+            self.scratch_residents.clone_from(&self.residents);
             if plan.rebuild {
                 self.scratch_arrays.clear();
                 self.scratch_bound.iter_mut().for_each(|b| *b = None);
+                self.scratch_residents.clear();
             }
             let mut arrays = std::mem::take(&mut self.scratch_arrays);
             let mut bound = std::mem::take(&mut self.scratch_bound);
+            let mut residents = std::mem::take(&mut self.scratch_residents);
             let result = self
-                .check_ops(plan, &mut arrays, &mut bound)
-                .and_then(|()| self.check_segments(plan, &arrays, &mut bound))
+                .check_ops(plan, &mut arrays, &mut bound, &mut residents)
+                .and_then(|()| self.check_segments(plan, &arrays, &mut bound, &residents))
                 .and_then(|()| check_target(plan, &arrays));
             match result {
                 Ok(()) => {
                     self.scratch_arrays = std::mem::replace(&mut self.arrays, arrays);
                     self.scratch_bound = std::mem::replace(&mut self.bound, bound);
+                    self.scratch_residents = std::mem::replace(&mut self.residents, residents);
                 }
                 Err(e) => {
                     self.scratch_arrays = arrays;
                     self.scratch_bound = bound;
+                    self.scratch_residents = residents;
                     return Err(e);
                 }
             }
         } else {
             let mut bound = std::mem::take(&mut self.bound);
-            let result =
-                self.check_segments(plan, &self.arrays, &mut bound).and_then(|()| check_target(plan, &self.arrays));
+            let result = self
+                .check_segments(plan, &self.arrays, &mut bound, &self.residents)
+                .and_then(|()| check_target(plan, &self.arrays));
             self.bound = bound;
             result?;
         }
@@ -174,6 +187,7 @@ impl PlanValidator {
     /// [`PlanError::NeedsRebuild`].
     pub fn reset(&mut self) {
         self.arrays.clear();
+        self.residents.clear();
         self.bound.iter_mut().for_each(|b| *b = None);
         self.last_sequence = 0;
         self.batcher = None;
@@ -214,7 +228,9 @@ impl PlanValidator {
         plan: &FramePlan,
         arrays: &mut HashMap<ArrayId, ArrayDesc>,
         bound: &mut [Option<ArrayId>],
+        residents: &mut HashMap<ResidentId, ResidentState>,
     ) -> Result<(), PlanError> {
+        let limits = ResidentLimits { slots: self.slots, max_layers: self.max_layers.min(Instance::MAX_LAYERS) };
         let unbind = |bound: &mut [Option<ArrayId>], a: ArrayId| {
             for b in bound.iter_mut().filter(|b| **b == Some(a)) {
                 *b = None;
@@ -299,6 +315,7 @@ impl PlanValidator {
                     arrays.remove(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
                     unbind(bound, *array);
                 }
+                ResourceOp::Resident(op) => resident::check_op(&limits, plan, i, op, residents)?,
                 ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
                     let d = arrays.get(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
                     let bad = |reason| Err(PlanError::WriteOutOfBounds { op: i, array: *array, layer: *layer, reason });
@@ -351,18 +368,48 @@ impl PlanValidator {
         Ok(())
     }
 
+    /// A segment's tier, draw state and slot-table ranges, whatever it draws.
+    fn check_segment_common(&self, plan: &FramePlan, si: usize, seg: &super::Segment) -> Result<(), PlanError> {
+        if !self.tiers.contains(&seg.tier) {
+            return Err(PlanError::UnknownTier { segment: si, tier: seg.tier });
+        }
+        let state_ok = match plan.states.get(seg.state as usize) {
+            Some(st) => st.transform.iter().chain(&st.tint).all(|v| v.is_finite()),
+            None => plan.states.is_empty() && seg.state == 0,
+        };
+        if !state_ok {
+            return Err(PlanError::BadState { segment: si, state: seg.state });
+        }
+        let table_ok = seg.slots.start <= seg.slots.end
+            && seg.slots.end as usize <= plan.slot_tables.len()
+            && seg.slots.len() == seg.tier as usize;
+        let binds_ok = seg.binds.start <= seg.binds.end && seg.binds.end as usize <= plan.binds.len();
+        if !table_ok || !binds_ok {
+            return Err(PlanError::SlotTable { segment: si });
+        }
+        Ok(())
+    }
+
     fn check_segments(
         &self,
         plan: &FramePlan,
         arrays: &HashMap<ArrayId, ArrayDesc>,
         bound: &mut [Option<ArrayId>],
+        residents: &HashMap<ResidentId, ResidentState>,
     ) -> Result<(), PlanError> {
         let cap = u64::from(plan.instance_capacity.max(1));
         let count = plan.instances.len();
         let mut next = 0u32;
         // Every instance's bits ORed: whether any claims to be a triangle, for one compare.
         let mut any_bits = 0u32;
+        // A resident's draws lie within one capacity when drawn indexed (the quad indices').
+        let span = if self.indexed_quads { plan.instance_capacity.max(1) } else { u32::MAX };
         for (si, seg) in plan.segments.iter().enumerate() {
+            if let Some(r) = seg.resident {
+                self.check_segment_common(plan, si, seg)?;
+                resident::check_segment(plan, si, seg, r, (span, arrays), residents)?;
+                continue;
+            }
             let r = &seg.instances;
             // `end > start` is checked first: an empty range has no last instance.
             let bad_range = r.start != next || r.end <= r.start || r.end as usize > count;
@@ -370,23 +417,7 @@ impl PlanValidator {
                 return Err(PlanError::SegmentRange { segment: si, start: r.start, end: r.end, count });
             }
             next = r.end;
-            if !self.tiers.contains(&seg.tier) {
-                return Err(PlanError::UnknownTier { segment: si, tier: seg.tier });
-            }
-            let state_ok = match plan.states.get(seg.state as usize) {
-                Some(st) => st.transform.iter().all(|v| v.is_finite()),
-                None => plan.states.is_empty() && seg.state == 0,
-            };
-            if !state_ok {
-                return Err(PlanError::BadState { segment: si, state: seg.state });
-            }
-            let table_ok = seg.slots.start <= seg.slots.end
-                && seg.slots.end as usize <= plan.slot_tables.len()
-                && seg.slots.len() == seg.tier as usize;
-            let binds_ok = seg.binds.start <= seg.binds.end && seg.binds.end as usize <= plan.binds.len();
-            if !table_ok || !binds_ok {
-                return Err(PlanError::SlotTable { segment: si });
-            }
+            self.check_segment_common(plan, si, seg)?;
             for b in plan.binds(seg) {
                 if b.slot >= seg.tier || b.slot >= self.slots {
                     return Err(PlanError::SlotOutOfRange { segment: si, slot: b.slot });

@@ -558,4 +558,5 @@ mod meshes;
 mod pages_and_state;
 mod props;
 mod regressions;
+mod residents;
 mod trust;

@@ -143,6 +143,7 @@ impl PlanBuilder {
             binds: first_bind..self.plan.binds.len() as u32,
             cause: FlushCause::EndOfFrame,
             state: 0,
+            resident: None,
         });
         self.segment_start = end;
         self
@@ -217,6 +218,7 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
             binds: 0..1,
             cause: FlushCause::EndOfFrame,
             state: 0,
+            resident: None,
         }],
         binds: vec![SlotBind { slot: 0, array }],
         slot_tables: vec![Some(array)],

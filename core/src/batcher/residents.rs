@@ -1,0 +1,671 @@
+//! Resident layers: quads recorded once and kept on the device ([`Batcher::create_resident`]).
+//!
+//! Core keeps each layer's quads (the truth its instances are made from), the arrays its
+//! slots hold, and where each texture it samples was when its instances were written. A
+//! frame that draws it ([`Batcher::draw_resident`]) costs a segment and a look at those
+//! textures, not at the quads: only when one moved (an array grew or shrank, a page was
+//! compacted or laid out afresh, a texture was resized) are its quads rewritten, by range
+//! writes in the plan's ops, counted like any other.
+
+use std::collections::HashMap;
+
+use super::recorder::{check_quad, resident_instance};
+use super::registry::Hot;
+use super::Batcher;
+use crate::plan::{BlendMode, DrawState, FlushCause, Instance, ResidentId, ResidentOp, ResourceOp, Segment};
+use crate::{Affine2, ArrayId, Quad, ResidentError, ResidentStyle, TextureError, TextureId};
+
+/// Where a texture was when a resident's instances were last written from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Seen {
+    array: u32,
+    flags_layer: u32,
+    tex_rect: [f32; 4],
+    uv_offset: [f32; 4],
+    uv_scale: [f32; 4],
+}
+
+impl Seen {
+    fn of(h: &Hot) -> Self {
+        Self {
+            array: h.array,
+            flags_layer: h.flags_layer,
+            tex_rect: h.tex_rect,
+            uv_offset: h.uv_offset,
+            uv_scale: h.uv_scale,
+        }
+    }
+    /// The instance a quad of this texture gets depends on nothing else but the array's slot.
+    fn same_texels(&self, other: &Seen) -> bool {
+        (self.flags_layer, self.tex_rect, self.uv_offset, self.uv_scale)
+            == (other.flags_layer, other.tex_rect, other.uv_offset, other.uv_scale)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Life {
+    Live,
+    /// Destroyed by the host while the open frame draws it: its buffer goes after the plan.
+    Doomed,
+    Dead,
+}
+
+#[derive(Debug)]
+struct Entry {
+    generation: u32,
+    life: Life,
+    quads: Vec<Quad>,
+    /// The array in each slot its instances sample (`None`: a slot no instance samples).
+    table: Vec<Option<ArrayId>>,
+    /// Each texture it samples, by registry index: its quads, and where it was when written.
+    textures: HashMap<u32, (u32, Seen)>,
+    /// Bytes held against the budget.
+    bytes: u64,
+    /// The host frame that last drew it.
+    drawn_frame: Option<u64>,
+}
+
+/// The batcher's resident layers.
+#[derive(Debug, Default)]
+pub(super) struct Residents {
+    entries: Vec<Entry>,
+    free: Vec<u32>,
+    /// Instances the pending write ops point into.
+    pub(super) pending: Vec<Instance>,
+    /// Draws of the open frame: (instance index drawn at, resident, draw state index).
+    drawn: Vec<(u32, ResidentId, u32)>,
+    /// Updates waiting for the host frame to end: a plan of it draws the resident.
+    parked: Vec<(ResidentId, u32, Vec<Quad>)>,
+    /// Residents the open frame draws whose host destroyed them.
+    doomed: Vec<ResidentId>,
+    /// Residents whose buffer was created and not yet written: written whole when the next
+    /// plan is made, from where their textures are then (a set laid out afresh at the
+    /// frame's start is not written twice).
+    unwritten: Vec<ResidentId>,
+    /// Segments, reused while splicing.
+    scratch: Vec<Segment>,
+    /// Bytes held against the budget.
+    pub(super) bytes: u64,
+}
+
+impl Residents {
+    fn entry(&self, id: ResidentId) -> Result<&Entry, ResidentError> {
+        match self.entries.get(id.index as usize) {
+            Some(e) if e.generation == id.generation && e.life == Life::Live => Ok(e),
+            _ => Err(ResidentError::Stale(id)),
+        }
+    }
+
+    /// A live (or doomed) resident sampling texture `index`, and how many of its quads do.
+    pub(super) fn sampling(&self, index: u32) -> Option<(ResidentId, u32)> {
+        self.entries.iter().enumerate().find_map(|(i, e)| {
+            let n = e.textures.get(&index).map_or(0, |t| t.0);
+            (e.life != Life::Dead && n > 0).then_some((ResidentId { index: i as u32, generation: e.generation }, n))
+        })
+    }
+}
+
+/// The slot table and texture map of `quads`: arrays in order of first use.
+fn survey(hot: &[Hot], quads: &[Quad]) -> (Vec<Option<ArrayId>>, HashMap<u32, (u32, Seen)>) {
+    let mut table: Vec<Option<ArrayId>> = Vec::new();
+    let mut textures: HashMap<u32, (u32, Seen)> = HashMap::new();
+    let mut last = u32::MAX;
+    for q in quads {
+        let i = q.texture.index;
+        if i == last {
+            if let Some(t) = textures.get_mut(&i) {
+                t.0 += 1;
+            }
+            continue;
+        }
+        last = i;
+        let h = &hot[i as usize];
+        let t = textures.entry(i).or_insert((0, Seen::of(h)));
+        t.0 += 1;
+        if !table.contains(&Some(ArrayId(h.array))) {
+            table.push(Some(ArrayId(h.array)));
+        }
+    }
+    (table, textures)
+}
+
+/// The slot of array `array` in `table` (0 if absent: not for a surveyed quad).
+fn slot_of(table: &[Option<ArrayId>], array: u32) -> u32 {
+    table.iter().position(|a| *a == Some(ArrayId(array))).unwrap_or(0) as u32
+}
+
+impl Batcher {
+    /// Records `quads` once into a **resident layer** kept on the device: drawn each frame by
+    /// one item in the stream ([`Batcher::draw_resident`]), in painter's order among pushed
+    /// quads, with its own transform, tint, visibility and clip; updated by ranges
+    /// ([`Batcher::update_resident`]), so a frame that changes nothing uploads nothing. Its
+    /// quads may sample any textures, as pushed quads do: a layer is drawn in one draw call
+    /// (with indexed quads, one per `instance_capacity` quads).
+    ///
+    /// The buffer ([`Instance::quad_bytes`] a quad) is held against the byte budget. Core keeps
+    /// the quads: a texture the layer samples may move (arrays grow, pages compact) and the
+    /// layer stays right, and [`Batcher::restore`] re-creates it after a device loss with the
+    /// same id. A texture a layer samples cannot be freed ([`TextureError::InResident`]).
+    ///
+    /// ```
+    /// use layerbatch_core::{Batcher, Config, Limits, MockDevice, Quad, ResidentStyle, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let grass = batcher.register(&TextureDesc::new(16, 16), &[90; 16 * 16 * 4])?;
+    /// let hero = batcher.register(&TextureDesc::new(16, 16), &[200; 16 * 16 * 4])?;
+    /// let ground: Vec<Quad> = (0..1000).map(|i| Quad::rect(grass, [(i % 40) as f32 * 16.0, (i / 40) as f32 * 16.0], [16.0, 16.0])).collect();
+    /// let layer = batcher.create_resident(&ground)?;
+    /// let mut device = MockDevice::new(batcher.budget());
+    /// for frame in 0..2 {
+    ///     batcher.begin_frame();
+    ///     batcher.draw_resident(layer, &ResidentStyle::default())?;
+    ///     batcher.push(&Quad::rect(hero, [frame as f32, 0.0], [16.0, 16.0]))?;
+    ///     device.execute(batcher.finish())?;
+    ///     let c = device.frame_counters();
+    ///     assert_eq!(c.draw_calls, 2);
+    ///     // The first frame uploads the layer; the second nothing of it.
+    ///     assert_eq!(c.resident_bytes_written, if frame == 0 { 1000 * 64 } else { 0 });
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ResidentError::Empty`], [`ResidentError::Quad`] for a quad `push` would refuse,
+    /// [`ResidentError::TooLarge`] past the device's largest buffer,
+    /// [`ResidentError::OverBudget`], [`ResidentError::TooManyArrays`] when the quads' textures
+    /// live in more arrays than one draw binds. Nothing changes then.
+    pub fn create_resident(&mut self, quads: &[Quad]) -> Result<ResidentId, ResidentError> {
+        let bytes = self.check_resident_quads(quads)?;
+        let (table, textures) = survey(&self.registry.hot, quads);
+        self.check_table(table.len())?;
+        self.hold_resident_bytes(bytes)?;
+        let r = &mut self.residents;
+        let index = match r.free.pop() {
+            Some(i) => i,
+            None => {
+                r.entries.push(Entry {
+                    generation: 0,
+                    life: Life::Dead,
+                    quads: Vec::new(),
+                    table: Vec::new(),
+                    textures: HashMap::new(),
+                    bytes: 0,
+                    drawn_frame: None,
+                });
+                (r.entries.len() - 1) as u32
+            }
+        };
+        let e = &mut r.entries[index as usize];
+        e.generation += 1;
+        e.life = Life::Live;
+        e.quads = quads.to_vec();
+        e.table = table;
+        e.textures = textures;
+        e.bytes = bytes;
+        e.drawn_frame = None;
+        let id = ResidentId { index, generation: e.generation };
+        self.queue_resident_create(id);
+        Ok(id)
+    }
+
+    /// Replaces quads `first..first + quads.len()` of a resident layer: only those are
+    /// written to the device. Drawn from the next plan on; if a plan of the host's frame
+    /// already drew the layer (several plans a frame, [`Batcher::end_frame`]), from the frame
+    /// after, so that no pass of the frame shows a mix.
+    ///
+    /// # Errors
+    /// [`ResidentError::Stale`], [`ResidentError::OutOfRange`] past the layer's end (its
+    /// length is fixed: [`Batcher::replace_resident`] changes it), [`ResidentError::Quad`],
+    /// [`ResidentError::TooManyArrays`]. Nothing changes then.
+    pub fn update_resident(&mut self, id: ResidentId, first: u32, quads: &[Quad]) -> Result<(), ResidentError> {
+        let e = self.residents.entry(id)?;
+        let len = e.quads.len() as u32;
+        if u64::from(first) + quads.len() as u64 > u64::from(len) {
+            return Err(ResidentError::OutOfRange { first, count: quads.len(), len });
+        }
+        if quads.is_empty() {
+            return Ok(());
+        }
+        for (index, q) in quads.iter().enumerate() {
+            check_quad(&self.registry.hot, q, super::recorder::NO_TARGET)
+                .map_err(|error| ResidentError::Quad { index, error })?;
+        }
+        if self.frames.holds_frees() && e.drawn_frame == Some(self.frame_number()) {
+            self.residents.parked.push((id, first, quads.to_vec()));
+            return Ok(());
+        }
+        self.write_resident_range(id, first, quads)
+    }
+
+    /// Replaces every quad of a resident layer, whatever their number: the layer keeps its
+    /// id, and its buffer is made anew at the new size (held against the budget in place of
+    /// the old).
+    ///
+    /// # Errors
+    /// As [`Batcher::create_resident`], and [`ResidentError::Stale`]. Nothing changes then.
+    pub fn replace_resident(&mut self, id: ResidentId, quads: &[Quad]) -> Result<(), ResidentError> {
+        let old_bytes = self.residents.entry(id)?.bytes;
+        let bytes = self.check_resident_quads(quads)?;
+        let (table, textures) = survey(&self.registry.hot, quads);
+        self.check_table(table.len())?;
+        self.alloc.release_buffer(old_bytes);
+        if let Err(e) = self.hold_resident_bytes(bytes) {
+            let _ = self.alloc.hold_buffer(old_bytes);
+            return Err(e);
+        }
+        self.residents.bytes -= old_bytes;
+        self.residents.parked.retain(|p| p.0 != id);
+        let e = &mut self.residents.entries[id.index as usize];
+        e.quads = quads.to_vec();
+        e.table = table;
+        e.textures = textures;
+        e.bytes = bytes;
+        self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id }));
+        self.queue_resident_create(id);
+        Ok(())
+    }
+
+    /// Destroys a resident layer: its bytes go back to the budget now, its buffer after the
+    /// plan that draws it last (the open frame's, if it drew it). The id is refused from now on.
+    ///
+    /// # Errors
+    /// [`ResidentError::Stale`].
+    pub fn destroy_resident(&mut self, id: ResidentId) -> Result<(), ResidentError> {
+        let bytes = self.residents.entry(id)?.bytes;
+        self.alloc.release_buffer(bytes);
+        let r = &mut self.residents;
+        r.bytes -= bytes;
+        r.parked.retain(|p| p.0 != id);
+        let drawn = r.drawn.iter().any(|d| d.1 == id);
+        let e = &mut r.entries[id.index as usize];
+        e.bytes = 0;
+        if drawn {
+            e.life = Life::Doomed;
+            r.doomed.push(id);
+        } else {
+            self.bury_resident(id);
+        }
+        Ok(())
+    }
+
+    /// Draws a resident layer here, in painter's order: after the quads pushed so far, before
+    /// those pushed next, with the batcher's blend mode, clip and transform and `style` on top
+    /// of them. One segment (a draw call) of its own; nothing is uploaded unless the layer
+    /// changed. Drawing it several times in a frame (with other styles) is allowed.
+    ///
+    /// # Errors
+    /// [`ResidentError::NoFrame`], [`ResidentError::Stale`], [`ResidentError::SamplesTarget`]
+    /// in a frame drawn into a texture the layer samples. Nothing is recorded then.
+    pub fn draw_resident(&mut self, id: ResidentId, style: &ResidentStyle) -> Result<(), ResidentError> {
+        if !self.recorder.open {
+            return Err(ResidentError::NoFrame);
+        }
+        let e = self.residents.entry(id)?;
+        if !style.visible {
+            return Ok(());
+        }
+        let target = self.recorder.target_texture();
+        if let Some(t) = target.filter(|t| e.textures.contains_key(&t.index)) {
+            return Err(ResidentError::SamplesTarget { resident: id, texture: t });
+        }
+        let state = style_state(self.recorder.draw_state_now(), style);
+        let (at, state) = self.recorder.mark_resident(state);
+        let frame = self.frame_number();
+        self.residents.drawn.push((at, id, state));
+        self.residents.entries[id.index as usize].drawn_frame = Some(frame);
+        Ok(())
+    }
+
+    /// Quads a resident layer holds.
+    ///
+    /// # Errors
+    /// [`ResidentError::Stale`].
+    pub fn resident_len(&self, id: ResidentId) -> Result<u32, ResidentError> {
+        Ok(self.residents.entry(id)?.quads.len() as u32)
+    }
+
+    /// Bytes of device buffers the resident layers hold against the budget.
+    pub fn resident_bytes(&self) -> u64 {
+        self.residents.bytes
+    }
+
+    /// Every quad checked; the layer's bytes, within the device's largest buffer.
+    fn check_resident_quads(&self, quads: &[Quad]) -> Result<u64, ResidentError> {
+        if quads.is_empty() {
+            return Err(ResidentError::Empty);
+        }
+        let quad_bytes = Instance::quad_bytes(self.budget.indexed_quads);
+        let bytes = quads.len() as u64 * u64::from(quad_bytes);
+        let max_buffer_bytes = self.limits.max_buffer_bytes;
+        if bytes > max_buffer_bytes || quads.len() > u32::MAX as usize {
+            return Err(ResidentError::TooLarge { instances: quads.len(), bytes, quad_bytes, max_buffer_bytes });
+        }
+        for (index, q) in quads.iter().enumerate() {
+            check_quad(&self.registry.hot, q, super::recorder::NO_TARGET)
+                .map_err(|error| ResidentError::Quad { index, error })?;
+        }
+        Ok(bytes)
+    }
+
+    fn check_table(&self, arrays: usize) -> Result<(), ResidentError> {
+        if arrays > self.budget.slots as usize {
+            return Err(ResidentError::TooManyArrays { arrays, slots: self.budget.slots });
+        }
+        Ok(())
+    }
+
+    fn hold_resident_bytes(&mut self, bytes: u64) -> Result<(), ResidentError> {
+        self.alloc.hold_buffer(bytes).map_err(|(held_bytes, budget_bytes)| ResidentError::OverBudget {
+            requested_bytes: bytes,
+            held_bytes,
+            budget_bytes,
+        })?;
+        self.residents.bytes += bytes;
+        Ok(())
+    }
+
+    /// Queues the creation of `id`'s buffer; its quads are written when the plan is made
+    /// ([`Batcher::write_new_residents`]).
+    fn queue_resident_create(&mut self, id: ResidentId) {
+        let e = &self.residents.entries[id.index as usize];
+        let (instances, indexed) = (e.quads.len() as u32, self.budget.indexed_quads);
+        self.ops.push(ResourceOp::Resident(ResidentOp::Create { resident: id, instances, indexed }));
+        if !self.residents.unwritten.contains(&id) {
+            self.residents.unwritten.push(id);
+        }
+    }
+
+    /// Before a plan is made: every resident created since the last is written whole, its
+    /// slot table and textures surveyed from where they are now.
+    pub(super) fn write_new_residents(&mut self) {
+        for id in std::mem::take(&mut self.residents.unwritten) {
+            let hot = &self.registry.hot;
+            let e = &mut self.residents.entries[id.index as usize];
+            if e.life == Life::Dead {
+                continue;
+            }
+            let (table, textures) = survey(hot, &e.quads);
+            e.table = table;
+            e.textures = textures;
+            let len = e.quads.len() as u32;
+            self.queue_resident_write(id, 0..len);
+        }
+    }
+
+    /// Queues a write of quads `range` of `id`, made from where their textures are now.
+    fn queue_resident_write(&mut self, id: ResidentId, range: std::ops::Range<u32>) {
+        let r = &mut self.residents;
+        let e = &r.entries[id.index as usize];
+        let start = r.pending.len() as u32;
+        let hot = &self.registry.hot;
+        let quads = &e.quads[range.start as usize..range.end as usize];
+        r.pending.extend(quads.iter().map(|q| {
+            let h = &hot[q.texture.index as usize];
+            resident_instance(h, q, slot_of(&e.table, h.array))
+        }));
+        let instances = start..r.pending.len() as u32;
+        self.ops.push(ResourceOp::Resident(ResidentOp::Write { resident: id, first: range.start, instances }));
+    }
+
+    /// Writes checked `quads` at `first` of live resident `id`.
+    fn write_resident_range(&mut self, id: ResidentId, first: u32, quads: &[Quad]) -> Result<(), ResidentError> {
+        // Where its textures are now is what the new quads are made from: the rest follows.
+        self.settle_resident(id);
+        let hot = &self.registry.hot;
+        let e = &self.residents.entries[id.index as usize];
+        // The arrays the layer samples after the update, each keeping its slot.
+        let mut textures = e.textures.clone();
+        for q in &e.quads[first as usize..first as usize + quads.len()] {
+            if let Some(t) = textures.get_mut(&q.texture.index) {
+                t.0 -= 1;
+            }
+        }
+        for q in quads {
+            let h = &hot[q.texture.index as usize];
+            textures.entry(q.texture.index).or_insert((0, Seen::of(h))).0 += 1;
+        }
+        textures.retain(|_, t| t.0 > 0);
+        let table = settled_table(&e.table, textures.values().map(|t| t.1.array));
+        self.check_table(table.iter().flatten().count())?;
+        let e = &mut self.residents.entries[id.index as usize];
+        e.table = table;
+        e.textures = textures;
+        e.quads[first as usize..first as usize + quads.len()].copy_from_slice(quads);
+        if !self.residents.unwritten.contains(&id) {
+            self.queue_resident_write(id, first..first + quads.len() as u32);
+        }
+        Ok(())
+    }
+
+    /// Rewrites what of resident `id` its textures' moves made wrong, and the slot table.
+    /// Returns `false` when its textures now live in more arrays than one draw binds (it is
+    /// then not drawn).
+    fn settle_resident(&mut self, id: ResidentId) -> bool {
+        if self.residents.unwritten.contains(&id) {
+            return true;
+        }
+        let hot = &self.registry.hot;
+        let e = &self.residents.entries[id.index as usize];
+        let moved: Vec<(u32, Seen)> =
+            e.textures.iter().filter(|(&i, t)| t.1 != Seen::of(&hot[i as usize])).map(|(&i, t)| (i, t.1)).collect();
+        if moved.is_empty() {
+            return true;
+        }
+        let table = settled_table(&e.table, e.textures.keys().map(|&i| hot[i as usize].array));
+        if table.iter().flatten().count() > self.budget.slots as usize {
+            log::warn!("resident layer {id:?}: its textures moved into more arrays than one draw binds; not drawn");
+            return false;
+        }
+        let rewrite: Vec<u32> = moved
+            .iter()
+            .filter(|(i, seen)| {
+                let now = Seen::of(&hot[*i as usize]);
+                !now.same_texels(seen) || slot_of(&e.table, seen.array) != slot_of(&table, now.array)
+            })
+            .map(|m| m.0)
+            .collect();
+        let e = &mut self.residents.entries[id.index as usize];
+        e.table = table;
+        for (i, _) in &moved {
+            if let Some(t) = e.textures.get_mut(i) {
+                t.1 = Seen::of(&hot[*i as usize]);
+            }
+        }
+        if rewrite.is_empty() {
+            return true;
+        }
+        // Runs of quads of the textures to rewrite, each one write.
+        let mut runs = Vec::new();
+        let mut run: Option<(u32, u32)> = None;
+        for (k, q) in e.quads.iter().enumerate() {
+            let k = k as u32;
+            match (rewrite.contains(&q.texture.index), &mut run) {
+                (true, Some((_, end))) => *end = k + 1,
+                (true, None) => run = Some((k, k + 1)),
+                (false, Some(r)) => {
+                    runs.push(*r);
+                    run = None;
+                }
+                (false, None) => {}
+            }
+        }
+        runs.extend(run);
+        for (start, end) in runs {
+            self.queue_resident_write(id, start..end);
+        }
+        true
+    }
+
+    /// Before a plan is made: settles every resident the open frame draws.
+    pub(super) fn settle_drawn_residents(&mut self) {
+        let mut drawn = std::mem::take(&mut self.residents.drawn);
+        let mut skip = Vec::new();
+        for k in 0..drawn.len() {
+            let id = drawn[k].1;
+            if drawn[..k].iter().any(|d| d.1 == id) {
+                continue;
+            }
+            if !self.settle_resident(id) {
+                skip.push(id);
+            }
+        }
+        drawn.retain(|d| !skip.contains(&d.1));
+        self.residents.drawn = drawn;
+    }
+
+    /// After the ladder made the plan's segments: the resident draws go in between, in
+    /// painter's order. Returns the segments added.
+    pub(super) fn splice_residents(&mut self) -> u64 {
+        let r = &mut self.residents;
+        if r.drawn.is_empty() {
+            return 0;
+        }
+        let plan = &mut self.plan;
+        let span = if self.budget.indexed_quads { plan.instance_capacity.max(1) } else { u32::MAX };
+        let mut out = std::mem::take(&mut r.scratch);
+        out.clear();
+        let mut own = std::mem::take(&mut plan.segments).into_iter().peekable();
+        let binds = plan.binds.len() as u32;
+        let mut added = 0;
+        for &(at, id, state) in &r.drawn {
+            while let Some(seg) = own.next_if(|s| s.instances.start < at) {
+                out.push(seg);
+            }
+            let e = &r.entries[id.index as usize];
+            let used = e.table.len().max(1) as u32;
+            let tier = self.budget.tiers.iter().copied().find(|&t| t >= used).unwrap_or(self.budget.slots);
+            let slots = plan.slot_tables.len() as u32..plan.slot_tables.len() as u32 + tier;
+            plan.slot_tables.extend((0..tier as usize).map(|s| e.table.get(s).copied().flatten()));
+            let len = e.quads.len() as u32;
+            let mut start = 0;
+            while start < len {
+                let end = len.min(start.saturating_add(span));
+                out.push(Segment {
+                    instances: start..end,
+                    tier,
+                    slots: slots.clone(),
+                    binds: binds..binds,
+                    cause: FlushCause::Resident,
+                    state,
+                    resident: Some(id),
+                });
+                added += 1;
+                start = end;
+            }
+        }
+        out.extend(own);
+        r.scratch = std::mem::replace(&mut plan.segments, out);
+        self.frame.resident_draws += r.drawn.len() as u64;
+        r.drawn.clear();
+        added
+    }
+
+    /// After a plan is made (or a frame discarded): residents destroyed while it drew them
+    /// lose their buffers now, in the next plan.
+    pub(super) fn bury_doomed_residents(&mut self) {
+        for id in std::mem::take(&mut self.residents.doomed) {
+            self.bury_resident(id);
+        }
+        self.residents.drawn.clear();
+    }
+
+    fn bury_resident(&mut self, id: ResidentId) {
+        let r = &mut self.residents;
+        let e = &mut r.entries[id.index as usize];
+        e.life = Life::Dead;
+        e.quads = Vec::new();
+        e.table.clear();
+        e.textures.clear();
+        e.drawn_frame = None;
+        // A generation that would wrap retires the index for good.
+        if e.generation < u32::MAX {
+            r.free.push(id.index);
+        }
+        self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id }));
+    }
+
+    /// At the end of a host frame: the updates parked while its plans drew their layers.
+    pub(super) fn apply_parked_residents(&mut self) {
+        for (id, first, quads) in std::mem::take(&mut self.residents.parked) {
+            let checked = self.residents.entry(id).map(|_| ()).and_then(|()| {
+                quads.iter().enumerate().try_for_each(|(index, q)| {
+                    check_quad(&self.registry.hot, q, super::recorder::NO_TARGET)
+                        .map_err(|error| ResidentError::Quad { index, error })
+                })
+            });
+            if let Err(e) = checked.and_then(|()| self.write_resident_range(id, first, &quads)) {
+                log::warn!("a resident layer update waiting for the frame's end was dropped: {e}");
+            }
+        }
+    }
+
+    /// For [`Batcher::restore`]: every resident the device must hold again (the live ones,
+    /// and those the open frame still draws), created and written whole from where their
+    /// textures are now.
+    pub(super) fn restore_residents(&mut self) {
+        self.residents.pending.clear();
+        let ids: Vec<ResidentId> = (self.residents.entries.iter().enumerate())
+            .filter(|(_, e)| e.life != Life::Dead)
+            .map(|(i, e)| ResidentId { index: i as u32, generation: e.generation })
+            .collect();
+        self.residents.unwritten.clear();
+        for id in ids {
+            self.queue_resident_create(id);
+        }
+    }
+
+    /// [`TextureError::InResident`] when a resident layer samples `id`.
+    pub(super) fn check_not_resident(&self, id: TextureId) -> Result<(), TextureError> {
+        match self.residents.sampling(id.index) {
+            Some((resident, quads)) => Err(TextureError::InResident { texture: id, resident, quads }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `old`'s slots kept for arrays still in `arrays`, emptied for the others, and new arrays in
+/// the first empty slots.
+fn settled_table(old: &[Option<ArrayId>], arrays: impl Iterator<Item = u32> + Clone) -> Vec<Option<ArrayId>> {
+    let mut table: Vec<Option<ArrayId>> = old.iter().map(|a| a.filter(|a| arrays.clone().any(|b| b == a.0))).collect();
+    for a in arrays {
+        let a = Some(ArrayId(a));
+        if table.contains(&a) {
+            continue;
+        }
+        match table.iter_mut().find(|s| s.is_none()) {
+            Some(s) => *s = a,
+            None => table.push(a),
+        }
+    }
+    while table.last() == Some(&None) {
+        table.pop();
+    }
+    table
+}
+
+/// The draw state of a resident drawn with `style` under the batcher's `state`.
+fn style_state(state: DrawState, style: &ResidentStyle) -> DrawState {
+    let transform = style.transform.then(Affine2(state.transform)).0;
+    let transform = if transform.iter().all(|v| v.is_finite()) { transform } else { state.transform };
+    let clip_px = match (state.clip_px, style.clip_px) {
+        (Some(a), Some(b)) => Some(intersect(a, b)),
+        (a, b) => a.or(b),
+    };
+    let mut tint = style.tint.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) });
+    let mut blend = state.blend;
+    // Additive is "over" with alpha 0, as for pushed quads.
+    if blend == BlendMode::Additive {
+        blend = BlendMode::Over;
+        tint[3] = 0.0;
+    }
+    DrawState { blend, clip_px, transform, tint }
+}
+
+/// The intersection of two `[x, y, w, h]` rectangles (empty: zero size).
+fn intersect(a: [u32; 4], b: [u32; 4]) -> [u32; 4] {
+    let [ax, ay, aw, ah] = a.map(u64::from);
+    let [bx, by, bw, bh] = b.map(u64::from);
+    let (x0, y0) = (ax.max(bx), ay.max(by));
+    let (x1, y1) = ((ax + aw).min(bx + bw), (ay + ah).min(by + bh));
+    let clamp = |v: u64| v.min(u64::from(u32::MAX)) as u32;
+    [clamp(x0), clamp(y0), clamp(x1.saturating_sub(x0)), clamp(y1.saturating_sub(y0))]
+}

@@ -1,0 +1,136 @@
+//! The validator's checks of resident layers: their ops, and the segments that draw them.
+//!
+//! A resident's instances are on the device, so a draw cannot look at them without costing
+//! what the resident saves. They are checked when written instead, and the validator keeps,
+//! per resident, the slots they sample and the highest layer of each: a segment drawing the
+//! resident must hold an array in each of those slots with that many layers.
+
+use std::collections::HashMap;
+
+use super::{ArrayDesc, ArrayId, FramePlan, PlanError, ResidentId, ResidentOp, Segment};
+use crate::MAX_SLOTS_PER_DRAW;
+
+/// What the device holds for one resident layer, as far as plans said.
+#[derive(Clone, Debug)]
+pub(super) struct ResidentState {
+    /// Instances it holds.
+    len: u32,
+    /// Slots any instance written so far samples, one bit each.
+    slots: u32,
+    /// The highest layer an instance written so far samples, per slot.
+    max_layer: [u32; MAX_SLOTS_PER_DRAW as usize],
+}
+
+/// The limits a resident op is checked against.
+pub(super) struct ResidentLimits {
+    /// The budget's slots.
+    pub(super) slots: u32,
+    /// The most layers an array may have.
+    pub(super) max_layers: u32,
+}
+
+/// Checks resident op `op` (at index `at` of the plan's ops) and applies it to `residents`.
+pub(super) fn check_op(
+    limits: &ResidentLimits,
+    plan: &FramePlan,
+    at: usize,
+    op: &ResidentOp,
+    residents: &mut HashMap<ResidentId, ResidentState>,
+) -> Result<(), PlanError> {
+    match op {
+        ResidentOp::Create { resident, instances, .. } => {
+            let bad = |reason| Err(PlanError::BadResident { at, resident: *resident, reason });
+            if residents.contains_key(resident) {
+                return bad("created again while the device holds it");
+            }
+            if *instances == 0 {
+                return bad("created empty");
+            }
+            let state = ResidentState { len: *instances, slots: 0, max_layer: [0; MAX_SLOTS_PER_DRAW as usize] };
+            residents.insert(*resident, state);
+        }
+        ResidentOp::Write { resident, first, instances } => {
+            let state = residents.get_mut(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
+            let count = instances.end.saturating_sub(instances.start);
+            let end = u64::from(*first) + u64::from(count);
+            let in_plan = instances.start <= instances.end && instances.end as usize <= plan.resident_instances.len();
+            if !in_plan || count == 0 || end > u64::from(state.len) {
+                return Err(PlanError::ResidentRange {
+                    at,
+                    resident: *resident,
+                    start: *first,
+                    end: end.min(u64::from(u32::MAX)) as u32,
+                    len: state.len,
+                    available: plan.resident_instances.len(),
+                });
+            }
+            for i in plan.resident_write_instances(op) {
+                let (slot, layer) = (i.slot(), i.layer());
+                let bad = |reason| Err(PlanError::ResidentInstance { at, resident: *resident, slot, reason });
+                if i.is_triangle() {
+                    return bad("holds a triangle");
+                }
+                if slot >= limits.slots {
+                    return bad("samples a slot past the budget's");
+                }
+                if layer >= limits.max_layers {
+                    return bad("samples a layer past the most an array has");
+                }
+                state.slots |= 1 << slot;
+                state.max_layer[slot as usize] = state.max_layer[slot as usize].max(layer);
+            }
+        }
+        ResidentOp::Destroy { resident } => {
+            residents.remove(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks segment `at`, which draws `resident`: its range, and that its slot table holds
+/// every slot the resident's instances sample with enough layers. Its tier, state and table
+/// range were checked by the caller.
+pub(super) fn check_segment(
+    plan: &FramePlan,
+    at: usize,
+    seg: &Segment,
+    resident: ResidentId,
+    (span, arrays): (u32, &HashMap<ArrayId, ArrayDesc>),
+    residents: &HashMap<ResidentId, ResidentState>,
+) -> Result<(), PlanError> {
+    let state = residents.get(&resident).ok_or(PlanError::BadResident {
+        at,
+        resident,
+        reason: "drawn while the device holds no such resident",
+    })?;
+    let r = &seg.instances;
+    let crosses = u64::from(r.start) / u64::from(span) != (u64::from(r.end) - 1) / u64::from(span);
+    if r.end <= r.start || r.end > state.len || crosses {
+        return Err(PlanError::ResidentRange {
+            at,
+            resident,
+            start: r.start,
+            end: r.end,
+            len: state.len,
+            available: plan.resident_instances.len(),
+        });
+    }
+    if !seg.binds.is_empty() {
+        return Err(PlanError::BadResident { at, resident, reason: "drawn by a segment with binds" });
+    }
+    let table = plan.slots(seg);
+    for slot in 0..MAX_SLOTS_PER_DRAW {
+        if state.slots & (1 << slot) == 0 {
+            continue;
+        }
+        let bad = |reason| Err(PlanError::ResidentInstance { at, resident, slot, reason });
+        let Some(Some(array)) = table.get(slot as usize) else {
+            return bad("is drawn with a slot its instances sample left empty");
+        };
+        let desc = arrays.get(array).ok_or(PlanError::UnknownArray { at, array: *array })?;
+        if state.max_layer[slot as usize] >= desc.layers {
+            return bad("samples a layer past the last of the array in the slot");
+        }
+    }
+    Ok(())
+}
