@@ -12,12 +12,13 @@ use std::sync::Arc;
 use glow::HasContext;
 
 use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::{mip_size, ArrayDesc, ArrayId, Filter, Format, PlanError, Wrap};
+use layerbatch_core::{mip_size, ArrayDesc, ArrayId, Filter, Format, PlanError, ResidentId, ResidentWrite, Wrap};
 
 use crate::error::{check_gl, Error};
 use crate::formats::{gl_format, Upload};
 use crate::host::HostGl;
 use crate::renderer::Capabilities;
+use crate::residents::ResidentBuffers;
 
 /// One GPU copy between two arrays (or two layers of one): `size` = `[width, height, layers]`
 /// texels of `level`, from `from` = `[x, y, first layer]` to `to`.
@@ -58,12 +59,15 @@ pub(crate) struct GlArrays {
     /// Textures deleted during the current paint: the host's bindings of them are restored
     /// as 0.
     deleted: Vec<glow::Texture>,
+    /// Resident layers' vertex buffers.
+    pub(crate) residents: ResidentBuffers,
 }
 
 impl GlArrays {
     /// No arrays yet, on `gl` with the capabilities in use.
     pub(crate) fn new(gl: Arc<glow::Context>, host: HostGl, caps: Capabilities) -> Self {
-        Self { gl, host, caps, arrays: HashMap::new(), copy_fbos: None, deleted: Vec::new() }
+        let residents = ResidentBuffers::default();
+        Self { gl, host, caps, arrays: HashMap::new(), copy_fbos: None, deleted: Vec::new(), residents }
     }
 
     /// Arrays held.
@@ -135,6 +139,7 @@ impl GlArrays {
     /// Deletes every GL object held (arrays, their framebuffers, the copy framebuffers), for
     /// the renderer's `destroy`.
     pub(crate) fn destroy(&mut self) {
+        self.residents.drop_all(&self.gl);
         let gl = &self.gl;
         // SAFETY: every handle below was created here on this context and leaves the map (or
         // the option) as it is deleted, so each is deleted once.
@@ -335,8 +340,9 @@ impl GlArrays {
 impl Executor for GlArrays {
     type Error = Error;
 
-    /// Deletes every array (a rebuild plan, or after an error).
+    /// Deletes every array and resident buffer (a rebuild plan, or after an error).
     fn drop_arrays(&mut self) {
+        self.residents.drop_all(&self.gl);
         let mut arrays = std::mem::take(&mut self.arrays);
         for (_, a) in arrays.drain() {
             self.delete_gpu_array(a);
@@ -463,6 +469,18 @@ impl Executor for GlArrays {
                 copy.from_layer, copy.from.0, copy.to_layer, copy.to.0
             )
         })
+    }
+
+    fn create_resident(&mut self, resident: ResidentId, instances: u32, indexed: bool) -> Result<(), Error> {
+        self.residents.create(&self.gl, resident, instances, indexed)
+    }
+
+    fn write_resident(&mut self, write: &ResidentWrite<'_>) -> Result<(), Error> {
+        self.residents.write(&self.gl, write)
+    }
+
+    fn destroy_resident(&mut self, resident: ResidentId) {
+        self.residents.destroy(&self.gl, resident);
     }
 
     fn destroy_array(&mut self, id: ArrayId) {

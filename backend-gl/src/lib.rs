@@ -423,6 +423,7 @@ mod formats;
 mod host;
 mod program;
 mod renderer;
+mod residents;
 mod shader;
 mod state;
 mod target;

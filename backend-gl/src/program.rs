@@ -17,6 +17,9 @@ pub(crate) struct TierProgram {
     pub(crate) u_transform: Option<glow::UniformLocation>,
     /// The transform last written to `u_transform`.
     pub(crate) transform: [f32; 6],
+    pub(crate) u_tint: Option<glow::UniformLocation>,
+    /// The tint last written to `u_tint`.
+    pub(crate) tint: [f32; 4],
 }
 
 fn log_or_placeholder(log: String) -> String {
@@ -120,7 +123,18 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool) -> Result<Ti
         }
         let u_viewport = gl.get_uniform_location(program, shader::VIEWPORT_UNIFORM);
         let u_transform = gl.get_uniform_location(program, shader::TRANSFORM_UNIFORM);
+        let u_tint = gl.get_uniform_location(program, shader::TINT_UNIFORM);
         // A fresh program's uniforms are zero: `transform` starts as "not written".
-        Ok(TierProgram { tier, program, u_viewport, viewport: [0.0, 0.0], u_transform, transform: [0.0; 6] })
+        Ok(TierProgram {
+            tier,
+            program,
+            u_viewport,
+            viewport: [0.0, 0.0],
+            u_transform,
+            transform: [0.0; 6],
+            u_tint,
+            // Never a tint: the first draw writes it.
+            tint: [f32::NAN; 4],
+        })
     }
 }

@@ -475,6 +475,8 @@ impl Renderer {
                     needs.upload = true;
                     needs.units = needs.units.max(1);
                 }
+                // Resident buffers are written through ARRAY_BUFFER.
+                ResourceOp::Resident(_) => needs.vertex_buffer = true,
                 ResourceOp::Array(a) => {
                     // Creating an array binds it on unit 0; copies without copy-image blit.
                     if matches!(a, ArrayOp::Create { .. } | ArrayOp::Grow { .. } | ArrayOp::Shrink { .. }) {

@@ -23,6 +23,8 @@ use layerbatch_core::{AttributeFormat, Instance};
 /// Name of the `vec2` uniform holding the viewport size in pixels.
 pub(crate) const VIEWPORT_UNIFORM: &str = "u_viewport_px";
 
+/// Name of the `vec4` uniform holding the segment's tint ([`layerbatch_core::DrawState::tint`]).
+pub(crate) const TINT_UNIFORM: &str = "u_tint";
 /// Name of the `vec2[3]` uniform holding the segment's transform: the columns of
 /// `[a c tx; b d ty]`.
 pub(crate) const TRANSFORM_UNIFORM: &str = "u_transform";
@@ -63,6 +65,8 @@ const VERTEX_BODY: &str = r"
 uniform vec2 u_viewport_px;
 // The segment's affine transform of pixel positions, by columns: x axis, y axis, offset.
 uniform vec2 u_transform[3];
+// The segment's tint, premultiplied: multiplies every quad's colour (a resident layer's fade).
+uniform vec4 u_tint;
 
 // The sampling position in the layer, 0..1.
 out vec2 v_uv;
@@ -99,7 +103,7 @@ void main() {
     vec2 mid = 0.5 * (a_tex_rect.xy + a_tex_rect.zw);
     vec2 lo = min(a_tex_rect.xy + 0.5, mid);
     vec2 hi = max(a_tex_rect.zw - 0.5, mid);
-    v_color = a_color;
+    v_color = a_color * u_tint;
     uint flags = (a_slot_flags_layer >> FLAGS_SHIFT) & FLAGS_MASK;
     // A select (mix with a bool vector), not arithmetic: exact bounds either way.
     bvec4 clamped = bvec4((flags & FLAG_CLAMP_TO_RECT) != 0u);

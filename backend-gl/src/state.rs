@@ -25,6 +25,8 @@ pub(crate) struct Needs {
     pub(crate) scissor: bool,
     /// A render target is cleared: the clear colour changes.
     pub(crate) clear: bool,
+    /// Resident layer buffers are made or written: `GL_ARRAY_BUFFER`'s binding changes.
+    pub(crate) vertex_buffer: bool,
 }
 
 /// Capabilities a paint disables (draws and blits must not be clipped, discarded or tested),
@@ -112,7 +114,7 @@ impl Saved {
                 units,
                 program: draw.then(|| host.program(gl)),
                 vao: draw.then(|| host.vertex_array(gl)),
-                array_buffer: draw.then(|| host.buffer(gl, glow::ARRAY_BUFFER_BINDING)),
+                array_buffer: (draw || needs.vertex_buffer).then(|| host.buffer(gl, glow::ARRAY_BUFFER_BINDING)),
                 draw_fb: needs.draw_framebuffer.then(|| host.framebuffer(gl, glow::DRAW_FRAMEBUFFER_BINDING)),
                 viewport: draw.then(|| {
                     let mut v = [0i32; 4];

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::{ArrayDesc, ArrayId, Format, FramePlan};
+use layerbatch_core::{ArrayDesc, ArrayId, Format, FramePlan, Instance, ResidentId, ResidentWrite};
 
 use crate::bind_groups::BindGroups;
 use crate::pipelines::Pipelines;
@@ -26,30 +26,40 @@ pub(crate) struct Array {
     pub(crate) desc: ArrayDesc,
 }
 
-/// The arrays the renderer holds, by id.
+/// The arrays the renderer holds, by id, and its resident layers' vertex buffers.
 #[derive(Debug, Default)]
-pub(crate) struct Arrays(HashMap<ArrayId, Array>);
+pub(crate) struct Arrays {
+    arrays: HashMap<ArrayId, Array>,
+    residents: HashMap<ResidentId, wgpu::Buffer>,
+}
 
 impl Arrays {
     /// A live array.
     pub(crate) fn get(&self, id: ArrayId) -> Option<&Array> {
-        self.0.get(&id)
+        self.arrays.get(&id)
     }
 
     /// Arrays alive.
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.arrays.len()
     }
 
-    /// Drops every array, and with them every cached bind group and slot binding.
+    /// A resident layer's vertex buffer.
+    pub(crate) fn resident(&self, id: ResidentId) -> Option<&wgpu::Buffer> {
+        self.residents.get(&id)
+    }
+
+    /// Drops every array and resident buffer, and with them every cached bind group and slot
+    /// binding.
     pub(crate) fn drop_all(&mut self, groups: &mut BindGroups) {
-        self.0.clear();
+        self.arrays.clear();
+        self.residents.clear();
         groups.forget_all();
     }
 
     /// A view of `layer` of render-target array `array` (level 0), if the renderer holds it.
     pub(crate) fn target_view(&self, array: ArrayId, layer: u32) -> Option<wgpu::TextureView> {
-        let a = self.0.get(&array).filter(|a| a.desc.render_target && layer < a.desc.layers)?;
+        let a = self.arrays.get(&array).filter(|a| a.desc.render_target && layer < a.desc.layers)?;
         Some(a.texture.create_view(&wgpu::TextureViewDescriptor {
             label: Some("layerbatch render target"),
             dimension: Some(wgpu::TextureViewDimension::D2),
@@ -178,7 +188,7 @@ impl Executor for ArrayOps<'_> {
                 })
             },
         )?;
-        self.arrays.0.insert(id, Array { texture, view, desc: *desc });
+        self.arrays.arrays.insert(id, Array { texture, view, desc: *desc });
         Ok(())
     }
 
@@ -242,9 +252,55 @@ impl Executor for ArrayOps<'_> {
         )
     }
 
+    fn create_resident(&mut self, resident: ResidentId, instances: u32, indexed: bool) -> Result<(), Error> {
+        let size = u64::from(instances) * u64::from(Instance::quad_bytes(indexed));
+        let buffer = checked(
+            self.device,
+            self.late,
+            || format!("creating resident layer {resident:?} ({instances} instances, {size} bytes)"),
+            || {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("layerbatch resident layer"),
+                    size,
+                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            },
+        )?;
+        self.arrays.residents.insert(resident, buffer);
+        Ok(())
+    }
+
+    /// A queue write, straight into the queue's staging memory: it lands at the next submit,
+    /// before that submit's passes (core holds back an update of a layer a pass of the host's
+    /// frame already drew until the frame ends: [`layerbatch_core::Batcher::end_frame`]).
+    fn write_resident(&mut self, write: &ResidentWrite<'_>) -> Result<(), Error> {
+        let resident = write.resident;
+        let what = || format!("writing resident layer {resident:?} from instance {}", write.first);
+        let buffer = self.arrays.residents.get(&resident).ok_or_else(|| Error::Device {
+            op: what(),
+            message: "the renderer holds no buffer for it (out of step with core's runner)".to_string(),
+        })?;
+        let Some(size) = wgpu::BufferSize::new(write.bytes() as u64) else { return Ok(()) };
+        let written = checked(self.device, self.late, what, || {
+            let Some(mut view) = self.queue.write_buffer_with(buffer, write.offset_bytes(), size) else { return false };
+            write.write_with(|at, piece| view.slice(at..at + piece.len()).copy_from_slice(piece));
+            true
+        })?;
+        if !written {
+            return Err(Error::Device { op: what(), message: "the queue gave no staging memory for it".to_string() });
+        }
+        Ok(())
+    }
+
+    fn destroy_resident(&mut self, resident: ResidentId) {
+        // wgpu keeps the buffer until the commands using it are done.
+        self.arrays.residents.remove(&resident);
+    }
+
     fn destroy_array(&mut self, array: ArrayId) {
         // wgpu frees the texture once the commands recorded with it are done.
-        self.arrays.0.remove(&array);
+        self.arrays.arrays.remove(&array);
         self.groups.release(array);
     }
 

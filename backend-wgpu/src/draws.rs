@@ -75,7 +75,7 @@ pub(crate) fn translate(
     // sampled it) gets the placeholder instead, so the target is never bound while it is
     // drawn into (no segment samples it: the validator checked).
     let exclude: Option<ArrayId> = plan.target.map(|t| t.array);
-    let indexed = pipelines.drawn_indexed(plan);
+    let mut indexed = pipelines.drawn_indexed(plan);
     let out_of_step = |what: String| Error::Device {
         op: what,
         message: "the renderer and core's draw walk are out of step".to_string(),
@@ -89,10 +89,18 @@ pub(crate) fn translate(
     let mut created = 0;
     for step in steps.steps() {
         match *step {
-            DrawStep::Block { block, .. } => {
+            DrawStep::Block { block } | DrawStep::BlockAgain { block } => {
                 let placed = blocks.iter().find(|(b, _)| *b == block);
                 let (_, placed) = placed.ok_or_else(|| out_of_step(format!("using instance block {block}")))?;
                 commands.push(Command::Block(placed.clone()));
+            }
+            DrawStep::Resident { resident, base } => {
+                let what = || out_of_step(format!("drawing resident layer {resident:?}"));
+                let buffer = arrays.resident(resident).ok_or_else(what)?;
+                let offset =
+                    u64::from(base) * u64::from(layerbatch_core::Instance::quad_bytes(pipelines.indexed_quads()));
+                let bytes = buffer.size().checked_sub(offset).filter(|b| *b > 0).ok_or_else(what)?;
+                commands.push(Command::Block(Block { buffer: buffer.clone(), offset, bytes }));
             }
             DrawStep::Bind { bind, .. } => {
                 groups.bind(&bind);
@@ -115,8 +123,12 @@ pub(crate) fn translate(
                 let [x, y, w, h] = vp.restored_scissor_px();
                 commands.push(Command::Scissor([x, y, w, h]));
             }
-            DrawStep::Draw { segment, first_in_block, count, .. } => {
+            DrawStep::Draw { segment, first_in_block, count, indexed: draw_indexed, .. } => {
                 let (index, t) = tier.ok_or_else(|| out_of_step(format!("drawing segment {segment}")))?;
+                if draw_indexed != indexed {
+                    indexed = draw_indexed;
+                    pipeline_stale = true;
+                }
                 if pipeline_stale {
                     commands.push(Command::Pipeline(pipelines.index(index, blend, indexed)));
                     pipeline_stale = false;
@@ -164,7 +176,9 @@ pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: Wit
                 pass.set_bind_group(GROUP_GLOBALS, plan.globals, &[*offset]);
                 sets += 1;
             }
-            Command::Block(block) => pass.set_vertex_buffer(0, block.buffer.slice(..block.bytes)),
+            Command::Block(block) => {
+                pass.set_vertex_buffer(0, block.buffer.slice(block.offset..block.offset + block.bytes));
+            }
             Command::Pipeline(index) => {
                 if let Some(p) = pipelines.get(*index) {
                     pass.set_pipeline(p);

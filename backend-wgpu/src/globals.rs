@@ -1,5 +1,5 @@
-//! The globals uniforms: per plan, one [`GlobalsEntry`] per draw state (the viewport size
-//! and the state's transform), each at a dynamic offset, so that a segment changes state with
+//! The globals uniforms: per plan, one [`GlobalsEntry`] per draw state (the viewport size,
+//! the state's transform and tint), each at a dynamic offset, so that a segment changes state with
 //! one `set_bind_group`.
 //!
 //! Each space of a prepared plan has its own uniform (see [`crate::prepared`]): queue writes
@@ -25,6 +25,8 @@ pub(crate) struct GlobalsEntry {
     linear: [f32; 4],
     /// The translation `[tx, ty]`, then padding.
     translate: [f32; 4],
+    /// The tint, premultiplied.
+    tint: [f32; 4],
 }
 
 /// Bytes of one [`GlobalsEntry`]: the binding's minimum size.
@@ -33,13 +35,14 @@ pub(crate) const GLOBALS_BYTES: u64 = size_of::<GlobalsEntry>() as u64;
 impl GlobalsEntry {
     /// The entry of a viewport `viewport_px` in size and a 2x3 transform
     /// `[a, b, c, d, tx, ty]`.
-    fn new(viewport_px: [u32; 2], transform: [f32; 6]) -> Self {
+    fn new(viewport_px: [u32; 2], transform: [f32; 6], tint: [f32; 4]) -> Self {
         let [a, b, c, d, tx, ty] = transform;
         Self {
             viewport_px: [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32],
             _pad: [0.0; 2],
             linear: [a, b, c, d],
             translate: [tx, ty, 0.0, 0.0],
+            tint,
         }
     }
 }
@@ -155,7 +158,7 @@ impl Globals {
         bytes.resize(entries * stride as usize, 0);
         for (i, chunk) in bytes.chunks_exact_mut(stride as usize).enumerate() {
             let state = plan.states.get(i).copied().unwrap_or_default();
-            let entry = GlobalsEntry::new(size_px, vp.transform(state.transform));
+            let entry = GlobalsEntry::new(size_px, vp.transform(state.transform), state.tint);
             chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&entry));
         }
         let Some(uniform) = uniform.as_mut() else { return Ok(()) };
@@ -177,7 +180,7 @@ impl Globals {
 fn create_uniform(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, entries: usize) -> Uniform {
     let entries = entries.max(1);
     let mut contents = vec![0u8; entries * stride as usize];
-    let identity = GlobalsEntry::new([1, 1], DrawState::IDENTITY);
+    let identity = GlobalsEntry::new([1, 1], DrawState::IDENTITY, DrawState::WHITE);
     for chunk in contents.chunks_exact_mut(stride as usize) {
         chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&identity));
     }
@@ -207,9 +210,10 @@ mod tests {
 
     #[test]
     fn an_entry_is_laid_out_as_the_shader_reads_it() {
-        assert_eq!(GLOBALS_BYTES, 48);
-        let e = GlobalsEntry::new([800, 0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(GLOBALS_BYTES, 64);
+        let e = GlobalsEntry::new([800, 0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [0.5; 4]);
         let floats: &[f32] = bytemuck::cast_slice(bytemuck::bytes_of(&e));
-        assert_eq!(floats, [800.0, 1.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0]);
+        let expected = [800.0, 1.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5];
+        assert_eq!(floats, expected);
     }
 }

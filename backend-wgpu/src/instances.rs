@@ -19,10 +19,12 @@ use crate::Error;
 /// that small plans do not recreate it for every few quads more.
 const MIN_INSTANCES: u64 = 1024;
 
-/// An instance block's place: the first `bytes` of a vertex buffer of a space.
+/// An instance block's place: `bytes` of a vertex buffer from `offset` on (a block's buffer
+/// of a space from 0, or a resident layer's buffer from its base).
 #[derive(Clone, Debug)]
 pub(crate) struct Block {
     pub(crate) buffer: wgpu::Buffer,
+    pub(crate) offset: u64,
     pub(crate) bytes: u64,
 }
 
@@ -154,7 +156,7 @@ fn room(
     let size_for =
         |bytes: u64| ((bytes.div_ceil(stride)).next_power_of_two().max(MIN_INSTANCES) * stride).min(capacity_bytes);
     if let Some(held) = space.0.get(index).filter(|b| b.size() >= bytes && b.size() >= size_for(want)) {
-        return Ok(Block { buffer: held.clone(), bytes });
+        return Ok(Block { buffer: held.clone(), offset: 0, bytes });
     }
     let size = size_for(want).max(bytes);
     let buffer = checked(
@@ -175,5 +177,5 @@ fn room(
         Some(b) => *b = buffer.clone(),
         None => space.0.push(buffer.clone()),
     }
-    Ok(Block { buffer, bytes })
+    Ok(Block { buffer, offset: 0, bytes })
 }

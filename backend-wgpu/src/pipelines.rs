@@ -154,7 +154,12 @@ impl Pipelines {
 
     /// Whether `plan` is drawn indexed on this renderer ([`FramePlan::drawn_indexed`]).
     pub(crate) fn drawn_indexed(&self, plan: &FramePlan) -> bool {
-        plan.drawn_indexed(self.kinds == [true])
+        plan.drawn_indexed(self.indexed_quads())
+    }
+
+    /// The budget's `indexed_quads`: resident layers are stored and drawn so.
+    pub(crate) fn indexed_quads(&self) -> bool {
+        self.kinds == [true]
     }
 
     /// The place of `tier` among the tiers, if the renderer has it.

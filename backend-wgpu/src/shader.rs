@@ -8,8 +8,8 @@
 //! | 1     | `2i`      | `slot<i>: texture_2d_array<f32>`       | both     |
 //! | 1     | `2i + 1`  | `samp<i>: sampler`, slot `i`'s sampler | fragment |
 //!
-//! **Globals.** One `Globals` entry per draw state of a plan (the viewport size and the
-//! state's 2x3 transform `[a, b, c, d, tx, ty]`), selected per segment by a dynamic offset.
+//! **Globals.** One `Globals` entry per draw state of a plan (the viewport size, the
+//! state's 2x3 transform `[a, b, c, d, tx, ty]` and its tint), selected per segment by a dynamic offset.
 //! The vertex stage maps a corner `(x, y)` to `(a x + c y + tx, b x + d y + ty)`, pixels,
 //! before the viewport mapping. Blending is the pipeline's (one per tier and blend mode) and
 //! clipping the pass's scissor rectangle: neither is in the shader.
@@ -103,6 +103,8 @@ struct Globals {{
     // The draw state's transform: (a, b, c, d), then (tx, ty, 0, 0).
     linear: vec4<f32>,
     translate: vec4<f32>,
+    // The draw state's tint, premultiplied: multiplies every quad's colour.
+    tint: vec4<f32>,
 }};
 
 @group({GROUP_GLOBALS}) @binding(0) var<uniform> globals: Globals;
@@ -174,7 +176,7 @@ fn vs_main(
     out.position = vec4<f32>(ndc, 0.0, 1.0);
     out.uv = mix(uv_rect.xy, uv_rect.zw, st) * inv;
     out.bounds = select(unbounded, vec4<f32>(lo, hi) * inv.xyxy, (flags & FLAG_CLAMP_TO_RECT) != 0u);
-    out.color = color;
+    out.color = color * globals.tint;
     out.size = size;
     out.layer = i32(slot_flags_layer >> LAYER_SHIFT);
     out.straight = select(0.0, 1.0, (flags & FLAG_STRAIGHT_ALPHA) != 0u);

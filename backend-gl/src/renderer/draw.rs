@@ -114,14 +114,35 @@ impl Renderer {
         let flip = plan.target.is_some();
         let target_h = vp.target_size_px[1];
         let indexed = plan.drawn_indexed(self.indexed_quads);
-        self.set_divisors(indexed);
+        // Where the draws' attributes start in the bound buffer: a resident's base, in bytes.
+        let mut base_bytes = 0u64;
         // A host clip origin of UPPER_LEFT flips y inside the viewport: flip the quads back.
         let flip_quads = flip != saved.clip_upper_left();
         let mut program = None;
         let mut transform = DrawState::IDENTITY;
+        let mut tint = DrawState::WHITE;
         for step in steps.steps() {
             match *step {
-                DrawStep::Block { block, .. } => self.upload_block(plan, block, indexed),
+                DrawStep::Block { block } => {
+                    self.upload_block(plan, block, indexed);
+                    base_bytes = 0;
+                }
+                // The block uploaded last is still the buffer's store.
+                DrawStep::BlockAgain { .. } => {
+                    // SAFETY: our buffer; ARRAY_BUFFER's binding was saved.
+                    unsafe { self.gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.vbo)) };
+                    base_bytes = 0;
+                }
+                DrawStep::Resident { resident, base } => {
+                    let buffer = self.arrays.residents.get(resident).ok_or(Error::Plan(PlanError::BadResident {
+                        at: 0,
+                        resident,
+                        reason: "drawn while the renderer holds no buffer for it",
+                    }))?;
+                    // SAFETY: our live buffer; ARRAY_BUFFER's binding was saved.
+                    unsafe { self.gl.bind_buffer(glow::ARRAY_BUFFER, Some(buffer)) };
+                    base_bytes = u64::from(base) * u64::from(Instance::quad_bytes(self.indexed_quads));
+                }
                 DrawStep::Bind { segment, bind } => self.bind_slot(segment as usize, bind)?,
                 DrawStep::Program { segment, tier } => {
                     let pi = self.programs.iter().position(|p| p.tier == tier);
@@ -133,21 +154,25 @@ impl Renderer {
                 }
                 // The host's blend functions were saved.
                 DrawStep::Blend(mode) => self.state_caps.set_blend_func(&self.gl, gl_blend_factors(mode)),
-                DrawStep::State { transform: t, .. } => {
+                DrawStep::State { transform: t, tint: c, .. } => {
                     transform = if flip_quads { flip_y(t, viewport[1]) } else { t };
+                    tint = c;
                 }
                 DrawStep::Scissor(clip) => self.set_clip(clip, target_h, flip),
                 // `Saved` puts the host's scissor back after the paint.
                 DrawStep::RestoreScissor => {}
-                DrawStep::Draw { segment, first, first_in_block, count } => {
+                DrawStep::Draw { segment, first, first_in_block, count, indexed } => {
                     // The walk sets a program before the first draw.
                     let tier = plan.segments.get(segment as usize).map_or(0, |s| s.tier);
                     let pi = program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
-                    self.set_uniforms(pi, viewport, transform);
+                    self.set_uniforms(pi, viewport, transform, tint);
+                    self.set_divisors(indexed);
                     // No base vertex on GLES 3.0: the attributes start at the segment's first
                     // quad, and its indices at 0. The segment lies in the block just uploaded
-                    // (the validator checked it crosses no multiple of the instance capacity).
-                    self.set_attributes(first_in_block * Instance::quad_bytes(indexed));
+                    // (the validator checked it crosses no multiple of the instance capacity),
+                    // or in a resident's buffer from its base on.
+                    let offset = base_bytes + u64::from(first_in_block) * u64::from(Instance::quad_bytes(indexed));
+                    self.set_attributes(offset)?;
                     self.issue_draw(count, indexed);
                     self.drawn_tiers.push(self.programs[pi].tier);
                     // A glGetError per draw stalls some drivers: debug builds only.
@@ -189,6 +214,9 @@ impl Renderer {
     /// mapping outlives this call.
     fn upload_block(&mut self, plan: &FramePlan, block: u32, indexed: bool) {
         let bytes = plan.block_bytes(block, indexed);
+        // A resident's buffer may be bound.
+        // SAFETY: our buffer; ARRAY_BUFFER's binding was saved.
+        unsafe { self.gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.vbo)) };
         #[cfg(not(target_arch = "wasm32"))]
         if self.upload_mapped(plan, block, indexed, bytes) {
             return;
@@ -226,9 +254,9 @@ impl Renderer {
         true
     }
 
-    /// Sets the viewport and transform uniforms of program `pi`, in use, where they differ
+    /// Sets the viewport, transform and tint uniforms of program `pi`, in use, where they differ
     /// from what it last had (uniforms belong to the program object).
-    fn set_uniforms(&mut self, pi: usize, viewport: [f32; 2], transform: [f32; 6]) {
+    fn set_uniforms(&mut self, pi: usize, viewport: [f32; 2], transform: [f32; 6], tint: [f32; 4]) {
         let gl = &*self.gl;
         let prog = &mut self.programs[pi];
         // SAFETY: the program is in use (the walk's last program step); its uniforms exist.
@@ -241,16 +269,21 @@ impl Renderer {
                 gl.uniform_2_f32_slice(prog.u_transform.as_ref(), &transform);
                 prog.transform = transform;
             }
+            if prog.tint != tint {
+                gl.uniform_4_f32_slice(prog.u_tint.as_ref(), &tint);
+                prog.tint = tint;
+            }
         }
     }
 
     /// Points every attribute of [`Instance::ATTRIBUTES`] into the bound vertex buffer, from
     /// byte `base` on, stride [`Instance::BYTES`].
-    fn set_attributes(&self, base: u32) {
+    fn set_attributes(&self, base: u64) -> Result<(), Error> {
         let stride = Instance::BYTES as i32;
+        let past = || Error::Gl { op: format!("point attributes at byte {base}"), code: glow::INVALID_VALUE };
         for a in &Instance::ATTRIBUTES {
             let (size, ty, normalized) = gl_attribute(a.format);
-            let offset = (base + a.offset) as i32;
+            let offset = i32::try_from(base + u64::from(a.offset)).map_err(|_| past())?;
             // SAFETY: our vertex array and buffer are bound; every location was enabled at
             // creation; the offsets stay inside the block just uploaded (the caller's `base`
             // is a quad of it, and the row lies in an instance).
@@ -262,6 +295,7 @@ impl Renderer {
                 }
             }
         }
+        Ok(())
     }
 
     /// Draws `quads` primitives from the attributes just set: one indexed draw of their

@@ -2,8 +2,8 @@
 //! public API and keeps a copy of every plan.
 
 use layerbatch_core::{
-    Batcher, BlendMode, Config, DeviceCounters, Filter, FramePlan, Mesh, NineSlice, Quad, QuadVertices, TextureDesc,
-    TextureId, Usage, Vertex,
+    Affine2, Batcher, BlendMode, Config, DeviceCounters, Filter, FramePlan, Mesh, NineSlice, Quad, QuadVertices,
+    ResidentStyle, TextureDesc, TextureId, Usage, Vertex,
 };
 
 use super::Scenario;
@@ -79,6 +79,25 @@ pub const SCENARIOS: &[Scenario] = &[
         plans: clips,
         // Some segments are clipped away, one block wholly: its bytes are never uploaded.
         exercises: |c: &DeviceCounters| c.segments_clipped_away >= 3 && c.frames == 3,
+    },
+    Scenario {
+        name: "resident_layers",
+        config: small_pages,
+        plans: resident_layers,
+        exercises: |c: &DeviceCounters| {
+            c.residents_created >= 3
+                && c.residents_destroyed >= 2
+                && c.resident_bytes_written > 0
+                && c.layers_copied > 0
+        },
+    },
+    Scenario {
+        name: "resident_layers_indexed",
+        // Blocks of 16: the layer is drawn in several draws, and pushed quads after it go
+        // back to a block uploaded before it.
+        config: || small_pages().with_quad_vertices(QuadVertices::Indexed).with_instance_capacity(16),
+        plans: resident_layers,
+        exercises: |c: &DeviceCounters| c.residents_created >= 3 && c.draw_calls >= 20,
     },
 ];
 
@@ -303,4 +322,51 @@ fn clips(b: &mut Batcher) -> Vec<FramePlan> {
     b.set_clip(None);
     push_grid(b, &ids);
     vec![first, nothing, b.finish().clone()]
+}
+
+/// Resident layers between pushed quads: created, drawn twice in a frame (moved and tinted),
+/// updated by a range, re-created whole, kept right while the arrays its textures live in
+/// grow, destroyed while a frame draws it, and drawn by a rebuild plan.
+fn resident_layers(b: &mut Batcher) -> Vec<FramePlan> {
+    let sizes = [(16, 16), (40, 24), (200, 150), (60, 60)];
+    let ids: Vec<TextureId> =
+        (0..12).map(|i| register(b, TextureDesc::new(sizes[i % 4].0, sizes[i % 4].1), i)).collect();
+    let grid = |ids: &[TextureId], n: usize| -> Vec<Quad> {
+        (0..n)
+            .map(|i| Quad::rect(ids[i % ids.len()], [(i % 8) as f32 * 8.0, (i / 8) as f32 * 8.0], [7.0, 7.0]))
+            .collect()
+    };
+    let layer = b.create_resident(&grid(&ids, 40)).expect("a layer");
+    let other = b.create_resident(&grid(&ids[6..], 20)).expect("a second layer");
+    let mut plans = Vec::new();
+    let frame_with = |b: &mut Batcher, draw: &dyn Fn(&mut Batcher)| {
+        b.begin_frame();
+        push_grid(b, &ids[..5]);
+        draw(b);
+        push_grid(b, &ids[5..9]);
+        b.finish().clone()
+    };
+    let style = ResidentStyle::default();
+    plans.push(frame_with(b, &|b| {
+        b.draw_resident(layer, &style).unwrap();
+        b.push(&Quad::rect(ids[3], [1.0, 1.0], [5.0, 5.0])).unwrap();
+        let moved = style.with_transform(Affine2::translation(3.0, 2.0)).with_tint([0.5; 4]);
+        b.draw_resident(layer, &moved).unwrap();
+        b.draw_resident(other, &style.with_clip(Some([0, 0, 20, 20]))).unwrap();
+    }));
+    b.update_resident(layer, 10, &grid(&ids[2..], 5)).unwrap();
+    plans.push(frame_with(b, &|b| b.draw_resident(layer, &style).unwrap()));
+    b.replace_resident(other, &grid(&ids[1..4], 30)).unwrap();
+    // The class arrays the layers sample grow.
+    for i in 0..40 {
+        register(b, TextureDesc::new(200, 150), 100 + i);
+    }
+    plans.push(frame_with(b, &|b| {
+        b.draw_resident(layer, &style).unwrap();
+        b.draw_resident(other, &style).unwrap();
+        b.destroy_resident(other).unwrap();
+    }));
+    b.restore();
+    plans.push(frame_with(b, &|b| b.draw_resident(layer, &style).unwrap()));
+    plans
 }

@@ -1,0 +1,155 @@
+//! Resident layers draw the pixels of the same quads pushed every frame: on GL 3.3, GLES 3.0,
+//! wgpu on Vulkan and wgpu on GL, a frame with a layer (between pushed quads, moved by its own
+//! transform) reads back exactly (tolerance 0) as the frame that pushes its quads; so it does
+//! after the arrays its textures live in grew, after pages were compacted under it, and on a
+//! new device after the old one was lost. A tint multiplies like a quad's colour (within 1,
+//! the rounding of a colour byte). Frames that leave the layer alone upload none of it.
+//!
+//! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
+
+use headless::{DeviceKind, Headless};
+use layerbatch::{Affine2, Batcher, Config, FramePlan, Quad, ResidentId, ResidentStyle, TextureDesc};
+use layerbatch_testkit::{headless, scene};
+use scene::{texture_pixels, Scene, SceneOptions};
+
+const SIZE: [u32; 2] = [160, 120];
+
+struct Setup {
+    batcher: Batcher,
+    scene: Scene,
+    /// The layer's quads.
+    layer_quads: Vec<Quad>,
+    /// Quads pushed before and after the layer.
+    before: Vec<Quad>,
+    after: Vec<Quad>,
+    layer: ResidentId,
+}
+
+/// The frame with the layer's quads pushed, under `transform`.
+fn immediate(s: &mut Setup, transform: Affine2) -> FramePlan {
+    let b = &mut s.batcher;
+    b.begin_frame();
+    b.push_all(&s.before).unwrap();
+    b.set_transform(transform);
+    b.push_all(&s.layer_quads).unwrap();
+    b.set_transform(Affine2::default());
+    b.push_all(&s.after).unwrap();
+    b.finish().clone()
+}
+
+/// The frame with the layer drawn, with `style`.
+fn resident(s: &mut Setup, style: &ResidentStyle) -> FramePlan {
+    let b = &mut s.batcher;
+    b.begin_frame();
+    b.push_all(&s.before).unwrap();
+    b.draw_resident(s.layer, style).unwrap();
+    b.push_all(&s.after).unwrap();
+    b.finish().clone()
+}
+
+fn draw_read(dev: &mut Headless, plan: &FramePlan, what: &str) -> Vec<u8> {
+    dev.draw(plan).unwrap_or_else(|e| panic!("{what}: {e}"));
+    dev.read()
+}
+
+fn same(a: &[u8], b: &[u8], tol: u8, what: &str) {
+    let (differing, worst) = headless::compare(a, b, SIZE[0], tol, "pushed", "resident");
+    assert_eq!(differing, 0, "{what}: {differing} pixels differ by more than {tol} (worst {worst})");
+    let lit = a.chunks_exact(4).filter(|p| p[..3] != [0, 0, 0]).count();
+    assert!(lit > a.len() / 4 / 8, "{what}: only {lit} pixels drawn");
+}
+
+fn layer_matches_pushed_quads(kind: DeviceKind, test: &str) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
+    // Small pages and class arrays: the layer samples several arrays, which grow and compact.
+    let config = Config::default().with_keep_pixels(true).with_page_size_px(256).with_max_packed_size_px(64);
+    let mut batcher = Batcher::new(dev.limits(), config).expect("budget");
+    dev.init(batcher.budget()).expect("renderer");
+    let opts = SceneOptions { sprites: 600, textures: 40, viewport_px: SIZE, ..SceneOptions::default() };
+    let mut scene = Scene::new(&mut batcher, opts).expect("textures fit");
+    scene.step(0.37);
+    let mut all = Vec::new();
+    scene.quads(&mut all);
+    let after = all.split_off(550);
+    let layer_quads = all.split_off(50);
+    let layer = batcher.create_resident(&layer_quads).expect("a layer");
+    let mut s = Setup { batcher, scene, layer_quads, before: all, after, layer };
+    let moved = Affine2::translation(5.0, -3.0);
+    let style = ResidentStyle::default().with_transform(moved);
+    let what = |step: &str| format!("{test}: {kind:?}: {step}");
+
+    let pushed = draw_read(&mut dev, &immediate(&mut s, moved), &what("pushed"));
+    let drawn = draw_read(&mut dev, &resident(&mut s, &style), &what("first frame"));
+    same(&pushed, &drawn, 0, &what("first frame"));
+    assert_eq!(dev.stats().device_frame.resident_bytes_written, 0, "{}", what("written when created"));
+    let again = draw_read(&mut dev, &resident(&mut s, &style), &what("second frame"));
+    same(&pushed, &again, 0, &what("second frame"));
+    let c = dev.stats().device_frame;
+    assert_eq!((c.resident_bytes_written, c.draw_calls), (0, 3), "{}: {c:?}", what("untouched layer"));
+
+    // A tint multiplies every quad's colour, as a quad's own colour does.
+    let half = ResidentStyle::default().with_transform(moved).with_tint([0.5; 4]);
+    let tinted = draw_read(&mut dev, &resident(&mut s, &half), &what("tinted"));
+    let dim: Vec<Quad> =
+        s.layer_quads.iter().map(|q| Quad { color: q.color.map(|c| (c as f32 * 0.5).round() as u8), ..*q }).collect();
+    let bright = std::mem::replace(&mut s.layer_quads, dim);
+    let pushed_dim = draw_read(&mut dev, &immediate(&mut s, moved), &what("pushed dim"));
+    s.layer_quads = bright;
+    same(&pushed_dim, &tinted, 1, &what("tinted"));
+
+    // Its textures move: more textures grow the arrays; freeing most of them and compacting
+    // moves rectangles of the pages the layer samples.
+    let extra: Vec<_> = (0..120)
+        .map(|i| {
+            let (w, h) = [(20, 20), (40, 24), (100, 90)][i % 3];
+            s.batcher.register(&TextureDesc::new(w, h), &texture_pixels(500 + i, w, h)).unwrap()
+        })
+        .collect();
+    let grown = draw_read(&mut dev, &resident(&mut s, &style), &what("after growth"));
+    let pushed = draw_read(&mut dev, &immediate(&mut s, moved), &what("pushed after growth"));
+    same(&pushed, &grown, 0, &what("after growth"));
+    for id in extra {
+        s.batcher.free(id).unwrap();
+    }
+    s.batcher.compact();
+    for _ in 0..2 {
+        draw_read(&mut dev, &resident(&mut s, &style), &what("after compaction"));
+    }
+    let compacted = draw_read(&mut dev, &resident(&mut s, &style), &what("after compaction"));
+    let totals = s.batcher.total_counters();
+    assert!(totals.array_growths > 0 && totals.rect_copies > 0, "{}: {totals:?}", what("nothing moved"));
+    let pushed = draw_read(&mut dev, &immediate(&mut s, moved), &what("pushed after compaction"));
+    same(&pushed, &compacted, 0, &what("after compaction"));
+
+    // The device is lost; on a new one, restore brings the layer back with its id.
+    dev.lose();
+    let mut dev = headless::open_for_test(kind, SIZE, test).expect("a second device");
+    dev.init(s.batcher.budget()).expect("renderer on the new device");
+    assert!(s.batcher.restore().is_empty());
+    let restored = draw_read(&mut dev, &resident(&mut s, &style), &what("after loss"));
+    let c = dev.stats().device_frame;
+    assert_eq!(c.residents_created, 1, "{}: {c:?}", what("after loss"));
+    let pushed = draw_read(&mut dev, &immediate(&mut s, moved), &what("pushed after loss"));
+    same(&pushed, &restored, 0, &what("after loss"));
+    let _ = &s.scene;
+}
+
+#[test]
+fn gl33_layer_matches_pushed_quads() {
+    layer_matches_pushed_quads(DeviceKind::Gl, "gl33_layer_matches_pushed_quads");
+}
+
+#[test]
+fn gles30_layer_matches_pushed_quads() {
+    layer_matches_pushed_quads(DeviceKind::Gles, "gles30_layer_matches_pushed_quads");
+}
+
+#[test]
+fn wgpu_vulkan_layer_matches_pushed_quads() {
+    layer_matches_pushed_quads(DeviceKind::WgpuVulkan, "wgpu_vulkan_layer_matches_pushed_quads");
+}
+
+#[test]
+fn wgpu_gl_layer_matches_pushed_quads() {
+    layer_matches_pushed_quads(DeviceKind::WgpuGl, "wgpu_gl_layer_matches_pushed_quads");
+}
