@@ -31,6 +31,11 @@
 //!
 //! - `--backend gl|wgpu`: the backend (default `gl`).
 //! - `--sprites N`: sprites (default 20000, at most 5,000,000).
+//! - `--capacity N`: `Config::instance_capacity`, quads a draw (and an instance block) holds
+//!   at most (default the budget's 65,536).
+//! - `--static N`: sprites more, recorded once into a resident layer
+//!   ([`layerbatch::Batcher::create_resident`]) and drawn each frame by one item before the
+//!   moving ones (default 0, at most 5,000,000; offscreen only).
 //! - `--target WxH`: the offscreen target's size (default 800x600). With `--sprite-scale`, a
 //!   small target keeps a software rasterizer's fill from hiding the CPU's share of a frame
 //!   (`--target 160x120 --sprite-scale 0.1`).
@@ -76,7 +81,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use layerbatch::{Batcher, Budget, Config, Format, QuadVertices, MAX_SLOTS_PER_DRAW};
+use layerbatch::{Batcher, Budget, Config, Format, QuadVertices, ResidentStyle, MAX_SLOTS_PER_DRAW};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
 use layerbatch_testkit::phases::{FramePhases, PhaseRecorder};
 use layerbatch_testkit::report::{Mode, Recorder, Report, RunInfo, SoakSample, Sums, DEFAULT_WARMUP};
@@ -95,12 +100,15 @@ const MAX_SPRITES: usize = 5_000_000;
 const MAX_TEXTURES: usize = 65_536;
 
 const USAGE: &str = "\
-usage: stress [--backend gl|wgpu] [--sprites N] [--target WxH] [--sprite-scale F] [--textures N] [--sizes pow2|mixed] [--format F] [--slots N] [--arrays on|off]
+usage: stress [--backend gl|wgpu] [--sprites N] [--static N] [--capacity N] [--target WxH] [--sprite-scale F] [--textures N] [--sizes pow2|mixed] [--format F] [--slots N] [--arrays on|off]
               [--quads auto|instanced|indexed] [--warmup N] [--frames N] [--seconds S] [--soak S] [--churn N]
               [--headless] [--out FILE.png] [--json] [--help]
 
   --backend gl|wgpu   backend (default gl)
   --sprites N         sprites, moving every frame (default 20000)
+  --static N          sprites more, standing still, in a resident layer drawn by one item
+                      (default 0; runs offscreen)
+  --capacity N        Config::instance_capacity: quads a draw holds at most (default 65536)
   --target WxH        offscreen target size (default 800x600)
   --sprite-scale F    sprite size relative to its texture, 0.01..=10 (default 1)
   --textures N        distinct textures (default 64)
@@ -148,6 +156,8 @@ impl Backend {
 pub struct Args {
     pub backend: Backend,
     pub sprites: usize,
+    pub statics: usize,
+    pub capacity: Option<u32>,
     pub target_px: [u32; 2],
     pub sprite_scale: f32,
     pub textures: usize,
@@ -171,6 +181,8 @@ impl Default for Args {
         Self {
             backend: Backend::Gl,
             sprites: 20_000,
+            statics: 0,
+            capacity: None,
             target_px: SIZE,
             sprite_scale: 1.0,
             textures: 64,
@@ -194,13 +206,18 @@ impl Default for Args {
 impl Args {
     /// The batcher's configuration.
     pub fn config(&self) -> Config {
-        Config::default().with_max_slots(self.slots).with_arrays_enabled(self.arrays).with_quad_vertices(self.quads)
+        let config =
+            Config::default().with_max_slots(self.slots).with_arrays_enabled(self.arrays).with_quad_vertices(self.quads);
+        match self.capacity {
+            Some(c) => config.with_instance_capacity(c),
+            None => config,
+        }
     }
 
     /// The scene's options, for a `viewport_px` box.
     pub fn scene_options(&self, viewport_px: [u32; 2]) -> SceneOptions {
         SceneOptions {
-            sprites: self.sprites,
+            sprites: self.statics + self.sprites,
             textures: self.textures,
             viewport_px,
             sizes: self.sizes,
@@ -234,6 +251,8 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
                 }
             }
             Long("sprites") => a.sprites = number(&mut parser, "--sprites", 0, MAX_SPRITES)?,
+            Long("static") => a.statics = number(&mut parser, "--static", 0, MAX_SPRITES)?,
+            Long("capacity") => a.capacity = Some(number(&mut parser, "--capacity", 1, 1 << 24)? as u32),
             Long("target") => a.target_px = size(&mut parser, "--target")?,
             Long("sprite-scale") => {
                 let v = parser.value().map_err(err)?.string().map_err(err)?;
@@ -360,7 +379,7 @@ fn main() -> ExitCode {
 
 /// In a window when there is a display and it works, offscreen otherwise.
 fn run(args: &Args) -> Result<Report, String> {
-    if !args.headless && args.soak.is_none() {
+    if !args.headless && args.soak.is_none() && args.statics == 0 {
         match display_missing() {
             None => match window::run(args) {
                 Ok(report) => return Ok(report),
@@ -414,6 +433,14 @@ fn run_headless(args: &Args) -> Result<Report, String> {
     let mut batcher = Batcher::new(dev.limits(), args.config()).map_err(|e| format!("config: {e}"))?;
     dev.init(batcher.budget())?;
     let mut scene = Scene::new(&mut batcher, args.scene_options(size)).map_err(|e| format!("textures: {e}"))?;
+    // The first `--static` sprites stand still: recorded once, drawn by one item a frame.
+    let statics = scene.take_sprites(args.statics);
+    let layer = match statics.is_empty() {
+        true => None,
+        false => Some(batcher.create_resident(&statics).map_err(|e| format!("--static: {e}"))?),
+    };
+    drop(statics);
+    let style = ResidentStyle::default();
     let mut recorder = Recorder::new(args.warmup, dev.stats());
     let mut phases = PhaseRecorder::new(args.warmup);
     let mut soak = Vec::new();
@@ -453,6 +480,9 @@ fn run_headless(args: &Args) -> Result<Report, String> {
         scene.step(FIXED_DT);
         let t1 = Instant::now();
         batcher.begin_frame();
+        if let Some(layer) = layer {
+            batcher.draw_resident(layer, &style).map_err(|e| e.to_string())?;
+        }
         scene.push(&mut batcher);
         let t2 = Instant::now();
         let plan = batcher.finish();
@@ -488,6 +518,7 @@ fn run_headless(args: &Args) -> Result<Report, String> {
         &recorder,
     );
     report.phases = Some(phases.report());
+    report.static_sprites = args.statics;
     report.texel_bytes = scene.texel_bytes();
     report.format = args.format.name();
     report.arrays_alive = batcher.allocator().array_count();

@@ -97,6 +97,8 @@ pub struct Sums {
     pub instance_bytes: u64,
     /// Texture bytes the device was sent (`DeviceCounters::texture_bytes_written`).
     pub texture_bytes: u64,
+    /// Resident layer bytes the device was sent (`DeviceCounters::resident_bytes_written`).
+    pub resident_bytes: u64,
 }
 
 impl Sums {
@@ -111,6 +113,7 @@ impl Sums {
         self.slot_evictions += s.core_frame.slot_evictions;
         self.instance_bytes += s.device_frame.instance_bytes_written;
         self.texture_bytes += s.device_frame.texture_bytes_written;
+        self.resident_bytes += s.device_frame.resident_bytes_written;
     }
 
     /// `v` per frame.
@@ -272,6 +275,10 @@ pub struct Report {
     /// Bytes sent to the device a frame: instances (vertices) and texels.
     instance_bytes_per_frame: f64,
     texture_bytes_per_frame: f64,
+    /// Bytes written into resident layers a frame (`DeviceCounters::resident_bytes_written`).
+    resident_bytes_per_frame: f64,
+    /// Sprites standing still in a resident layer (`--static`), beside `sprites`.
+    pub static_sprites: usize,
     /// Where a frame's time went, by phase, when the run timed them ([`crate::phases`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<PhaseReport>,
@@ -340,6 +347,8 @@ impl Report {
             frame_ms_max: ms.max,
             instance_bytes_per_frame: s.per_frame(s.instance_bytes),
             texture_bytes_per_frame: s.per_frame(s.texture_bytes),
+            resident_bytes_per_frame: s.per_frame(s.resident_bytes),
+            static_sprites: 0,
             phases: None,
             soak: Vec::new(),
         }
@@ -359,8 +368,9 @@ impl Report {
         };
         println!("layerbatch stress: {} on {}, {mode}", self.backend, self.adapter);
         println!(
-            "  {} sprites, {} textures ({} sizes), slots {slots}, arrays {}, {} quads, {} frames after {} of warm-up",
+            "  {} sprites{}, {} textures ({} sizes), slots {slots}, arrays {}, {} quads, {} frames after {} of warm-up",
             self.sprites,
+            if self.static_sprites > 0 { format!(" + {} static in a resident layer", self.static_sprites) } else { String::new() },
             self.textures,
             self.sizes,
             if self.arrays { "on" } else { "off" },
@@ -385,9 +395,10 @@ impl Report {
             "    {:<30} {:>20}",
             "bytes sent to the device",
             format!(
-                "{:.2} MB ({:.2} MB vertices, {:.2} MB texels)",
-                mb(self.instance_bytes_per_frame + self.texture_bytes_per_frame),
+                "{:.2} MB ({:.2} MB vertices, {:.2} MB resident, {:.2} MB texels)",
+                mb(self.instance_bytes_per_frame + self.resident_bytes_per_frame + self.texture_bytes_per_frame),
                 mb(self.instance_bytes_per_frame),
+                mb(self.resident_bytes_per_frame),
                 mb(self.texture_bytes_per_frame)
             )
         );

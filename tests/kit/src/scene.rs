@@ -237,6 +237,14 @@ impl Scene {
         Ok(())
     }
 
+    /// Takes the first `n` sprites out of the scene (they move no more) and returns their
+    /// quads now: the scene's static part, for a resident layer.
+    pub fn take_sprites(&mut self, n: usize) -> Vec<Quad> {
+        let n = n.min(self.sprites.len());
+        let taken: Vec<Sprite> = self.sprites.drain(..n).collect();
+        taken.iter().map(|s| self.quad(s)).collect()
+    }
+
     /// Moves every sprite by `dt` seconds, bouncing off the edges.
     pub fn step(&mut self, dt: f32) {
         for s in &mut self.sprites {
