@@ -206,8 +206,10 @@ impl Default for Args {
 impl Args {
     /// The batcher's configuration.
     pub fn config(&self) -> Config {
-        let config =
-            Config::default().with_max_slots(self.slots).with_arrays_enabled(self.arrays).with_quad_vertices(self.quads);
+        let config = Config::default()
+            .with_max_slots(self.slots)
+            .with_arrays_enabled(self.arrays)
+            .with_quad_vertices(self.quads);
         match self.capacity {
             Some(c) => config.with_instance_capacity(c),
             None => config,

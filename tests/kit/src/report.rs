@@ -370,7 +370,11 @@ impl Report {
         println!(
             "  {} sprites{}, {} textures ({} sizes), slots {slots}, arrays {}, {} quads, {} frames after {} of warm-up",
             self.sprites,
-            if self.static_sprites > 0 { format!(" + {} static in a resident layer", self.static_sprites) } else { String::new() },
+            if self.static_sprites > 0 {
+                format!(" + {} static in a resident layer", self.static_sprites)
+            } else {
+                String::new()
+            },
             self.textures,
             self.sizes,
             if self.arrays { "on" } else { "off" },
