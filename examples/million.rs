@@ -1,16 +1,18 @@
-//! A million sprites over any number of textures, in two draws: 1,000,000 static sprites over
-//! 256 textures of mixed sizes in a resident layer (recorded once, kept on the device, drawn by
-//! one item a frame), 100,000 sprites moving every frame, and a HUD line of text, all in one
-//! batcher frame, offscreen on GL or wgpu. Prints, per frame after the warm-up: draw calls,
+//! A million sprites over any number of textures, in three draws: a 1024 x 1024-tile map over
+//! 8 tilesets scrolling under the camera (a tilemap: one item a frame), 1,000,000 static
+//! sprites over 256 textures of mixed sizes in a resident layer (recorded once, kept on the
+//! device, drawn by one item a frame), 100,000 sprites moving every frame, and a HUD line of
+//! text, all in one batcher frame, offscreen on GL or wgpu. Prints, per frame after the warm-up: draw calls,
 //! bytes sent to the device (pushed vertices, resident vertices, texels) and where the time
 //! goes (the phases of the stress example).
 //!
 //! ```text
 //! cargo run --release --example million -- [--backend gl|wgpu] [--static N] [--dynamic N]
-//!     [--textures N] [--frames N] [--target WxH] [--out FILE.png]
+//!     [--textures N] [--map N] [--frames N] [--target WxH] [--out FILE.png]
 //! ```
 //!
-//! Defaults: wgpu, 1,000,000 static, 100,000 dynamic, 256 textures, 5 frames after 2 of
+//! Defaults: wgpu, a 1024-tile map (`--map 0`: none), 1,000,000 static, 100,000 dynamic, 256
+//! textures, 5 frames after 2 of
 //! warm-up, a 320x180 target with sprites at a tenth of their texture's size (so a software
 //! rasterizer's fill does not hide the CPU). Instanced quads and an instance capacity of
 //! 131,072 (Config::instance_capacity; the default 65,536 would split the moving sprites into
@@ -20,10 +22,11 @@ use std::time::Instant;
 
 use layerbatch::text::cosmic_text::{fontdb, Attrs, Buffer, Family, FontSystem, Metrics, Shaping};
 use layerbatch::text::GlyphCache;
-use layerbatch::{Batcher, Config, QuadVertices, ResidentStyle};
+use layerbatch::tilemap::{TileTable, Tilemap};
+use layerbatch::{Affine2, Batcher, Config, QuadVertices, ResidentStyle, TextureDesc};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
 use layerbatch_testkit::phases::{FramePhases, PhaseRecorder};
-use layerbatch_testkit::scene::{Scene, SceneOptions, Sizes};
+use layerbatch_testkit::scene::{texture_pixels, Scene, SceneOptions, Sizes};
 
 const FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
@@ -32,6 +35,7 @@ struct Args {
     statics: usize,
     dynamic: usize,
     textures: usize,
+    map: u32,
     frames: u64,
     target: [u32; 2],
     out: String,
@@ -43,6 +47,7 @@ fn parse() -> Result<Args, String> {
         statics: 1_000_000,
         dynamic: 100_000,
         textures: 256,
+        map: 1024,
         frames: 5,
         target: [320, 180],
         out: "million.png".into(),
@@ -56,6 +61,7 @@ fn parse() -> Result<Args, String> {
             "--static" => a.statics = number(value()?)?.min(5_000_000),
             "--dynamic" => a.dynamic = number(value()?)?.min(5_000_000),
             "--textures" => a.textures = number(value()?)?.clamp(1, 4096),
+            "--map" => a.map = number(value()?)?.min(4096) as u32,
             "--frames" => a.frames = number(value()?)?.max(1) as u64,
             "--target" => {
                 let v = value()?;
@@ -90,6 +96,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let layer = (!statics.is_empty()).then(|| batcher.create_resident(&statics)).transpose()?;
     let create_ms = t.elapsed().as_secs_f64() * 1e3;
     drop(statics);
+    // The map: 8 tilesets of 8 x 8 tiles of 16 px, tiles of 4 px on screen.
+    let t = Instant::now();
+    let map = match args.map {
+        0 => None,
+        side => {
+            let mut table = TileTable::new();
+            for s in 0..8 {
+                let set = batcher.register(&TextureDesc::new(128, 128), &texture_pixels(1000 + s, 128, 128))?;
+                for k in 0..64 {
+                    table.push(set, [(k % 8) as f32 * 16.0, (k / 8) as f32 * 16.0, 16.0, 16.0], [128, 128]);
+                }
+            }
+            let ids: Vec<u32> = (0..side * side).map(|i| 1 + (i * 7 + i / side * 3) % 512).collect();
+            Some(Tilemap::new(&mut batcher, &table, [side, side], 4.0, 32, &ids)?)
+        }
+    };
+    let map_ms = t.elapsed().as_secs_f64() * 1e3;
 
     let mut db = fontdb::Database::new();
     db.load_font_file(FONT).map_err(|e| format!("{FONT}: {e} (scripts/install-fonts.sh installs it)"))?;
@@ -109,6 +132,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         hud.shape_until_scroll(&mut fonts, false);
         let t1 = Instant::now();
         batcher.begin_frame();
+        if let Some(map) = &map {
+            // The camera scrolls over the map.
+            let view = [frame as f32 * 7.0, frame as f32 * 3.0, args.target[0] as f32, args.target[1] as f32];
+            let style = ResidentStyle::default().with_transform(Affine2::translation(-view[0], -view[1]));
+            map.draw(&mut batcher, view, &style)?;
+        }
         if let Some(layer) = layer {
             batcher.draw_resident(layer, &ResidentStyle::default())?;
         }
@@ -150,12 +179,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.frames
     );
     println!(
-        "  {} static sprites in a resident layer (made in {create_ms:.0} ms, {:.1} MB on the device), {} moving, {} textures, one HUD line",
+        "  {} static sprites in a resident layer (made in {create_ms:.0} ms), {} moving, {} textures, one HUD line; {:.1} MB of resident layers on the device",
         args.statics,
-        batcher.resident_bytes() as f64 / 1e6,
         args.dynamic,
-        args.textures
+        args.textures,
+        batcher.resident_bytes() as f64 / 1e6
     );
+    if let Some(map) = &map {
+        let [w, h] = map.size();
+        println!("  a {w}x{h}-tile map over 8 tilesets in a resident layer (made in {map_ms:.0} ms)");
+    }
     println!("  per frame: {:.2} draw calls", sums[0] as f64 / n);
     println!(
         "  per frame: {:.2} MB sent to the device ({:.2} MB pushed vertices, {:.2} MB resident, {:.2} MB texels)",

@@ -75,6 +75,7 @@ pub mod shapes;
 #[cfg(feature = "text")]
 pub mod text;
 mod texture;
+pub mod tilemap;
 mod walk;
 mod writes;
 

@@ -72,8 +72,9 @@ pub(super) struct Residents {
     free: Vec<u32>,
     /// Instances the pending write ops point into.
     pub(super) pending: Vec<Instance>,
-    /// Draws of the open frame: (instance index drawn at, resident, draw state index).
-    drawn: Vec<(u32, ResidentId, u32)>,
+    /// Draws of the open frame: (instance index drawn at, resident, draw state index, quads
+    /// drawn).
+    drawn: Vec<(u32, ResidentId, u32, std::ops::Range<u32>)>,
     /// Updates waiting for the host frame to end: a plan of it draws the resident.
     parked: Vec<(ResidentId, u32, Vec<Quad>)>,
     /// Residents the open frame draws whose host destroyed them.
@@ -296,11 +297,34 @@ impl Batcher {
     /// [`ResidentError::NoFrame`], [`ResidentError::Stale`], [`ResidentError::SamplesTarget`]
     /// in a frame drawn into a texture the layer samples. Nothing is recorded then.
     pub fn draw_resident(&mut self, id: ResidentId, style: &ResidentStyle) -> Result<(), ResidentError> {
+        let len = self.residents.entry(id)?.quads.len() as u32;
+        self.draw_resident_range(id, 0..len, style)
+    }
+
+    /// [`Batcher::draw_resident`] of quads `range` of the layer only: one draw (with indexed
+    /// quads, one per `instance_capacity` quads), as for the whole layer. A tilemap draws the
+    /// chunks its camera sees so ([`crate::tilemap::Tilemap::draw`]). An empty range draws
+    /// nothing.
+    ///
+    /// # Errors
+    /// As [`Batcher::draw_resident`], and [`ResidentError::OutOfRange`] for a range past the
+    /// layer's end.
+    pub fn draw_resident_range(
+        &mut self,
+        id: ResidentId,
+        range: std::ops::Range<u32>,
+        style: &ResidentStyle,
+    ) -> Result<(), ResidentError> {
         if !self.recorder.open {
             return Err(ResidentError::NoFrame);
         }
         let e = self.residents.entry(id)?;
-        if !style.visible {
+        let len = e.quads.len() as u32;
+        if range.start > range.end || range.end > len {
+            let count = range.end.saturating_sub(range.start) as usize;
+            return Err(ResidentError::OutOfRange { first: range.start, count, len });
+        }
+        if !style.visible || range.is_empty() {
             return Ok(());
         }
         let target = self.recorder.target_texture();
@@ -310,7 +334,7 @@ impl Batcher {
         let state = style_state(self.recorder.draw_state_now(), style);
         let (at, state) = self.recorder.mark_resident(state);
         let frame = self.frame_number();
-        self.residents.drawn.push((at, id, state));
+        self.residents.drawn.push((at, id, state, range));
         self.residents.entries[id.index as usize].drawn_frame = Some(frame);
         Ok(())
     }
@@ -526,7 +550,8 @@ impl Batcher {
         let mut own = std::mem::take(&mut plan.segments).into_iter().peekable();
         let binds = plan.binds.len() as u32;
         let mut added = 0;
-        for &(at, id, state) in &r.drawn {
+        for (at, id, state, range) in &r.drawn {
+            let (at, id, state) = (*at, *id, *state);
             while let Some(seg) = own.next_if(|s| s.instances.start < at) {
                 out.push(seg);
             }
@@ -535,10 +560,10 @@ impl Batcher {
             let tier = self.budget.tiers.iter().copied().find(|&t| t >= used).unwrap_or(self.budget.slots);
             let slots = plan.slot_tables.len() as u32..plan.slot_tables.len() as u32 + tier;
             plan.slot_tables.extend((0..tier as usize).map(|s| e.table.get(s).copied().flatten()));
-            let len = e.quads.len() as u32;
-            let mut start = 0;
-            while start < len {
-                let end = len.min(start.saturating_add(span));
+            let mut start = range.start;
+            while start < range.end {
+                // Indexed, draws end at multiples of the capacity (the quad indices cover one).
+                let end = range.end.min((start / span).saturating_add(1).saturating_mul(span));
                 out.push(Segment {
                     instances: start..end,
                     tier,

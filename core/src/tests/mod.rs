@@ -559,4 +559,5 @@ mod pages_and_state;
 mod props;
 mod regressions;
 mod residents;
+mod tiles;
 mod trust;
