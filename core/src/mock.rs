@@ -190,8 +190,8 @@ pub struct MockDevice {
 struct MockStore {
     arrays: HashMap<ArrayId, MockArray>,
     calls: Vec<Call>,
-    /// The instances of each resident layer.
-    residents: HashMap<ResidentId, Vec<Instance>>,
+    /// The instances written into each resident layer, by index.
+    residents: HashMap<ResidentId, HashMap<u32, Instance>>,
     /// Bytes of arrays destroyed during the current plan: a real device frees them only once
     /// the commands using them finish.
     retired_bytes: u64,
@@ -217,15 +217,15 @@ impl Executor for MockStore {
         self.residents.clear();
     }
     fn create_resident(&mut self, resident: ResidentId, instances: u32, _indexed: bool) -> Result<(), PlanError> {
-        self.residents.insert(resident, vec![Instance::default(); instances as usize]);
+        // Sparse: what a plan wrote, so a large buffer costs the mock nothing until written.
+        self.residents.insert(resident, HashMap::new());
         self.calls.push(Call::CreateResident { resident, instances });
         Ok(())
     }
     fn write_resident(&mut self, write: &ResidentWrite<'_>) -> Result<(), PlanError> {
         let held = self.residents.get_mut(&write.resident);
         let held = held.ok_or(PlanError::UnknownResident { at: 0, resident: write.resident })?;
-        let first = write.first as usize;
-        held[first..first + write.instances.len()].copy_from_slice(write.instances);
+        held.extend(write.instances.iter().enumerate().map(|(k, i)| (write.first + k as u32, *i)));
         let end = write.first + write.instances.len() as u32;
         self.calls.push(Call::WriteResident { resident: write.resident, instances: write.first..end });
         Ok(())
@@ -409,9 +409,9 @@ impl MockDevice {
             if let Some(resident) = seg.resident {
                 let held = &self.store.residents[&resident];
                 let sampled = self.resident_sampled.entry(resident).or_default();
-                sampled.resize(held.len(), None);
+                sampled.resize(sampled.len().max((first + count) as usize), None);
                 for i in first..first + count {
-                    sampled[i as usize] = sample(arrays, table, &held[i as usize]);
+                    sampled[i as usize] = held.get(&i).and_then(|inst| sample(arrays, table, inst));
                 }
                 self.store.calls.push(Call::DrawResident { resident, tier: seg.tier, instances: first..first + count });
                 continue;

@@ -57,8 +57,8 @@ struct Entry {
     quads: Vec<Quad>,
     /// The array in each slot its instances sample (`None`: a slot no instance samples).
     table: Vec<Option<ArrayId>>,
-    /// Each texture it samples, by registry index: its quads, and where it was when written.
-    textures: HashMap<u32, (u32, Seen)>,
+    /// Each texture it samples.
+    textures: Sampled,
     /// Bytes held against the budget.
     bytes: u64,
     /// The host frame that last drew it.
@@ -106,10 +106,14 @@ impl Residents {
     }
 }
 
+/// Each texture a resident samples, by registry index: its quads, and where it was when they
+/// were written.
+type Sampled = HashMap<u32, (u32, Seen)>;
+
 /// The slot table and texture map of `quads`: arrays in order of first use.
-fn survey(hot: &[Hot], quads: &[Quad]) -> (Vec<Option<ArrayId>>, HashMap<u32, (u32, Seen)>) {
+fn survey(hot: &[Hot], quads: &[Quad]) -> (Vec<Option<ArrayId>>, Sampled) {
     let mut table: Vec<Option<ArrayId>> = Vec::new();
-    let mut textures: HashMap<u32, (u32, Seen)> = HashMap::new();
+    let mut textures = Sampled::new();
     let mut last = u32::MAX;
     for q in quads {
         let i = q.texture.index;

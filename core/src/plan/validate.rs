@@ -35,6 +35,7 @@ pub struct PlanValidator {
     format_families: crate::FormatFamilies,
     compressed_copies: bool,
     indexed_quads: bool,
+    budget_bytes: u64,
     arrays: HashMap<ArrayId, ArrayDesc>,
     bound: Vec<Option<ArrayId>>,
     residents: HashMap<ResidentId, ResidentState>,
@@ -84,6 +85,7 @@ impl PlanValidator {
             format_families: budget.format_families,
             compressed_copies: budget.compressed_copies,
             indexed_quads: budget.indexed_quads,
+            budget_bytes: budget.budget_bytes,
             arrays: HashMap::new(),
             bound: vec![None; slots as usize],
             residents: HashMap::new(),
@@ -230,7 +232,12 @@ impl PlanValidator {
         bound: &mut [Option<ArrayId>],
         residents: &mut HashMap<ResidentId, ResidentState>,
     ) -> Result<(), PlanError> {
-        let limits = ResidentLimits { slots: self.slots, max_layers: self.max_layers.min(Instance::MAX_LAYERS) };
+        let limits = ResidentLimits {
+            slots: self.slots,
+            max_layers: self.max_layers.min(Instance::MAX_LAYERS),
+            budget_bytes: self.budget_bytes,
+            indexed_quads: self.indexed_quads,
+        };
         let unbind = |bound: &mut [Option<ArrayId>], a: ArrayId| {
             for b in bound.iter_mut().filter(|b| **b == Some(a)) {
                 *b = None;

@@ -27,6 +27,10 @@ pub(super) struct ResidentLimits {
     pub(super) slots: u32,
     /// The most layers an array may have.
     pub(super) max_layers: u32,
+    /// The budget's bytes: no resident buffer is larger (core holds them against it).
+    pub(super) budget_bytes: u64,
+    /// The budget's `indexed_quads`: how every resident is stored and drawn.
+    pub(super) indexed_quads: bool,
 }
 
 /// Checks resident op `op` (at index `at` of the plan's ops) and applies it to `residents`.
@@ -38,13 +42,19 @@ pub(super) fn check_op(
     residents: &mut HashMap<ResidentId, ResidentState>,
 ) -> Result<(), PlanError> {
     match op {
-        ResidentOp::Create { resident, instances, .. } => {
+        ResidentOp::Create { resident, instances, indexed } => {
             let bad = |reason| Err(PlanError::BadResident { at, resident: *resident, reason });
             if residents.contains_key(resident) {
                 return bad("created again while the device holds it");
             }
             if *instances == 0 {
                 return bad("created empty");
+            }
+            if *indexed != limits.indexed_quads {
+                return bad("created with another vertex layout than the budget's");
+            }
+            if u64::from(*instances) * u64::from(crate::Instance::quad_bytes(*indexed)) > limits.budget_bytes {
+                return bad("created larger than the byte budget");
             }
             let state = ResidentState { len: *instances, slots: 0, max_layer: [0; MAX_SLOTS_PER_DRAW as usize] };
             residents.insert(*resident, state);
@@ -104,8 +114,10 @@ pub(super) fn check_segment(
         reason: "drawn while the device holds no such resident",
     })?;
     let r = &seg.instances;
-    let crosses = u64::from(r.start) / u64::from(span) != (u64::from(r.end) - 1) / u64::from(span);
-    if r.end <= r.start || r.end > state.len || crosses {
+    // `end > start` first: an empty range has no last instance.
+    let crosses =
+        |r: &std::ops::Range<u32>| u64::from(r.start) / u64::from(span) != (u64::from(r.end) - 1) / u64::from(span);
+    if r.end <= r.start || r.end > state.len || crosses(r) {
         return Err(PlanError::ResidentRange {
             at,
             resident,

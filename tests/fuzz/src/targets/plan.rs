@@ -1,14 +1,14 @@
 //! `plan`: valid plans taken from batchers (sprites in pages and class arrays, meshes,
-//! growth, a render target, compressed textures with mips, a rebuild), their numbers mutated
-//! (ids, sizes, layers, levels, byte ranges, instance and slot fields, segment ranges, clips,
-//! transforms, the target), through `PlanValidator::check`, which must never panic; a plan it
+//! growth, a render target, compressed textures with mips, a rebuild, resident layers), their
+//! numbers mutated (ids, sizes, layers, levels, byte ranges, instance and slot fields, segment
+//! ranges, clips, transforms, the target, resident ops, draws and instances), through `PlanValidator::check`, which must never panic; a plan it
 //! accepts must then run on the mock device.
 
 use crate::rng::{Reader, Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
 use layerbatch_core::{
     ArrayId, ArrayOp, Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice,
-    PlanTarget, PlanValidator, Quad, ResourceOp, TextureDesc, Usage, Vertex,
+    PlanTarget, PlanValidator, Quad, ResidentId, ResidentOp, ResidentStyle, ResourceOp, TextureDesc, Usage, Vertex,
 };
 
 /// A plan to mutate, the plans before it, and the budget of the batcher that made them.
@@ -45,8 +45,12 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     let mut b = Batcher::new(limits, Config::default()).map_err(|e| err(&e))?;
     let white = b.white().map_err(|e| err(&e))?;
     let ids = sprites(&mut b, &[(16, 16), (8, 30), (64, 64), (300, 200), (1, 1), (128, 32)])?;
+    let layer_quads: Vec<Quad> = (0..40).map(|i| Quad::rect(ids[i % ids.len()], [i as f32, 2.0], [9.0, 9.0])).collect();
+    let layer = b.create_resident(&layer_quads).map_err(|e| err(&e))?;
+    let style = ResidentStyle::default().with_tint([0.5; 4]).with_clip(Some([0, 0, 50, 50]));
     b.begin_frame();
     draw_all(&mut b, &ids)?;
+    b.draw_resident(layer, &style).map_err(|e| err(&e))?;
     let mut mesh = Mesh::default();
     for p in [[0.0, 0.0], [40.0, 0.0], [0.0, 40.0]] {
         mesh.push_vertex(Vertex::solid(p, [255, 0, 0, 255]));
@@ -65,7 +69,9 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
         b.free(*id).map_err(|e| err(&e))?;
     }
     let _ = b.free(ids[1]);
+    b.update_resident(layer, 5, &layer_quads[20..30]).map_err(|e| err(&e))?;
     b.begin_frame();
+    b.draw_resident(layer, &ResidentStyle::default()).map_err(|e| err(&e))?;
     draw_all(&mut b, &ids[2..])?;
     let live: Vec<_> = more.iter().copied().filter(|id| b.contains(*id)).collect();
     draw_all(&mut b, &live)?;
@@ -75,6 +81,7 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     b.restore();
     b.begin_frame();
     draw_all(&mut b, &ids[2..])?;
+    b.draw_resident(layer, &style).map_err(|e| err(&e))?;
     let plan3 = b.finish().clone();
     out.push(Scenario { budget: b.budget().clone(), history: vec![plan1, plan2], plan: plan3 });
     // A render target drawn into, then sampled.
@@ -155,8 +162,28 @@ fn mutate_id(r: &mut Reader<'_>, id: &mut ArrayId) {
     id.0 = u32_from(r, id.0);
 }
 
+fn mutate_resident(r: &mut Reader<'_>, id: &mut ResidentId) {
+    if r.bool() {
+        id.index = u32_from(r, id.index);
+    } else {
+        id.generation = u32_from(r, id.generation);
+    }
+}
+
 fn mutate_op(r: &mut Reader<'_>, op: &mut ResourceOp) {
     match op {
+        ResourceOp::Resident(ResidentOp::Create { resident, instances, indexed }) => match r.below(3) {
+            0 => mutate_resident(r, resident),
+            1 => *instances = u32_from(r, *instances),
+            _ => *indexed = !*indexed,
+        },
+        ResourceOp::Resident(ResidentOp::Write { resident, first, instances }) => match r.below(4) {
+            0 => mutate_resident(r, resident),
+            1 => *first = u32_from(r, *first),
+            2 => instances.start = u32_from(r, instances.start),
+            _ => instances.end = u32_from(r, instances.end),
+        },
+        ResourceOp::Resident(ResidentOp::Destroy { resident }) => mutate_resident(r, resident),
         ResourceOp::Array(a) => match a {
             ArrayOp::Create { array, desc } => {
                 if r.bool() {
@@ -281,7 +308,24 @@ fn mutate(r: &mut Reader<'_>, p: &mut FramePlan) {
             if !p.segments.is_empty() {
                 let i = r.below(p.segments.len());
                 let s = &mut p.segments[i];
-                match r.below(7) {
+                match r.below(9) {
+                    7 => {
+                        s.resident = match s.resident {
+                            Some(_) if r.bool() => None,
+                            Some(mut id) => {
+                                mutate_resident(r, &mut id);
+                                Some(id)
+                            }
+                            None => Some(ResidentId { index: r.edgy_u32() % 4, generation: r.edgy_u32() % 4 }),
+                        }
+                    }
+                    8 => {
+                        if !p.resident_instances.is_empty() {
+                            let i = r.below(p.resident_instances.len());
+                            let inst = &mut p.resident_instances[i];
+                            inst.slot_flags_layer = u32_from(r, inst.slot_flags_layer);
+                        }
+                    }
                     0 => s.instances.start = u32_from(r, s.instances.start),
                     1 => s.instances.end = u32_from(r, s.instances.end),
                     2 => s.tier = u32_from(r, s.tier),
