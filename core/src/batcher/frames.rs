@@ -32,6 +32,11 @@ impl HostFrames {
     pub(super) fn holds_frees(&self) -> bool {
         self.signalled && self.plans > 0
     }
+
+    /// The number of the host frame being recorded.
+    pub(super) fn number(&self) -> u64 {
+        self.number
+    }
 }
 
 impl Batcher {

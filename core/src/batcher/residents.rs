@@ -61,7 +61,7 @@ struct Entry {
     textures: Sampled,
     /// Bytes held against the budget.
     bytes: u64,
-    /// The host frame that last drew it.
+    /// The host frame of the last plan made that drew it.
     drawn_frame: Option<u64>,
 }
 
@@ -234,7 +234,7 @@ impl Batcher {
             check_quad(&self.registry.hot, q, super::recorder::NO_TARGET)
                 .map_err(|error| ResidentError::Quad { index, error })?;
         }
-        if self.frames.holds_frees() && e.drawn_frame == Some(self.frame_number()) {
+        if self.drawn_earlier_this_frame(id) {
             self.residents.parked.push((id, first, quads.to_vec()));
             return Ok(());
         }
@@ -337,10 +337,15 @@ impl Batcher {
         }
         let state = style_state(self.recorder.draw_state_now(), style);
         let (at, state) = self.recorder.mark_resident(state);
-        let frame = self.frame_number();
         self.residents.drawn.push((at, id, state, range));
-        self.residents.entries[id.index as usize].drawn_frame = Some(frame);
         Ok(())
+    }
+
+    /// Whether a plan of the host's frame, already made, drew resident `id` (the host
+    /// submits several plans at once: [`Batcher::end_frame`]).
+    fn drawn_earlier_this_frame(&self, id: ResidentId) -> bool {
+        let e = &self.residents.entries[id.index as usize];
+        self.frames.holds_frees() && e.drawn_frame == Some(self.frame_number())
     }
 
     /// Quads a resident layer holds.
@@ -471,6 +476,7 @@ impl Batcher {
         if self.residents.unwritten.contains(&id) {
             return true;
         }
+        let earlier = self.drawn_earlier_this_frame(id);
         let hot = &self.registry.hot;
         let e = &self.residents.entries[id.index as usize];
         let moved: Vec<(u32, Seen)> =
@@ -483,7 +489,7 @@ impl Batcher {
             log::warn!("resident layer {id:?}: its textures moved into more arrays than one draw binds; not drawn");
             return false;
         }
-        let rewrite: Vec<u32> = moved
+        let rewrite: std::collections::HashSet<u32> = moved
             .iter()
             .filter(|(i, seen)| {
                 let now = Seen::of(&hot[*i as usize]);
@@ -499,6 +505,14 @@ impl Batcher {
             }
         }
         if rewrite.is_empty() {
+            return true;
+        }
+        if earlier {
+            // A pass of this host frame draws the buffer as it is, and a queue write would
+            // land before it (wgpu): a new buffer instead, written whole; the old one lives
+            // until the passes using it are done.
+            self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id }));
+            self.queue_resident_create(id);
             return true;
         }
         // Runs of quads of the textures to rewrite, each one write.
@@ -554,8 +568,10 @@ impl Batcher {
         let mut own = std::mem::take(&mut plan.segments).into_iter().peekable();
         let binds = plan.binds.len() as u32;
         let mut added = 0;
+        let frame = self.frames.number();
         for (at, id, state, range) in &r.drawn {
             let (at, id, state) = (*at, *id, *state);
+            r.entries[id.index as usize].drawn_frame = Some(frame);
             while let Some(seg) = own.next_if(|s| s.instances.start < at) {
                 out.push(seg);
             }

@@ -282,3 +282,32 @@ fn hand_made_plans_that_misuse_a_layer_are_refused() {
     assert!(matches!(check(&bad_slot), Err(PlanError::ResidentInstance { slot: 31, .. })));
     let _ = solid;
 }
+
+#[test]
+fn a_layer_whose_texture_moves_mid_frame_gets_a_new_buffer_not_a_write_under_an_earlier_pass() {
+    let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
+    let mut ids = textures(&mut b, 5);
+    // A dynamic texture: resizing it moves it.
+    let dynamic = TextureDesc::new(20, 20).with_usage(Usage::Dynamic);
+    ids.insert(2, b.register(&dynamic, &solid(&dynamic, 9)).unwrap());
+    let statics = quads(&ids, 60);
+    let layer = b.create_resident(&statics).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    b.end_frame(); // several plans a frame from here on
+    draw(&mut b, &mut dev, layer, &[]);
+    // Plan A of this frame drew the layer; a texture it samples moves (resized) before plan B.
+    let d = TextureDesc::new(48, 20);
+    b.resize(ids[2], 48, 20, &solid(&d, 77)).unwrap();
+    let c = draw(&mut b, &mut dev, layer, &[]);
+    assert_eq!((c.residents_destroyed, c.residents_created, c.resident_bytes_written), (1, 1, 60 * 64), "{c:?}");
+    assert_eq!(dev.resident_sampled(layer).to_vec(), immediate_samples(&mut b, &statics));
+    // In a new frame, the same move is a write of that texture's quads only.
+    let mut dev = MockDevice::new(b.budget());
+    b.restore();
+    draw(&mut b, &mut dev, layer, &[]);
+    b.end_frame();
+    b.resize(ids[2], 30, 30, &solid(&TextureDesc::new(30, 30), 78)).unwrap();
+    let c = draw(&mut b, &mut dev, layer, &[]);
+    assert_eq!((c.residents_created, c.resident_bytes_written), (0, 10 * 64), "{c:?}");
+    assert_eq!(dev.resident_sampled(layer).to_vec(), immediate_samples(&mut b, &statics));
+}
