@@ -47,3 +47,7 @@ pub struct EguiDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/shapes-and-text.md")]
 pub struct ShapesAndTextDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/resident-layers.md")]
+pub struct ResidentLayersDoctests;

@@ -161,7 +161,8 @@
 //!
 //! Instance positions are pixels, `(0, 0)` at the top-left corner of the viewport, y down.
 //! [`Target::viewport_px`] sets the viewport to `(0, 0, w, h)` and the projection with it.
-//! A segment's draw state transforms the corners first (a uniform, `u_transform`) and may
+//! A segment's draw state transforms the corners first (a uniform, `u_transform`), multiplies
+//! every quad's colour by its tint (`u_tint`: a resident layer's) and may
 //! clip to a rectangle of the target (y down), drawn with `glScissor` (y flipped to GL's
 //! window coordinates, intersected with the host's box under [`Target::keep_host_clip`]); a
 //! segment clipped away entirely issues no draw.
@@ -195,6 +196,9 @@
 //!   applies; layer copies never run clipped.
 //! - Draws with a clip rectangle in the plan's draw states: `SCISSOR_BOX` (and
 //!   `SCISSOR_TEST`, above).
+//! - Resident layers made or written (`glBufferData`, `glBufferSubData` on the layer's own
+//!   buffer): `ARRAY_BUFFER_BINDING`. Their draws bind the layer's buffer to `ARRAY_BUFFER` and
+//!   point the renderer's vertex array at it (saved with the draws above).
 //! - Layer writes: `PIXEL_UNPACK_BUFFER_BINDING` (0 while uploading), `UNPACK_ALIGNMENT` (1),
 //!   `UNPACK_ROW_LENGTH`, `UNPACK_IMAGE_HEIGHT`, `UNPACK_SKIP_PIXELS`, `UNPACK_SKIP_ROWS`,
 //!   `UNPACK_SKIP_IMAGES` (0).

@@ -536,7 +536,8 @@ impl Allocator {
         self.buffer_bytes = self.buffer_bytes.saturating_sub(bytes);
     }
 
-    /// Bytes of device buffers held against the budget ([`Allocator::hold_buffer`]).
+    /// Bytes of device buffers held against the budget: the resident layers'
+    /// ([`crate::Batcher::resident_bytes`]).
     pub fn buffer_bytes(&self) -> u64 {
         self.buffer_bytes
     }
