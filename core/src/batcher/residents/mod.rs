@@ -9,10 +9,12 @@
 
 use std::collections::HashMap;
 
-use super::recorder::{check_quad, resident_instance};
-use super::registry::Hot;
-use super::Batcher;
-use crate::plan::{BlendMode, DrawState, FlushCause, Instance, ResidentId, ResidentOp, ResourceOp, Segment};
+use crate::batcher::recorder::{check_quad, resident_instance};
+
+mod planning;
+use crate::batcher::registry::Hot;
+use crate::batcher::Batcher;
+use crate::plan::{BlendMode, DrawState, Instance, ResidentId, ResidentOp, ResourceOp, Segment};
 use crate::{Affine2, ArrayId, Quad, ResidentError, ResidentStyle, TextureError, TextureId};
 
 /// Where a texture was when a resident's instances were last written from it.
@@ -231,7 +233,7 @@ impl Batcher {
             return Ok(());
         }
         for (index, q) in quads.iter().enumerate() {
-            check_quad(&self.registry.hot, q, super::recorder::NO_TARGET)
+            check_quad(&self.registry.hot, q, crate::batcher::recorder::NO_TARGET)
                 .map_err(|error| ResidentError::Quad { index, error })?;
         }
         if self.drawn_earlier_this_frame(id) {
@@ -373,7 +375,7 @@ impl Batcher {
             return Err(ResidentError::TooLarge { instances: quads.len(), bytes, quad_bytes, max_buffer_bytes });
         }
         for (index, q) in quads.iter().enumerate() {
-            check_quad(&self.registry.hot, q, super::recorder::NO_TARGET)
+            check_quad(&self.registry.hot, q, crate::batcher::recorder::NO_TARGET)
                 .map_err(|error| ResidentError::Quad { index, error })?;
         }
         Ok(bytes)
@@ -404,23 +406,6 @@ impl Batcher {
         self.ops.push(ResourceOp::Resident(ResidentOp::Create { resident: id, instances, indexed }));
         if !self.residents.unwritten.contains(&id) {
             self.residents.unwritten.push(id);
-        }
-    }
-
-    /// Before a plan is made: every resident created since the last is written whole, its
-    /// slot table and textures surveyed from where they are now.
-    pub(super) fn write_new_residents(&mut self) {
-        for id in std::mem::take(&mut self.residents.unwritten) {
-            let hot = &self.registry.hot;
-            let e = &mut self.residents.entries[id.index as usize];
-            if e.life == Life::Dead {
-                continue;
-            }
-            let (table, textures) = survey(hot, &e.quads);
-            e.table = table;
-            e.textures = textures;
-            let len = e.quads.len() as u32;
-            self.queue_resident_write(id, 0..len);
         }
     }
 
@@ -467,195 +452,6 @@ impl Batcher {
             self.queue_resident_write(id, first..first + quads.len() as u32);
         }
         Ok(())
-    }
-
-    /// Rewrites what of resident `id` its textures' moves made wrong, and the slot table.
-    /// Returns `false` when its textures now live in more arrays than one draw binds (it is
-    /// then not drawn).
-    fn settle_resident(&mut self, id: ResidentId) -> bool {
-        if self.residents.unwritten.contains(&id) {
-            return true;
-        }
-        let earlier = self.drawn_earlier_this_frame(id);
-        let hot = &self.registry.hot;
-        let e = &self.residents.entries[id.index as usize];
-        let moved: Vec<(u32, Seen)> =
-            e.textures.iter().filter(|(&i, t)| t.1 != Seen::of(&hot[i as usize])).map(|(&i, t)| (i, t.1)).collect();
-        if moved.is_empty() {
-            return true;
-        }
-        let table = settled_table(&e.table, e.textures.keys().map(|&i| hot[i as usize].array));
-        if table.iter().flatten().count() > self.budget.slots as usize {
-            log::warn!("resident layer {id:?}: its textures moved into more arrays than one draw binds; not drawn");
-            return false;
-        }
-        let rewrite: std::collections::HashSet<u32> = moved
-            .iter()
-            .filter(|(i, seen)| {
-                let now = Seen::of(&hot[*i as usize]);
-                !now.same_texels(seen) || slot_of(&e.table, seen.array) != slot_of(&table, now.array)
-            })
-            .map(|m| m.0)
-            .collect();
-        let e = &mut self.residents.entries[id.index as usize];
-        e.table = table;
-        for (i, _) in &moved {
-            if let Some(t) = e.textures.get_mut(i) {
-                t.1 = Seen::of(&hot[*i as usize]);
-            }
-        }
-        if rewrite.is_empty() {
-            return true;
-        }
-        if earlier {
-            // A pass of this host frame draws the buffer as it is, and a queue write would
-            // land before it (wgpu): a new buffer instead, written whole; the old one lives
-            // until the passes using it are done.
-            self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id }));
-            self.queue_resident_create(id);
-            return true;
-        }
-        // Runs of quads of the textures to rewrite, each one write.
-        let mut runs = Vec::new();
-        let mut run: Option<(u32, u32)> = None;
-        for (k, q) in e.quads.iter().enumerate() {
-            let k = k as u32;
-            match (rewrite.contains(&q.texture.index), &mut run) {
-                (true, Some((_, end))) => *end = k + 1,
-                (true, None) => run = Some((k, k + 1)),
-                (false, Some(r)) => {
-                    runs.push(*r);
-                    run = None;
-                }
-                (false, None) => {}
-            }
-        }
-        runs.extend(run);
-        for (start, end) in runs {
-            self.queue_resident_write(id, start..end);
-        }
-        true
-    }
-
-    /// Before a plan is made: settles every resident the open frame draws.
-    pub(super) fn settle_drawn_residents(&mut self) {
-        let mut drawn = std::mem::take(&mut self.residents.drawn);
-        let mut skip = Vec::new();
-        for k in 0..drawn.len() {
-            let id = drawn[k].1;
-            if drawn[..k].iter().any(|d| d.1 == id) {
-                continue;
-            }
-            if !self.settle_resident(id) {
-                skip.push(id);
-            }
-        }
-        drawn.retain(|d| !skip.contains(&d.1));
-        self.residents.drawn = drawn;
-    }
-
-    /// After the ladder made the plan's segments: the resident draws go in between, in
-    /// painter's order. Returns the segments added.
-    pub(super) fn splice_residents(&mut self) -> u64 {
-        let r = &mut self.residents;
-        if r.drawn.is_empty() {
-            return 0;
-        }
-        let plan = &mut self.plan;
-        let span = if self.budget.indexed_quads { plan.instance_capacity.max(1) } else { u32::MAX };
-        let mut out = std::mem::take(&mut r.scratch);
-        out.clear();
-        let mut own = std::mem::take(&mut plan.segments).into_iter().peekable();
-        let binds = plan.binds.len() as u32;
-        let mut added = 0;
-        let frame = self.frames.number();
-        for (at, id, state, range) in &r.drawn {
-            let (at, id, state) = (*at, *id, *state);
-            r.entries[id.index as usize].drawn_frame = Some(frame);
-            while let Some(seg) = own.next_if(|s| s.instances.start < at) {
-                out.push(seg);
-            }
-            let e = &r.entries[id.index as usize];
-            let used = e.table.len().max(1) as u32;
-            let tier = self.budget.tiers.iter().copied().find(|&t| t >= used).unwrap_or(self.budget.slots);
-            let slots = plan.slot_tables.len() as u32..plan.slot_tables.len() as u32 + tier;
-            plan.slot_tables.extend((0..tier as usize).map(|s| e.table.get(s).copied().flatten()));
-            let mut start = range.start;
-            while start < range.end {
-                // Indexed, draws end at multiples of the capacity (the quad indices cover one).
-                let end = range.end.min((start / span).saturating_add(1).saturating_mul(span));
-                out.push(Segment {
-                    instances: start..end,
-                    tier,
-                    slots: slots.clone(),
-                    binds: binds..binds,
-                    cause: FlushCause::Resident,
-                    state,
-                    resident: Some(id),
-                });
-                added += 1;
-                start = end;
-            }
-        }
-        out.extend(own);
-        r.scratch = std::mem::replace(&mut plan.segments, out);
-        self.frame.resident_draws += r.drawn.len() as u64;
-        r.drawn.clear();
-        added
-    }
-
-    /// After a plan is made (or a frame discarded): residents destroyed while it drew them
-    /// lose their buffers now, in the next plan.
-    pub(super) fn bury_doomed_residents(&mut self) {
-        for id in std::mem::take(&mut self.residents.doomed) {
-            self.bury_resident(id);
-        }
-        self.residents.drawn.clear();
-    }
-
-    fn bury_resident(&mut self, id: ResidentId) {
-        let r = &mut self.residents;
-        let e = &mut r.entries[id.index as usize];
-        e.life = Life::Dead;
-        e.quads = Vec::new();
-        e.table.clear();
-        e.textures.clear();
-        e.drawn_frame = None;
-        // A generation that would wrap retires the index for good.
-        if e.generation < u32::MAX {
-            r.free.push(id.index);
-        }
-        self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id }));
-    }
-
-    /// At the end of a host frame: the updates parked while its plans drew their layers.
-    pub(super) fn apply_parked_residents(&mut self) {
-        for (id, first, quads) in std::mem::take(&mut self.residents.parked) {
-            let checked = self.residents.entry(id).map(|_| ()).and_then(|()| {
-                quads.iter().enumerate().try_for_each(|(index, q)| {
-                    check_quad(&self.registry.hot, q, super::recorder::NO_TARGET)
-                        .map_err(|error| ResidentError::Quad { index, error })
-                })
-            });
-            if let Err(e) = checked.and_then(|()| self.write_resident_range(id, first, &quads)) {
-                log::warn!("a resident layer update waiting for the frame's end was dropped: {e}");
-            }
-        }
-    }
-
-    /// For [`Batcher::restore`]: every resident the device must hold again (the live ones,
-    /// and those the open frame still draws), created and written whole from where their
-    /// textures are now.
-    pub(super) fn restore_residents(&mut self) {
-        self.residents.pending.clear();
-        let ids: Vec<ResidentId> = (self.residents.entries.iter().enumerate())
-            .filter(|(_, e)| e.life != Life::Dead)
-            .map(|(i, e)| ResidentId { index: i as u32, generation: e.generation })
-            .collect();
-        self.residents.unwritten.clear();
-        for id in ids {
-            self.queue_resident_create(id);
-        }
     }
 
     /// [`TextureError::InResident`] when a resident layer samples `id`.
