@@ -13,6 +13,8 @@
 //! - `wgpu_push_finish_prepare`: that, then layerbatch-wgpu's `prepare` (resource ops, the
 //!   draw walk, instance and globals uploads, bind groups); the pass, submit and wait that
 //!   follow each frame are not timed.
+//! - `wgpu_push_all_finish_prepare`: the same with the quads handed over by one `push_all`
+//!   (checked and converted in cache-sized chunks) instead of a `push` each.
 //! - `gl_push_finish_paint`: that, then layerbatch-gl's `paint`, which also issues the draws:
 //!   on llvmpipe a draw call runs the vertex shader on the calling thread, so this includes
 //!   the software device's vertex work (the stress example's GPU timer shows it).
@@ -52,22 +54,27 @@ fn open(kind: DeviceKind, quads: QuadVertices, n: usize) -> Option<(Headless, Ba
     Some((dev, batcher, list))
 }
 
-/// `push` of every quad between `begin_frame` and `finish`: the plan's instance count.
-fn record(batcher: &mut Batcher, quads: &[Quad]) -> usize {
+/// `push` of every quad (or one `push_all` of them, `all`) between `begin_frame` and
+/// `finish`: the plan's instance count.
+fn record(batcher: &mut Batcher, quads: &[Quad], all: bool) -> usize {
     batcher.begin_frame();
-    for q in quads {
-        batcher.push(q).expect("live texture");
+    if all {
+        batcher.push_all(quads).expect("live textures");
+    } else {
+        for q in quads {
+            batcher.push(q).expect("live texture");
+        }
     }
     batcher.finish().instances.len()
 }
 
 /// `iters` frames of `quads`: the time of push, finish and the backend's call (wgpu
 /// `prepare`, GL `paint`); each frame is also rendered, submitted and waited for, untimed.
-fn timed(batcher: &mut Batcher, dev: &mut Headless, quads: &[Quad], iters: u64) -> Duration {
+fn timed(batcher: &mut Batcher, dev: &mut Headless, quads: &[Quad], iters: u64, all: bool) -> Duration {
     let mut total = Duration::ZERO;
     for _ in 0..iters {
         let t = Instant::now();
-        record(batcher, quads);
+        record(batcher, quads, all);
         let recorded = t.elapsed();
         let times = dev.draw_timed(batcher.plan()).expect("draw");
         total += recorded + Duration::from_secs_f64(times.backend_ms / 1e3);
@@ -91,19 +98,22 @@ fn bench(c: &mut Criterion) {
         });
         drop((src, dst));
         let Some((mut dev, mut batcher, list)) = open(DeviceKind::WgpuVulkan, quads, n) else { return };
-        timed(&mut batcher, &mut dev, &list, 2); // uploads the textures
+        timed(&mut batcher, &mut dev, &list, 2, false); // uploads the textures
         group.bench_function(BenchmarkId::new("wgpu_push_finish_prepare", n), |b| {
-            b.iter_custom(|iters| timed(&mut batcher, &mut dev, &list, iters))
+            b.iter_custom(|iters| timed(&mut batcher, &mut dev, &list, iters, false))
+        });
+        group.bench_function(BenchmarkId::new("wgpu_push_all_finish_prepare", n), |b| {
+            b.iter_custom(|iters| timed(&mut batcher, &mut dev, &list, iters, true))
         });
         // Plans no device executes: last, as the device would refuse the next one.
         group.bench_function(BenchmarkId::new("core_push_finish", n), |b| {
-            b.iter(|| black_box(record(&mut batcher, &list)))
+            b.iter(|| black_box(record(&mut batcher, &list, false)))
         });
         drop((dev, batcher, list));
         let Some((mut dev, mut batcher, list)) = open(DeviceKind::Gl, quads, n) else { return };
-        timed(&mut batcher, &mut dev, &list, 2);
+        timed(&mut batcher, &mut dev, &list, 2, false);
         group.bench_function(BenchmarkId::new("gl_push_finish_paint", n), |b| {
-            b.iter_custom(|iters| timed(&mut batcher, &mut dev, &list, iters))
+            b.iter_custom(|iters| timed(&mut batcher, &mut dev, &list, iters, false))
         });
         group.finish();
     }

@@ -190,8 +190,7 @@ impl Batcher {
         for (id, first, quads) in std::mem::take(&mut self.residents.parked) {
             let checked = self.residents.entry(id).map(|_| ()).and_then(|()| {
                 quads.iter().enumerate().try_for_each(|(index, q)| {
-                    check_quad(&self.registry.hot, q, NO_TARGET)
-                        .map_err(|error| ResidentError::Quad { index, error })
+                    check_quad(&self.registry.hot, q, NO_TARGET).map_err(|error| ResidentError::Quad { index, error })
                 })
             });
             if let Err(e) = checked.and_then(|()| self.write_resident_range(id, first, &quads)) {
