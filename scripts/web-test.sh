@@ -13,8 +13,9 @@
 #    gl_fresh_context, gl_host_bindings and gl_wrapped_context (GL: nothing bound; the host's
 #    own objects bound, made through glow and through WebGL; the fallback when the raw context
 #    cannot be reached), one_draw_64_textures, instanced_quads (the grid with instanced quads
-#    forced, against indexed), padding_poison and
-#    array_growth (each path), device_error_is_err (wgpu: Err on WebGL2 and WebGPU), and
+#    forced, against indexed), resident_layer (the grid in a resident layer: one draw, the
+#    pushed grid's pixels exactly, uploaded once), padding_poison and array_growth (each
+#    path), device_error_is_err (wgpu: Err on WebGL2 and WebGPU), and
 #    parity_gl_wgpu (the three paths read back the same pixels away from sprite edges),
 #    hud_one_draw (the HUD scene of issue 18: 1 draw at slot tier 1, pixels against the CPU's
 #    compositing, text where the texts are), hud_glyphs (its texts alone: every glyph against

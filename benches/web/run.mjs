@@ -40,9 +40,16 @@ const HUD_ALL = ['pixi', 'gl', 'wgpu-webgl', 'wgpu-webgpu'];
 // The HUD's fonts in the layerbatch site (scripts/web/build.sh copies them; examples/web/src/hud.rs).
 const HUD_FONTS = { Latin: 'fonts/DejaVuSans.ttf', Cjk: 'fonts/DroidSansFallbackFull.ttf', Emoji: 'fonts/NotoColorEmoji.ttf' };
 const INSTANCED = ['gl-instanced', 'wgpu-webgl-instanced', 'wgpu-webgpu-instanced'];
-// A layerbatch renderer's browser path (`backend`) and quad mode.
-const lbBackend = (renderer) => renderer.replace(/-instanced$/, '');
-const lbQuads = (renderer) => (renderer.endsWith('-instanced') ? 'instanced' : 'auto');
+// Run only when named: PixiJS's ParticleContainer (one texture), and layerbatch with every
+// sprite standing still in a resident layer (`static` = all the sprites; its quads as `auto`
+// says, but instanced past 250,000: indexed, 256 bytes a quad would pass the byte budget).
+const EXTRA = ['pixi-particles', 'gl-static', 'wgpu-webgl-static', 'wgpu-webgpu-static'];
+const PIXI_PAGES = ['pixi', 'pixi-particles'];
+// A layerbatch renderer's browser path (`backend`), quad mode and static sprites.
+const lbBackend = (renderer) => renderer.replace(/-(instanced|static)$/, '');
+const lbQuads = (renderer, sprites) =>
+  renderer.endsWith('-instanced') || (renderer.endsWith('-static') && sprites > 250000) ? 'instanced' : 'auto';
+const lbStatic = (renderer, sprites) => (renderer.endsWith('-static') ? sprites : 0);
 const LABEL = {
   pixi: 'PixiJS',
   melonjs: 'melonJS',
@@ -52,6 +59,10 @@ const LABEL = {
   'gl-instanced': 'layerbatch-gl (WebGL2), instanced quads',
   'wgpu-webgl-instanced': 'layerbatch-wgpu (WebGL2), instanced quads',
   'wgpu-webgpu-instanced': 'layerbatch-wgpu (WebGPU), instanced quads',
+  'pixi-particles': 'PixiJS ParticleContainer',
+  'gl-static': 'layerbatch-gl (WebGL2), static in a resident layer',
+  'wgpu-webgl-static': 'layerbatch-wgpu (WebGL2), static in a resident layer',
+  'wgpu-webgpu-static': 'layerbatch-wgpu (WebGPU), static in a resident layer',
 };
 
 function parseArgs(argv) {
@@ -109,7 +120,8 @@ function parseArgs(argv) {
     for (const r of a.renderers) if (!HUD_ALL.includes(r)) die(`--scene hud: unknown renderer ${r} (one of ${HUD_ALL.join(', ')})`);
   }
   for (const r of a.renderers) {
-    if (!ALL.includes(r) && !INSTANCED.includes(r)) die(`unknown renderer ${r} (one of ${[...ALL, ...INSTANCED].join(', ')})`);
+    const known = [...ALL, ...INSTANCED, ...EXTRA];
+    if (!known.includes(r)) die(`unknown renderer ${r} (one of ${known.join(', ')})`);
   }
   if (a.textures.some((t) => !Number.isInteger(t) || t < 1)) die('--textures: whole numbers from 1');
   if (a.warmup < 1) die('--warmup must be at least 1 (the first frame has no start boundary)');
@@ -178,8 +190,8 @@ async function runOne(context, base, a, renderer, textures) {
   const total = a.warmup + a.frames;
   const timeoutMs = a.timeoutS * 1000;
   const t0 = Date.now();
-  const isLb = !['pixi', 'melonjs'].includes(renderer);
-  const url = isLb ? `${base}/lb/index.html` : `${base}/bench/${renderer === 'pixi' ? 'pixi' : 'melon'}.html`;
+  const isLb = ![...PIXI_PAGES, 'melonjs'].includes(renderer);
+  const url = isLb ? `${base}/lb/index.html` : `${base}/bench/${PIXI_PAGES.includes(renderer) ? 'pixi' : 'melon'}.html`;
   const ready = isLb ? () => window.layerbatchReady === true : () => window.benchReady === true;
   const { page, errors } = await openPage(context, url, ready, timeoutMs);
   try {
@@ -193,8 +205,15 @@ async function runOne(context, base, a, renderer, textures) {
         [
           isLb,
           isLb
-            ? { backend: lbBackend(renderer), quads: lbQuads(renderer), sprites: a.sprites, textures, frames: total }
-            : { sprites: a.sprites, textures, frames: total },
+            ? {
+                backend: lbBackend(renderer),
+                quads: lbQuads(renderer, a.sprites),
+                sprites: a.sprites,
+                static: lbStatic(renderer, a.sprites),
+                textures,
+                frames: total,
+              }
+            : { sprites: a.sprites, textures, frames: total, particles: renderer === 'pixi-particles' },
         ],
       ),
       timeoutMs,
@@ -504,7 +523,11 @@ async function main() {
     for (const textures of a.stress && a.scene === 'stress' ? a.textures : []) {
       const snaps = {};
       for (const renderer of a.renderers) {
-        const isLb = !['pixi', 'melonjs'].includes(renderer);
+        const isLb = ![...PIXI_PAGES, 'melonjs'].includes(renderer);
+        if (renderer === 'pixi-particles' && textures !== 1) {
+          rows.push({ renderer, label: LABEL[renderer], textures, skipped: 'a ParticleContainer draws one texture source' });
+          continue;
+        }
         if (isLb && !site) {
           rows.push({ renderer, label: LABEL[renderer], textures, skipped: skipNote[0] });
           continue;

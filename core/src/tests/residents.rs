@@ -311,3 +311,26 @@ fn a_layer_whose_texture_moves_mid_frame_gets_a_new_buffer_not_a_write_under_an_
     assert_eq!((c.residents_created, c.resident_bytes_written), (0, 10 * 64), "{c:?}");
     assert_eq!(dev.resident_sampled(layer).to_vec(), immediate_samples(&mut b, &statics));
 }
+
+#[test]
+fn a_layer_replaced_shorter_after_it_was_drawn_draws_what_it_holds_then() {
+    let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
+    let ids = textures(&mut b, 4);
+    let layer = b.create_resident(&quads(&ids, 50)).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    b.begin_frame();
+    b.draw_resident(layer, &ResidentStyle::default()).unwrap();
+    b.draw_resident_range(layer, 30..50, &ResidentStyle::default()).unwrap();
+    // Ops come before the draws: the plan draws the 20 quads the layer holds then.
+    b.replace_resident(layer, &quads(&ids[1..], 20)).unwrap();
+    dev.execute(b.finish()).unwrap();
+    let c = dev.frame_counters();
+    assert_eq!((c.draw_calls, c.residents_created, c.resident_bytes_written), (1, 1, 20 * 64), "{c:?}");
+    assert_eq!(b.draw_resident_range(layer, 0..21, &ResidentStyle::default()), Err(ResidentError::NoFrame));
+    b.begin_frame();
+    assert_eq!(
+        b.draw_resident_range(layer, 0..21, &ResidentStyle::default()),
+        Err(ResidentError::OutOfRange { first: 0, count: 21, len: 20 })
+    );
+    b.finish();
+}

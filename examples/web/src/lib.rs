@@ -35,7 +35,8 @@ pub fn start() {
 }
 
 /// Runs the stress scene with `options` (JSON: `backend` `"gl" | "wgpu-webgl" |
-/// "wgpu-webgpu"`, `sprites`, `textures`, `sizes` `"pow2" | "mixed"`, `slots`, `arrays`,
+/// "wgpu-webgpu"`, `sprites`, `static` (of them, standing still in a resident layer),
+/// `textures`, `sizes` `"pow2" | "mixed"`, `slots`, `arrays`,
 /// `quads`, `warmup`, `frames`, `seconds`; any may be left out) and resolves to its summary as
 /// one JSON object.
 #[wasm_bindgen]

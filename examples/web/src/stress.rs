@@ -1,7 +1,7 @@
 //! The stress scene of `examples/stress` in the page: same scene, same flags, same counters
 //! and the same JSON summary (`layerbatch_testkit::report`).
 
-use layerbatch::{Batcher, Config, MAX_SLOTS_PER_DRAW};
+use layerbatch::{Batcher, Config, ResidentStyle, MAX_SLOTS_PER_DRAW};
 use layerbatch_testkit::report::{Mode, Recorder, Report, RunInfo, DEFAULT_WARMUP};
 use layerbatch_testkit::scene::{self, Scene, SceneOptions, Sizes};
 
@@ -13,14 +13,17 @@ pub const SIZE: [u32; 2] = [800, 600];
 /// Scene time per frame: fixed, so every backend draws the same frames.
 const FIXED_DT: f32 = 1.0 / 60.0;
 
-/// The native stress's flags that apply in a page (`--backend`, `--sprites`, `--textures`,
-/// `--sizes`, `--slots`, `--arrays`, `--quads`, `--warmup`, `--frames`, `--seconds`), with its
-/// defaults.
+/// The native stress's flags that apply in a page (`--backend`, `--sprites`, `--static`,
+/// `--textures`, `--sizes`, `--slots`, `--arrays`, `--quads`, `--warmup`, `--frames`,
+/// `--seconds`), with its defaults.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     pub backend: String,
     pub sprites: usize,
+    /// Of `sprites`, those that stand still, in a resident layer drawn by one item a frame.
+    #[serde(rename = "static")]
+    pub statics: usize,
     pub textures: usize,
     pub sizes: String,
     pub slots: u32,
@@ -39,6 +42,7 @@ impl Default for Options {
         Self {
             backend: "gl".into(),
             sprites: 20_000,
+            statics: 0,
             textures: 64,
             sizes: "pow2".into(),
             slots: 16,
@@ -75,6 +79,12 @@ pub async fn run(o: &Options) -> Result<Report, String> {
     let scene_options =
         SceneOptions { sprites: o.sprites, textures: o.textures, viewport_px: SIZE, sizes, ..SceneOptions::default() };
     let mut scene = Scene::new(&mut batcher, scene_options).map_err(|e| format!("textures: {e}"))?;
+    let statics = scene.take_sprites(o.statics);
+    let layer = match statics.is_empty() {
+        true => None,
+        false => Some(batcher.create_resident(&statics).map_err(|e| format!("static: {e}"))?),
+    };
+    drop(statics);
     let mut recorder = Recorder::new(o.warmup, dev.stats());
     // The measuring time starts after the warm-up.
     let mut measuring_since = None;
@@ -91,7 +101,13 @@ pub async fn run(o: &Options) -> Result<Report, String> {
             break;
         }
         let t0 = util::now_ms();
-        let plan = scene.frame(&mut batcher, FIXED_DT);
+        scene.step(FIXED_DT);
+        batcher.begin_frame();
+        if let Some(layer) = layer {
+            batcher.draw_resident(layer, &ResidentStyle::default()).map_err(|e| e.to_string())?;
+        }
+        scene.push(&mut batcher);
+        let plan = batcher.finish();
         dev.draw(plan).await.map_err(|e| format!("frame {}: {e}", recorder.frames + 1))?;
         recorder.record(util::now_ms() - t0, dev.stats());
         // Let the page breathe between frames (outside the timing).

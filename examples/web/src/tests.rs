@@ -7,7 +7,9 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use layerbatch::{Batcher, Config, Filter, FramePlan, Instance, Quad, QuadVertices, TextureDesc, TextureId, Usage};
+use layerbatch::{
+    Batcher, Config, Filter, FramePlan, Instance, Quad, QuadVertices, ResidentStyle, TextureDesc, TextureId, Usage,
+};
 use layerbatch_gl::glow::{self, HasContext};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::WebGl2RenderingContext as Gl2;
@@ -33,6 +35,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "instanced_quads", backends: EVERY_PATH },
     Test { name: "padding_poison", backends: EVERY_PATH },
     Test { name: "array_growth", backends: EVERY_PATH },
+    Test { name: "resident_layer", backends: EVERY_PATH },
     Test { name: "device_error_is_err", backends: &["wgpu-webgl", "wgpu-webgpu"] },
     Test { name: "parity_gl_wgpu", backends: &["all"] },
     Test { name: "hud_one_draw", backends: EVERY_PATH },
@@ -149,6 +152,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "instanced_quads" => Box::pin(instanced_quads(b)),
         "padding_poison" => Box::pin(padding_poison(b)),
         "array_growth" => Box::pin(array_growth(b)),
+        "resident_layer" => Box::pin(resident_layer(b)),
         "device_error_is_err" => Box::pin(device_error_is_err(b)),
         "hud_one_draw" => Box::pin(hud::hud_one_draw(b)),
         "hud_glyphs" => Box::pin(hud::hud_glyphs(b)),
@@ -307,6 +311,45 @@ async fn grid_64(backend: Backend, quads: QuadVertices, indexed: bool) -> Result
     img.rect([0, 0, 512, 2], [0, 0, 0, 255], 0, "background above the grid")?;
     dev.close();
     Ok(img)
+}
+
+// 1c. The same 128 quads over 64 textures in a resident layer: one draw, the same pixels as
+//     pushed (exactly), uploaded by the first plan only.
+async fn resident_layer(backend: Backend) -> Checked {
+    let size = [512, 256];
+    let (mut dev, mut batcher) = open(backend, size, Config::default()).await?;
+    let mut ids = Vec::new();
+    for i in 0..64 {
+        let (w, h) = SIZES[i % SIZES.len()];
+        ids.push(batcher.register(&TextureDesc::new(w, h), &texture_pixels(i, w, h)).map_err(|e| e.to_string())?);
+    }
+    let quads: Vec<Quad> = (0..128u32)
+        .map(|i| {
+            Quad::rect(ids[i as usize % 64], [(i % 16 * 32) as f32 + 2.0, (i / 16 * 32) as f32 + 2.0], [28.0, 28.0])
+        })
+        .collect();
+    let pushed = frame(&mut dev, &mut batcher, &quads).await?;
+    let layer = batcher.create_resident(&quads).map_err(|e| e.to_string())?;
+    let quad_bytes = u64::from(batcher.budget().quad_bytes());
+    for round in 0..2 {
+        batcher.begin_frame();
+        batcher.draw_resident(layer, &ResidentStyle::default()).map_err(|e| e.to_string())?;
+        dev.draw(batcher.finish()).await?;
+        let c = dev.stats().device_frame;
+        let want = if round == 0 { 128 * quad_bytes } else { 0 };
+        ensure!(c.draw_calls == 1, "round {round}: {} draws", c.draw_calls);
+        ensure!(
+            c.resident_bytes_written == want,
+            "round {round}: {} resident bytes, want {want}",
+            c.resident_bytes_written
+        );
+        ensure!(c.instance_bytes_written == 0, "round {round}: {} instance bytes", c.instance_bytes_written);
+        let drawn = dev.read().await?;
+        let off = drawn.chunks_exact(4).zip(pushed.px.chunks_exact(4)).filter(|(a, b)| a != b).count();
+        ensure!(off == 0, "round {round}: {off} pixels differ from the quads pushed");
+    }
+    dev.close();
+    Ok(format!("1 draw, the pushed quads' pixels exactly, uploaded once ({})", backend.name()))
 }
 
 // 2. A 24x24 clamp-to-edge texture whose surroundings hold poison (a 32x32 poison texture

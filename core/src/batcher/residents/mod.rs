@@ -266,7 +266,7 @@ impl Batcher {
         e.table = table;
         e.textures = textures;
         e.bytes = bytes;
-        self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id }));
+        self.drop_resident_buffer(id);
         self.queue_resident_create(id);
         Ok(())
     }

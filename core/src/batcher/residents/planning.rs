@@ -137,6 +137,9 @@ impl Batcher {
             let tier = self.budget.tiers.iter().copied().find(|&t| t >= used).unwrap_or(self.budget.slots);
             let slots = plan.slot_tables.len() as u32..plan.slot_tables.len() as u32 + tier;
             plan.slot_tables.extend((0..tier as usize).map(|s| e.table.get(s).copied().flatten()));
+            // A layer replaced after it was drawn this frame may have fewer quads now.
+            let len = e.quads.len() as u32;
+            let range = range.start.min(len)..range.end.min(len);
             let mut start = range.start;
             while start < range.end {
                 // Indexed, draws end at multiples of the capacity (the quad indices cover one).
@@ -182,7 +185,20 @@ impl Batcher {
         if e.generation < u32::MAX {
             r.free.push(id.index);
         }
-        self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id }));
+        self.drop_resident_buffer(id);
+    }
+
+    /// Queues the destruction of `id`'s buffer, or, when no plan has carried its creation
+    /// yet, takes the creation back (a buffer made and destroyed in one plan is no use).
+    pub(super) fn drop_resident_buffer(&mut self, id: ResidentId) {
+        let pending = |op: &ResourceOp| matches!(op, ResourceOp::Resident(ResidentOp::Create { resident, .. }) if *resident == id);
+        match self.ops.iter().position(pending) {
+            Some(at) => {
+                self.ops.remove(at);
+                self.residents.unwritten.retain(|u| *u != id);
+            }
+            None => self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id })),
+        }
     }
 
     /// At the end of a host frame: the updates parked while its plans drew their layers.
