@@ -41,14 +41,15 @@ const HUD_ALL = ['pixi', 'gl', 'wgpu-webgl', 'wgpu-webgpu'];
 const HUD_FONTS = { Latin: 'fonts/DejaVuSans.ttf', Cjk: 'fonts/DroidSansFallbackFull.ttf', Emoji: 'fonts/NotoColorEmoji.ttf' };
 const INSTANCED = ['gl-instanced', 'wgpu-webgl-instanced', 'wgpu-webgpu-instanced'];
 // Run only when named: PixiJS's ParticleContainer (one texture), and layerbatch with every
-// sprite standing still in a resident layer (`static` = all the sprites; its quads as `auto`
-// says, but instanced past 250,000: indexed, 256 bytes a quad would pass the byte budget).
+// sprite standing still in a resident layer (`static` = all the sprites; quads as `auto` says:
+// indexed on SwiftShader, 256 bytes a quad, so the byte budget is raised to hold the layer).
 const EXTRA = ['pixi-particles', 'gl-static', 'wgpu-webgl-static', 'wgpu-webgpu-static'];
 const PIXI_PAGES = ['pixi', 'pixi-particles'];
 // A layerbatch renderer's browser path (`backend`), quad mode and static sprites.
 const lbBackend = (renderer) => renderer.replace(/-(instanced|static)$/, '');
-const lbQuads = (renderer, sprites) =>
-  renderer.endsWith('-instanced') || (renderer.endsWith('-static') && sprites > 250000) ? 'instanced' : 'auto';
+const lbQuads = (renderer) => (renderer.endsWith('-instanced') ? 'instanced' : 'auto');
+const lbBudgetMib = (renderer, sprites) =>
+  renderer.endsWith('-static') ? Math.max(256, Math.ceil((sprites * 256) / 2 ** 20) + 64) : undefined;
 const lbStatic = (renderer, sprites) => (renderer.endsWith('-static') ? sprites : 0);
 const LABEL = {
   pixi: 'PixiJS',
@@ -207,9 +208,10 @@ async function runOne(context, base, a, renderer, textures) {
           isLb
             ? {
                 backend: lbBackend(renderer),
-                quads: lbQuads(renderer, a.sprites),
+                quads: lbQuads(renderer),
                 sprites: a.sprites,
                 static: lbStatic(renderer, a.sprites),
+                budget_mib: lbBudgetMib(renderer, a.sprites),
                 textures,
                 frames: total,
               }

@@ -24,6 +24,9 @@ pub struct Options {
     /// Of `sprites`, those that stand still, in a resident layer drawn by one item a frame.
     #[serde(rename = "static")]
     pub statics: usize,
+    /// `Config::budget_bytes` in MiB (default the config's 256): a large resident layer of
+    /// indexed quads (256 bytes a quad) needs more.
+    pub budget_mib: Option<u64>,
     pub textures: usize,
     pub sizes: String,
     pub slots: u32,
@@ -43,6 +46,7 @@ impl Default for Options {
             backend: "gl".into(),
             sprites: 20_000,
             statics: 0,
+            budget_mib: None,
             textures: 64,
             sizes: "pow2".into(),
             slots: 16,
@@ -73,7 +77,10 @@ pub async fn run(o: &Options) -> Result<Report, String> {
     }
     let mut dev = Device::open(backend, SIZE).await.map_err(|e| format!("{}: {e}", backend.name()))?;
     let quads = scene::parse_quads(&o.quads)?;
-    let config = Config::default().with_max_slots(o.slots).with_arrays_enabled(o.arrays).with_quad_vertices(quads);
+    let mut config = Config::default().with_max_slots(o.slots).with_arrays_enabled(o.arrays).with_quad_vertices(quads);
+    if let Some(mib) = o.budget_mib {
+        config = config.with_budget_bytes(mib.saturating_mul(1 << 20));
+    }
     let mut batcher = Batcher::new(dev.limits(), config).map_err(|e| format!("config: {e}"))?;
     dev.init(batcher.budget())?;
     let scene_options =
