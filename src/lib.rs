@@ -51,3 +51,7 @@ pub struct ShapesAndTextDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/resident-layers.md")]
 pub struct ResidentLayersDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/sorting.md")]
+pub struct SortingDoctests;

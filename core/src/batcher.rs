@@ -16,6 +16,7 @@ mod moves;
 mod recorder;
 mod registry;
 mod residents;
+mod sorting;
 mod textures;
 
 use frames::HostFrames;
@@ -251,6 +252,7 @@ impl Batcher {
             self.begin_frame();
         }
         let target = self.recorder.close();
+        self.frame.sorted_items = self.sort_frame();
         let plan = &mut self.plan;
         plan.batcher = self.registry.tag;
         plan.target = target;

@@ -78,6 +78,10 @@ pub struct Counters {
     /// Bytes of device buffers the resident layers hold against the budget, at the end of
     /// the frame (a level, like `bytes_allocated`).
     pub resident_bytes: u64,
+    /// Items a sorted frame put in key order in `finish` (instances: quads and triangles; and
+    /// explicit flushes and resident draws); 0 in a frame of painter's order, which sets no
+    /// [`crate::SortKey`].
+    pub sorted_items: u64,
 }
 
 impl Counters {
@@ -118,6 +122,7 @@ impl Counters {
             resident_draws,
             resident_instances_written,
             resident_bytes,
+            sorted_items,
         } = *frame;
         self.frames += frames;
         self.frames_discarded += frames_discarded;
@@ -151,6 +156,7 @@ impl Counters {
         self.resident_draws += resident_draws;
         self.resident_instances_written += resident_instances_written;
         self.resident_bytes = resident_bytes;
+        self.sorted_items += sorted_items;
     }
 }
 

@@ -144,8 +144,9 @@ impl Prefix {
         if self.open && self.run.mask != 0 {
             self.runs.push((n, self.run.mask, cause));
             self.run.mask = 0;
-        } else if let Some(last) = self.runs.last_mut().filter(|r| r.0 == n) {
-            // A state change right after an explicit flush: one boundary, the later cause.
+        } else if let Some(last) = self.runs.last_mut().filter(|r| r.0 == n && cause == FlushCause::StateChange) {
+            // A state change right after a flush: one boundary, the state change's (as the
+            // recorder's flush marks say; two flushes at one place keep the first cause).
             last.2 = cause;
         }
     }

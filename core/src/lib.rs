@@ -72,6 +72,7 @@ mod quad;
 mod resident;
 #[cfg(feature = "shapes")]
 pub mod shapes;
+mod sort;
 #[cfg(feature = "text")]
 pub mod text;
 mod texture;
@@ -102,6 +103,7 @@ pub use plan::{
 };
 pub use quad::{premultiply, Quad};
 pub use resident::{ResidentError, ResidentStyle};
+pub use sort::SortKey;
 pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Alpha, Filter, TextureDesc, TextureId, Usage, Wrap};
 pub use walk::{DrawStep, DrawSteps};
 

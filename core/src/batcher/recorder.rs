@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::registry::Hot;
+use super::sorting::FrameSort;
 use super::Batcher;
 use crate::ladder::{Prefix, PREPLACED};
 use crate::plan::{BlendMode, Corner, DrawState, FlushCause, Instance, PlanTarget};
@@ -52,6 +53,8 @@ pub(super) struct Recorder {
     target_id: TextureId,
     /// Arrays that grew or shrank while the frame was open: `(old, new)`.
     pub(super) moved: Vec<(ArrayId, ArrayId)>,
+    /// The frame's sort keys, when it sets any.
+    pub(super) sort: FrameSort,
 }
 
 impl Recorder {
@@ -72,6 +75,7 @@ impl Recorder {
             target: None,
             target_id: NO_TARGET,
             moved: Vec::new(),
+            sort: FrameSort::default(),
         }
     }
 
@@ -94,6 +98,7 @@ impl Recorder {
         self.state_marks.push((0, first));
         self.state_dirty = false;
         self.moved.clear();
+        self.sort.open();
     }
 
     /// Closes the frame: its target, with arrays moved during the frame followed.
@@ -269,6 +274,7 @@ impl Recorder {
             return;
         }
         let at = self.instances.len() as u32;
+        self.sort.note_flush(at);
         if at > 0 && self.flush_marks.last().map(|m| m.0) != Some(at) {
             self.prefix.flush(at, FlushCause::Explicit);
             self.flush_marks.push((at, FlushCause::Explicit));
@@ -318,6 +324,7 @@ impl Recorder {
     /// segment boundary there. Returns where (the next quad's index) and the state's index.
     pub(super) fn mark_resident(&mut self, state: DrawState) -> (u32, u32) {
         let at = self.instances.len() as u32;
+        self.sort.note_resident();
         if at > 0 {
             self.prefix.flush(at, FlushCause::Resident);
             if self.flush_marks.last().map(|m| m.0) != Some(at) {

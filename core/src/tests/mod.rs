@@ -559,5 +559,6 @@ mod pages_and_state;
 mod props;
 mod regressions;
 mod residents;
+mod sorting;
 mod tiles;
 mod trust;

@@ -76,7 +76,7 @@ pub(super) struct Residents {
     pub(super) pending: Vec<Instance>,
     /// Draws of the open frame: (instance index drawn at, resident, draw state index, quads
     /// drawn).
-    drawn: Vec<(u32, ResidentId, u32, std::ops::Range<u32>)>,
+    pub(in crate::batcher) drawn: Vec<(u32, ResidentId, u32, std::ops::Range<u32>)>,
     /// Updates waiting for the host frame to end: a plan of it draws the resident.
     parked: Vec<(ResidentId, u32, Vec<Quad>)>,
     /// Residents the open frame draws whose host destroyed them.

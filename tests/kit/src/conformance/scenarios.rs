@@ -3,7 +3,7 @@
 
 use layerbatch_core::{
     Affine2, Batcher, BlendMode, Config, DeviceCounters, Filter, FramePlan, Mesh, NineSlice, Quad, QuadVertices,
-    ResidentStyle, TextureDesc, TextureId, Usage, Vertex,
+    ResidentStyle, SortKey, TextureDesc, TextureId, Usage, Vertex,
 };
 
 use super::Scenario;
@@ -98,6 +98,14 @@ pub const SCENARIOS: &[Scenario] = &[
         config: || small_pages().with_quad_vertices(QuadVertices::Indexed).with_instance_capacity(16),
         plans: resident_layers,
         exercises: |c: &DeviceCounters| c.residents_created >= 3 && c.draw_calls >= 20,
+    },
+    Scenario {
+        name: "sorted",
+        config: small_pages,
+        plans: sorted,
+        // Frame 1: 60 y-sorted quads over 12 textures and a HUD, one draw. Frame 2: a
+        // multiplied run, a mesh, a flush and a resident layer placed by key among them.
+        exercises: |c: &DeviceCounters| c.frames == 2 && c.draw_calls >= 5 && c.residents_created == 1,
     },
 ];
 
@@ -368,5 +376,47 @@ fn resident_layers(b: &mut Batcher) -> Vec<FramePlan> {
     }));
     b.restore();
     plans.push(frame_with(b, &|b| b.draw_resident(layer, &style).unwrap()));
+    plans
+}
+
+/// Sorted frames: y-sorted sprites pushed in scrambled order, then a frame whose blend runs,
+/// mesh, flush and resident layer draw are placed by their keys.
+fn sorted(b: &mut Batcher) -> Vec<FramePlan> {
+    let sizes = [(16, 16), (40, 24), (200, 150), (60, 60)];
+    let ids: Vec<TextureId> =
+        (0..12).map(|i| register(b, TextureDesc::new(sizes[i % 4].0, sizes[i % 4].1), i)).collect();
+    let sprite = |i: usize| {
+        let at = [(i * 37 % 50) as f32 + 0.25, (i * 53 % 48) as f32 + 0.5];
+        Quad::rect(ids[i % ids.len()], at, [10.0, 6.0 + (i % 5) as f32 * 2.0])
+    };
+    let layer = b.create_resident(&(0..8).map(sprite).collect::<Vec<_>>()).expect("a layer");
+    let mut plans = Vec::new();
+    b.begin_frame();
+    for i in 0..60 {
+        let q = sprite(i);
+        b.push_sorted(&q, SortKey::by_feet(0, &q)).expect("a live texture");
+    }
+    b.set_sort_key(SortKey::z(1));
+    b.push(&Quad::rect(ids[3], [2.0, 2.0], [20.0, 8.0])).expect("a live texture");
+    plans.push(b.finish().clone());
+
+    let mut mesh = Mesh::default();
+    for (p, uv) in [([2.0, 30.0], [0.0, 0.0]), ([40.0, 34.0], [1.0, 0.0]), ([6.0, 60.0], [0.0, 1.0])] {
+        mesh.push_vertex(Vertex::new(p, uv, [200, 100, 50, 200]));
+    }
+    mesh.push_triangle(0, 1, 2);
+    b.begin_frame();
+    for i in 0..40 {
+        b.set_sort_key(SortKey::zy((i % 3) as i16 - 1, (i * 7 % 11) as f32));
+        b.set_blend(if i % 9 == 4 { BlendMode::Multiply } else { BlendMode::Over });
+        b.push(&sprite(i)).expect("a live texture");
+        match i {
+            10 => b.push_mesh(ids[5], &mesh).expect("a live texture"),
+            20 => b.flush(),
+            30 => b.draw_resident(layer, &ResidentStyle::default()).expect("a live layer"),
+            _ => {}
+        }
+    }
+    plans.push(b.finish().clone());
     plans
 }

@@ -1,0 +1,309 @@
+//! Sorted frames: the keys a frame's items were pushed under, and the reorder `finish` does
+//! before planning, so that the frame is planned exactly as if its items had been pushed in
+//! key order (stable). Arrays never break a draw on texture, so a sorted frame of one draw
+//! state is still one draw.
+
+use super::Batcher;
+use crate::ladder::PREPLACED;
+use crate::plan::{Corner, FlushCause, Instance};
+use crate::sort::{stable_order, SortKey};
+use crate::{Quad, QuadError, ResidentId};
+
+/// A frame with at least this many quads per key change is ordered by its runs of one key
+/// (each a block of instances) instead of quad by quad.
+const RUN_SORT_MIN_QUADS: usize = 16;
+
+/// A frame's sort keys and the scratch of its reorder, reused frame to frame.
+#[derive(Debug, Default)]
+pub(super) struct FrameSort {
+    /// A key was set in the open frame: `finish` sorts it.
+    active: bool,
+    /// The key items pushed now get.
+    key: SortKey,
+    /// Where the key changed: `(first instance, key)`, ascending. Instances before the first
+    /// mark have [`SortKey::default`].
+    key_marks: Vec<(u32, SortKey)>,
+    /// Explicit flushes: `(instances before it, key, submission order among marks)`.
+    flushes: Vec<(u32, SortKey, u32)>,
+    /// The key of each resident draw, in the order of the draws, with its submission order
+    /// among marks.
+    resident_keys: Vec<(SortKey, u32)>,
+    /// Flushes and resident draws noted in the open frame.
+    marks_noted: u32,
+    // Scratch.
+    keys: Vec<u64>,
+    order: Vec<u32>,
+    radix: Vec<(u64, u32)>,
+    radix_back: Vec<(u64, u32)>,
+    runs: Vec<(SortKey, u32, u32)>,
+    arrays: Vec<u32>,
+    states: Vec<u32>,
+    triangle_of: Vec<u32>,
+    marks: Vec<Mark>,
+    instances: Vec<Instance>,
+    triangles: Vec<[Corner; 3]>,
+    drawn: Vec<(u32, ResidentId, u32, std::ops::Range<u32>)>,
+}
+
+/// A flush or a resident draw, placed among the sorted instances.
+#[derive(Clone, Copy, Debug)]
+struct Mark {
+    key: SortKey,
+    /// Instances pushed before it.
+    at: u32,
+    /// Submission order among marks.
+    seq: u32,
+    /// Index into the resident draws, or `None` for an explicit flush.
+    resident: Option<u32>,
+}
+
+impl FrameSort {
+    /// A new frame: painter's order until a key is set.
+    pub(super) fn open(&mut self) {
+        self.active = false;
+        self.key = SortKey::default();
+        self.key_marks.clear();
+        self.flushes.clear();
+        self.resident_keys.clear();
+        self.marks_noted = 0;
+    }
+
+    /// Items from instance `at` on get `key`.
+    fn set(&mut self, at: u32, key: SortKey) {
+        self.active = true;
+        if key == self.key && !self.key_marks.is_empty() {
+            return;
+        }
+        self.key = key;
+        match self.key_marks.last_mut() {
+            Some(m) if m.0 == at => m.1 = key,
+            _ => self.key_marks.push((at, key)),
+        }
+    }
+
+    /// An explicit flush after `at` instances.
+    pub(super) fn note_flush(&mut self, at: u32) {
+        self.flushes.push((at, self.key, self.marks_noted));
+        self.marks_noted += 1;
+    }
+
+    /// A resident draw, the next in order.
+    pub(super) fn note_resident(&mut self) {
+        self.resident_keys.push((self.key, self.marks_noted));
+        self.marks_noted += 1;
+    }
+}
+
+impl Batcher {
+    /// Sorts the frame: items pushed from now on (quads, meshes, text, nine-slices, shapes,
+    /// resident layer draws) get `key`, and [`Batcher::finish`] orders the frame's items by
+    /// key, then by submission order (a stable sort), before planning it: the plan is the
+    /// one the items would give pushed in that order. A frame in which no key is set keeps
+    /// painter's order and pays nothing; [`Batcher::begin_frame`] starts every frame so.
+    ///
+    /// Items pushed before the first key of a frame have [`SortKey::default`] (`z` 0, `y` 0),
+    /// as does everything after `begin_frame` until a key is set. The key lasts until it is
+    /// set again, so give the layers above a y-sorted world their own `z` (a HUD pushed last
+    /// without a key of its own would sort among the world's last key). An explicit
+    /// [`Batcher::flush`] is placed like an item with the key of its time.
+    ///
+    /// Textures never break a draw, so a sorted frame of one draw state (blend, clip,
+    /// transform) is one draw; a frame mixing states draws one segment per run of a state in
+    /// key order. The sort is a radix sort over the keys' 48 bits (only the bits that differ
+    /// cost a pass): see `docs/sorting.md` for its cost per quad.
+    ///
+    /// ```
+    /// use layerbatch_core::{Batcher, Config, Limits, Quad, SortKey, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let hero = batcher.register(&TextureDesc::new(16, 32), &[255; 16 * 32 * 4])?;
+    /// let tree = batcher.register(&TextureDesc::new(32, 64), &[128; 32 * 64 * 4])?;
+    /// batcher.begin_frame();
+    /// let sprites = [Quad::rect(hero, [40.0, 30.0], [16.0, 32.0]), Quad::rect(tree, [32.0, 0.0], [32.0, 64.0])];
+    /// for quad in &sprites {
+    ///     batcher.set_sort_key(SortKey::by_feet(0, quad)); // feet at y 62 and 64
+    ///     batcher.push(quad)?;
+    /// }
+    /// batcher.set_sort_key(SortKey::z(1)); // the HUD, over the world
+    /// batcher.push(&Quad::rect(hero, [0.0, 0.0], [8.0, 16.0]))?;
+    /// let plan = batcher.finish();
+    /// assert_eq!(plan.segments.len(), 1); // two textures, sorted, one draw
+    /// assert_eq!(plan.instances[0].origin, [40.0, 30.0]); // the hero stands behind the tree
+    /// assert_eq!(plan.counters.sorted_items, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_sort_key(&mut self, key: SortKey) {
+        if self.recorder.open {
+            let at = self.recorder.instances.len() as u32;
+            self.recorder.sort.set(at, key);
+        }
+    }
+
+    /// The key items pushed now get ([`SortKey::default`] when none was set this frame).
+    pub fn sort_key(&self) -> SortKey {
+        self.recorder.sort.key
+    }
+
+    /// [`Batcher::set_sort_key`] then [`Batcher::push`]: a quad of a sorted frame.
+    ///
+    /// # Errors
+    /// As [`Batcher::push`]; the key is set either way.
+    pub fn push_sorted(&mut self, quad: &Quad, key: SortKey) -> Result<(), QuadError> {
+        self.set_sort_key(key);
+        self.push(quad)
+    }
+
+    /// In `finish`, after the recorder closed: puts a sorted frame's instances, their arrays,
+    /// triangles, draw states, flushes and resident draws in key order, as if pushed so.
+    /// Returns the items sorted (0 for a frame in painter's order).
+    pub(super) fn sort_frame(&mut self) -> u64 {
+        let r = &mut self.recorder;
+        let s = &mut r.sort;
+        if !s.active {
+            return 0;
+        }
+        let n = r.instances.len();
+        // Each instance's key, from the marks.
+        s.keys.clear();
+        let mut key = SortKey::default();
+        let mut marks = s.key_marks.iter().peekable();
+        for i in 0..n as u32 {
+            while let Some(&&(at, k)) = marks.peek() {
+                if at > i {
+                    break;
+                }
+                key = k;
+                marks.next();
+            }
+            s.keys.push(key.bits());
+        }
+        // A frame already in key order (layers pushed bottom up) keeps its instances. A frame
+        // of few key runs (layers, a HUD) is ordered by its runs, each a block of instances;
+        // a key per quad (a y-sort) by the radix sort.
+        let in_order = s.keys.windows(2).all(|w| w[0] <= w[1]);
+        s.order.clear();
+        if in_order {
+            s.order.extend(0..n as u32);
+        } else if s.key_marks.len() * RUN_SORT_MIN_QUADS <= n {
+            s.runs.clear();
+            let mut start = 0;
+            let mut key = SortKey::default();
+            for &(at, k) in &s.key_marks {
+                if at > start {
+                    s.runs.push((key, start, at));
+                }
+                (start, key) = (at.max(start), k);
+            }
+            if (start as usize) < n {
+                s.runs.push((key, start, n as u32));
+            }
+            s.runs.sort_by_key(|r| r.0); // stable: runs of one key stay in order
+            for &(_, start, end) in &s.runs {
+                s.order.extend(start..end);
+            }
+        } else {
+            stable_order(&s.keys, &mut s.order, (&mut s.radix, &mut s.radix_back));
+        }
+
+        // The arrays recorded for the quads after the leading run whose slots were known at
+        // push (that run's quads keep their slots: re-recorded below from the instances).
+        let base = r.prefix.len();
+        s.arrays.clear();
+        s.arrays.append(&mut r.quad_arrays);
+        // Each instance's draw state, when the frame has several.
+        s.states.clear();
+        if r.state_marks.len() > 1 {
+            for (j, &(at, index)) in r.state_marks.iter().enumerate() {
+                let end = r.state_marks.get(j + 1).map_or(n, |m| m.0 as usize);
+                s.states.resize(end.max(at as usize), index);
+            }
+        }
+        let only_state = r.state_marks.first().map_or(0, |m| m.1);
+
+        // The reorder of the instances and of the triangles' corners.
+        let order = &s.order;
+        if !in_order {
+            if !r.triangles.is_empty() {
+                s.triangle_of.clear();
+                let mut t = 0;
+                for i in &r.instances {
+                    s.triangle_of.push(t);
+                    t += u32::from(i.is_triangle());
+                }
+                s.triangles.clear();
+                let triangles = order.iter().filter(|&&i| r.instances[i as usize].is_triangle());
+                s.triangles.extend(triangles.map(|&i| r.triangles[s.triangle_of[i as usize] as usize]));
+                std::mem::swap(&mut r.triangles, &mut s.triangles);
+            }
+            s.instances.clear();
+            s.instances.extend(order.iter().map(|&i| r.instances[i as usize]));
+            std::mem::swap(&mut r.instances, &mut s.instances);
+        }
+
+        // Flushes and resident draws: each goes after every instance whose (key, index) is
+        // below its own (key, instances pushed before it); in (key, at, submission) order,
+        // which keeps those places ascending.
+        s.marks.clear();
+        s.marks.extend(s.flushes.iter().map(|&(at, key, seq)| Mark { key, at, seq, resident: None }));
+        let drawn = &mut self.residents.drawn;
+        let residents = s.resident_keys.iter().zip(drawn.iter()).enumerate();
+        s.marks.extend(residents.map(|(d, (&(key, seq), &(at, ..)))| Mark { key, at, seq, resident: Some(d as u32) }));
+        s.marks.sort_by_key(|m| (m.key, m.at, m.seq));
+        let keys = &s.keys;
+        let place = |m: &Mark| order.partition_point(|&i| (keys[i as usize], i) < (m.key.bits(), m.at)) as u32;
+
+        // The frame recorded again in that order: segment boundaries, draw-state runs, the
+        // leading run of quads whose slot was known at push (the planner's shortcut), and
+        // the arrays of the quads after it, as the recorder would have noted them.
+        r.state_marks.clear();
+        r.flush_marks.clear();
+        r.prefix.reset();
+        let units = self.ladder.units();
+        let mut last_state = None;
+        let mut placed = s.marks.iter().map(|m| (place(m), m.resident)).peekable();
+        s.drawn.clear();
+        s.drawn.append(drawn);
+        for j in 0..=n as u32 {
+            let mut cause = None;
+            while let Some((_, resident)) = placed.next_if(|&(p, _)| p == j) {
+                cause = cause.or(Some(if resident.is_some() { FlushCause::Resident } else { FlushCause::Explicit }));
+                if let Some(d) = resident {
+                    let (_, id, state, range) = s.drawn[d as usize].clone();
+                    drawn.push((j, id, state, range));
+                }
+            }
+            let i = order.get(j as usize).copied();
+            let state = i.map(|i| s.states.get(i as usize).copied().unwrap_or(only_state));
+            if let Some(state) = state.filter(|&state| last_state != Some(state)) {
+                if last_state.is_some() {
+                    cause = Some(FlushCause::StateChange);
+                }
+                r.state_marks.push((j, state));
+                last_state = Some(state);
+            }
+            if let Some(c) = cause.filter(|_| j > 0) {
+                r.prefix.flush(j, c);
+                r.flush_marks.push((j, c));
+            }
+            let Some(i) = i else { break };
+            let slot = r.instances[j as usize].slot_flags_layer & Instance::SLOT_MASK;
+            // A quad of the leading run was in a slot when pushed: the array that slot holds
+            // (slots do not change while a frame is recorded).
+            let array = match i.checked_sub(base) {
+                None => units.get(slot as usize).copied().flatten().map_or(0, |a| a.0) | PREPLACED,
+                Some(k) => s.arrays[k as usize],
+            };
+            if r.prefix.open {
+                if array & PREPLACED != 0 {
+                    r.prefix.note(j, slot);
+                    continue;
+                }
+                r.prefix.close(j);
+            }
+            r.quad_arrays.push(array);
+        }
+        if r.state_marks.is_empty() {
+            r.state_marks.push((0, 0));
+        }
+        (n + s.marks.len()) as u64
+    }
+}
