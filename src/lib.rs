@@ -55,3 +55,7 @@ pub struct ResidentLayersDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/sorting.md")]
 pub struct SortingDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/effects.md")]
+pub struct EffectsDoctests;

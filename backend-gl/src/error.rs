@@ -37,6 +37,18 @@ pub enum Error {
         /// The driver's info log (never empty: a driver that gives none is reported as such).
         info_log: String,
     },
+    /// A declared effect ([`layerbatch_core::Config::effects`]) did not compile or link: found
+    /// by building a program with that effect alone after a tier program failed. Nothing is
+    /// ever drawn with it.
+    #[error("layerbatch-gl: effect {effect:?}: {stage} failed: {info_log}")]
+    Effect {
+        /// The effect's name.
+        effect: &'static str,
+        /// Which step failed.
+        stage: Stage,
+        /// The driver's info log.
+        info_log: String,
+    },
     /// The driver refused to create a GL object.
     #[error("layerbatch-gl: could not create a {object}: {message}")]
     CreateObject {

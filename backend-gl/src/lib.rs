@@ -436,5 +436,5 @@ pub use error::{Error, Stage};
 #[doc(hidden)]
 pub use program::compile_program_for_test;
 pub use renderer::{Capabilities, CopyPath, Renderer};
-pub use shader::shader_sources;
+pub use shader::{shader_sources, shader_sources_with_effects};
 pub use target::Target;

@@ -3,6 +3,8 @@
 
 use glow::HasContext;
 
+use layerbatch_core::Effect;
+
 use crate::error::{Error, Stage};
 use crate::shader;
 
@@ -20,6 +22,10 @@ pub(crate) struct TierProgram {
     pub(crate) u_tint: Option<glow::UniformLocation>,
     /// The tint last written to `u_tint`.
     pub(crate) tint: [f32; 4],
+    /// The effects' time (programs with effects only).
+    pub(crate) u_time: Option<glow::UniformLocation>,
+    /// The time last written to `u_time`.
+    pub(crate) time_s: f32,
 }
 
 fn log_or_placeholder(log: String) -> String {
@@ -111,9 +117,12 @@ pub fn compile_program_for_test(gl: &glow::Context, vs_src: &str, fs_src: &str) 
 
 /// Builds the program of `tier` slots and points its samplers at units `0..tier`. Leaves the
 /// program current (the caller saves and restores `CURRENT_PROGRAM`).
-pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool) -> Result<TierProgram, Error> {
-    let (vs, fs) = shader::shader_sources(tier, gles);
-    let program = compile_program(gl, &vs, &fs, Some(tier))?;
+pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, effects: &[Effect]) -> Result<TierProgram, Error> {
+    let (vs, fs) = shader::shader_sources_with_effects(tier, gles, effects);
+    let program = match compile_program(gl, &vs, &fs, Some(tier)) {
+        Ok(p) => p,
+        Err(e) => return Err(blame_effect(gl, gles, effects).unwrap_or(e)),
+    };
     // SAFETY: `program` linked successfully; uniform locations come from it.
     unsafe {
         gl.use_program(Some(program));
@@ -124,6 +133,7 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool) -> Result<Ti
         let u_viewport = gl.get_uniform_location(program, shader::VIEWPORT_UNIFORM);
         let u_transform = gl.get_uniform_location(program, shader::TRANSFORM_UNIFORM);
         let u_tint = gl.get_uniform_location(program, shader::TINT_UNIFORM);
+        let u_time = gl.get_uniform_location(program, shader::TIME_UNIFORM);
         // A fresh program's uniforms are zero: `transform` starts as "not written".
         Ok(TierProgram {
             tier,
@@ -135,6 +145,25 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool) -> Result<Ti
             u_tint,
             // Never a tint: the first draw writes it.
             tint: [f32::NAN; 4],
+            u_time,
+            time_s: 0.0,
         })
     }
+}
+
+/// After a tier program with `effects` failed: the first effect that fails alone (in a tier-1
+/// program with only it), as [`Error::Effect`], or `None` when each builds alone.
+fn blame_effect(gl: &glow::Context, gles: bool, effects: &[Effect]) -> Option<Error> {
+    for (k, effect) in effects.iter().enumerate() {
+        let (vs, fs) = shader::shader_sources_with_effects(1, gles, &effects[k..=k]);
+        match compile_program(gl, &vs, &fs, Some(1)) {
+            // SAFETY: the probe program linked and is used by nothing.
+            Ok(p) => unsafe { gl.delete_program(p) },
+            Err(Error::Shader { stage, info_log, .. }) => {
+                return Some(Error::Effect { effect: effect.name, stage, info_log });
+            }
+            Err(e) => return Some(e),
+        }
+    }
+    None
 }

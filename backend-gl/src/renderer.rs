@@ -268,7 +268,7 @@ impl Renderer {
             };
             let mut programs: Vec<TierProgram> = Vec::with_capacity(budget.tiers.len());
             for &tier in &budget.tiers {
-                match program::build_tier(&gl, tier, caps.gles) {
+                match program::build_tier(&gl, tier, caps.gles, budget.effects) {
                     Ok(p) => programs.push(p),
                     Err(e) => {
                         restore(&gl);

@@ -18,7 +18,7 @@
 
 use std::fmt::Write as _;
 
-use layerbatch_core::{AttributeFormat, Instance};
+use layerbatch_core::{AttributeFormat, Effect, Instance};
 
 /// Name of the `vec2` uniform holding the viewport size in pixels.
 pub(crate) const VIEWPORT_UNIFORM: &str = "u_viewport_px";
@@ -28,6 +28,10 @@ pub(crate) const TINT_UNIFORM: &str = "u_tint";
 /// Name of the `vec2[3]` uniform holding the segment's transform: the columns of
 /// `[a c tx; b d ty]`.
 pub(crate) const TRANSFORM_UNIFORM: &str = "u_transform";
+
+/// Name of the `float` uniform holding the frame's time for effects (only in programs with
+/// effects).
+pub(crate) const TIME_UNIFORM: &str = "u_time_s";
 
 /// Name of the sampler uniform of `slot`.
 pub(crate) fn slot_uniform(slot: u32) -> String {
@@ -55,7 +59,8 @@ fn vertex_inputs(out: &mut String) {
 fn glsl_type(format: AttributeFormat) -> &'static str {
     match format {
         AttributeFormat::Float32x2 => "vec2",
-        AttributeFormat::Float32x4 | AttributeFormat::Unorm8x4 => "vec4",
+        // Uint16x4 through glVertexAttribPointer, not normalized: whole-number floats.
+        AttributeFormat::Float32x4 | AttributeFormat::Unorm8x4 | AttributeFormat::Uint16x4 => "vec4",
         AttributeFormat::Uint32 => "uint",
     }
 }
@@ -179,6 +184,27 @@ fn samplers(out: &mut String, tier: u32) {
 /// assert_eq!(fs.matches("textureSize").count(), 0); // sizes are the vertex stage's
 /// ```
 pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
+    shader_sources_with_effects(tier, gles, &[])
+}
+
+/// [`shader_sources`] of a program that also draws `effects` ([`layerbatch_core::Config::effects`]):
+/// the vertex stage passes each quad's effect id, parameters and texel position, and the
+/// fragment stage has one function per effect (`lb_effect_1` .. : the effect's body with the
+/// signature `vec4 (vec4 color, vec2 texel, vec4 params, float time_s)`) and applies the
+/// quad's, chosen by a chain of `if`s on its id, to the tinted texel. Without effects the
+/// sources are exactly [`shader_sources`]'s.
+///
+/// ```
+/// use layerbatch_core::Effect;
+/// let (vs, fs) = layerbatch_gl::shader_sources_with_effects(2, false, &Effect::BUILT_IN);
+/// assert!(vs.contains("v_effect = a_effect & EFFECT_MASK;"));
+/// assert_eq!(fs.matches("vec4 lb_effect_").count(), 3);
+/// assert!(fs.contains("uniform float u_time_s;"));
+/// ```
+///
+/// # Panics
+/// If `tier` is 0.
+pub fn shader_sources_with_effects(tier: u32, gles: bool, effects: &[Effect]) -> (String, String) {
     assert!(tier > 0, "a program samples at least one slot");
     let mut vs = String::from(header(gles));
     layout_constants(&mut vs);
@@ -187,11 +213,17 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
     vs.push_str("\n// The size of the layers in `slot`, texels.\nivec2 layer_size(uint slot) {\n");
     slot_tree(&mut vs, "slot", 0, tier, 1, &|s| format!("return textureSize(u_slot{s}, 0).xy;"));
     vs.push_str("}\n");
-    vs.push_str(VERTEX_BODY);
+    if effects.is_empty() {
+        vs.push_str(VERTEX_BODY);
+    } else {
+        vs.push_str(EFFECT_VARYINGS_OUT);
+        vs.push_str(&VERTEX_BODY.replacen("\n}\n", EFFECT_VERTEX_TAIL, 1));
+    }
     let mut fs = String::from(header(gles));
     layout_constants(&mut fs);
     samplers(&mut fs, tier);
     fs.push_str(FRAGMENT_COMMON);
+    effect_functions(&mut fs, effects);
     fs.push_str("\nvoid main() {\n");
     if tier == 1 {
         // No branch: implicit derivatives, as a plain sprite shader. Only textures without
@@ -220,9 +252,54 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
         "    // A straight texel is premultiplied here (mix(1, a, 1) is a, mix(1, a, 0) is 1, exactly);\n",
         "    // then texel and tint are both premultiplied.\n",
         "    texel.rgb *= mix(1.0, texel.a, v_straight);\n",
-        "    o_color = texel * v_color;\n}\n",
     ));
+    fs.push_str(match effects.is_empty() {
+        true => "    o_color = texel * v_color;\n}\n",
+        false => "    o_color = lb_apply_effect(texel * v_color);\n}\n",
+    });
     (vs, fs)
+}
+
+/// What the vertex stage of a program with effects passes on.
+const EFFECT_VARYINGS_OUT: &str = r"
+// The quad's effect (0: none) and its 4 parameters (0..1); the sampling position in texels
+// of the texture's own rectangle.
+flat out uint v_effect;
+flat out vec4 v_params;
+out vec2 v_texel;
+";
+
+/// The end of the vertex body of a program with effects (replacing its closing brace).
+const EFFECT_VERTEX_TAIL: &str = r"
+    v_effect = a_effect & EFFECT_MASK;
+    v_params = a_effect_params;
+    v_texel = mix(a_uv_rect.xy, a_uv_rect.zw, st) - a_tex_rect.xy;
+}
+";
+
+/// Appends, for a program with effects, the time uniform, the effect inputs, one function
+/// per effect and `lb_apply_effect`, which applies the quad's.
+fn effect_functions(out: &mut String, effects: &[Effect]) {
+    if effects.is_empty() {
+        return;
+    }
+    out.push_str("\nuniform float u_time_s;\nflat in uint v_effect;\nflat in vec4 v_params;\nin vec2 v_texel;\n");
+    for (k, e) in effects.iter().enumerate() {
+        let _ = write!(
+            out,
+            "\n// Effect {} ({:?}).\nvec4 lb_effect_{}(vec4 color, vec2 texel, vec4 params, float time_s) {{\n{}\n}}\n",
+            k + 1,
+            e.name,
+            k + 1,
+            e.glsl
+        );
+    }
+    out.push_str("\nvec4 lb_apply_effect(vec4 color) {\n");
+    for k in 1..=effects.len() {
+        let _ =
+            writeln!(out, "    if (v_effect == {k}u) {{ return lb_effect_{k}(color, v_texel, v_params, u_time_s); }}");
+    }
+    out.push_str("    return color;\n}\n");
 }
 
 #[cfg(test)]
@@ -297,7 +374,7 @@ mod tests {
     // type its format reads as, and the vertex body reads it.
     #[test]
     fn attribute_locations() {
-        let (vs, _) = shader_sources(1, false);
+        let (vs, _) = shader_sources_with_effects(1, false, &Effect::BUILT_IN);
         for a in Instance::ATTRIBUTES {
             let (loc, name) = (a.location, format!("a_{}", a.name));
             let decl = format!("layout(location = {loc}) in ");
@@ -310,10 +387,44 @@ mod tests {
         }
         assert_eq!(vs.matches("layout(location = ").count(), Instance::ATTRIBUTES.len());
         // The fields the shader bodies read, by name: the table names each once.
-        for name in ["origin", "axis_x", "axis_y", "uv_rect", "tex_rect", "color", "slot_flags_layer"] {
+        for name in [
+            "origin",
+            "axis_x",
+            "axis_y",
+            "uv_rect",
+            "tex_rect",
+            "color",
+            "slot_flags_layer",
+            "effect_params",
+            "effect",
+        ] {
             assert_eq!(Instance::ATTRIBUTES.iter().filter(|a| a.name == name).count(), 1, "{name}");
         }
         // The packed integer is read as one (glVertexAttribIPointer), the colour as floats.
         assert!(vs.contains(" in uint a_slot_flags_layer;") && vs.contains(" in vec4 a_color;"), "{vs}");
+        // Without effects the effect inputs are declared and unread: the same program as ever.
+        let (plain_vs, plain_fs) = shader_sources(1, false);
+        assert!(!plain_vs[plain_vs.find("void main()").unwrap()..].contains("a_effect"), "{plain_vs}");
+        assert!(!plain_fs.contains("v_effect") && !plain_fs.contains("u_time_s"), "{plain_fs}");
+    }
+
+    // Every declared effect is one function, called from one branch on its id, and applied to
+    // the tinted texel.
+    #[test]
+    fn effects_are_functions_chosen_by_id() {
+        for tier in [1, 4] {
+            let (_, fs) = shader_sources_with_effects(tier, true, &Effect::BUILT_IN);
+            for (k, e) in Effect::BUILT_IN.iter().enumerate() {
+                let k = k + 1;
+                assert_eq!(
+                    fs.matches(&format!("vec4 lb_effect_{k}(vec4 color, vec2 texel, vec4 params, float time_s)"))
+                        .count(),
+                    1
+                );
+                assert_eq!(fs.matches(&format!("if (v_effect == {k}u) {{ return lb_effect_{k}(")).count(), 1);
+                assert!(fs.contains(e.glsl), "{}", e.name);
+            }
+            assert!(fs.contains("o_color = lb_apply_effect(texel * v_color);"), "{fs}");
+        }
     }
 }

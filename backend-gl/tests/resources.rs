@@ -181,9 +181,10 @@ fn quad(x: f32, size: u32, layer: u32, slot: u32) -> Instance {
         axis_x: [16.0, 0.0],
         axis_y: [0.0, 16.0],
         uv_rect: [0.0, 0.0, s, s],
-        tex_rect: [0.0, 0.0, s, s],
+        tex_rect: [0, 0, size as u16, size as u16],
         color: [255; 4],
         slot_flags_layer: Instance::pack(slot, 0, layer),
+        ..Instance::default()
     }
 }
 

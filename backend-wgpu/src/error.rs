@@ -45,6 +45,16 @@ pub enum Error {
         /// The compiler's message.
         message: String,
     },
+    /// A declared effect's WGSL ([`layerbatch_core::Config::effects`]) did not parse or
+    /// validate: checked with naga, each effect alone in a tier-1 shader, before any module
+    /// is made. Nothing is ever drawn with it.
+    #[error("effect {effect:?} did not compile: {message}")]
+    Effect {
+        /// The effect's name.
+        effect: &'static str,
+        /// naga's message, with the lines of the generated source it points at.
+        message: String,
+    },
     /// A tier's render pipeline was not created (stage and driver log are in the message).
     #[error("the render pipeline of slot tier {tier} was not created: {message}")]
     Pipeline {

@@ -20,7 +20,8 @@ use crate::Error;
 pub(crate) struct GlobalsEntry {
     /// The visible viewport's size, pixels (at least 1 x 1).
     viewport_px: [f32; 2],
-    _pad: [f32; 2],
+    /// The frame's time for effects, then padding.
+    time_s: [f32; 2],
     /// The transform's linear part `[a, b, c, d]`.
     linear: [f32; 4],
     /// The translation `[tx, ty]`, then padding.
@@ -35,11 +36,11 @@ pub(crate) const GLOBALS_BYTES: u64 = size_of::<GlobalsEntry>() as u64;
 impl GlobalsEntry {
     /// The entry of a viewport `viewport_px` in size and a 2x3 transform
     /// `[a, b, c, d, tx, ty]`.
-    fn new(viewport_px: [u32; 2], transform: [f32; 6], tint: [f32; 4]) -> Self {
+    fn new(viewport_px: [u32; 2], transform: [f32; 6], tint: [f32; 4], time_s: f32) -> Self {
         let [a, b, c, d, tx, ty] = transform;
         Self {
             viewport_px: [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32],
-            _pad: [0.0; 2],
+            time_s: [time_s, 0.0],
             linear: [a, b, c, d],
             translate: [tx, ty, 0.0, 0.0],
             tint,
@@ -158,7 +159,7 @@ impl Globals {
         bytes.resize(entries * stride as usize, 0);
         for (i, chunk) in bytes.chunks_exact_mut(stride as usize).enumerate() {
             let state = plan.states.get(i).copied().unwrap_or_default();
-            let entry = GlobalsEntry::new(size_px, vp.transform(state.transform), state.tint);
+            let entry = GlobalsEntry::new(size_px, vp.transform(state.transform), state.tint, plan.time_s);
             chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&entry));
         }
         let Some(uniform) = uniform.as_mut() else { return Ok(()) };
@@ -180,7 +181,7 @@ impl Globals {
 fn create_uniform(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, entries: usize) -> Uniform {
     let entries = entries.max(1);
     let mut contents = vec![0u8; entries * stride as usize];
-    let identity = GlobalsEntry::new([1, 1], DrawState::IDENTITY, DrawState::WHITE);
+    let identity = GlobalsEntry::new([1, 1], DrawState::IDENTITY, DrawState::WHITE, 0.0);
     for chunk in contents.chunks_exact_mut(stride as usize) {
         chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&identity));
     }
@@ -211,9 +212,9 @@ mod tests {
     #[test]
     fn an_entry_is_laid_out_as_the_shader_reads_it() {
         assert_eq!(GLOBALS_BYTES, 64);
-        let e = GlobalsEntry::new([800, 0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [0.5; 4]);
+        let e = GlobalsEntry::new([800, 0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [0.5; 4], 7.5);
         let floats: &[f32] = bytemuck::cast_slice(bytemuck::bytes_of(&e));
-        let expected = [800.0, 1.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5];
+        let expected = [800.0, 1.0, 7.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5];
         assert_eq!(floats, expected);
     }
 }

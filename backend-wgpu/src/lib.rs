@@ -306,4 +306,4 @@ pub use limits::{device_limits, format_families, limits};
 pub use pipelines::RendererOptions;
 pub use prepared::PreparedPlan;
 pub use renderer::Renderer;
-pub use shader::shader_source;
+pub use shader::{shader_source, shader_source_with_effects};

@@ -51,6 +51,7 @@ const fn vertex_format(format: AttributeFormat) -> wgpu::VertexFormat {
         AttributeFormat::Float32x4 => wgpu::VertexFormat::Float32x4,
         AttributeFormat::Unorm8x4 => wgpu::VertexFormat::Unorm8x4,
         AttributeFormat::Uint32 => wgpu::VertexFormat::Uint32,
+        AttributeFormat::Uint16x4 => wgpu::VertexFormat::Uint16x4,
     }
 }
 
@@ -102,6 +103,7 @@ impl Pipelines {
         options: &RendererOptions,
         globals_layout: &wgpu::BindGroupLayout,
     ) -> Result<Self, Error> {
+        shader::check_effects(budget.effects)?;
         let tiers = budget.tiers.len();
         let kinds = vertex_kinds(budget.indexed_quads);
         let mut host = Vec::with_capacity(tiers * kinds.len() * BLENDS);
@@ -114,7 +116,7 @@ impl Pipelines {
                 bind_group_layouts: &[Some(globals_layout), Some(&layout)],
                 immediate_size: 0,
             });
-            let source = shader::shader_source(tier);
+            let source = shader::shader_source_with_effects(tier, budget.effects);
             let (module, verdict) = scoped(device, || {
                 device.create_shader_module(wgpu::ShaderModuleDescriptor {
                     label: Some("layerbatch"),

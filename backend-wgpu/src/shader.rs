@@ -60,7 +60,7 @@
 
 use std::fmt::Write as _;
 
-use layerbatch_core::{AttributeFormat, Instance};
+use layerbatch_core::{AttributeFormat, Effect, Instance};
 
 /// Group index of the globals (the viewport and transform uniform, at a dynamic offset).
 pub(crate) const GROUP_GLOBALS: u32 = 0;
@@ -91,6 +91,27 @@ pub(crate) const fn sampler_binding(slot: u32) -> u32 {
 /// # Panics
 /// If `tier` is 0.
 pub fn shader_source(tier: u32) -> String {
+    shader_source_with_effects(tier, &[])
+}
+
+/// [`shader_source`] of a pipeline that also draws `effects`
+/// ([`layerbatch_core::Config::effects`]): the vertex stage passes each quad's effect id,
+/// parameters and texel position and the frame's time (from its globals entry), and the
+/// fragment stage has one function per effect (`lb_effect_1` .. : the effect's body with the
+/// signature `fn (color: vec4<f32>, texel: vec2<f32>, params: vec4<f32>, time_s: f32) ->
+/// vec4<f32>`) and applies the quad's, chosen by a chain of `if`s on its id, to the tinted
+/// texel. Without effects the source is exactly [`shader_source`]'s.
+///
+/// ```
+/// use layerbatch_core::Effect;
+/// let src = layerbatch_wgpu::shader_source_with_effects(2, &Effect::BUILT_IN);
+/// assert_eq!(src.matches("fn lb_effect_").count(), 3);
+/// assert!(src.contains("out.effect = effect & EFFECT_MASK;"));
+/// ```
+///
+/// # Panics
+/// If `tier` is 0.
+pub fn shader_source_with_effects(tier: u32, effects: &[Effect]) -> String {
     assert!(tier >= 1, "a tier has at least one slot");
     let mut s = String::with_capacity(4096 + 256 * tier as usize);
     let _ = write!(
@@ -99,7 +120,8 @@ pub fn shader_source(tier: u32) -> String {
 
 struct Globals {{
     viewport_px: vec2<f32>,
-    _pad: vec2<f32>,
+    // The frame's time for effects, then padding.
+    time_s: vec2<f32>,
     // The draw state's transform: (a, b, c, d), then (tx, ty, 0, 0).
     linear: vec4<f32>,
     translate: vec4<f32>,
@@ -140,6 +162,16 @@ struct VsOut {
     if tier > 1 {
         s.push_str("    @location(4) @interpolate(flat) slot: u32,\n");
     }
+    if !effects.is_empty() {
+        s.push_str(concat!(
+            "    // The quad's effect (0: none), its 4 parameters (0..1), the sampling position in\n",
+            "    // texels of the texture's own rectangle, and the frame's time.\n",
+            "    @location(7) @interpolate(flat) effect: u32,\n",
+            "    @location(8) @interpolate(flat) params: vec4<f32>,\n",
+            "    @location(9) texel: vec2<f32>,\n",
+            "    @location(10) @interpolate(flat) time_s: f32,\n",
+        ));
+    }
     s.push_str(
         r"};
 
@@ -164,10 +196,12 @@ fn vs_main(
     let p = globals.linear.xy * q.x + globals.linear.zw * q.y + globals.translate.xy;
     let ndc = vec2<f32>(p.x / globals.viewport_px.x * 2.0 - 1.0, 1.0 - p.y / globals.viewport_px.y * 2.0);
     let flags = (slot_flags_layer >> FLAGS_SHIFT) & FLAGS_MASK;
-    // Clamping: tex_rect inset by half a texel, its centre on an axis under one texel wide.
-    let centre = 0.5 * (tex_rect.xy + tex_rect.zw);
-    let lo = min(tex_rect.xy + 0.5, centre);
-    let hi = max(tex_rect.zw - 0.5, centre);
+    // Clamping: tex_rect (whole texels) inset by half a texel, its centre on an axis under
+    // one texel wide.
+    let rect = vec4<f32>(tex_rect);
+    let centre = 0.5 * (rect.xy + rect.zw);
+    let lo = min(rect.xy + 0.5, centre);
+    let hi = max(rect.zw - 0.5, centre);
     let unbounded = vec4<f32>(-1.0e30, -1.0e30, 1.0e30, 1.0e30);
     // Texels to 0..1 by the size of the instance's layer, here rather than per pixel.
     let size = vec2<f32>(layer_size(SLOT_OF_INSTANCE));
@@ -184,6 +218,14 @@ fn vs_main(
     );
     if tier > 1 {
         let _ = writeln!(s, "    out.slot = min(slot_flags_layer & SLOT_MASK, {}u);", tier - 1);
+    }
+    if !effects.is_empty() {
+        s.push_str(concat!(
+            "    out.effect = effect & EFFECT_MASK;\n",
+            "    out.params = effect_params;\n",
+            "    out.texel = mix(uv_rect.xy, uv_rect.zw, st) - rect.xy;\n",
+            "    out.time_s = globals.time_s.x;\n",
+        ));
     }
     s.push_str(
         r"    return out;
@@ -217,7 +259,12 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         slot_switch(&mut s, "in.slot", tier, &sample);
     }
     // A straight texel is premultiplied here (mix(1, a, 1) is a, mix(1, a, 0) is 1, exactly).
-    s.push_str("    return vec4<f32>(texel.rgb * mix(1.0, texel.a, in.straight), texel.a) * in.color;\n}\n");
+    s.push_str("    let tinted = vec4<f32>(texel.rgb * mix(1.0, texel.a, in.straight), texel.a) * in.color;\n");
+    s.push_str(match effects.is_empty() {
+        true => "    return tinted;\n}\n",
+        false => "    return lb_apply_effect(tinted, in);\n}\n",
+    });
+    effect_functions(&mut s, effects);
     // The layer size the vertex stage divides by: the slot's, picked like the sample.
     s.push_str("\n// The size of the layers in `slot`, texels.\nfn layer_size(slot: u32) -> vec2<u32> {\n");
     s.push_str("    var size: vec2<u32>;\n");
@@ -228,11 +275,51 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     s.replace("SLOT_OF_INSTANCE", slot)
 }
 
+/// Checks every effect's WGSL with naga, each alone in a tier-1 shader: the first that does
+/// not parse or validate is [`Error::Effect`](crate::Error::Effect), naming it.
+pub(crate) fn check_effects(effects: &[Effect]) -> Result<(), crate::Error> {
+    for (k, effect) in effects.iter().enumerate() {
+        let source = shader_source_with_effects(1, &effects[k..=k]);
+        let fail = |message: String| crate::Error::Effect { effect: effect.name, message };
+        let module = naga::front::wgsl::parse_str(&source).map_err(|e| fail(e.emit_to_string(&source)))?;
+        let mut validator =
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default());
+        validator.validate(&module).map_err(|e| fail(e.emit_to_string(&source)))?;
+    }
+    Ok(())
+}
+
+/// Appends one function per effect and `lb_apply_effect`, which applies the quad's.
+fn effect_functions(s: &mut String, effects: &[Effect]) {
+    if effects.is_empty() {
+        return;
+    }
+    for (k, e) in effects.iter().enumerate() {
+        let _ = write!(
+            s,
+            "\n// Effect {} ({:?}).\nfn lb_effect_{}(color: vec4<f32>, texel: vec2<f32>, params: vec4<f32>, time_s: f32) -> vec4<f32> {{\n{}\n}}\n",
+            k + 1,
+            e.name,
+            k + 1,
+            e.wgsl
+        );
+    }
+    s.push_str("\nfn lb_apply_effect(color: vec4<f32>, in: VsOut) -> vec4<f32> {\n");
+    for k in 1..=effects.len() {
+        let _ = writeln!(
+            s,
+            "    if (in.effect == {k}u) {{ return lb_effect_{k}(color, in.texel, in.params, in.time_s); }}"
+        );
+    }
+    s.push_str("    return color;\n}\n");
+}
+
 /// The WGSL type a vertex input of `format` is read as.
 const fn wgsl_type(format: AttributeFormat) -> &'static str {
     match format {
         AttributeFormat::Float32x2 => "vec2<f32>",
         AttributeFormat::Float32x4 | AttributeFormat::Unorm8x4 => "vec4<f32>",
+        AttributeFormat::Uint16x4 => "vec4<u32>",
         AttributeFormat::Uint32 => "u32",
     }
 }

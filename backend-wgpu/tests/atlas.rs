@@ -47,7 +47,8 @@ fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Fil
 /// A quad at `origin` with axes `axis_x`, `axis_y`, sampling `uv_rect` (texels) of the texture
 /// at `tex_rect` (texels) in `layer` of slot `slot`, white.
 fn quad(origin: [f32; 2], axis_x: [f32; 2], axis_y: [f32; 2], uv_rect: [f32; 4], tex_rect: [f32; 4]) -> Instance {
-    Instance { origin, axis_x, axis_y, uv_rect, tex_rect, color: [255; 4], slot_flags_layer: 0 }
+    let tex_rect = tex_rect.map(|v| v as u16);
+    Instance { origin, axis_x, axis_y, uv_rect, tex_rect, color: [255; 4], ..Instance::default() }
 }
 
 /// An axis-aligned `w` x `h` quad at `(x, y)` showing the texture at `tex_rect` whole, 1 texel

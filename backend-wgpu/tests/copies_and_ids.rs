@@ -39,9 +39,10 @@ fn layer_quad(p: &mut PlanBuilder, slot: u32, layer: u32, [x, y]: [f32; 2]) {
         axis_x: [t, 0.0],
         axis_y: [0.0, t],
         uv_rect: [0.0, 0.0, t, t],
-        tex_rect: [0.0, 0.0, t, t],
+        tex_rect: [0, 0, TEX as u16, TEX as u16],
         color: [255; 4],
         slot_flags_layer: Instance::pack(slot, 0, layer),
+        ..Instance::default()
     });
 }
 

@@ -226,6 +226,11 @@ fn shader_constants_match_rust() {
             let used = mentions(&body, name);
             if name == "SLOT_MASK" && tier == 1 {
                 assert!(!used, "tier 1 reads no slot");
+            } else if name == "EFFECT_MASK" {
+                // Only programs with effects read the effect id.
+                assert!(!used, "tier {tier}: a program without effects reads no effect");
+                let with = layerbatch_wgpu::shader_source_with_effects(tier, &layerbatch_core::Effect::BUILT_IN);
+                assert!(with.contains("effect & EFFECT_MASK"), "tier {tier}: effects read the id by {name}");
             } else if ["FLAG_LINEAR", "FLAG_REPEAT", "FLAG_MIRROR"].contains(&name) {
                 assert!(!used, "tier {tier}: {name} is informational; the sampler filters and wraps");
             } else {

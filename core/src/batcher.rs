@@ -11,6 +11,7 @@ use crate::{Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, T
 mod frames;
 mod memory;
 pub use memory::FormatMemory;
+mod looks;
 mod meshes;
 mod moves;
 mod recorder;
@@ -78,6 +79,8 @@ pub struct Batcher {
     writes: PendingWrites,
     /// Resident layers.
     residents: Residents,
+    /// The time effects see ([`Batcher::set_time_s`]).
+    time_s: f32,
 }
 
 impl Batcher {
@@ -110,6 +113,7 @@ impl Batcher {
             plan: FramePlan { instance_capacity: budget.instance_capacity, ..FramePlan::default() },
             writes: PendingWrites::default(),
             residents: Residents::default(),
+            time_s: 0.0,
             budget,
         })
     }
@@ -254,6 +258,7 @@ impl Batcher {
         let target = self.recorder.close();
         self.frame.sorted_items = self.sort_frame();
         let plan = &mut self.plan;
+        plan.time_s = self.time_s;
         plan.batcher = self.registry.tag;
         plan.target = target;
         self.sequence += 1;

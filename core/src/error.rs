@@ -27,6 +27,14 @@ pub enum ConfigError {
         /// [`crate::MAX_SLOTS_PER_DRAW`].
         max_slots: u32,
     },
+    /// More effects declared than [`crate::MAX_EFFECTS`].
+    #[error("{effects} effects declared: at most {max}")]
+    TooManyEffects {
+        /// Effects declared.
+        effects: usize,
+        /// [`crate::MAX_EFFECTS`].
+        max: usize,
+    },
 }
 
 /// Texture registration, update and free.

@@ -54,6 +54,7 @@ mod batcher;
 mod counters;
 #[cfg(feature = "decode")]
 mod decode;
+mod effect;
 mod error;
 pub mod execute;
 mod format;
@@ -88,6 +89,7 @@ pub use batcher::{Batcher, FormatMemory};
 pub use counters::{Counters, DeviceCounters, Stats};
 #[cfg(feature = "decode")]
 pub use decode::{decode_rgba8, DecodeError};
+pub use effect::{Effect, EffectError, EffectId, MAX_EFFECTS};
 pub use error::{ConfigError, MeshError, QuadError, RejectedQuad, TextureError};
 pub use format::{Format, FormatFamilies, FormatFamily};
 #[cfg(feature = "image")]

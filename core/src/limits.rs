@@ -261,6 +261,11 @@ pub struct Config {
     /// itself. Costs the texels' bytes in RAM, reported as `Counters::cpu_copy_bytes`.
     /// Default `false`: `restore` returns the ids the host must re-upload.
     pub keep_pixels: bool,
+    /// The effects quads may draw with ([`crate::Effect`]; none by default), in the order of
+    /// their ids from 1 ([`crate::EffectId`]). Both backends compile every one into every tier
+    /// program when the renderer is made, so the program set never changes after: a changed
+    /// set means a new batcher and renderer. At most [`crate::MAX_EFFECTS`].
+    pub effects: &'static [crate::Effect],
 }
 
 impl Default for Config {
@@ -280,6 +285,7 @@ impl Default for Config {
             auto_compact: true,
             quad_vertices: QuadVertices::Auto,
             keep_pixels: false,
+            effects: &[],
         }
     }
 }
@@ -351,6 +357,19 @@ impl Config {
         self.max_padding_waste = max_padding_waste;
         self
     }
+    /// Sets `effects`.
+    ///
+    /// ```
+    /// use layerbatch_core::{Config, Effect};
+    /// const EFFECTS: [Effect; 3] = Effect::BUILT_IN;
+    /// let config = Config::default().with_effects(&EFFECTS);
+    /// assert_eq!(config.effects.len(), 3);
+    /// ```
+    #[must_use]
+    pub const fn with_effects(mut self, effects: &'static [crate::Effect]) -> Self {
+        self.effects = effects;
+        self
+    }
     /// Sets `instance_capacity`.
     #[must_use]
     pub const fn with_instance_capacity(mut self, instance_capacity: u32) -> Self {
@@ -417,6 +436,8 @@ pub struct Budget {
     pub format_families: FormatFamilies,
     /// See [`Limits::compressed_copies`].
     pub compressed_copies: bool,
+    /// See [`Config::effects`].
+    pub effects: &'static [crate::Effect],
 }
 
 impl Budget {
@@ -476,6 +497,9 @@ impl Budget {
         if !(0.0..1.0).contains(&config.max_padding_waste) {
             return Err(ConfigError::PaddingWaste(config.max_padding_waste));
         }
+        if config.effects.len() > crate::MAX_EFFECTS {
+            return Err(ConfigError::TooManyEffects { effects: config.effects.len(), max: crate::MAX_EFFECTS });
+        }
         let device_slots = limits.max_texture_units.min(MAX_SLOTS_PER_DRAW);
         let indexed_quads = match config.quad_vertices {
             QuadVertices::Auto => limits.software_rasterizer,
@@ -518,6 +542,7 @@ impl Budget {
             indexed_quads,
             format_families: limits.format_families.with(FormatFamily::Rgba8),
             compressed_copies: limits.compressed_copies,
+            effects: config.effects,
         })
     }
 

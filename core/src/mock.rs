@@ -452,9 +452,9 @@ fn sample(
 ) -> Option<(TextureId, u64)> {
     let array = (*table.get(inst.slot() as usize)?)?;
     let held = arrays.get(&array)?;
-    let [x0, y0, x1, y1] = inst.tex_rect;
+    let [x0, y0, x1, y1] = inst.tex_rect.map(u32::from);
     let f = held.desc.format;
-    let size = [(x1 - x0) as u32, (y1 - y0) as u32].map(|v| f.round_up_px(v));
-    let rect = [x0 as u32, y0 as u32, size[0], size[1]];
+    let size = [x1.saturating_sub(x0), y1.saturating_sub(y0)].map(|v| f.round_up_px(v));
+    let rect = [x0, y0, size[0], size[1]];
     held.content.get(inst.layer() as usize)?.iter().find(|w| w.rect == rect).map(|w| (w.texture, w.hash))
 }

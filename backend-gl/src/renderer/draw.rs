@@ -166,6 +166,7 @@ impl Renderer {
                     let tier = plan.segments.get(segment as usize).map_or(0, |s| s.tier);
                     let pi = program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
                     self.set_uniforms(pi, viewport, transform, tint);
+                    self.set_time(pi, plan.time_s);
                     self.set_divisors(indexed);
                     // No base vertex on GLES 3.0: the attributes start at the segment's first
                     // quad, and its indices at 0. The segment lies in the block just uploaded
@@ -276,6 +277,17 @@ impl Renderer {
         }
     }
 
+    /// Sets the effects' time of program `pi`, in use, when it has effects and the time
+    /// differs from what it last had.
+    fn set_time(&mut self, pi: usize, time_s: f32) {
+        let prog = &mut self.programs[pi];
+        if prog.u_time.is_some() && prog.time_s.to_bits() != time_s.to_bits() {
+            // SAFETY: the program is in use (the walk's last program step); `u_time` is its own.
+            unsafe { self.gl.uniform_1_f32(prog.u_time.as_ref(), time_s) };
+            prog.time_s = time_s;
+        }
+    }
+
     /// Points every attribute of [`Instance::ATTRIBUTES`] into the bound vertex buffer, from
     /// byte `base` on, stride [`Instance::BYTES`].
     fn set_attributes(&self, base: u64) -> Result<(), Error> {
@@ -362,6 +374,8 @@ fn gl_attribute(format: AttributeFormat) -> (i32, u32, bool) {
         AttributeFormat::Float32x4 => (4, glow::FLOAT, false),
         AttributeFormat::Unorm8x4 => (4, glow::UNSIGNED_BYTE, true),
         AttributeFormat::Uint32 => (1, glow::UNSIGNED_INT, false),
+        // Through glVertexAttribPointer, not normalized: whole-number floats.
+        AttributeFormat::Uint16x4 => (4, glow::UNSIGNED_SHORT, false),
     }
 }
 
@@ -406,7 +420,11 @@ mod tests {
         for a in Instance::ATTRIBUTES {
             let (size, ty, normalized) = gl_attribute(a.format);
             assert_eq!(size as u32, a.format.components(), "{}", a.name);
-            let component_bytes = if ty == glow::UNSIGNED_BYTE { 1 } else { 4 };
+            let component_bytes = match ty {
+                glow::UNSIGNED_BYTE => 1,
+                glow::UNSIGNED_SHORT => 2,
+                _ => 4,
+            };
             assert_eq!(size as u32 * component_bytes, a.format.bytes(), "{}", a.name);
             assert_eq!(ty == glow::UNSIGNED_INT, a.format.is_integer(), "{}", a.name);
             assert_eq!(normalized, a.format == AttributeFormat::Unorm8x4, "{}", a.name);

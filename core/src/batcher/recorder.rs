@@ -55,6 +55,17 @@ pub(super) struct Recorder {
     pub(super) moved: Vec<(ArrayId, ArrayId)>,
     /// The frame's sort keys, when it sets any.
     pub(super) sort: FrameSort,
+    /// The effect quads pushed now get.
+    pub(super) look: Look,
+}
+
+/// An effect and its parameters, as instances carry them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Look {
+    /// [`Instance::effect`].
+    pub(super) effect: u32,
+    /// [`Instance::effect_params`].
+    pub(super) params: [u8; 4],
 }
 
 impl Recorder {
@@ -76,6 +87,7 @@ impl Recorder {
             target_id: NO_TARGET,
             moved: Vec::new(),
             sort: FrameSort::default(),
+            look: Look::default(),
         }
     }
 
@@ -99,6 +111,7 @@ impl Recorder {
         self.state_dirty = false;
         self.moved.clear();
         self.sort.open();
+        self.look = Look::default();
     }
 
     /// Closes the frame: its target, with arrays moved during the frame followed.
@@ -142,7 +155,7 @@ impl Recorder {
         }
         let hot = hot[quad.texture.index as usize];
         let n = self.instances.len() as u32;
-        self.instances.push(instance(&hot, quad, self.alpha_mask));
+        self.instances.push(instance(&hot, quad, self.alpha_mask, self.look));
         self.record(n, &hot);
         Ok(())
     }
@@ -188,6 +201,8 @@ impl Recorder {
                 tex_rect: hot.tex_rect,
                 color: a.color,
                 slot_flags_layer: hot.flags_layer | flags,
+                effect_params: self.look.params,
+                effect: self.look.effect,
             });
             self.triangles.push([a, b, c]);
             self.record(n, &hot);
@@ -215,13 +230,13 @@ impl Recorder {
             // per quad.
             let start = self.instances.len();
             let mut all_ok = true;
-            let (alpha_mask, target) = (self.alpha_mask, self.target_id);
+            let (alpha_mask, target, look) = (self.alpha_mask, self.target_id, self.look);
             self.instances.extend(chunk.iter().map(|q| {
                 let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
                 // `h.key` carries this batcher's tag: one compare checks the id's tag too.
                 all_ok &=
                     (h.key == Hot::key(q.texture.batcher, q.texture.generation)) & q.in_range() & (q.texture != target);
-                instance(h, q, alpha_mask)
+                instance(h, q, alpha_mask, look)
             }));
             if all_ok {
                 self.record_chunk(hot, start as u32, chunk);
@@ -512,7 +527,7 @@ fn check_mesh(
 /// The instance of a checked quad. Most quads use an array a slot already holds: the slot is
 /// written now, so `finish` need not touch the instance again.
 #[inline(always)]
-fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8) -> Instance {
+fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8, look: Look) -> Instance {
     let [r, g, b, a] = quad.color;
     let (o, k, uv) = (hot.uv_offset, hot.uv_scale, quad.uv);
     Instance {
@@ -525,6 +540,8 @@ fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8) -> Instance {
         // NO_SLOT has no bit in the slot field: a quad whose array no slot holds gets slot 0
         // until it is planned.
         slot_flags_layer: hot.flags_layer | (hot.slot & Instance::SLOT_MASK),
+        effect_params: look.params,
+        effect: look.effect,
     }
 }
 
@@ -532,7 +549,7 @@ fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8) -> Instance {
 /// `slot`: drawn as pushed (its tint whole; the layer's draw state adds blend and tint).
 #[inline]
 pub(super) fn resident_instance(hot: &Hot, quad: &Quad, slot: u32) -> Instance {
-    let i = instance(hot, quad, 0xFF);
+    let i = instance(hot, quad, 0xFF, Look::default());
     Instance { slot_flags_layer: Instance::with_slot(i.slot_flags_layer, slot), ..i }
 }
 

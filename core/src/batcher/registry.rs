@@ -112,7 +112,7 @@ impl Registry {
             key: Hot::key(self.tag, e.generation),
             uv_offset: [x, y, x, y],
             uv_scale: [w, h, w, h],
-            tex_rect: [x, y, x + w, y + h],
+            tex_rect: rect_u16(e.placement.rect_px),
             flags_layer: flags_layer(&e.desc, &e.placement, alloc.packs(&e.desc)),
             array: e.placement.array.0,
             slot: ladder.resident(e.placement.array.0).unwrap_or(Hot::NO_SLOT),
@@ -139,7 +139,7 @@ pub(super) struct Hot {
     /// quad's UVs to texels.
     pub(super) uv_scale: [f32; 4],
     /// [`Instance::tex_rect`].
-    pub(super) tex_rect: [f32; 4],
+    pub(super) tex_rect: [u16; 4],
     /// Layer and flags bits of [`Instance::slot_flags_layer`].
     pub(super) flags_layer: u32,
     /// The array.
@@ -154,7 +154,7 @@ impl Hot {
         key: 0,
         uv_offset: [0.0; 4],
         uv_scale: [0.0; 4],
-        tex_rect: [0.0; 4],
+        tex_rect: [0; 4],
         flags_layer: 0,
         array: 0,
         slot: Hot::NO_SLOT,
@@ -185,4 +185,11 @@ fn flags_layer(desc: &TextureDesc, placement: &Placement, packed: bool) -> u32 {
     let filter = if desc.filter == Filter::Linear { Instance::FLAG_LINEAR } else { 0 };
     let alpha = if desc.alpha == crate::Alpha::Straight { Instance::FLAG_STRAIGHT_ALPHA } else { 0 };
     Instance::pack(0, wrap | filter | alpha, placement.layer)
+}
+
+/// A placement's rectangle `[x, y, w, h]` as [`Instance::tex_rect`]'s corners: whole texels,
+/// within a layer no larger than the device's texture size (at most 65,535 on any device
+/// `Limits` accepts; saturated otherwise).
+fn rect_u16([x, y, w, h]: [u32; 4]) -> [u16; 4] {
+    [x, y, x + w, y + h].map(|v| v.min(u32::from(u16::MAX)) as u16)
 }

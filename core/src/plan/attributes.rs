@@ -18,6 +18,9 @@ pub enum AttributeFormat {
     Unorm8x4,
     /// One `u32`, read as an integer: a `uint` / `u32`.
     Uint32,
+    /// Four `u16` read as whole-number floats: a `vec4` (GL converts, not normalized) /
+    /// `vec4<u32>` (WGSL, converted by the shader).
+    Uint16x4,
 }
 
 impl AttributeFormat {
@@ -25,14 +28,14 @@ impl AttributeFormat {
     pub const fn components(self) -> u32 {
         match self {
             AttributeFormat::Float32x2 => 2,
-            AttributeFormat::Float32x4 | AttributeFormat::Unorm8x4 => 4,
+            AttributeFormat::Float32x4 | AttributeFormat::Unorm8x4 | AttributeFormat::Uint16x4 => 4,
             AttributeFormat::Uint32 => 1,
         }
     }
     /// Bytes the attribute takes in an [`Instance`].
     pub const fn bytes(self) -> u32 {
         match self {
-            AttributeFormat::Float32x2 => 8,
+            AttributeFormat::Float32x2 | AttributeFormat::Uint16x4 => 8,
             AttributeFormat::Float32x4 => 16,
             AttributeFormat::Unorm8x4 | AttributeFormat::Uint32 => 4,
         }
@@ -72,14 +75,16 @@ impl Instance {
     /// assert_eq!(bytes, Instance::BYTES);
     /// assert!(Instance::ATTRIBUTES.iter().enumerate().all(|(i, a)| a.location == i as u32));
     /// ```
-    pub const ATTRIBUTES: [InstanceAttribute; 7] = [
+    pub const ATTRIBUTES: [InstanceAttribute; 9] = [
         attribute("origin", 0, AttributeFormat::Float32x2, offset_of!(Instance, origin)),
         attribute("axis_x", 1, AttributeFormat::Float32x2, offset_of!(Instance, axis_x)),
         attribute("axis_y", 2, AttributeFormat::Float32x2, offset_of!(Instance, axis_y)),
         attribute("uv_rect", 3, AttributeFormat::Float32x4, offset_of!(Instance, uv_rect)),
-        attribute("tex_rect", 4, AttributeFormat::Float32x4, offset_of!(Instance, tex_rect)),
+        attribute("tex_rect", 4, AttributeFormat::Uint16x4, offset_of!(Instance, tex_rect)),
         attribute("color", 5, AttributeFormat::Unorm8x4, offset_of!(Instance, color)),
         attribute("slot_flags_layer", 6, AttributeFormat::Uint32, offset_of!(Instance, slot_flags_layer)),
+        attribute("effect_params", 7, AttributeFormat::Unorm8x4, offset_of!(Instance, effect_params)),
+        attribute("effect", 8, AttributeFormat::Uint32, offset_of!(Instance, effect)),
     ];
 }
 

@@ -174,13 +174,18 @@ pub struct Instance {
     /// outside the texture's rectangle, and be flipped).
     pub uv_rect: [f32; 4],
     /// The texture's own rectangle in the layer, `[x0, y0, x1, y1]` in texels of level 0
-    /// (`x0 < x1`, `y0 < y1`). With [`Instance::FLAG_CLAMP_TO_RECT`] sampling stays half a
-    /// texel inside it, whatever `uv_rect` says.
-    pub tex_rect: [f32; 4],
+    /// (`x0 < x1`, `y0 < y1`; whole texels, so 16 bits each). With
+    /// [`Instance::FLAG_CLAMP_TO_RECT`] sampling stays half a texel inside it, whatever
+    /// `uv_rect` says; effects see texel positions from its corner.
+    pub tex_rect: [u16; 4],
     /// RGBA8 tint, premultiplied, multiplied with the texel.
     pub color: [u8; 4],
     /// Slot, flags and layer, packed: see [`Instance::pack`].
     pub slot_flags_layer: u32,
+    /// The effect's 4 parameters, `0..=255` for `0.0..=1.0` ([`crate::Batcher::set_effect`]).
+    pub effect_params: [u8; 4],
+    /// The effect: [`crate::EffectId`] in bits `0..8` (0: none); the other bits are 0.
+    pub effect: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<Instance>() == 64);
@@ -228,6 +233,12 @@ impl Instance {
     pub const OFFSET_COLOR: u32 = std::mem::offset_of!(Instance, color) as u32;
     /// Byte offset of `slot_flags_layer`.
     pub const OFFSET_SLOT_FLAGS_LAYER: u32 = std::mem::offset_of!(Instance, slot_flags_layer) as u32;
+    /// Byte offset of `effect_params`.
+    pub const OFFSET_EFFECT_PARAMS: u32 = std::mem::offset_of!(Instance, effect_params) as u32;
+    /// Byte offset of `effect`.
+    pub const OFFSET_EFFECT: u32 = std::mem::offset_of!(Instance, effect) as u32;
+    /// The effect id: `effect & EFFECT_MASK`.
+    pub const EFFECT_MASK: u32 = 0xff;
 
     /// The slot: `slot_flags_layer & SLOT_MASK` (bits 0..8).
     pub const SLOT_MASK: u32 = 0xff;
@@ -271,7 +282,7 @@ impl Instance {
     /// declare it under (`const uint NAME = VALUEu;` in GLSL, `const NAME: u32 = VALUEu;` in
     /// WGSL). Shaders use these names, never literals; each backend has a test that parses
     /// its generated source and compares.
-    pub const SHADER_CONSTANTS: [(&'static str, u32); 9] = [
+    pub const SHADER_CONSTANTS: [(&'static str, u32); 10] = [
         ("SLOT_MASK", Self::SLOT_MASK),
         ("FLAGS_SHIFT", Self::FLAGS_SHIFT),
         ("FLAGS_MASK", Self::FLAGS_MASK),
@@ -281,6 +292,7 @@ impl Instance {
         ("FLAG_REPEAT", Self::FLAG_REPEAT),
         ("FLAG_MIRROR", Self::FLAG_MIRROR),
         ("FLAG_STRAIGHT_ALPHA", Self::FLAG_STRAIGHT_ALPHA),
+        ("EFFECT_MASK", Self::EFFECT_MASK),
     ];
 
     /// Packs a slot, flags and a layer into `slot_flags_layer`. Out-of-range values are masked
@@ -609,6 +621,9 @@ pub struct FramePlan {
     /// Instances per instance buffer: no segment crosses a multiple of it. A backend with
     /// bounded buffers (wgpu) keeps one buffer per block of this many instances.
     pub instance_capacity: u32,
+    /// The frame's time, seconds: what effects see as `time_s`
+    /// ([`crate::Batcher::set_time_s`]; 0 until set).
+    pub time_s: f32,
     /// Core's counters for this frame.
     pub counters: Counters,
     /// Core's counters since creation, this frame included.

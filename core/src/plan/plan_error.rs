@@ -232,6 +232,17 @@ pub enum PlanError {
         /// Layers of the array in its slot.
         layers: u32,
     },
+    /// An instance names an effect its budget does not declare (or sets bits of
+    /// [`crate::Instance::effect`] other than the id).
+    #[error("instance {instance} draws with effect {effect}: the budget declares {declared} effects")]
+    InstanceEffect {
+        /// Index of the instance.
+        instance: u32,
+        /// Its `effect` field.
+        effect: u32,
+        /// Effects the budget declares.
+        declared: u32,
+    },
     /// An op or segment names a resident layer the device does not hold (or, for a create,
     /// already holds).
     #[error("op or segment {at}: resident layer {resident:?} is {reason}")]

@@ -36,6 +36,8 @@ pub struct PlanValidator {
     compressed_copies: bool,
     indexed_quads: bool,
     budget_bytes: u64,
+    /// Effects the budget declares: an instance's effect id is at most this.
+    pub(super) effects: u32,
     arrays: HashMap<ArrayId, ArrayDesc>,
     bound: Vec<Option<ArrayId>>,
     residents: HashMap<ResidentId, ResidentState>,
@@ -86,6 +88,7 @@ impl PlanValidator {
             compressed_copies: budget.compressed_copies,
             indexed_quads: budget.indexed_quads,
             budget_bytes: budget.budget_bytes,
+            effects: budget.effects.len() as u32,
             arrays: HashMap::new(),
             bound: vec![None; slots as usize],
             residents: HashMap::new(),
@@ -237,6 +240,7 @@ impl PlanValidator {
             max_layers: self.max_layers.min(Instance::MAX_LAYERS),
             budget_bytes: self.budget_bytes,
             indexed_quads: self.indexed_quads,
+            effects: self.effects,
         };
         let unbind = |bound: &mut [Option<ArrayId>], a: ArrayId| {
             for b in bound.iter_mut().filter(|b| **b == Some(a)) {
@@ -461,6 +465,13 @@ impl PlanValidator {
                         instance: r.start + k as u32,
                         layer: inst.layer(),
                         layers: have,
+                    });
+                }
+                if inst.effect > self.effects {
+                    return Err(PlanError::InstanceEffect {
+                        instance: r.start + k as u32,
+                        effect: inst.effect,
+                        declared: self.effects,
                     });
                 }
             }

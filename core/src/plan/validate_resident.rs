@@ -31,6 +31,8 @@ pub(super) struct ResidentLimits {
     pub(super) budget_bytes: u64,
     /// The budget's `indexed_quads`: how every resident is stored and drawn.
     pub(super) indexed_quads: bool,
+    /// Effects the budget declares.
+    pub(super) effects: u32,
 }
 
 /// Checks resident op `op` (at index `at` of the plan's ops) and applies it to `residents`.
@@ -85,6 +87,9 @@ pub(super) fn check_op(
                 }
                 if layer >= limits.max_layers {
                     return bad("samples a layer past the most an array has");
+                }
+                if i.effect > limits.effects {
+                    return bad("draws with an effect the budget does not declare");
                 }
                 state.slots |= 1 << slot;
                 state.max_layer[slot as usize] = state.max_layer[slot as usize].max(layer);

@@ -32,7 +32,7 @@ pub struct Corner {
 
 impl Corner {
     /// The vertex record of this corner of `triangle` (the triangle's instance, which holds
-    /// its slot, flags, layer and clamp rectangle).
+    /// its slot, flags, layer, clamp rectangle and effect).
     #[inline]
     pub fn vertex(&self, triangle: &Instance) -> Instance {
         let [u, v] = self.uv_texels;
@@ -44,6 +44,8 @@ impl Corner {
             tex_rect: triangle.tex_rect,
             color: self.color,
             slot_flags_layer: triangle.slot_flags_layer,
+            effect_params: triangle.effect_params,
+            effect: triangle.effect,
         }
     }
 }

@@ -59,7 +59,7 @@ fn a_triangle_is_drawn_from_its_corners_and_a_quad_from_its_instance() {
     assert_eq!(v.len(), 8);
     assert!(v[..4].iter().all(|x| *x == plan.instances[0]));
     let t = plan.instances[1];
-    let rect = t.tex_rect;
+    let rect = t.tex_rect.map(f32::from);
     let (w, h) = (rect[2] - rect[0], rect[3] - rect[1]);
     assert_eq!((w, h), (20.0, 10.0));
     let want_pos = [[30.0, 40.0], [38.0, 40.0], [30.0, 48.0], [30.0, 48.0]];
@@ -185,7 +185,7 @@ fn nine_slice_keeps_borders_and_stretches_or_tiles_the_rest() {
     b.push_nine_slice(&NineSlice::new(id, [10.0, 20.0, 100.0, 50.0], [4.0, 5.0, 6.0, 7.0])).unwrap();
     let plan = b.finish().clone();
     assert_eq!(plan.instances.len(), 9);
-    let rect = plan.instances[0].tex_rect;
+    let rect = plan.instances[0].tex_rect.map(f32::from);
     let (ox, oy) = (rect[0], rect[1]);
     // Top-left corner: 4 x 5 px from texels 0..4, 0..5.
     let tl = plan.instances[0];

@@ -553,6 +553,7 @@ fn mips_are_generated_and_uploaded_with_every_level() {
     assert!(plan.upload(write).iter().all(|&v| v == 200));
 }
 
+mod effects;
 mod formats;
 mod meshes;
 mod pages_and_state;

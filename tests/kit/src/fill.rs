@@ -9,19 +9,62 @@
 //! - `previous_tier1`: layerbatch's tier-1 fragment work before this change (texel
 //!   coordinates, the layer size asked and divided by per pixel), hand-written;
 //! - `tier1`: layerbatch-gl's tier-1 program (one atlas-page texture: clamped to its rectangle);
-//! - `tier4`: layerbatch-gl's tier-4 program (four class arrays, quads alternating).
+//! - `tier4`: layerbatch-gl's tier-4 program (four class arrays, quads alternating);
+//! - `tier1_fx4`, `tier1_fx8`: `tier1` with 4 and 8 effects declared ([`EFFECTS`]), the quads
+//!   drawing without one (what declaring effects costs every pixel);
+//! - `tier1_fx8_first`, `tier1_fx8_last`: `tier1_fx8` with the quads drawing the first
+//!   effect (flash) and the last one of the chain of `if`s.
 
 use std::sync::Arc;
 
 use glutin::api::egl::{context::PossiblyCurrentContext, display::Display};
-use layerbatch_core::{Batcher, Config, Quad, TextureDesc, TextureId};
+use layerbatch_core::{Batcher, Config, Effect, EffectId, Quad, TextureDesc, TextureId};
 use layerbatch_gl::glow;
 use layerbatch_gl::{Renderer, Target};
 
 use crate::egl::{self, raw_sprite::Raw};
 
 /// The cases, in the order they are measured (on GL and on wgpu).
-pub const CASES: [&str; 4] = ["baseline", "previous_tier1", "tier1", "tier4"];
+pub const CASES: [&str; 8] =
+    ["baseline", "previous_tier1", "tier1", "tier4", "tier1_fx4", "tier1_fx8", "tier1_fx8_first", "tier1_fx8_last"];
+
+/// The effects of the `_fx` cases: the built-ins and five more of a line or two each.
+pub const EFFECTS: [Effect; 8] = [
+    Effect::FLASH,
+    Effect::GREYSCALE,
+    Effect::DISSOLVE,
+    Effect {
+        name: "invert",
+        glsl: "return vec4(vec3(color.a) - color.rgb, color.a);",
+        wgsl: "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
+    },
+    Effect { name: "swap", glsl: "return color.bgra;", wgsl: "return color.bgra;" },
+    Effect { name: "fade", glsl: "return color * (1.0 - params.x);", wgsl: "return color * (1.0 - params.x);" },
+    Effect {
+        name: "pulse",
+        glsl: "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
+        wgsl: "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
+    },
+    Effect {
+        name: "tint red",
+        glsl: "return vec4(max(color.r, params.x * color.a), color.g * 0.5, color.b * 0.5, color.a);",
+        wgsl: "return vec4<f32>(max(color.r, params.x * color.a), color.g * 0.5, color.b * 0.5, color.a);",
+    },
+];
+
+/// The config, textures and effect id of a layerbatch case.
+fn layerbatch_case(name: &str) -> Option<(Config, &'static [u32], u8)> {
+    let fx = |n: usize| Config::default().with_effects(&EFFECTS[..n]);
+    Some(match name {
+        "tier1" => (Config::default(), &[64], 0),
+        "tier4" => (Config::default().with_max_packed_size_px(0), &[16, 32, 64, 128], 0),
+        "tier1_fx4" => (fx(4), &[64], 0),
+        "tier1_fx8" => (fx(8), &[64], 0),
+        "tier1_fx8_first" => (fx(8), &[64], 1),
+        "tier1_fx8_last" => (fx(8), &[64], 8),
+        _ => return None,
+    })
+}
 
 /// Full-target quads per frame.
 pub const K: u32 = 8;
@@ -77,6 +120,8 @@ pub enum GlCase {
         renderer: Renderer,
         /// The textures the quads alternate between.
         ids: Vec<TextureId>,
+        /// The effect the quads draw with.
+        effect: u8,
     },
 }
 
@@ -87,18 +132,14 @@ impl GlCase {
         let mut case = if let Some(raw) = Raw::new(&rig.gl, rig.size, name) {
             GlCase::Raw(raw)
         } else {
-            let (config, sides): (Config, &[u32]) = match name {
-                "tier1" => (Config::default(), &[64]),
-                "tier4" => (Config::default().with_max_packed_size_px(0), &[16, 32, 64, 128]),
-                _ => return None,
-            };
+            let (config, sides, effect) = layerbatch_case(name)?;
             let mut batcher = Batcher::new(Renderer::query_limits(&rig.gl), config).expect("budget");
             let renderer = Renderer::new(rig.gl.clone(), batcher.budget()).expect("renderer");
             let ids = sides
                 .iter()
                 .map(|&s| batcher.register(&TextureDesc::new(s, s), &texels(s)).expect("register"))
                 .collect();
-            GlCase::Layerbatch { batcher, renderer, ids }
+            GlCase::Layerbatch { batcher, renderer, ids, effect }
         };
         case.frame(rig);
         Some(case)
@@ -117,8 +158,9 @@ impl GlCase {
         rig.target.clear(&rig.gl, [0.0, 0.0, 0.0, 1.0]);
         match self {
             GlCase::Raw(raw) => raw.draw(&rig.gl),
-            GlCase::Layerbatch { batcher, renderer, ids } => {
+            GlCase::Layerbatch { batcher, renderer, ids, effect } => {
                 batcher.begin_frame();
+                batcher.set_effect(EffectId(*effect), [0.5; 4]).expect("a declared effect");
                 for i in 0..K as usize {
                     let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
                     batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");
@@ -327,6 +369,8 @@ pub enum WgpuCase {
         prepared: layerbatch_wgpu::PreparedPlan,
         /// The textures the quads alternate between.
         ids: Vec<TextureId>,
+        /// The effect the quads draw with.
+        effect: u8,
     },
 }
 
@@ -336,11 +380,7 @@ impl WgpuCase {
         let mut case = if let Some(&raw) = WGSL_RAW.iter().find(|r| r.0 == name) {
             WgpuCase::Raw(WgpuRaw::new(rig, raw))
         } else {
-            let (config, sides): (Config, &[u32]) = match name {
-                "tier1" => (Config::default(), &[64]),
-                "tier4" => (Config::default().with_max_packed_size_px(0), &[16, 32, 64, 128]),
-                _ => return None,
-            };
+            let (config, sides, effect) = layerbatch_case(name)?;
             let mut batcher = Batcher::new(layerbatch_wgpu::device_limits(&rig.device), config).expect("budget");
             let options = layerbatch_wgpu::RendererOptions::default();
             let renderer =
@@ -350,7 +390,7 @@ impl WgpuCase {
                 .map(|&s| batcher.register(&TextureDesc::new(s, s), &texels(s)).expect("register"))
                 .collect();
             let prepared = renderer.create_prepared();
-            WgpuCase::Layerbatch { batcher, renderer, prepared, ids }
+            WgpuCase::Layerbatch { batcher, renderer, prepared, ids, effect }
         };
         case.frame(rig);
         Some(case)
@@ -367,8 +407,9 @@ impl WgpuCase {
     /// Clears, draws `K` full-target quads, submits and waits for the device.
     pub fn frame(&mut self, rig: &WgpuRig) {
         let mut encoder = rig.device.create_command_encoder(&Default::default());
-        if let WgpuCase::Layerbatch { batcher, renderer, prepared, ids } = self {
+        if let WgpuCase::Layerbatch { batcher, renderer, prepared, ids, effect } = self {
             batcher.begin_frame();
+            batcher.set_effect(EffectId(*effect), [0.5; 4]).expect("a declared effect");
             for i in 0..K as usize {
                 let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
                 batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");

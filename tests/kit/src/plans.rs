@@ -116,9 +116,11 @@ impl PlanBuilder {
             axis_x,
             axis_y,
             uv_rect,
-            tex_rect,
+            // Whole texels (Instance::tex_rect).
+            tex_rect: tex_rect.map(|v| v as u16),
             color: [255; 4],
             slot_flags_layer: Instance::pack(0, flags, layer),
+            ..Instance::default()
         })
     }
 
@@ -207,9 +209,10 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
             axis_x: [32.0, 0.0],
             axis_y: [0.0, 32.0],
             uv_rect: [0.0, 0.0, 32.0, 32.0],
-            tex_rect: [0.0, 0.0, 32.0, 32.0],
+            tex_rect: [0, 0, 32, 32],
             color: [255; 4],
             slot_flags_layer: Instance::pack(0, 0, 1),
+            ..Instance::default()
         }],
         segments: vec![Segment {
             instances: 0..1,

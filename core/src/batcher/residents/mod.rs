@@ -22,7 +22,7 @@ use crate::{Affine2, ArrayId, Quad, ResidentError, ResidentStyle, TextureError, 
 struct Seen {
     array: u32,
     flags_layer: u32,
-    tex_rect: [f32; 4],
+    tex_rect: [u16; 4],
     uv_offset: [f32; 4],
     uv_scale: [f32; 4],
 }

@@ -268,9 +268,10 @@ fn mutate(r: &mut Reader<'_>, p: &mut FramePlan) {
             if !p.instances.is_empty() {
                 let i = r.below(p.instances.len());
                 let inst = &mut p.instances[i];
-                match r.below(5) {
+                match r.below(6) {
                     0 => inst.slot_flags_layer = u32_from(r, inst.slot_flags_layer),
-                    1 => inst.tex_rect[r.below(4)] = f32_from(r, inst.tex_rect[0]),
+                    1 => inst.tex_rect[r.below(4)] = u32_from(r, u32::from(inst.tex_rect[0])) as u16,
+                    5 => inst.effect = u32_from(r, inst.effect),
                     2 => inst.uv_rect[r.below(4)] = f32_from(r, inst.uv_rect[0]),
                     3 => inst.origin[r.below(2)] = f32_from(r, inst.origin[0]),
                     _ => inst.axis_x[r.below(2)] = f32_from(r, inst.axis_x[0]),

@@ -1,0 +1,140 @@
+//! Effects: looks a quad picks by a small id and 4 parameters, declared when the batcher and
+//! the renderer are made and compiled into every tier program then, so nothing a frame does
+//! compiles a program (DESIGN 24).
+
+/// One effect: the body of a function in GLSL and in WGSL, with a fixed signature, that turns
+/// the colour a quad would draw into the colour it draws. Declared once, in
+/// [`crate::Config::with_effects`]; every tier program of both backends includes every declared
+/// effect, selected per quad by [`EffectId`].
+///
+/// The bodies see:
+///
+/// | name | GLSL | WGSL | what |
+/// |---|---|---|---|
+/// | `color` | `vec4` | `vec4<f32>` | the sampled texel times the quad's tint, premultiplied |
+/// | `texel` | `vec2` | `vec2<f32>` | the sampling position in the texture's own texels (0 at its top-left corner) |
+/// | `params` | `vec4` | `vec4<f32>` | the quad's 4 parameters, each `0.0..=1.0` |
+/// | `time_s` | `float` | `f32` | the frame's time ([`crate::Batcher::set_time_s`]) |
+///
+/// and return the colour to draw, premultiplied. A body is the function's statements only; it
+/// may call no other function of its own (declare none), and must not sample a texture.
+///
+/// ```
+/// use layerbatch_core::Effect;
+/// // A red flash: mix towards red by params.x, keeping coverage.
+/// const RED_FLASH: Effect = Effect {
+///     name: "red flash",
+///     glsl: "return vec4(mix(color.rgb, vec3(color.a, 0.0, 0.0), params.x), color.a);",
+///     wgsl: "return vec4<f32>(mix(color.rgb, vec3<f32>(color.a, 0.0, 0.0), params.x), color.a);",
+/// };
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Effect {
+    /// Named in errors (a body that fails to compile) and logs.
+    pub name: &'static str,
+    /// The GLSL body (GL 3.3, GLES 3.0 and WebGL2: the common subset, `highp` floats).
+    pub glsl: &'static str,
+    /// The WGSL body.
+    pub wgsl: &'static str,
+}
+
+impl Effect {
+    /// Mixes towards `params.rgb` by `params.a` (a hit flash: white at full strength is
+    /// `[1, 1, 1, 1]`), keeping the quad's coverage.
+    pub const FLASH: Effect = Effect {
+        name: "flash",
+        glsl: "return vec4(mix(color.rgb, params.rgb * color.a, params.a), color.a);",
+        wgsl: "return vec4<f32>(mix(color.rgb, params.rgb * color.a, params.a), color.a);",
+    };
+
+    /// Greyscale by Rec. 709 luma, mixed in by `params.x` (1: fully grey).
+    pub const GREYSCALE: Effect = Effect {
+        name: "greyscale",
+        glsl: "float l = dot(color.rgb, vec3(0.2126, 0.7152, 0.0722));\n\
+               return vec4(mix(color.rgb, vec3(l), params.x), color.a);",
+        wgsl: "let l = dot(color.rgb, vec3<f32>(0.2126, 0.7152, 0.0722));\n\
+               return vec4<f32>(mix(color.rgb, vec3<f32>(l), params.x), color.a);",
+    };
+
+    /// Dissolve: texels whose noise (an integer hash of the texel, the same on every device
+    /// and frame to frame) is below `params.x` vanish; those less than `params.y / 4` above it
+    /// glow in `(params.z, params.w, params.w)`, an edge colour. `params.x` 0 shows the whole
+    /// sprite, 1 none of it.
+    pub const DISSOLVE: Effect = Effect {
+        name: "dissolve",
+        glsl: "uvec2 c = uvec2(max(texel, vec2(0.0)));\n\
+               uint h = c.x * 1664525u + c.y * 1013904223u;\n\
+               h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;\n\
+               float n = float(h >> 8) / 16777216.0;\n\
+               if (n < params.x) { return vec4(0.0); }\n\
+               if (n < params.x + params.y * 0.25) { return vec4(params.z, params.w, params.w, 1.0) * color.a; }\n\
+               return color;",
+        wgsl: "let c = vec2<u32>(max(texel, vec2<f32>(0.0)));\n\
+               var h = c.x * 1664525u + c.y * 1013904223u;\n\
+               h ^= h >> 16u; h *= 0x7feb352du; h ^= h >> 15u; h *= 0x846ca68bu; h ^= h >> 16u;\n\
+               let n = f32(h >> 8u) / 16777216.0;\n\
+               if (n < params.x) { return vec4<f32>(0.0); }\n\
+               if (n < params.x + params.y * 0.25) { return vec4<f32>(params.z, params.w, params.w, 1.0) * color.a; }\n\
+               return color;",
+    };
+
+    /// The built-in effects, in this order: [`Effect::FLASH`], [`Effect::GREYSCALE`],
+    /// [`Effect::DISSOLVE`].
+    pub const BUILT_IN: [Effect; 3] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE];
+}
+
+/// The most effects a batcher declares ([`crate::Config::with_effects`]).
+pub const MAX_EFFECTS: usize = 32;
+
+/// Which effect a quad draws with: 0 is none, `k` the `k`-th declared effect (from 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EffectId(pub u8);
+
+impl EffectId {
+    /// No effect: the quad draws its tinted texel.
+    pub const NONE: EffectId = EffectId(0);
+
+    /// The id of the `index`-th declared effect (from 0), or `None` past [`MAX_EFFECTS`].
+    pub const fn declared(index: usize) -> Option<EffectId> {
+        if index < MAX_EFFECTS {
+            Some(EffectId(index as u8 + 1))
+        } else {
+            None
+        }
+    }
+}
+
+/// Why an effect could not be set.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EffectError {
+    /// The id names no declared effect.
+    #[error("effect {effect:?} is not declared: this batcher declares {declared} effects (ids 1..={declared})")]
+    Undeclared {
+        /// The id asked for.
+        effect: EffectId,
+        /// Effects the config declared.
+        declared: usize,
+    },
+    /// A parameter is NaN or outside `0.0..=1.0` (parameters travel as 8-bit fractions).
+    #[error("effect parameter {index} is {value}: parameters are 0.0..=1.0")]
+    Parameter {
+        /// Which of the 4.
+        index: usize,
+        /// Its value.
+        value: f32,
+    },
+}
+
+/// The parameters as an instance carries them: each `0.0..=1.0` rounded to the nearest of 255
+/// steps.
+pub(crate) fn pack_params(params: [f32; 4]) -> Result<[u8; 4], EffectError> {
+    let mut out = [0u8; 4];
+    for (index, (&value, o)) in params.iter().zip(&mut out).enumerate() {
+        if !(0.0..=1.0).contains(&value) {
+            return Err(EffectError::Parameter { index, value });
+        }
+        *o = (value * 255.0).round() as u8;
+    }
+    Ok(out)
+}

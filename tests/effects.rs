@@ -1,0 +1,210 @@
+//! Effects drawn on GL 3.3, GLES 3.0, wgpu on Vulkan and wgpu on GL against a CPU reference
+//! of the same effects (the built-ins and two user effects, one of them reading the frame's
+//! time), 48 sprites over 16 textures in one draw, no program compiled after the renderer was
+//! made; and a broken effect body refused at creation, naming the effect.
+//!
+//! Tolerance: 2 per channel (the GPU computes in floats and rounds once to 8 bits, the
+//! reference likewise; they differ by the rounding of a few float operations).
+//!
+//! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
+
+use headless::DeviceKind;
+use layerbatch::{Batcher, Config, Effect, EffectId, Quad, TextureDesc, TextureId};
+use layerbatch_testkit::headless;
+
+const SIZE: [u32; 2] = [160, 120];
+const TEX: u32 = 16;
+
+const INVERT: Effect = Effect {
+    name: "invert",
+    glsl: "return vec4(vec3(color.a) - color.rgb, color.a);",
+    wgsl: "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
+};
+
+const PULSE: Effect = Effect {
+    name: "pulse",
+    glsl: "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
+    wgsl: "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
+};
+
+const EFFECTS: [Effect; 5] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, INVERT, PULSE];
+
+const TIME_S: f32 = 1.25;
+
+/// The effects, on the CPU: `color` premultiplied, `texel` in the texture's texels.
+fn reference_effect(id: u8, color: [f32; 4], texel: [f32; 2], p: [f32; 4]) -> [f32; 4] {
+    let [r, g, b, a] = color;
+    let mix = |x: f32, y: f32, t: f32| x * (1.0 - t) + y * t;
+    match id {
+        0 => color,
+        1 => [mix(r, p[0] * a, p[3]), mix(g, p[1] * a, p[3]), mix(b, p[2] * a, p[3]), a],
+        2 => {
+            let l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            [mix(r, l, p[0]), mix(g, l, p[0]), mix(b, l, p[0]), a]
+        }
+        3 => {
+            let c = texel.map(|v| v.max(0.0) as u32);
+            let mut h = c[0].wrapping_mul(1664525).wrapping_add(c[1].wrapping_mul(1013904223));
+            h ^= h >> 16;
+            h = h.wrapping_mul(0x7feb352d);
+            h ^= h >> 15;
+            h = h.wrapping_mul(0x846ca68b);
+            h ^= h >> 16;
+            let n = (h >> 8) as f32 / 16777216.0;
+            if n < p[0] {
+                [0.0; 4]
+            } else if n < p[0] + p[1] * 0.25 {
+                [p[2] * a, p[3] * a, p[3] * a, a]
+            } else {
+                color
+            }
+        }
+        4 => [a - r, a - g, a - b, a],
+        5 => {
+            let k = (0.5 + 0.25 * TIME_S + 0.5 * p[0]).clamp(0.0, 1.0);
+            color.map(|v| v * k)
+        }
+        _ => unreachable!("{id}"),
+    }
+}
+
+/// Texture `t`'s texel at `(x, y)`: opaque, varied in both directions.
+fn texel(t: usize, x: u32, y: u32) -> [u8; 4] {
+    [(x * 16) as u8 ^ (t * 40) as u8, (y * 16) as u8, ((x ^ y) * 8 + t as u32 * 5) as u8, 255]
+}
+
+/// The sprites: `(texture, top-left corner, effect, parameters)`.
+fn sprites() -> Vec<(usize, [u32; 2], u8, [f32; 4])> {
+    let params = [
+        [0.0; 4],
+        [1.0, 1.0, 1.0, 0.75],
+        [1.0, 0.2, 0.1, 0.4],
+        [1.0, 0.0, 0.0, 0.0],
+        [0.6, 0.0, 0.0, 0.0],
+        [0.35, 0.8, 1.0, 0.5],
+        [0.7, 0.3, 0.0, 0.9],
+        [0.0; 4],
+        [0.2, 0.0, 0.0, 0.0],
+    ];
+    (0..48)
+        .map(|i| {
+            let effect = (i % 6) as u8;
+            let p = params[(i / 6 + i) % params.len()];
+            (i % 16, [(i % 8) as u32 * 20 + 2, (i / 8) as u32 * 20 + 2], effect, p)
+        })
+        .collect()
+}
+
+fn effects_match_the_reference(kind: DeviceKind, test: &str) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
+    let mut b = Batcher::new(dev.limits(), Config::default().with_effects(&EFFECTS)).expect("budget");
+    dev.init(b.budget()).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let compiles = dev.stats().device_total.pipeline_compiles;
+    let ids: Vec<TextureId> = (0..16)
+        .map(|t| {
+            let px: Vec<u8> = (0..TEX * TEX).flat_map(|i| texel(t, i % TEX, i / TEX)).collect();
+            b.register(&TextureDesc::new(TEX, TEX), &px).expect("register")
+        })
+        .collect();
+    b.begin_frame();
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let clear = dev.read();
+
+    let sprites = sprites();
+    b.set_time_s(TIME_S);
+    b.begin_frame();
+    let mut carried = Vec::new();
+    for &(t, [x, y], effect, params) in &sprites {
+        b.set_effect(EffectId(effect), params).expect("a declared effect");
+        carried.push(b.effect().1.map(|v| f32::from(v) / 255.0));
+        b.push(&Quad::rect(ids[t], [x as f32, y as f32], [TEX as f32, TEX as f32])).expect("a live texture");
+    }
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let frame = dev.stats().device_frame;
+    assert_eq!(frame.draw_calls, 1, "{test}: 16 textures, 6 effects, one draw");
+    assert_eq!(dev.stats().device_total.pipeline_compiles, compiles, "{test}: nothing compiled after creation");
+    let drawn = dev.read();
+
+    let mut want = clear.clone();
+    for (&(t, [x0, y0], effect, _), p) in sprites.iter().zip(&carried) {
+        for y in 0..TEX {
+            for x in 0..TEX {
+                let color = texel(t, x, y).map(|v| f32::from(v) / 255.0);
+                let out = reference_effect(effect, color, [x as f32 + 0.5, y as f32 + 0.5], *p);
+                let at = (((y0 + y) * SIZE[0] + x0 + x) * 4) as usize;
+                for c in 0..4 {
+                    let dst = f32::from(clear[at + c]) / 255.0;
+                    want[at + c] = ((out[c] + dst * (1.0 - out[3])).clamp(0.0, 1.0) * 255.0).round() as u8;
+                }
+            }
+        }
+    }
+    let (differing, worst) = headless::compare(&drawn, &want, SIZE[0], 2, "drawn", "reference");
+    assert_eq!(differing, 0, "{test}: {differing} pixels differ by more than 2 (worst {worst})");
+    // The effects change the picture: without them it differs from the reference.
+    let plain = {
+        let mut img = clear.clone();
+        for &(t, [x0, y0], ..) in &sprites {
+            for y in 0..TEX {
+                for x in 0..TEX {
+                    let at = (((y0 + y) * SIZE[0] + x0 + x) * 4) as usize;
+                    img[at..at + 4].copy_from_slice(&texel(t, x, y));
+                }
+            }
+        }
+        img
+    };
+    let (changed, _) = headless::compare(&plain, &want, SIZE[0], 2, "plain", "reference");
+    assert!(changed > 4000, "{test}: the effects must change the picture ({changed} pixels)");
+}
+
+const BROKEN: Effect = Effect { name: "broken glow", glsl: "return nope * color;", wgsl: "return nope * color;" };
+
+fn a_broken_effect_is_refused_naming_it(kind: DeviceKind, test: &str) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
+    const SET: [Effect; 2] = [Effect::FLASH, BROKEN];
+    let b = Batcher::new(dev.limits(), Config::default().with_effects(&SET)).expect("budget");
+    let err = dev.init(b.budget()).expect_err("a body that does not compile");
+    assert!(err.contains("broken glow"), "{test}: the error names the effect: {err}");
+    assert!(err.contains("nope"), "{test}: the error carries the compiler's message: {err}");
+}
+
+#[test]
+fn gl33_effects_match_the_reference() {
+    effects_match_the_reference(DeviceKind::Gl, "gl33_effects_match_the_reference");
+}
+
+#[test]
+fn gles30_effects_match_the_reference() {
+    effects_match_the_reference(DeviceKind::Gles, "gles30_effects_match_the_reference");
+}
+
+#[test]
+fn wgpu_vulkan_effects_match_the_reference() {
+    effects_match_the_reference(DeviceKind::WgpuVulkan, "wgpu_vulkan_effects_match_the_reference");
+}
+
+#[test]
+fn wgpu_gl_effects_match_the_reference() {
+    effects_match_the_reference(DeviceKind::WgpuGl, "wgpu_gl_effects_match_the_reference");
+}
+
+#[test]
+fn gl33_a_broken_effect_is_refused_naming_it() {
+    a_broken_effect_is_refused_naming_it(DeviceKind::Gl, "gl33_a_broken_effect_is_refused_naming_it");
+}
+
+#[test]
+fn gles30_a_broken_effect_is_refused_naming_it() {
+    a_broken_effect_is_refused_naming_it(DeviceKind::Gles, "gles30_a_broken_effect_is_refused_naming_it");
+}
+
+#[test]
+fn wgpu_vulkan_a_broken_effect_is_refused_naming_it() {
+    a_broken_effect_is_refused_naming_it(DeviceKind::WgpuVulkan, "wgpu_vulkan_a_broken_effect_is_refused_naming_it");
+}
+
+#[test]
+fn wgpu_gl_a_broken_effect_is_refused_naming_it() {
+    a_broken_effect_is_refused_naming_it(DeviceKind::WgpuGl, "wgpu_gl_a_broken_effect_is_refused_naming_it");
+}
