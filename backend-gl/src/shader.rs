@@ -295,6 +295,8 @@ fn effect_functions(out: &mut String, effects: &[Effect]) {
         );
     }
     out.push_str("\nvec4 lb_apply_effect(vec4 color) {\n");
+    // Quads without an effect leave at once (a branch all of a quad's pixels agree on).
+    out.push_str("    if (v_effect == 0u) { return color; }\n");
     for k in 1..=effects.len() {
         let _ =
             writeln!(out, "    if (v_effect == {k}u) {{ return lb_effect_{k}(color, v_texel, v_params, u_time_s); }}");

@@ -305,6 +305,8 @@ fn effect_functions(s: &mut String, effects: &[Effect]) {
         );
     }
     s.push_str("\nfn lb_apply_effect(color: vec4<f32>, in: VsOut) -> vec4<f32> {\n");
+    // Quads without an effect leave at once (a branch all of a quad's pixels agree on).
+    s.push_str("    if (in.effect == 0u) { return color; }\n");
     for k in 1..=effects.len() {
         let _ = writeln!(
             s,
