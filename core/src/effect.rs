@@ -93,15 +93,6 @@ pub struct EffectId(pub u8);
 impl EffectId {
     /// No effect: the quad draws its tinted texel.
     pub const NONE: EffectId = EffectId(0);
-
-    /// The id of the `index`-th declared effect (from 0), or `None` past [`MAX_EFFECTS`].
-    pub const fn declared(index: usize) -> Option<EffectId> {
-        if index < MAX_EFFECTS {
-            Some(EffectId(index as u8 + 1))
-        } else {
-            None
-        }
-    }
 }
 
 /// Why an effect could not be set.

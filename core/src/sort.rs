@@ -104,10 +104,11 @@ pub(crate) fn stable_order(keys: &[u64], order: &mut Vec<u32>, scratch: (&mut Ve
     let n = keys.len();
     // Digits on which every key agrees need neither a histogram nor a pass.
     let (all, any) = keys.iter().fold((u64::MAX, 0), |(all, any), &k| (all & k, any | k));
-    let varying: Vec<usize> = (0..PASSES).filter(|&d| ((all ^ any) >> (d as u32 * DIGIT_BITS)) & 0xFF != 0).collect();
+    let varies = |d: usize| ((all ^ any) >> (d as u32 * DIGIT_BITS)) & 0xFF != 0;
+    let varying = (0..PASSES).filter(|&d| varies(d));
     let mut counts = [[0u32; 256]; PASSES];
     for &k in keys {
-        for &d in &varying {
+        for d in varying.clone() {
             counts[d][((k >> (d as u32 * DIGIT_BITS)) & 0xFF) as usize] += 1;
         }
     }
@@ -116,7 +117,7 @@ pub(crate) fn stable_order(keys: &[u64], order: &mut Vec<u32>, scratch: (&mut Ve
     items.extend(keys.iter().enumerate().map(|(i, &k)| (k, i as u32)));
     back.clear();
     back.resize(n, (0, 0));
-    for &d in &varying {
+    for d in varying {
         let c = &counts[d];
         let mut at = [0u32; 256];
         let mut sum = 0;

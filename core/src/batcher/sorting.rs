@@ -196,7 +196,8 @@ impl Batcher {
             if (start as usize) < n {
                 s.runs.push((key, start, n as u32));
             }
-            s.runs.sort_by_key(|r| r.0); // stable: runs of one key stay in order
+            // Starts are distinct, so runs of one key stay in order (and no buffer is allocated).
+            s.runs.sort_unstable_by_key(|r| (r.0, r.1));
             for &(_, start, end) in &s.runs {
                 s.order.extend(start..end);
             }
@@ -247,7 +248,8 @@ impl Batcher {
         let drawn = &mut self.residents.drawn;
         let residents = s.resident_keys.iter().zip(drawn.iter()).enumerate();
         s.marks.extend(residents.map(|(d, (&(key, seq), &(at, ..)))| Mark { key, at, seq, resident: Some(d as u32) }));
-        s.marks.sort_by_key(|m| (m.key, m.at, m.seq));
+        // `seq` is distinct: an unstable sort gives the one order, with no buffer allocated.
+        s.marks.sort_unstable_by_key(|m| (m.key, m.at, m.seq));
         let keys = &s.keys;
         let place = |m: &Mark| order.partition_point(|&i| (keys[i as usize], i) < (m.key.bits(), m.at)) as u32;
 
