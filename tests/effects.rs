@@ -158,6 +158,96 @@ fn effects_match_the_reference(kind: DeviceKind, test: &str) {
     assert!(changed > 4000, "{test}: the effects must change the picture ({changed} pixels)");
 }
 
+/// The outline's texture: an opaque 8x6 block with a notch, in transparent texels.
+fn cut_out(x: u32, y: u32) -> [u8; 4] {
+    let inside = (4..12).contains(&x) && (5..11).contains(&y) && !(x == 7 && y == 5);
+    if inside {
+        [(x * 20) as u8, 200, (y * 20) as u8, 255]
+    } else {
+        [0; 4]
+    }
+}
+
+fn the_outline_matches_the_reference(kind: DeviceKind, test: &str) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
+    const BUILT_IN: [Effect; 4] = Effect::BUILT_IN;
+    let mut b = Batcher::new(dev.limits(), Config::default().with_effects(&BUILT_IN)).expect("budget");
+    dev.init(b.budget()).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let px: Vec<u8> = (0..TEX * TEX).flat_map(|i| cut_out(i % TEX, i / TEX)).collect();
+    let id = b.register(&TextureDesc::new(TEX, TEX), &px).expect("register");
+    let other = b.register(&TextureDesc::new(TEX, TEX), &[255; (TEX * TEX * 4) as usize]).expect("register");
+    b.begin_frame();
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let clear = dev.read();
+    // Widths 1, 2, 3 (params.a = w / 8) in three colours; an opaque neighbour in the same draw.
+    let outlines = [([1.0, 0.0, 0.0], 1u32), ([0.0, 1.0, 1.0], 2), ([1.0, 1.0, 0.0], 3)];
+    b.begin_frame();
+    for (k, &(rgb, w)) in outlines.iter().enumerate() {
+        b.set_effect(EffectId(4), [rgb[0], rgb[1], rgb[2], w as f32 / 8.0]).expect("outline");
+        b.push(&Quad::rect(id, [k as f32 * 20.0 + 2.0, 2.0], [TEX as f32; 2])).expect("live");
+    }
+    b.push(&Quad::rect(other, [80.0, 2.0], [TEX as f32; 2])).expect("live");
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
+    assert_eq!(dev.stats().device_frame.draw_calls, 1, "{test}");
+    let drawn = dev.read();
+    let mut want = clear.clone();
+    let alpha = |x: i64, y: i64| {
+        let inside = (0..TEX as i64).contains(&x) && (0..TEX as i64).contains(&y);
+        if inside {
+            f32::from(cut_out(x as u32, y as u32)[3]) / 255.0
+        } else {
+            0.0
+        }
+    };
+    let dirs = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
+    for (k, &(rgb, w)) in outlines.iter().enumerate() {
+        for y in 0..TEX {
+            for x in 0..TEX {
+                let c = cut_out(x, y).map(|v| f32::from(v) / 255.0);
+                let edge = c[3] < 0.5
+                    && dirs.iter().any(|&(dx, dy)| alpha(x as i64 + dx * w as i64, y as i64 + dy * w as i64) >= 0.5);
+                let out = if edge { [rgb[0], rgb[1], rgb[2], 1.0].map(|v| v * (1.0 - c[3])) } else { [0.0; 4] };
+                let out: [f32; 4] = std::array::from_fn(|i| c[i] + out[i]);
+                let at = (((2 + y) * SIZE[0] + k as u32 * 20 + 2 + x) * 4) as usize;
+                for i in 0..4 {
+                    let dst = f32::from(clear[at + i]) / 255.0;
+                    want[at + i] = ((out[i] + dst * (1.0 - out[3])).clamp(0.0, 1.0) * 255.0).round() as u8;
+                }
+            }
+        }
+    }
+    for y in 0..TEX {
+        for x in 0..TEX {
+            let at = (((2 + y) * SIZE[0] + 80 + x) * 4) as usize;
+            want[at..at + 4].copy_from_slice(&[255; 4]);
+        }
+    }
+    let (differing, worst) = headless::compare(&drawn, &want, SIZE[0], 2, "drawn", "reference");
+    assert_eq!(differing, 0, "{test}: {differing} pixels differ by more than 2 (worst {worst})");
+    let (outlined, _) = headless::compare(&clear, &want, SIZE[0], 2, "clear", "reference");
+    assert!(outlined > 3 * 48 + 256, "{test}: the outlines draw ({outlined} pixels)");
+}
+
+#[test]
+fn gl33_the_outline_matches_the_reference() {
+    the_outline_matches_the_reference(DeviceKind::Gl, "gl33_the_outline_matches_the_reference");
+}
+
+#[test]
+fn gles30_the_outline_matches_the_reference() {
+    the_outline_matches_the_reference(DeviceKind::Gles, "gles30_the_outline_matches_the_reference");
+}
+
+#[test]
+fn wgpu_vulkan_the_outline_matches_the_reference() {
+    the_outline_matches_the_reference(DeviceKind::WgpuVulkan, "wgpu_vulkan_the_outline_matches_the_reference");
+}
+
+#[test]
+fn wgpu_gl_the_outline_matches_the_reference() {
+    the_outline_matches_the_reference(DeviceKind::WgpuGl, "wgpu_gl_the_outline_matches_the_reference");
+}
+
 const BROKEN: Effect = Effect { name: "broken glow", glsl: "return nope * color;", wgsl: "return nope * color;" };
 
 fn a_broken_effect_is_refused_naming_it(kind: DeviceKind, test: &str) {

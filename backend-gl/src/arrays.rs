@@ -580,6 +580,7 @@ mod zero_block_tests {
             filter: Filter::Linear,
             wrap: Wrap::ClampToEdge,
             render_target: false,
+            normal_map: false,
         };
         assert_eq!(zero_block_bytes(&desc(64, 64, 3)).unwrap(), 16 * 16 * 16 * 3);
         // 16384x16384 BC7 is 256 MiB a layer: 8 layers are 2 GiB, one byte past i32::MAX.

@@ -425,6 +425,7 @@ mod error;
 mod fixed;
 mod formats;
 mod host;
+mod lighting;
 mod program;
 mod renderer;
 mod residents;
@@ -436,5 +437,5 @@ pub use error::{Error, Stage};
 #[doc(hidden)]
 pub use program::compile_program_for_test;
 pub use renderer::{Capabilities, CopyPath, Renderer};
-pub use shader::{shader_sources, shader_sources_with_effects};
+pub use shader::{program_sources, shader_sources, shader_sources_with_effects};
 pub use target::Target;

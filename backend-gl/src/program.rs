@@ -3,10 +3,10 @@
 
 use glow::HasContext;
 
-use layerbatch_core::Effect;
+use layerbatch_core::{Budget, Effect};
 
 use crate::error::{Error, Stage};
-use crate::shader;
+use crate::{lighting, shader};
 
 /// A linked program of one slot tier.
 #[derive(Debug)]
@@ -26,6 +26,13 @@ pub(crate) struct TierProgram {
     pub(crate) u_time: Option<glow::UniformLocation>,
     /// The time last written to `u_time`.
     pub(crate) time_s: f32,
+    /// The lights, their count and the ambient colour (lit programs only).
+    pub(crate) u_lights: Option<glow::UniformLocation>,
+    pub(crate) u_light_count: Option<glow::UniformLocation>,
+    pub(crate) u_ambient: Option<glow::UniformLocation>,
+    /// What was last written to the three: the ambient colour, then the lights packed (two
+    /// `vec4` each); empty until the first write.
+    pub(crate) lights: Vec<[f32; 4]>,
 }
 
 fn log_or_placeholder(log: String) -> String {
@@ -115,10 +122,12 @@ pub fn compile_program_for_test(gl: &glow::Context, vs_src: &str, fs_src: &str) 
     compile_program(gl, vs_src, fs_src, None)
 }
 
-/// Builds the program of `tier` slots and points its samplers at units `0..tier`. Leaves the
-/// program current (the caller saves and restores `CURRENT_PROGRAM`).
-pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, effects: &[Effect]) -> Result<TierProgram, Error> {
-    let (vs, fs) = shader::shader_sources_with_effects(tier, gles, effects);
+/// Builds the program of `tier` slots and points its samplers at units `0..tier`, and with
+/// lights its normal-map samplers at units `slots..slots + tier`. Leaves the program current
+/// (the caller saves and restores `CURRENT_PROGRAM`).
+pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, budget: &Budget) -> Result<TierProgram, Error> {
+    let effects = budget.effects;
+    let (vs, fs) = shader::program_sources(tier, gles, effects, budget.max_lights);
     let program = match compile_program(gl, &vs, &fs, Some(tier)) {
         Ok(p) => p,
         Err(e) => return Err(blame_effect(gl, gles, effects).unwrap_or(e)),
@@ -129,6 +138,10 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, effects: &[E
         for slot in 0..tier {
             let loc = gl.get_uniform_location(program, &shader::slot_uniform(slot));
             gl.uniform_1_i32(loc.as_ref(), slot as i32);
+            if budget.max_lights > 0 {
+                let loc = gl.get_uniform_location(program, &lighting::normal_uniform(slot));
+                gl.uniform_1_i32(loc.as_ref(), (budget.slots + slot) as i32);
+            }
         }
         let u_viewport = gl.get_uniform_location(program, shader::VIEWPORT_UNIFORM);
         let u_transform = gl.get_uniform_location(program, shader::TRANSFORM_UNIFORM);
@@ -147,6 +160,10 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, effects: &[E
             tint: [f32::NAN; 4],
             u_time,
             time_s: 0.0,
+            u_lights: gl.get_uniform_location(program, lighting::LIGHTS_UNIFORM),
+            u_light_count: gl.get_uniform_location(program, lighting::LIGHT_COUNT_UNIFORM),
+            u_ambient: gl.get_uniform_location(program, lighting::AMBIENT_UNIFORM),
+            lights: Vec::new(),
         })
     }
 }

@@ -129,6 +129,8 @@ pub struct Renderer {
     stats: Stats,
     /// Texture units the budget draws with (slots).
     slots: u32,
+    /// The budget has lights: slot `s`'s normal-map sibling is bound on unit `slots + s`.
+    lights: bool,
     /// Core's draw walk of the current plan (kept paint to paint).
     steps: DrawSteps,
     /// The tier of the program each draw of the last paint used.
@@ -247,8 +249,10 @@ impl Renderer {
             max_texture_units: detected.max_texture_units,
         };
         let state_caps = StateCaps::detect(&gl);
-        if budget.slots > caps.max_texture_units {
-            return Err(Error::SlotsAboveDevice { slots: budget.slots, units: caps.max_texture_units });
+        // A lit program samples each slot's normal-map sibling too, on units `slots..`.
+        let units_used = if budget.max_lights > 0 { 2 * budget.slots } else { budget.slots };
+        if units_used > caps.max_texture_units {
+            return Err(Error::SlotsAboveDevice { slots: units_used, units: caps.max_texture_units });
         }
         let compressed = budget.format_families.iter().any(|f| f != layerbatch_core::FormatFamily::Rgba8);
         if compressed && budget.compressed_copies && !caps.copy_image {
@@ -268,7 +272,7 @@ impl Renderer {
             };
             let mut programs: Vec<TierProgram> = Vec::with_capacity(budget.tiers.len());
             for &tier in &budget.tiers {
-                match program::build_tier(&gl, tier, caps.gles, budget.effects) {
+                match program::build_tier(&gl, tier, caps.gles, budget) {
                     Ok(p) => programs.push(p),
                     Err(e) => {
                         restore(&gl);
@@ -357,6 +361,7 @@ impl Renderer {
                 runner: PlanRunner::new(budget),
                 stats,
                 slots: budget.slots,
+                lights: budget.max_lights > 0,
                 steps: DrawSteps::default(),
                 drawn_tiers: Vec::new(),
                 mips,
@@ -494,7 +499,9 @@ impl Renderer {
             needs.draw_framebuffer = true;
         }
         if draw {
-            needs.units = needs.units.max(plan.segments.iter().map(|s| s.tier).max().unwrap_or(1));
+            let tier = plan.segments.iter().map(|s| s.tier).max().unwrap_or(1);
+            // Lit: the normal-map siblings go on units `slots..slots + tier`.
+            needs.units = needs.units.max(if self.lights { self.slots + tier } else { tier });
             needs.scissor = plan.states.iter().any(|s| s.clip_px.is_some());
         }
         let mut saved = Saved::capture_and_prepare(&self.gl, &self.host, needs, &self.state_caps);

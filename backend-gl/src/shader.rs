@@ -20,6 +20,8 @@ use std::fmt::Write as _;
 
 use layerbatch_core::{AttributeFormat, Effect, Instance};
 
+use crate::lighting;
+
 /// Name of the `vec2` uniform holding the viewport size in pixels.
 pub(crate) const VIEWPORT_UNIFORM: &str = "u_viewport_px";
 
@@ -198,13 +200,33 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
 /// use layerbatch_core::Effect;
 /// let (vs, fs) = layerbatch_gl::shader_sources_with_effects(2, false, &Effect::BUILT_IN);
 /// assert!(vs.contains("v_effect = a_effect & EFFECT_MASK;"));
-/// assert_eq!(fs.matches("vec4 lb_effect_").count(), 3);
+/// assert_eq!(fs.matches("vec4 lb_effect_").count(), 4);
 /// assert!(fs.contains("uniform float u_time_s;"));
 /// ```
 ///
 /// # Panics
 /// If `tier` is 0.
 pub fn shader_sources_with_effects(tier: u32, gles: bool, effects: &[Effect]) -> (String, String) {
+    program_sources(tier, gles, effects, 0)
+}
+
+/// The sources of the tier program a renderer of `effects` and `lights`
+/// ([`layerbatch_core::Budget::effects`], [`layerbatch_core::Budget::max_lights`]) compiles:
+/// [`shader_sources_with_effects`]'s, and with `lights` above 0 also the lighting of lit quads
+/// (`u_normal0..` samplers for the normal-map siblings of the slots, `u_lights`,
+/// `u_light_count`, `u_ambient` and `lb_lighting`; see the module `lighting`), applied to the
+/// tinted texel before the effect.
+///
+/// ```
+/// let (vs, fs) = layerbatch_gl::program_sources(2, true, &[], 8);
+/// assert!(vs.contains("v_lit = a_effect & EFFECT_LIT;"));
+/// assert_eq!(fs.matches("uniform sampler2DArray").count(), 4); // 2 slots, 2 normal maps
+/// assert!(fs.contains("uniform vec4 u_lights[16];"));
+/// ```
+///
+/// # Panics
+/// If `tier` is 0.
+pub fn program_sources(tier: u32, gles: bool, effects: &[Effect], lights: u32) -> (String, String) {
     assert!(tier > 0, "a program samples at least one slot");
     let mut vs = String::from(header(gles));
     layout_constants(&mut vs);
@@ -213,18 +235,39 @@ pub fn shader_sources_with_effects(tier: u32, gles: bool, effects: &[Effect]) ->
     vs.push_str("\n// The size of the layers in `slot`, texels.\nivec2 layer_size(uint slot) {\n");
     slot_tree(&mut vs, "slot", 0, tier, 1, &|s| format!("return textureSize(u_slot{s}, 0).xy;"));
     vs.push_str("}\n");
-    if effects.is_empty() {
+    if effects.is_empty() && lights == 0 {
         vs.push_str(VERTEX_BODY);
     } else {
-        vs.push_str(EFFECT_VARYINGS_OUT);
-        vs.push_str(&VERTEX_BODY.replacen("\n}\n", EFFECT_VERTEX_TAIL, 1));
+        let mut tail = String::from("\n");
+        if !effects.is_empty() {
+            vs.push_str(EFFECT_VARYINGS_OUT);
+            tail.push_str(EFFECT_VERTEX_TAIL.trim_end_matches("}\n"));
+        }
+        if lights > 0 {
+            vs.push_str(lighting::VARYINGS_OUT);
+            tail.push_str(lighting::VERTEX_TAIL);
+        }
+        tail.push_str("}\n");
+        vs.push_str(&VERTEX_BODY.replacen("\n}\n", &tail, 1));
     }
     let mut fs = String::from(header(gles));
     layout_constants(&mut fs);
     samplers(&mut fs, tier);
     fs.push_str(FRAGMENT_COMMON);
-    effect_functions(&mut fs, effects);
+    effect_functions(&mut fs, effects, tier);
+    if lights > 0 {
+        lighting::fragment_declarations(&mut fs, tier, lights);
+    }
     fs.push_str("\nvoid main() {\n");
+    if tier == 1 && lights > 0 {
+        // The normal map is sampled in a branch: its level comes from derivatives taken
+        // before it.
+        fs.push_str(concat!(
+            "    vec2 ddx = dFdx(v_uv) * v_size;\n",
+            "    vec2 ddy = dFdy(v_uv) * v_size;\n",
+            "    float lod = 0.5 * log2(max(dot(ddx, ddx), dot(ddy, ddy)));\n",
+        ));
+    }
     if tier == 1 {
         // No branch: implicit derivatives, as a plain sprite shader. Only textures without
         // mip levels are clamped, so the clamp never moves a level choice.
@@ -253,9 +296,22 @@ pub fn shader_sources_with_effects(tier: u32, gles: bool, effects: &[Effect]) ->
         "    // then texel and tint are both premultiplied.\n",
         "    texel.rgb *= mix(1.0, texel.a, v_straight);\n",
     ));
+    if lights == 0 {
+        fs.push_str(match effects.is_empty() {
+            true => "    o_color = texel * v_color;\n}\n",
+            false => "    o_color = lb_apply_effect(texel * v_color);\n}\n",
+        });
+        return (vs, fs);
+    }
+    fs.push_str("    vec4 c = texel * v_color;\n");
+    lighting::fragment_body(&mut fs, &|out| {
+        slot_tree(out, "v_slot", 0, tier, 3, &|s| {
+            format!("t = textureLod({}, vec3(p, v_layer), lod);", lighting::normal_uniform(s))
+        });
+    });
     fs.push_str(match effects.is_empty() {
-        true => "    o_color = texel * v_color;\n}\n",
-        false => "    o_color = lb_apply_effect(texel * v_color);\n}\n",
+        true => "    o_color = c;\n}\n",
+        false => "    o_color = lb_apply_effect(c);\n}\n",
     });
     (vs, fs)
 }
@@ -263,10 +319,11 @@ pub fn shader_sources_with_effects(tier: u32, gles: bool, effects: &[Effect]) ->
 /// What the vertex stage of a program with effects passes on.
 const EFFECT_VARYINGS_OUT: &str = r"
 // The quad's effect (0: none) and its 4 parameters (0..1); the sampling position in texels
-// of the texture's own rectangle.
+// of the texture's own rectangle, and that rectangle in the layer (for lb_alpha).
 flat out uint v_effect;
 flat out vec4 v_params;
 out vec2 v_texel;
+flat out vec4 v_rect;
 ";
 
 /// The end of the vertex body of a program with effects (replacing its closing brace).
@@ -274,16 +331,31 @@ const EFFECT_VERTEX_TAIL: &str = r"
     v_effect = a_effect & EFFECT_MASK;
     v_params = a_effect_params;
     v_texel = mix(a_uv_rect.xy, a_uv_rect.zw, st) - a_tex_rect.xy;
+    v_rect = a_tex_rect;
 }
 ";
 
 /// Appends, for a program with effects, the time uniform, the effect inputs, one function
 /// per effect and `lb_apply_effect`, which applies the quad's.
-fn effect_functions(out: &mut String, effects: &[Effect]) {
+fn effect_functions(out: &mut String, effects: &[Effect], tier: u32) {
     if effects.is_empty() {
         return;
     }
-    out.push_str("\nuniform float u_time_s;\nflat in uint v_effect;\nflat in vec4 v_params;\nin vec2 v_texel;\n");
+    out.push_str(
+        "\nuniform float u_time_s;\nflat in uint v_effect;\nflat in vec4 v_params;\nin vec2 v_texel;\nflat in vec4 v_rect;\n",
+    );
+    // Effects may read the alpha of their quad's texture elsewhere (an outline).
+    out.push_str(concat!(
+        "\n// The alpha of the quad's texture at `texel` (its texels, from its rectangle's corner),\n",
+        "// level 0; 0 outside the rectangle.\n",
+        "float lb_alpha(vec2 texel) {\n",
+        "    vec2 at = v_rect.xy + texel;\n",
+        "    if (any(lessThan(at, v_rect.xy)) || any(greaterThanEqual(at, v_rect.zw))) { return 0.0; }\n",
+        "    vec3 uvw = vec3(at / v_size, v_layer);\n",
+        "    vec4 t;\n",
+    ));
+    slot_tree(out, "v_slot", 0, tier, 1, &|s| format!("t = textureLod(u_slot{s}, uvw, 0.0);"));
+    out.push_str("    return t.a;\n}\n");
     for (k, e) in effects.iter().enumerate() {
         let _ = write!(
             out,

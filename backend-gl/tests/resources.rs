@@ -169,6 +169,7 @@ fn array_desc(size: u32, layers: u32, render_target: bool) -> ArrayDesc {
         filter: Filter::Nearest,
         wrap: Wrap::ClampToEdge,
         render_target,
+        normal_map: false,
     }
 }
 

@@ -47,6 +47,7 @@ fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Fil
         filter,
         wrap: Wrap::ClampToEdge,
         render_target: false,
+        normal_map: false,
     }
 }
 

@@ -15,8 +15,8 @@ use crate::arrays::{out_of_step, Arrays};
 use crate::pipelines::Pipelines;
 use crate::samplers::Samplers;
 use crate::scope::{checked, Late};
-use crate::shader;
 use crate::Error;
+use crate::{lighting, shader};
 
 /// Bind groups kept in the cache beyond those the current plan uses.
 const MAX_CACHED_GROUPS: usize = 256;
@@ -57,11 +57,13 @@ pub(crate) struct BindGroups {
     placeholder: wgpu::TextureView,
     /// Each slot's sampler follows its array's filter and wrap.
     samplers: Samplers,
+    /// Lit pipelines: each slot's normal-map sibling is bound beside it.
+    lit: bool,
 }
 
 impl BindGroups {
     /// `slots` empty slots, an empty cache, the placeholder texture and the samplers.
-    pub(crate) fn new(device: &wgpu::Device, late: &Late, slots: u32) -> Result<Self, Error> {
+    pub(crate) fn new(device: &wgpu::Device, late: &Late, slots: u32, lit: bool) -> Result<Self, Error> {
         let samplers = Samplers::new(device, late)?;
         let placeholder = checked(
             device,
@@ -94,6 +96,7 @@ impl BindGroups {
             clock: 0,
             placeholder,
             samplers,
+            lit,
         })
     }
 
@@ -188,24 +191,30 @@ impl BindGroups {
         exclude: Option<ArrayId>,
     ) -> Result<wgpu::BindGroup, Error> {
         let held = &self.slots[..(tier as usize).min(self.slots.len())];
-        let mut entries = Vec::with_capacity(2 * held.len());
+        let mut entries = Vec::with_capacity(4 * held.len());
         for (i, a) in held.iter().enumerate() {
-            let (view, sampler) = match a.filter(|a| Some(*a) != exclude) {
-                Some(a) => {
-                    let a = arrays.get(a).ok_or_else(|| out_of_step(a))?;
-                    (&a.view, self.samplers.for_array(&a.desc))
+            let (view, sampler_of, normals) = match a.filter(|a| Some(*a) != exclude) {
+                Some(id) => {
+                    let a = arrays.get(id).ok_or_else(|| out_of_step(id))?;
+                    // The sibling, or the array itself where it has none: then no quad of it
+                    // has FLAG_NORMAL_MAP (the validator), so nothing samples it as normals.
+                    let normals = arrays.get(id.normal_map()).map_or(&a.view, |n| &n.view);
+                    (&a.view, self.samplers.for_array(&a.desc), normals)
                 }
-                None => (&self.placeholder, self.samplers.any()),
+                None => (&self.placeholder, self.samplers.any(), &self.placeholder),
             };
             let i = i as u32;
-            entries.push(wgpu::BindGroupEntry {
-                binding: shader::texture_binding(i),
-                resource: wgpu::BindingResource::TextureView(view),
-            });
-            entries.push(wgpu::BindGroupEntry {
-                binding: shader::sampler_binding(i),
-                resource: wgpu::BindingResource::Sampler(sampler),
-            });
+            // A view at `texture` and its sampler at `sampler`.
+            let pair = |texture, sampler, view| {
+                [
+                    wgpu::BindGroupEntry { binding: texture, resource: wgpu::BindingResource::TextureView(view) },
+                    wgpu::BindGroupEntry { binding: sampler, resource: wgpu::BindingResource::Sampler(sampler_of) },
+                ]
+            };
+            entries.extend(pair(shader::texture_binding(i), shader::sampler_binding(i), view));
+            if self.lit {
+                entries.extend(pair(lighting::normal_texture_binding(i), lighting::normal_sampler_binding(i), normals));
+            }
         }
         checked(
             device,

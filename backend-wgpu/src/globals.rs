@@ -11,6 +11,7 @@ use bytemuck::{Pod, Zeroable};
 use layerbatch_core::{DrawState, FramePlan, Viewport};
 use wgpu::util::DeviceExt as _;
 
+use crate::lighting;
 use crate::scope::{checked, Late};
 use crate::Error;
 
@@ -58,6 +59,8 @@ pub(crate) struct Uniform {
     /// The bytes last written into `buffer` (empty: nothing written yet): an unchanged
     /// frame writes nothing.
     written: Vec<u8>,
+    /// The lights' bytes last written, after the entries (lit renderers only).
+    written_lights: Vec<u8>,
 }
 
 impl Uniform {
@@ -78,11 +81,16 @@ pub(crate) struct Globals {
     max_states: usize,
     /// The bytes of the plan being written (reused: no allocation per frame).
     scratch: Vec<u8>,
+    /// Lights a frame has (0: not lit); their uniform follows the entries in each uniform's
+    /// buffer, bound at binding 1.
+    lights: u32,
+    /// The lights' bytes of the plan being written.
+    scratch_lights: Vec<u8>,
 }
 
 impl Globals {
     /// The layout; the uniforms come with the spaces that hold them.
-    pub(crate) fn new(device: &wgpu::Device, late: &Late) -> Result<Self, Error> {
+    pub(crate) fn new(device: &wgpu::Device, late: &Late, lights: u32) -> Result<Self, Error> {
         let limits = device.limits();
         let stride = GLOBALS_BYTES.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment.max(1)));
         let layout = checked(
@@ -90,9 +98,8 @@ impl Globals {
             late,
             || "creating the globals bind group layout".to_string(),
             || {
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("layerbatch globals"),
-                    entries: &[wgpu::BindGroupLayoutEntry {
+                let entries = [
+                    wgpu::BindGroupLayoutEntry {
                         binding: 0,
                         visibility: wgpu::ShaderStages::VERTEX,
                         ty: wgpu::BindingType::Buffer {
@@ -101,7 +108,21 @@ impl Globals {
                             min_binding_size: wgpu::BufferSize::new(GLOBALS_BYTES),
                         },
                         count: None,
-                    }],
+                    },
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 1,
+                        visibility: wgpu::ShaderStages::FRAGMENT,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: wgpu::BufferSize::new(lighting::lights_bytes(lights)),
+                        },
+                        count: None,
+                    },
+                ];
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("layerbatch globals"),
+                    entries: if lights > 0 { &entries } else { &entries[..1] },
                 })
             },
         )?;
@@ -110,6 +131,8 @@ impl Globals {
             stride,
             max_states: (limits.max_buffer_size / stride).min(u64::from(u32::MAX)) as usize,
             scratch: Vec::new(),
+            lights,
+            scratch_lights: Vec::new(),
         })
     }
 
@@ -149,7 +172,7 @@ impl Globals {
                 device,
                 late,
                 || format!("creating a globals uniform ({room} draw states)"),
-                || create_uniform(device, &self.layout, stride, room),
+                || create_uniform(device, &self.layout, stride, room, self.lights),
             )?;
             *uniform = Some(made);
         }
@@ -172,15 +195,38 @@ impl Globals {
             )?;
             uniform.written.clone_from(bytes);
         }
+        if self.lights > 0 {
+            // Lights move into the visible viewport with the quads.
+            let [.., dx, dy] = vp.transform(DrawState::IDENTITY);
+            lighting::lights_uniform(&mut self.scratch_lights, plan, self.lights, [dx, dy]);
+            if uniform.written_lights != self.scratch_lights {
+                let at = uniform.entries as u64 * stride;
+                checked(
+                    device,
+                    late,
+                    || "writing the lights".to_string(),
+                    || queue.write_buffer(&uniform.buffer, at, &self.scratch_lights),
+                )?;
+                uniform.written_lights.clone_from(&self.scratch_lights);
+            }
+        }
         Ok(())
     }
 }
 
 /// A uniform of `entries` entries `stride` bytes apart (each a 1 x 1 px viewport and the
 /// identity until written) and its bind group, bound at a dynamic offset.
-fn create_uniform(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, entries: usize) -> Uniform {
+fn create_uniform(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    stride: u64,
+    entries: usize,
+    lights: u32,
+) -> Uniform {
     let entries = entries.max(1);
-    let mut contents = vec![0u8; entries * stride as usize];
+    // The lights follow the entries (at a multiple of the stride: an aligned offset).
+    let lights_bytes = if lights > 0 { lighting::lights_bytes(lights) } else { 0 };
+    let mut contents = vec![0u8; entries * stride as usize + lights_bytes as usize];
     let identity = GlobalsEntry::new([1, 1], DrawState::IDENTITY, DrawState::WHITE, 0.0);
     for chunk in contents.chunks_exact_mut(stride as usize) {
         chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&identity));
@@ -190,19 +236,30 @@ fn create_uniform(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride:
         contents: &contents,
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
     });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("layerbatch globals"),
-        layout,
-        entries: &[wgpu::BindGroupEntry {
+    let bindings = [
+        wgpu::BindGroupEntry {
             binding: 0,
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &buffer,
                 offset: 0,
                 size: wgpu::BufferSize::new(GLOBALS_BYTES),
             }),
-        }],
+        },
+        wgpu::BindGroupEntry {
+            binding: 1,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &buffer,
+                offset: entries as u64 * stride,
+                size: wgpu::BufferSize::new(lights_bytes),
+            }),
+        },
+    ];
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("layerbatch globals"),
+        layout,
+        entries: if lights > 0 { &bindings } else { &bindings[..1] },
     });
-    Uniform { buffer, group, entries, written: Vec::new() }
+    Uniform { buffer, group, entries, written: Vec::new(), written_lights: Vec::new() }
 }
 
 #[cfg(test)]

@@ -87,11 +87,18 @@ pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(),
             Ok(())
         }
     };
-    check("max_sampled_textures_per_shader_stage", budget.slots, dl.max_sampled_textures_per_shader_stage)?;
+    // With lights, each slot's normal-map sibling is a texture and a sampler more.
+    let lit = budget.max_lights > 0;
+    let textures = if lit { 2 * budget.slots } else { budget.slots };
+    check("max_sampled_textures_per_shader_stage", textures, dl.max_sampled_textures_per_shader_stage)?;
     // One sampler per slot.
-    check("max_samplers_per_shader_stage", budget.slots, dl.max_samplers_per_shader_stage)?;
+    check("max_samplers_per_shader_stage", textures, dl.max_samplers_per_shader_stage)?;
     check("max_bind_groups", 2, dl.max_bind_groups)?;
-    check("max_bindings_per_bind_group", 2 * budget.slots, dl.max_bindings_per_bind_group)?;
+    let bindings = if lit { crate::lighting::normal_sampler_binding(budget.slots) } else { 2 * budget.slots };
+    check("max_bindings_per_bind_group", bindings, dl.max_bindings_per_bind_group)?;
+    if lit {
+        check("max_uniform_buffers_per_shader_stage", 2, dl.max_uniform_buffers_per_shader_stage)?;
+    }
     check("max_vertex_attributes", INSTANCE_ATTRIBUTES.len() as u32, dl.max_vertex_attributes)?;
     check("max_vertex_buffer_array_stride", Instance::BYTES, dl.max_vertex_buffer_array_stride)?;
     check("max_dynamic_uniform_buffers_per_pipeline_layout", 1, dl.max_dynamic_uniform_buffers_per_pipeline_layout)?;

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use layerbatch_core::{AttributeFormat, BlendFactor, BlendMode, Budget, FramePlan, Instance};
 
 use crate::scope::{scoped, Late, What};
-use crate::shader;
 use crate::Error;
+use crate::{lighting, shader};
 
 /// Blend modes, one pipeline each per tier and vertex kind ([`Pipelines::index`]).
 const BLENDS: usize = BlendMode::ALL.len();
@@ -110,13 +110,13 @@ impl Pipelines {
         let mut slot_layouts = Vec::with_capacity(tiers);
         let mut tier_modules = Vec::with_capacity(tiers);
         for &tier in &budget.tiers {
-            let layout = slot_layout(device, tier);
+            let layout = slot_layout(device, tier, budget.max_lights > 0);
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("layerbatch"),
                 bind_group_layouts: &[Some(globals_layout), Some(&layout)],
                 immediate_size: 0,
             });
-            let source = shader::shader_source_with_effects(tier, budget.effects);
+            let source = shader::pipeline_source(tier, budget.effects, budget.max_lights);
             let (module, verdict) = scoped(device, || {
                 device.create_shader_module(wgpu::ShaderModuleDescriptor {
                     label: Some("layerbatch"),
@@ -232,27 +232,39 @@ fn vertex_kinds(indexed_quads: bool) -> Vec<bool> {
     }
 }
 
-/// The bind group layout of a tier's slots: a texture and its sampler per slot.
-fn slot_layout(device: &wgpu::Device, tier: u32) -> wgpu::BindGroupLayout {
-    let mut entries = Vec::with_capacity(2 * tier as usize);
-    for i in 0..tier {
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding: shader::texture_binding(i),
-            // The vertex stage asks the layer's size; the fragment stage samples.
-            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension: wgpu::TextureViewDimension::D2Array,
-                multisampled: false,
+/// The bind group layout of a tier's slots: a texture and its sampler per slot, and with
+/// `lit` a normal-map texture and its sampler per slot too.
+fn slot_layout(device: &wgpu::Device, tier: u32, lit: bool) -> wgpu::BindGroupLayout {
+    // An array texture at `texture` seen by `stages`, and its filtering sampler at `sampler`.
+    let pair = |texture, sampler, stages| {
+        [
+            wgpu::BindGroupLayoutEntry {
+                binding: texture,
+                visibility: stages,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                    multisampled: false,
+                },
+                count: None,
             },
-            count: None,
-        });
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding: shader::sampler_binding(i),
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-            count: None,
-        });
+            wgpu::BindGroupLayoutEntry {
+                binding: sampler,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+        ]
+    };
+    let mut entries = Vec::with_capacity(4 * tier as usize);
+    for i in 0..tier {
+        // The vertex stage asks the layer's size; the fragment stage samples.
+        let stages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        entries.extend(pair(shader::texture_binding(i), shader::sampler_binding(i), stages));
+        if lit {
+            let (texture, sampler) = (lighting::normal_texture_binding(i), lighting::normal_sampler_binding(i));
+            entries.extend(pair(texture, sampler, wgpu::ShaderStages::FRAGMENT));
+        }
     }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("layerbatch slots"),

@@ -62,6 +62,8 @@ use std::fmt::Write as _;
 
 use layerbatch_core::{AttributeFormat, Effect, Instance};
 
+use crate::lighting;
+
 /// Group index of the globals (the viewport and transform uniform, at a dynamic offset).
 pub(crate) const GROUP_GLOBALS: u32 = 0;
 /// Group index of a tier's slots (a texture and its sampler per slot).
@@ -105,13 +107,31 @@ pub fn shader_source(tier: u32) -> String {
 /// ```
 /// use layerbatch_core::Effect;
 /// let src = layerbatch_wgpu::shader_source_with_effects(2, &Effect::BUILT_IN);
-/// assert_eq!(src.matches("fn lb_effect_").count(), 3);
+/// assert_eq!(src.matches("fn lb_effect_").count(), 4);
 /// assert!(src.contains("out.effect = effect & EFFECT_MASK;"));
 /// ```
 ///
 /// # Panics
 /// If `tier` is 0.
 pub fn shader_source_with_effects(tier: u32, effects: &[Effect]) -> String {
+    pipeline_source(tier, effects, 0)
+}
+
+/// The source of the tier pipeline a renderer of `effects` and `lights`
+/// ([`layerbatch_core::Budget::effects`], [`layerbatch_core::Budget::max_lights`]) makes:
+/// [`shader_source_with_effects`]'s, and with `lights` above 0 also the lighting of lit quads
+/// (a `Lights` uniform at group 0 binding 1, a normal-map texture and sampler per slot, and
+/// `lb_lighting`: see the module `lighting`), applied to the tinted texel before the effect.
+///
+/// ```
+/// let src = layerbatch_wgpu::pipeline_source(2, &[], 8);
+/// assert_eq!(src.matches("texture_2d_array<f32>;").count(), 4); // 2 slots, 2 normal maps
+/// assert!(src.contains("lights: array<vec4<f32>, 16>,"));
+/// ```
+///
+/// # Panics
+/// If `tier` is 0.
+pub fn pipeline_source(tier: u32, effects: &[Effect], lights: u32) -> String {
     assert!(tier >= 1, "a tier has at least one slot");
     let mut s = String::with_capacity(4096 + 256 * tier as usize);
     let _ = write!(
@@ -136,6 +156,9 @@ struct Globals {{
         let _ =
             writeln!(s, "@group({GROUP_SLOTS}) @binding({}) var slot{i}: texture_2d_array<f32>;", texture_binding(i));
         let _ = writeln!(s, "@group({GROUP_SLOTS}) @binding({}) var samp{i}: sampler;", sampler_binding(i));
+    }
+    if lights > 0 {
+        lighting::declarations(&mut s, tier, lights);
     }
     // The instance's bit layout, from core: the body below uses these names, never literals.
     s.push('\n');
@@ -170,7 +193,12 @@ struct VsOut {
             "    @location(8) @interpolate(flat) params: vec4<f32>,\n",
             "    @location(9) texel: vec2<f32>,\n",
             "    @location(10) @interpolate(flat) time_s: f32,\n",
+            "    // The texture's rectangle in the layer, texels (for lb_alpha).\n",
+            "    @location(14) @interpolate(flat) rect: vec4<f32>,\n",
         ));
+    }
+    if lights > 0 {
+        s.push_str(lighting::VARYINGS);
     }
     s.push_str(
         r"};
@@ -225,7 +253,11 @@ fn vs_main(
             "    out.params = effect_params;\n",
             "    out.texel = mix(uv_rect.xy, uv_rect.zw, st) - rect.xy;\n",
             "    out.time_s = globals.time_s.x;\n",
+            "    out.rect = rect;\n",
         ));
+    }
+    if lights > 0 {
+        s.push_str(lighting::VERTEX_TAIL);
     }
     s.push_str(
         r"    return out;
@@ -242,6 +274,15 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
             "    let p = clamp(in.uv, in.bounds.xy, in.bounds.zw);\n",
             "    let texel = textureSample(slot0, samp0, p, in.layer);\n",
         ));
+        if lights > 0 {
+            // The normal map is sampled in a branch: its level from derivatives taken here.
+            s.push_str(concat!(
+                "    let ddx = dpdx(in.uv) * in.size;\n",
+                "    let ddy = dpdy(in.uv) * in.size;\n",
+                "    let lod = 0.5 * log2(max(dot(ddx, ddx), dot(ddy, ddy)));\n",
+                "    let layer = in.layer;\n",
+            ));
+        }
     } else {
         s.push_str(concat!(
             "    // The mip level, from the derivatives of the unclamped position in texels, taken in\n",
@@ -260,11 +301,23 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     }
     // A straight texel is premultiplied here (mix(1, a, 1) is a, mix(1, a, 0) is 1, exactly).
     s.push_str("    let tinted = vec4<f32>(texel.rgb * mix(1.0, texel.a, in.straight), texel.a) * in.color;\n");
-    s.push_str(match effects.is_empty() {
-        true => "    return tinted;\n}\n",
-        false => "    return lb_apply_effect(tinted, in);\n}\n",
-    });
-    effect_functions(&mut s, effects);
+    if lights == 0 {
+        s.push_str(match effects.is_empty() {
+            true => "    return tinted;\n}\n",
+            false => "    return lb_apply_effect(tinted, in);\n}\n",
+        });
+    } else {
+        lighting::fragment_body(&mut s, &|s| {
+            let sample = |i: u32| format!("t = textureSampleLevel(normal{i}, nsamp{i}, p, layer, lod);");
+            slot_switch(s, "in.slot", tier, &sample);
+        });
+        s.push_str(match effects.is_empty() {
+            true => "    return c;\n}\n",
+            false => "    return lb_apply_effect(c, in);\n}\n",
+        });
+        s.push_str(lighting::FUNCTION);
+    }
+    effect_functions(&mut s, effects, tier);
     // The layer size the vertex stage divides by: the slot's, picked like the sample.
     s.push_str("\n// The size of the layers in `slot`, texels.\nfn layer_size(slot: u32) -> vec2<u32> {\n");
     s.push_str("    var size: vec2<u32>;\n");
@@ -290,10 +343,25 @@ pub(crate) fn check_effects(effects: &[Effect]) -> Result<(), crate::Error> {
 }
 
 /// Appends one function per effect and `lb_apply_effect`, which applies the quad's.
-fn effect_functions(s: &mut String, effects: &[Effect]) {
+fn effect_functions(s: &mut String, effects: &[Effect], tier: u32) {
     if effects.is_empty() {
         return;
     }
+    // Effects may read the alpha of their quad's texture elsewhere (an outline): the quad's
+    // inputs, kept for lb_alpha while an effect runs.
+    s.push_str(concat!(
+        "\nvar<private> lb_in: VsOut;\n",
+        "\n// The alpha of the quad's texture at `texel` (its texels, from its rectangle's corner),\n",
+        "// level 0; 0 outside the rectangle.\n",
+        "fn lb_alpha(texel: vec2<f32>) -> f32 {\n",
+        "    let at = lb_in.rect.xy + texel;\n",
+        "    if (any(at < lb_in.rect.xy) || any(at >= lb_in.rect.zw)) { return 0.0; }\n",
+        "    let uv = at / lb_in.size;\n",
+        "    var t: vec4<f32>;\n",
+    ));
+    let sample = |i: u32| format!("t = textureSampleLevel(slot{i}, samp{i}, uv, lb_in.layer, 0.0);");
+    slot_switch(s, "lb_in.slot", tier, &sample);
+    s.push_str("    return t.a;\n}\n");
     for (k, e) in effects.iter().enumerate() {
         let _ = write!(
             s,
@@ -304,7 +372,7 @@ fn effect_functions(s: &mut String, effects: &[Effect]) {
             e.wgsl
         );
     }
-    s.push_str("\nfn lb_apply_effect(color: vec4<f32>, in: VsOut) -> vec4<f32> {\n");
+    s.push_str("\nfn lb_apply_effect(color: vec4<f32>, in: VsOut) -> vec4<f32> {\n    lb_in = in;\n");
     // Quads without an effect leave at once (a branch all of a quad's pixels agree on).
     s.push_str("    if (in.effect == 0u) { return color; }\n");
     for k in 1..=effects.len() {

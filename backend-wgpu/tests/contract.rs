@@ -375,6 +375,7 @@ fn out_of_memory_is_an_error() {
         filter: Filter::Linear,
         wrap: Wrap::ClampToEdge,
         render_target: false,
+        normal_map: false,
     };
     assert!(desc.bytes() > 64 << 30, "{} bytes", desc.bytes());
     let plan = FramePlan {

@@ -28,6 +28,7 @@ fn desc(layers: u32, mip_levels: u32) -> ArrayDesc {
         filter: Filter::Nearest,
         wrap: Wrap::ClampToEdge,
         render_target: false,
+        normal_map: false,
     }
 }
 

@@ -231,6 +231,11 @@ fn shader_constants_match_rust() {
                 assert!(!used, "tier {tier}: a program without effects reads no effect");
                 let with = layerbatch_wgpu::shader_source_with_effects(tier, &layerbatch_core::Effect::BUILT_IN);
                 assert!(with.contains("effect & EFFECT_MASK"), "tier {tier}: effects read the id by {name}");
+            } else if ["FLAG_NORMAL_MAP", "EFFECT_LIT"].contains(&name) {
+                // Only lit pipelines read the lighting bits.
+                assert!(!used, "tier {tier}: a pipeline without lights reads no lighting bit");
+                let lit = layerbatch_wgpu::pipeline_source(tier, &[], 8);
+                assert!(mentions(&lit, name), "tier {tier}: lit pipelines read {name}");
             } else if ["FLAG_LINEAR", "FLAG_REPEAT", "FLAG_MIRROR"].contains(&name) {
                 assert!(!used, "tier {tier}: {name} is informational; the sampler filters and wraps");
             } else {

@@ -11,6 +11,7 @@ use crate::{Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, T
 mod frames;
 mod memory;
 pub use memory::FormatMemory;
+mod lights;
 mod looks;
 mod meshes;
 mod moves;
@@ -81,6 +82,8 @@ pub struct Batcher {
     residents: Residents,
     /// The time effects see ([`Batcher::set_time_s`]).
     time_s: f32,
+    /// The ambient colour and the lights of the frame being recorded.
+    lighting: lights::Lighting,
 }
 
 impl Batcher {
@@ -114,6 +117,7 @@ impl Batcher {
             writes: PendingWrites::default(),
             residents: Residents::default(),
             time_s: 0.0,
+            lighting: lights::Lighting::default(),
             budget,
         })
     }
@@ -179,12 +183,13 @@ impl Batcher {
             for (p, freed) in std::mem::take(&mut self.deferred_frees) {
                 // The frame that drew the freed texture is gone: so are its writes.
                 if let Some(id) = freed {
-                    self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);
+                    self.writes.supersede(id, None, &mut self.ops, &mut self.upload_bytes);
                 }
                 self.free_placement(p);
             }
             self.drain_alloc_ops();
             self.bury_doomed_residents();
+            self.lighting.lights.clear();
         }
         // Arrays no plan has brought to the device yet are laid out afresh, for free, before
         // any quad points into them: a set registered at load time packs as tightly as it
@@ -259,6 +264,8 @@ impl Batcher {
         self.frame.sorted_items = self.sort_frame();
         let plan = &mut self.plan;
         plan.time_s = self.time_s;
+        (self.frame.lights, self.frame.lights_dropped) = self.plan_lights();
+        let plan = &mut self.plan;
         plan.batcher = self.registry.tag;
         plan.target = target;
         self.sequence += 1;
@@ -429,12 +436,25 @@ impl Batcher {
         // Resident layers come back whole, with the same ids, from where their textures are.
         self.restore_residents();
         let mut written = vec![false; self.registry.entries.len()];
+        let mut normals_written = written.clone();
         for op in pending {
-            if let ResourceOp::WriteLayer { texture, array, layer, x_px, y_px, width_px, height_px, .. } = op {
+            if let ResourceOp::WriteLayer {
+                texture, array, layer, x_px, y_px, width_px, height_px, normal_map, ..
+            } = op
+            {
                 let Ok(e) = self.registry.entry(texture) else { continue };
                 let p = &e.placement;
                 let whole = [x_px, y_px, width_px, height_px] == p.rect_px;
                 let here = p.array == array && p.layer == layer;
+                if normal_map {
+                    // Normal maps are whole writes: kept, or written again from the copy below.
+                    if here && whole {
+                        normals_written[texture.index as usize] = true;
+                        self.writes.note(texture, self.ops.len());
+                        self.ops.push(op);
+                    }
+                    continue;
+                }
                 // A region write is kept after a kept whole write of its texture (in order);
                 // alone it is dropped: the re-upload (or the CPU copy, which has it) follows.
                 if here && (whole || written[texture.index as usize]) {
@@ -463,6 +483,26 @@ impl Batcher {
                 let pixels = std::mem::take(&mut self.registry.entries[i].pixels);
                 self.cpu_copy_bytes -= pixels.len() as u64;
                 self.queue_write(id, &pixels);
+            }
+        }
+        // Normal maps come back from their copies; without copies, the host registers them
+        // again (as it re-uploads the `missing` textures).
+        for (i, &was_written) in normals_written.iter().enumerate() {
+            let e = &mut self.registry.entries[i];
+            if !e.live || was_written {
+                continue;
+            }
+            match e.normals.take() {
+                Some(normals) if !normals.is_empty() => {
+                    self.cpu_copy_bytes -= normals.len() as u64;
+                    let id = self.registry.id(i);
+                    self.queue_normal_write(id, &normals);
+                }
+                // Lost with the device: the texture draws flat until registered again.
+                _ => {
+                    e.normals = None;
+                    self.registry.refresh_hot(i as u32, &self.alloc, &self.ladder);
+                }
             }
         }
         missing

@@ -82,6 +82,12 @@ pub struct Counters {
     /// explicit flushes and resident draws); 0 in a frame of painter's order, which sets no
     /// [`crate::SortKey`].
     pub sorted_items: u64,
+    /// Point lights the frame drew with ([`crate::Batcher::add_light`]), at most
+    /// [`crate::Budget::max_lights`].
+    pub lights: u64,
+    /// Point lights added beyond [`crate::Budget::max_lights`] and dropped, the lowest
+    /// priorities first ([`crate::PointLight::priority`]).
+    pub lights_dropped: u64,
 }
 
 impl Counters {
@@ -123,6 +129,8 @@ impl Counters {
             resident_instances_written,
             resident_bytes,
             sorted_items,
+            lights,
+            lights_dropped,
         } = *frame;
         self.frames += frames;
         self.frames_discarded += frames_discarded;
@@ -157,6 +165,8 @@ impl Counters {
         self.resident_instances_written += resident_instances_written;
         self.resident_bytes = resident_bytes;
         self.sorted_items += sorted_items;
+        self.lights += lights;
+        self.lights_dropped += lights_dropped;
     }
 }
 

@@ -17,7 +17,9 @@
 /// | `time_s` | `float` | `f32` | the frame's time ([`crate::Batcher::set_time_s`]) |
 ///
 /// and return the colour to draw, premultiplied. A body is the function's statements only; it
-/// may call no other function of its own (declare none), and must not sample a texture.
+/// may call no other function of its own (declare none), and samples no texture itself: it may
+/// call `lb_alpha(texel)` (`float` / `f32`), the alpha of its quad's texture at another texel
+/// position (level 0; 0 outside the texture's rectangle), as [`Effect::OUTLINE`] does.
 ///
 /// ```
 /// use layerbatch_core::Effect;
@@ -78,9 +80,35 @@ impl Effect {
                return color;",
     };
 
+    /// Outline: a texel under half coverage next to one at half or more, `w` texels away in
+    /// one of 8 directions (`w` = `params.a * 8` rounded, at least 1), shows `params.rgb`
+    /// opaque under what coverage it has. The sprite needs transparent texels around it for
+    /// the outline to show (its quad is all that is drawn).
+    pub const OUTLINE: Effect = Effect {
+        name: "outline",
+        glsl: "if (color.a >= 0.5) { return color; }\n\
+               float w = max(1.0, floor(params.a * 8.0 + 0.5));\n\
+               float m = 0.0;\n\
+               for (int i = 0; i < 8; i++) {\n\
+                   vec2 d = vec2(float(i == 0 || i == 1 || i == 7) - float(i == 3 || i == 4 || i == 5),\n\
+                                 float(i == 1 || i == 2 || i == 3) - float(i == 5 || i == 6 || i == 7));\n\
+                   m = max(m, lb_alpha(texel + d * w));\n\
+               }\n\
+               return color + vec4(params.rgb, 1.0) * step(0.5, m) * (1.0 - color.a);",
+        wgsl: "if (color.a >= 0.5) { return color; }\n\
+               let w = max(1.0, floor(params.a * 8.0 + 0.5));\n\
+               var m = 0.0;\n\
+               for (var i = 0; i < 8; i++) {\n\
+                   let d = vec2<f32>(select(0.0, 1.0, i == 0 || i == 1 || i == 7) - select(0.0, 1.0, i == 3 || i == 4 || i == 5),\n\
+                                     select(0.0, 1.0, i == 1 || i == 2 || i == 3) - select(0.0, 1.0, i == 5 || i == 6 || i == 7));\n\
+                   m = max(m, lb_alpha(texel + d * w));\n\
+               }\n\
+               return color + vec4<f32>(params.rgb, 1.0) * step(0.5, m) * (1.0 - color.a);",
+    };
+
     /// The built-in effects, in this order: [`Effect::FLASH`], [`Effect::GREYSCALE`],
-    /// [`Effect::DISSOLVE`].
-    pub const BUILT_IN: [Effect; 3] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE];
+    /// [`Effect::DISSOLVE`], [`Effect::OUTLINE`].
+    pub const BUILT_IN: [Effect; 4] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, Effect::OUTLINE];
 }
 
 /// The most effects a batcher declares ([`crate::Config::with_effects`]).

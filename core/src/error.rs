@@ -35,6 +35,14 @@ pub enum ConfigError {
         /// [`crate::MAX_EFFECTS`].
         max: usize,
     },
+    /// More lights a frame asked for than [`crate::MAX_LIGHTS`].
+    #[error("{lights} lights a frame asked for: at most {max}")]
+    TooManyLights {
+        /// [`crate::Config::lights`].
+        lights: u32,
+        /// [`crate::MAX_LIGHTS`].
+        max: u32,
+    },
 }
 
 /// Texture registration, update and free.

@@ -269,6 +269,9 @@ impl PlanRunner {
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
                     exec.create_array(*array, desc)?;
+                    if desc.normal_map {
+                        exec.create_array(array.normal_map(), &desc.normal_map_sibling())?;
+                    }
                     self.held.insert(*array, *desc);
                     counters.arrays_created += 1;
                 }
@@ -277,6 +280,10 @@ impl PlanRunner {
                 ) => {
                     let old = desc_of(&self.held, *from)?;
                     exec.create_array(*to, desc)?;
+                    // The validator keeps `normal_map` equal across a growth or shrink.
+                    if desc.normal_map {
+                        exec.create_array(to.normal_map(), &desc.normal_map_sibling())?;
+                    }
                     self.held.insert(*to, *desc);
                     counters.arrays_created += 1;
                     if *copy_layers > 0 {
@@ -291,14 +298,28 @@ impl PlanRunner {
                         exec.copy_layers(&copy)?;
                         counters.layers_copied += u64::from(*copy_layers);
                         counters.gpu_copy_bytes += copy.bytes();
+                        if old.normal_map {
+                            let normals = LayerCopy {
+                                from: from.normal_map(),
+                                to: to.normal_map(),
+                                format: Format::Rgba8Unorm,
+                                ..copy
+                            };
+                            exec.copy_layers(&normals)?;
+                            counters.gpu_copy_bytes += normals.bytes();
+                        }
                     }
                     exec.destroy_array(*from);
+                    if old.normal_map {
+                        exec.destroy_array(from.normal_map());
+                    }
                     self.held.remove(from);
                     counters.arrays_destroyed += 1;
                 }
                 ResourceOp::Array(ArrayOp::CopyRect { from, from_layer, from_xy, to, to_layer, to_xy, size }) => {
-                    let format = desc_of(&self.held, *from)?.format;
-                    desc_of(&self.held, *to)?;
+                    let src = desc_of(&self.held, *from)?;
+                    let format = src.format;
+                    let normal_maps = src.normal_map && desc_of(&self.held, *to)?.normal_map;
                     let copy = RectCopy {
                         from: *from,
                         from_layer: *from_layer,
@@ -313,15 +334,30 @@ impl PlanRunner {
                     // One layer's rectangle: counted as a layer copied.
                     counters.layers_copied += 1;
                     counters.gpu_copy_bytes += copy.bytes();
+                    if normal_maps {
+                        let normals = RectCopy {
+                            from: from.normal_map(),
+                            to: to.normal_map(),
+                            format: Format::Rgba8Unorm,
+                            ..copy
+                        };
+                        exec.copy_rect(&normals)?;
+                        counters.gpu_copy_bytes += normals.bytes();
+                    }
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
-                    desc_of(&self.held, *array)?;
+                    if desc_of(&self.held, *array)?.normal_map {
+                        exec.destroy_array(array.normal_map());
+                    }
                     exec.destroy_array(*array);
                     self.held.remove(array);
                     counters.arrays_destroyed += 1;
                 }
-                ResourceOp::WriteLayer { texture, array, layer, bytes, mip_levels, .. } => {
+                ResourceOp::WriteLayer { texture, array, layer, bytes, mip_levels, normal_map, .. } => {
                     let format = desc_of(&self.held, *array)?.format;
+                    // A normal map goes to the sibling, RGBA8 whatever the array's format.
+                    let (array, format) =
+                        if *normal_map { (&array.normal_map(), Format::Rgba8Unorm) } else { (array, format) };
                     for level in op.levels(format) {
                         let data = plan.upload_bytes.get(level.bytes.clone()).ok_or(PlanError::UploadBytes {
                             op: at,

@@ -63,6 +63,7 @@ mod image;
 #[cfg(feature = "ktx2")]
 mod ktx2;
 mod ladder;
+mod light;
 mod limits;
 mod mesh;
 mod mock;
@@ -94,6 +95,7 @@ pub use error::{ConfigError, MeshError, QuadError, RejectedQuad, TextureError};
 pub use format::{Format, FormatFamilies, FormatFamily};
 #[cfg(feature = "image")]
 pub use image::{premultiplied, ImageError};
+pub use light::{LightError, PointLight, MAX_LIGHTS};
 pub use limits::{Budget, Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mesh::{Mesh, Vertex};
 pub use mock::{Call, MockDevice};

@@ -266,6 +266,11 @@ pub struct Config {
     /// program when the renderer is made, so the program set never changes after: a changed
     /// set means a new batcher and renderer. At most [`crate::MAX_EFFECTS`].
     pub effects: &'static [crate::Effect],
+    /// Point lights a frame draws with at most ([`crate::PointLight`]); 0, the default, turns
+    /// lights off. Every tier program then reads this many lights and a sibling normal-map
+    /// array per slot, so a lit draw covers half the slots ([`Budget::slots`]). At most
+    /// [`crate::MAX_LIGHTS`].
+    pub lights: u32,
 }
 
 impl Default for Config {
@@ -286,6 +291,7 @@ impl Default for Config {
             quad_vertices: QuadVertices::Auto,
             keep_pixels: false,
             effects: &[],
+            lights: 0,
         }
     }
 }
@@ -361,13 +367,25 @@ impl Config {
     ///
     /// ```
     /// use layerbatch_core::{Config, Effect};
-    /// const EFFECTS: [Effect; 3] = Effect::BUILT_IN;
+    /// const EFFECTS: [Effect; 4] = Effect::BUILT_IN;
     /// let config = Config::default().with_effects(&EFFECTS);
-    /// assert_eq!(config.effects.len(), 3);
+    /// assert_eq!(config.effects.len(), 4);
     /// ```
     #[must_use]
     pub const fn with_effects(mut self, effects: &'static [crate::Effect]) -> Self {
         self.effects = effects;
+        self
+    }
+    /// Sets `lights`.
+    ///
+    /// ```
+    /// use layerbatch_core::{Budget, Config, Limits};
+    /// let lit = Budget::new(&Limits::guaranteed_minimum(), &Config::default().with_lights(8)).unwrap();
+    /// assert_eq!((lit.max_lights, lit.slots), (8, 8)); // 16 samplers: 8 slots, 8 normal maps
+    /// ```
+    #[must_use]
+    pub const fn with_lights(mut self, lights: u32) -> Self {
+        self.lights = lights;
         self
     }
     /// Sets `instance_capacity`.
@@ -438,6 +456,8 @@ pub struct Budget {
     pub compressed_copies: bool,
     /// See [`Config::effects`].
     pub effects: &'static [crate::Effect],
+    /// See [`Config::lights`] (0: lights off, no normal maps).
+    pub max_lights: u32,
 }
 
 impl Budget {
@@ -500,7 +520,12 @@ impl Budget {
         if config.effects.len() > crate::MAX_EFFECTS {
             return Err(ConfigError::TooManyEffects { effects: config.effects.len(), max: crate::MAX_EFFECTS });
         }
-        let device_slots = limits.max_texture_units.min(MAX_SLOTS_PER_DRAW);
+        if config.lights > crate::MAX_LIGHTS {
+            return Err(ConfigError::TooManyLights { lights: config.lights, max: crate::MAX_LIGHTS });
+        }
+        // A lit program samples each slot's array and its normal-map sibling.
+        let samplers_per_slot = if config.lights > 0 { 2 } else { 1 };
+        let device_slots = (limits.max_texture_units / samplers_per_slot).min(MAX_SLOTS_PER_DRAW);
         let indexed_quads = match config.quad_vertices {
             QuadVertices::Auto => limits.software_rasterizer,
             QuadVertices::Instanced => false,
@@ -543,6 +568,7 @@ impl Budget {
             format_families: limits.format_families.with(FormatFamily::Rgba8),
             compressed_copies: limits.compressed_copies,
             effects: config.effects,
+            max_lights: config.lights,
         })
     }
 

@@ -32,16 +32,26 @@ impl PendingWrites {
         self.by_texture.entry(texture).or_default().push(op as u32);
     }
 
-    /// Every pending write of `texture` is dead: a whole write follows, or the texture was
-    /// freed with no frame drawing it. Compacts `ops` and `upload` when dead bytes dominate.
-    pub(crate) fn supersede(&mut self, texture: TextureId, ops: &mut Vec<ResourceOp>, upload: &mut Vec<u8>) {
+    /// Every pending write of `texture` is dead (of its colour or its normal map, by
+    /// `normal_map`; `None`: both): a whole write follows, or the texture was freed with no
+    /// frame drawing it. Compacts `ops` and `upload` when dead bytes dominate.
+    pub(crate) fn supersede(
+        &mut self,
+        texture: TextureId,
+        normal_map: Option<bool>,
+        ops: &mut Vec<ResourceOp>,
+        upload: &mut Vec<u8>,
+    ) {
         let Some(list) = self.by_texture.get_mut(&texture) else { return };
-        for i in list.drain(..) {
-            if let Some(ResourceOp::WriteLayer { bytes, .. }) = ops.get(i as usize) {
-                self.dead_bytes += bytes.len() as u64;
-                self.dead.push(i);
+        let (dead, dead_bytes) = (&mut self.dead, &mut self.dead_bytes);
+        list.retain(|&i| match ops.get(i as usize) {
+            Some(ResourceOp::WriteLayer { bytes, normal_map: n, .. }) if normal_map.is_none_or(|w| w == *n) => {
+                *dead_bytes += bytes.len() as u64;
+                dead.push(i);
+                false
             }
-        }
+            _ => true,
+        });
         let live_bytes = upload.len() as u64 - self.dead_bytes.min(upload.len() as u64);
         if self.dead_bytes > COMPACT_ABOVE_BYTES && self.dead_bytes > live_bytes {
             self.compact(ops, upload);

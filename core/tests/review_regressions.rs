@@ -184,6 +184,7 @@ fn desc(w: u32, h: u32, layers: u32, mips: u32) -> ArrayDesc {
         filter: Filter::Linear,
         wrap: Wrap::ClampToEdge,
         render_target: false,
+        normal_map: false,
     }
 }
 
@@ -207,6 +208,7 @@ fn write_outside_a_higher_level_is_refused() {
         height_px: 2,
         mip_levels: 3,
         bytes: 0..bytes,
+        normal_map: false,
     };
     let plan = hand_plan(1, vec![ResourceOp::Array(ArrayOp::Create { array, desc: desc(7, 7, 2, 3) }), write], bytes);
     let err = dev.execute(&plan).unwrap_err();

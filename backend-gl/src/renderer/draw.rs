@@ -167,6 +167,7 @@ impl Renderer {
                     let pi = program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
                     self.set_uniforms(pi, viewport, transform, tint);
                     self.set_time(pi, plan.time_s);
+                    self.set_lights(pi, plan, vp, flip_quads.then_some(viewport[1]));
                     self.set_divisors(indexed);
                     // No base vertex on GLES 3.0: the attributes start at the segment's first
                     // quad, and its indices at 0. The segment lies in the block just uploaded
@@ -288,6 +289,43 @@ impl Renderer {
         }
     }
 
+    /// Writes the plan's ambient colour and lights into program `pi`, in use, when it is lit
+    /// and they differ from what it last had. `flip_h`: quads are drawn flipped in y within
+    /// this height ([`flip_y`]), and so are the lights' positions, which keeps every distance
+    /// and angle.
+    fn set_lights(&mut self, pi: usize, plan: &FramePlan, vp: &Viewport, flip_h: Option<f32>) {
+        let prog = &mut self.programs[pi];
+        if prog.u_ambient.is_none() {
+            return;
+        }
+        let [r, g, b] = plan.ambient;
+        // Lights move into the visible viewport with the quads.
+        let [.., dx, dy] = vp.transform(DrawState::IDENTITY);
+        let flip = move |[x, y, h, radius]: [f32; 4]| match flip_h {
+            Some(height) => [x + dx, height - (y + dy), h, radius],
+            None => [x + dx, y + dy, h, radius],
+        };
+        let packed = std::iter::once([r, g, b, 0.0]).chain(plan.lights.iter().flat_map(move |l| {
+            let [at, colour] = l.packed();
+            [flip(at), colour]
+        }));
+        if prog.lights.len() == 1 + 2 * plan.lights.len() && prog.lights.iter().copied().eq(packed.clone()) {
+            return;
+        }
+        prog.lights.clear();
+        prog.lights.extend(packed);
+        let lights: &[f32] = bytemuck::cast_slice(&prog.lights[1..]);
+        // SAFETY: the program is in use; the locations are its own; the validator kept the
+        // lights within the budget's count, the array's length.
+        unsafe {
+            self.gl.uniform_3_f32(prog.u_ambient.as_ref(), r, g, b);
+            self.gl.uniform_1_i32(prog.u_light_count.as_ref(), plan.lights.len() as i32);
+            if !lights.is_empty() {
+                self.gl.uniform_4_f32_slice(prog.u_lights.as_ref(), lights);
+            }
+        }
+    }
+
     /// Points every attribute of [`Instance::ATTRIBUTES`] into the bound vertex buffer, from
     /// byte `base` on, stride [`Instance::BYTES`].
     fn set_attributes(&self, base: u64) -> Result<(), Error> {
@@ -362,6 +400,17 @@ impl Renderer {
         unsafe {
             self.gl.active_texture(glow::TEXTURE0 + slot);
             self.gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
+        }
+        if self.lights {
+            // The sibling, or the array itself where it has none: then no quad of it has
+            // FLAG_NORMAL_MAP (the validator), so nothing samples it as normals, and the unit
+            // still holds a texture of the sampler's type.
+            let normals = self.arrays.texture(array.normal_map()).unwrap_or(texture);
+            // SAFETY: as above, on unit `slots + slot` (below 2 x slots, checked at creation).
+            unsafe {
+                self.gl.active_texture(glow::TEXTURE0 + self.slots + slot);
+                self.gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(normals));
+            }
         }
         Ok(())
     }

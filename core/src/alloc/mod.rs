@@ -130,6 +130,8 @@ pub struct Allocator {
     auto_compact: bool,
     /// See [`crate::Limits::compressed_copies`].
     compressed_copies: bool,
+    /// Uncompressed arrays get a normal-map sibling ([`ArrayDesc::normal_map`]).
+    normal_maps: bool,
     class_count: usize,
     allocated_bytes: u64,
     /// Bytes of arrays destroyed or grown from by the pending plan: the device frees them only
@@ -177,6 +179,7 @@ impl Allocator {
             page_px: budget.page_size_px,
             auto_compact: budget.auto_compact,
             compressed_copies: budget.compressed_copies,
+            normal_maps: budget.max_lights > 0,
             class_count: 0,
             allocated_bytes: 0,
             retired_bytes: 0,
@@ -188,6 +191,12 @@ impl Allocator {
             retiring_ids: Vec::new(),
             born: Vec::new(),
         }
+    }
+
+    /// Whether the array `desc` goes into has a normal-map sibling: an uncompressed one, not a
+    /// render target, of a batcher with lights.
+    pub(crate) fn normal_map(&self, desc: &TextureDesc) -> bool {
+        self.normal_maps && !desc.format.is_compressed() && desc.usage != Usage::RenderTarget
     }
 
     /// Bytes held now.
@@ -378,6 +387,7 @@ impl Allocator {
                 filter: desc.filter,
                 wrap: desc.wrap,
                 render_target: desc.usage == Usage::RenderTarget,
+                normal_map: self.normal_map(desc),
             };
             self.check(adesc.bytes(), adesc.format)?;
             let id = self.create(adesc, true, Born::Created { relayable: false });
@@ -413,6 +423,7 @@ impl Allocator {
             filter: key.filter,
             wrap: key.wrap,
             render_target: false,
+            normal_map: self.normal_map(desc),
         };
         // 2. Grow the first array below the cap: double, or as many layers as the budget has
         // room for.

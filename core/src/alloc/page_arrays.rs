@@ -84,6 +84,7 @@ impl Allocator {
             filter: desc.filter,
             wrap: Wrap::ClampToEdge,
             render_target: false,
+            normal_map: self.normal_map(desc),
         };
         if !self.fits(adesc.bytes()) {
             return Err(self.exhausted(cheapest.min(adesc.bytes()), desc.format));

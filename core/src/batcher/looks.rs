@@ -4,7 +4,7 @@
 use super::recorder::Look;
 use super::Batcher;
 use crate::effect::pack_params;
-use crate::{EffectError, EffectId};
+use crate::{EffectError, EffectId, Instance};
 
 impl Batcher {
     /// Quads pushed from now on (and meshes, nine-slices, shapes and text) draw with `effect`,
@@ -18,7 +18,7 @@ impl Batcher {
     ///
     /// ```
     /// use layerbatch_core::{Batcher, Config, Effect, EffectId, Limits, Quad, TextureDesc};
-    /// const EFFECTS: [Effect; 3] = Effect::BUILT_IN; // flash, greyscale, dissolve
+    /// const EFFECTS: [Effect; 4] = Effect::BUILT_IN; // flash, greyscale, dissolve, outline
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_effects(&EFFECTS))?;
     /// let enemy = batcher.register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
     /// batcher.begin_frame();
@@ -30,7 +30,7 @@ impl Batcher {
     /// assert_eq!(plan.segments.len(), 1); // one draw
     /// assert_eq!((plan.instances[0].effect, plan.instances[0].effect_params), (1, [255, 255, 255, 204]));
     /// assert_eq!(plan.instances[1].effect, 0);
-    /// assert!(batcher.set_effect(EffectId(4), [0.0; 4]).is_err()); // 3 declared
+    /// assert!(batcher.set_effect(EffectId(5), [0.0; 4]).is_err()); // 4 declared
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -44,14 +44,16 @@ impl Batcher {
             return Err(EffectError::Undeclared { effect, declared });
         }
         let params = pack_params(params)?;
-        self.recorder.look = Look { effect: u32::from(effect.0), params };
+        // Being lit is the look's other part: it stays.
+        let lit = self.recorder.look.effect & Instance::EFFECT_LIT;
+        self.recorder.look = Look { effect: lit | u32::from(effect.0), params };
         Ok(())
     }
 
     /// The effect quads pushed now draw with, and its parameters as carried (`0..=255`).
     pub fn effect(&self) -> (EffectId, [u8; 4]) {
         let look = self.recorder.look;
-        (EffectId(look.effect as u8), look.params)
+        (EffectId((look.effect & Instance::EFFECT_MASK) as u8), look.params)
     }
 
     /// The time, in seconds, effects see as `time_s` in the plans finished from now on (an

@@ -21,6 +21,9 @@ pub(super) struct Entry {
     /// The level-0 pixels last written, kept when [`crate::Config::keep_pixels`] is on (empty
     /// otherwise), so [`crate::Batcher::restore`] can re-upload them itself.
     pub(super) pixels: Vec<u8>,
+    /// `Some` once a normal map is registered ([`crate::Batcher::register_normal_map`]): its
+    /// level-0 pixels when [`crate::Config::keep_pixels`] is on, empty otherwise.
+    pub(super) normals: Option<Vec<u8>>,
 }
 
 /// Every texture a batcher registered: entries by index, generations that retire stale ids,
@@ -73,7 +76,7 @@ impl Registry {
         self.hot[id.index as usize] = Hot::DEAD;
         let e = &mut self.entries[id.index as usize];
         e.live = false;
-        let dropped = e.pixels.len() as u64;
+        let dropped = e.pixels.len() as u64 + e.normals.take().map_or(0, |n| n.len() as u64);
         e.pixels = Vec::new();
         if let Some(next) = e.generation.checked_add(1) {
             e.generation = next;
@@ -113,7 +116,8 @@ impl Registry {
             uv_offset: [x, y, x, y],
             uv_scale: [w, h, w, h],
             tex_rect: rect_u16(e.placement.rect_px),
-            flags_layer: flags_layer(&e.desc, &e.placement, alloc.packs(&e.desc)),
+            flags_layer: flags_layer(&e.desc, &e.placement, alloc.packs(&e.desc))
+                | if e.normals.is_some() { Instance::FLAG_NORMAL_MAP << Instance::FLAGS_SHIFT } else { 0 },
             array: e.placement.array.0,
             slot: ladder.resident(e.placement.array.0).unwrap_or(Hot::NO_SLOT),
         };

@@ -45,7 +45,7 @@ impl Batcher {
         let admission = self.alloc.admit_for(desc, index)?;
         self.apply_admission(&admission);
         let placement = admission.placement;
-        let entry = Entry { generation: 0, live: true, desc: *desc, placement, pixels: Vec::new() };
+        let entry = Entry { generation: 0, live: true, desc: *desc, placement, pixels: Vec::new(), normals: None };
         debug_assert_eq!(index, self.registry.next_index());
         let id = self.registry.insert(entry);
         self.registry.refresh_hot(id.index, &self.alloc, &self.ladder);
@@ -141,6 +141,7 @@ impl Batcher {
             height_px: h,
             mip_levels: 1,
             bytes: start..self.upload_bytes.len(),
+            normal_map: false,
         });
         Ok(())
     }
@@ -189,7 +190,7 @@ impl Batcher {
         self.check_not_resident(id)?;
         if !self.recorder.open {
             // No quad of an open frame draws it: its pending writes are dead.
-            self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);
+            self.writes.supersede(id, None, &mut self.ops, &mut self.upload_bytes);
         }
         self.cpu_copy_bytes -= self.registry.remove(id);
         self.release(placement, Some(id));
@@ -326,7 +327,7 @@ impl Batcher {
     pub(super) fn queue_write(&mut self, id: TextureId, pixels: &[u8]) {
         // A whole write replaces every texel of the texture: its earlier pending writes are
         // dead (a host that updates while skipping frames queues one write, not thousands).
-        self.writes.supersede(id, &mut self.ops, &mut self.upload_bytes);
+        self.writes.supersede(id, Some(false), &mut self.ops, &mut self.upload_bytes);
         self.writes.note(id, self.ops.len());
         let keep = self.budget.keep_pixels;
         let e = &mut self.registry.entries[id.index as usize];
@@ -355,6 +356,7 @@ impl Batcher {
             height_px: e.desc.height_px,
             mip_levels: e.desc.mip_levels,
             bytes: start..self.upload_bytes.len(),
+            normal_map: false,
         });
     }
 }

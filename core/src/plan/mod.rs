@@ -10,9 +10,9 @@ use std::ops::Range;
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::texture::{mip_chain_bytes, Filter, Format, Wrap};
 use crate::{Counters, TextureId};
 
+mod arrays;
 mod attributes;
 mod levels;
 mod plan_error;
@@ -22,125 +22,13 @@ mod validate_resident;
 mod vertices;
 mod viewport;
 
+pub use arrays::{ArrayDesc, ArrayId, ArrayOp};
 pub use attributes::{AttributeFormat, InstanceAttribute};
 pub use levels::LevelWrite;
 pub use resident::{ResidentId, ResidentOp, ResidentWrite};
 pub use validate::{PlanError, PlanValidator};
 pub use vertices::{expand_quads, quad_indices, Corner};
 pub use viewport::{flip_y, Viewport};
-
-/// A GPU array texture. A grown or shrunk array gets a new id, and the old one is destroyed.
-/// An id retired by a plan (destroyed, grown or shrunk from) may name a new array from the
-/// next plan on: executors forget everything about an id when they destroy it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ArrayId(pub u32);
-
-/// Everything a backend needs to create an array texture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ArrayDesc {
-    /// Width of every layer.
-    pub width_px: u32,
-    /// Height of every layer.
-    pub height_px: u32,
-    /// Layers.
-    pub layers: u32,
-    /// Format of every layer.
-    pub format: Format,
-    /// Mip levels of every layer.
-    pub mip_levels: u32,
-    /// Sampler filter for the whole array.
-    pub filter: Filter,
-    /// Sampler wrap for the whole array.
-    pub wrap: Wrap,
-    /// The array holds a [`crate::Usage::RenderTarget`] texture: plans may draw into its layer
-    /// ([`FramePlan::target`]), so the device creates it renderable.
-    pub render_target: bool,
-}
-
-impl ArrayDesc {
-    /// Bytes of one layer, all mips. Saturates at `u64::MAX` (which no budget admits) instead
-    /// of wrapping.
-    pub const fn layer_bytes(&self) -> u64 {
-        mip_chain_bytes(self.width_px, self.height_px, self.mip_levels, self.format)
-    }
-    /// Bytes of the whole array, all layers and mips. Saturates at `u64::MAX`.
-    pub const fn bytes(&self) -> u64 {
-        self.layer_bytes().saturating_mul(self.layers as u64)
-    }
-}
-
-/// A change to GPU arrays, produced by the allocator for the backend to apply in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArrayOp {
-    /// Create `array` with `desc` (storage for every layer at once).
-    Create {
-        /// New array id.
-        array: ArrayId,
-        /// Its description.
-        desc: ArrayDesc,
-    },
-    /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
-    /// the GPU, then destroy `from`. `desc` has at least `from`'s layers, width and height
-    /// (atlas pages grow in size before they grow in layers), and equals it otherwise; each
-    /// layer is copied to the same place, `from`'s width x height at the origin, so texel
-    /// coordinates stay valid.
-    Grow {
-        /// The full array.
-        from: ArrayId,
-        /// The new, larger array.
-        to: ArrayId,
-        /// Description of `to`.
-        desc: ArrayDesc,
-        /// Layers to copy (all of `from`).
-        copy_layers: u32,
-    },
-    /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
-    /// the GPU, then destroy `from`: an array whose top layers emptied gives memory back.
-    /// `desc` equals `from`'s but for fewer layers.
-    Shrink {
-        /// The array to shrink.
-        from: ArrayId,
-        /// The new, smaller array.
-        to: ArrayId,
-        /// Description of `to`.
-        desc: ArrayDesc,
-        /// Layers to copy (the occupied ones, all at the bottom).
-        copy_layers: u32,
-    },
-    /// Copy a rectangle of level 0 on the GPU, from a layer of `from` to a layer of `to`
-    /// (compaction of atlas pages into a new, smaller array; both arrays have one mip level
-    /// and one format). Within one array the layers differ.
-    CopyRect {
-        /// Source array.
-        from: ArrayId,
-        /// Source layer.
-        from_layer: u32,
-        /// Source top-left corner, texels.
-        from_xy: [u32; 2],
-        /// Destination array.
-        to: ArrayId,
-        /// Destination layer.
-        to_layer: u32,
-        /// Destination top-left corner, texels.
-        to_xy: [u32; 2],
-        /// Width and height, texels.
-        size: [u32; 2],
-    },
-    /// Destroy `array`.
-    Destroy {
-        /// The array.
-        array: ArrayId,
-    },
-}
-
-impl ArrayOp {
-    /// Whether the op copies on the GPU (growth, shrink, rectangle copy): a backend that
-    /// writes texels through a queue that runs before its command stream must order later
-    /// writes after it.
-    pub const fn is_gpu_copy(&self) -> bool {
-        matches!(self, ArrayOp::Grow { .. } | ArrayOp::Shrink { .. } | ArrayOp::CopyRect { .. })
-    }
-}
 
 /// One quad as the GPU reads it: 64 bytes, drawn instanced over a 4-vertex strip or, with
 /// indexed quads ([`crate::QuadVertices`]), written once per corner and drawn as two indexed
@@ -184,7 +72,8 @@ pub struct Instance {
     pub slot_flags_layer: u32,
     /// The effect's 4 parameters, `0..=255` for `0.0..=1.0` ([`crate::Batcher::set_effect`]).
     pub effect_params: [u8; 4],
-    /// The effect: [`crate::EffectId`] in bits `0..8` (0: none); the other bits are 0.
+    /// The effect: [`crate::EffectId`] in bits `0..8` (0: none), and
+    /// [`Instance::EFFECT_LIT`]; the other bits are 0.
     pub effect: u32,
 }
 
@@ -277,12 +166,19 @@ impl Instance {
     /// The texture's colours are straight ([`crate::Alpha::Straight`]): the shader multiplies
     /// the sampled colour by its alpha before the tint.
     pub const FLAG_STRAIGHT_ALPHA: u32 = 32;
+    /// The texture has a normal map ([`crate::Batcher::register_normal_map`]) at its place in
+    /// the sibling of its array: a lit quad samples it; without the flag a lit quad faces the
+    /// viewer (normal `(0, 0, 1)`).
+    pub const FLAG_NORMAL_MAP: u32 = 64;
+    /// In [`Instance::effect`]: the quad is lit ([`crate::Batcher::set_lit`]) by the frame's
+    /// ambient colour and lights.
+    pub const EFFECT_LIT: u32 = 0x100;
 
     /// Every constant a shader needs to unpack an instance, by the name the shader generators
     /// declare it under (`const uint NAME = VALUEu;` in GLSL, `const NAME: u32 = VALUEu;` in
     /// WGSL). Shaders use these names, never literals; each backend has a test that parses
     /// its generated source and compares.
-    pub const SHADER_CONSTANTS: [(&'static str, u32); 10] = [
+    pub const SHADER_CONSTANTS: [(&'static str, u32); 12] = [
         ("SLOT_MASK", Self::SLOT_MASK),
         ("FLAGS_SHIFT", Self::FLAGS_SHIFT),
         ("FLAGS_MASK", Self::FLAGS_MASK),
@@ -293,6 +189,8 @@ impl Instance {
         ("FLAG_MIRROR", Self::FLAG_MIRROR),
         ("FLAG_STRAIGHT_ALPHA", Self::FLAG_STRAIGHT_ALPHA),
         ("EFFECT_MASK", Self::EFFECT_MASK),
+        ("FLAG_NORMAL_MAP", Self::FLAG_NORMAL_MAP),
+        ("EFFECT_LIT", Self::EFFECT_LIT),
     ];
 
     /// Packs a slot, flags and a layer into `slot_flags_layer`. Out-of-range values are masked
@@ -532,8 +430,10 @@ pub enum ResourceOp {
         /// Levels written: always the array's level count.
         mip_levels: u32,
         /// Byte range into [`FramePlan::upload_bytes`], tightly packed rows of the array's
-        /// format.
+        /// format ([`crate::Format::Rgba8Unorm`] for a normal map).
         bytes: Range<usize>,
+        /// The write goes to the array's normal-map sibling ([`ArrayDesc::normal_map`]).
+        normal_map: bool,
     },
 }
 
@@ -624,6 +524,12 @@ pub struct FramePlan {
     /// The frame's time, seconds: what effects see as `time_s`
     /// ([`crate::Batcher::set_time_s`]; 0 until set).
     pub time_s: f32,
+    /// The light lit quads get from everywhere, linear RGB ([`crate::Batcher::set_ambient`];
+    /// `[1, 1, 1]` until set: lit quads look unlit).
+    pub ambient: [f32; 3],
+    /// The frame's point lights, at most [`crate::Budget::max_lights`] (the rest dropped by
+    /// priority and counted in `Counters::lights_dropped`), in the order they were added.
+    pub lights: Vec<crate::PointLight>,
     /// Core's counters for this frame.
     pub counters: Counters,
     /// Core's counters since creation, this frame included.

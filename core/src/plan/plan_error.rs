@@ -243,6 +243,18 @@ pub enum PlanError {
         /// Effects the budget declares.
         declared: u32,
     },
+    /// The plan's lights: too many, or one (or the ambient colour) out of range.
+    #[error("plan with {lights} lights (the budget's most: {max_lights}): light {light:?} is bad: {reason}")]
+    Lights {
+        /// Lights in the plan.
+        lights: usize,
+        /// [`crate::Budget::max_lights`].
+        max_lights: u32,
+        /// The bad light's index, if one is.
+        light: Option<usize>,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// An op or segment names a resident layer the device does not hold (or, for a create,
     /// already holds).
     #[error("op or segment {at}: resident layer {resident:?} is {reason}")]

@@ -38,6 +38,9 @@ pub struct PlanValidator {
     budget_bytes: u64,
     /// Effects the budget declares: an instance's effect id is at most this.
     pub(super) effects: u32,
+    /// Lights a plan may hold ([`Budget::max_lights`]); above 0, instances may set
+    /// [`Instance::EFFECT_LIT`].
+    pub(super) lights: u32,
     arrays: HashMap<ArrayId, ArrayDesc>,
     bound: Vec<Option<ArrayId>>,
     residents: HashMap<ResidentId, ResidentState>,
@@ -89,6 +92,7 @@ impl PlanValidator {
             indexed_quads: budget.indexed_quads,
             budget_bytes: budget.budget_bytes,
             effects: budget.effects.len() as u32,
+            lights: budget.max_lights,
             arrays: HashMap::new(),
             bound: vec![None; slots as usize],
             residents: HashMap::new(),
@@ -142,6 +146,7 @@ impl PlanValidator {
         if plan.instance_capacity != self.instance_capacity {
             return Err(PlanError::InstanceCapacity { expected: self.instance_capacity, got: plan.instance_capacity });
         }
+        self.check_lights(plan)?;
         // Work on scratch copies only when the plan changes the state; most frames do not.
         let needs_copy = plan.rebuild || !plan.ops.is_empty() || !plan.binds.is_empty();
         if needs_copy {
@@ -225,6 +230,12 @@ impl PlanValidator {
         if d.render_target && d.format.is_compressed() {
             return bad("a compressed render target");
         }
+        if array.0 & ArrayId::NORMAL_MAP_BIT != 0 {
+            return bad("an id with ArrayId::NORMAL_MAP_BIT, which names normal-map siblings");
+        }
+        if d.normal_map && (self.lights == 0 || d.format.is_compressed() || d.render_target) {
+            return bad("a normal-map sibling on a budget without lights, a compressed array or a render target");
+        }
         Ok(())
     }
 
@@ -241,6 +252,7 @@ impl PlanValidator {
             budget_bytes: self.budget_bytes,
             indexed_quads: self.indexed_quads,
             effects: self.effects,
+            lights: self.lights > 0,
         };
         let unbind = |bound: &mut [Option<ArrayId>], a: ArrayId| {
             for b in bound.iter_mut().filter(|b| **b == Some(a)) {
@@ -327,9 +339,25 @@ impl PlanValidator {
                     unbind(bound, *array);
                 }
                 ResourceOp::Resident(op) => resident::check_op(&limits, plan, i, op, residents)?,
-                ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
+                ResourceOp::WriteLayer {
+                    array,
+                    layer,
+                    x_px,
+                    y_px,
+                    width_px,
+                    height_px,
+                    mip_levels,
+                    bytes,
+                    normal_map,
+                    ..
+                } => {
                     let d = arrays.get(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
                     let bad = |reason| Err(PlanError::WriteOutOfBounds { op: i, array: *array, layer: *layer, reason });
+                    if *normal_map && !d.normal_map {
+                        return bad("a normal map for an array without a normal-map sibling");
+                    }
+                    // A normal map's sibling is RGBA8 whatever the array's format.
+                    let format = if *normal_map { crate::Format::Rgba8Unorm } else { d.format };
                     if *layer >= d.layers {
                         return bad("the layer is past the array's last");
                     }
@@ -343,7 +371,7 @@ impl PlanValidator {
                     // its own offset and size: `ResourceOp::levels`).
                     // Compressed: whole blocks, so each level's rectangle starts on a block
                     // and its data's extent (rounded up to blocks) stays in the level's blocks.
-                    let f = d.format;
+                    let f = format;
                     for level in 0..*mip_levels {
                         let (lw, lh) = mip_size(d.width_px, d.height_px, level);
                         let (lw, lh) = (f.round_up_px(lw), f.round_up_px(lh));
@@ -362,7 +390,7 @@ impl PlanValidator {
                             });
                         }
                     }
-                    let expected = crate::texture::mip_chain_bytes(*width_px, *height_px, *mip_levels, d.format);
+                    let expected = crate::texture::mip_chain_bytes(*width_px, *height_px, *mip_levels, format);
                     let fits = bytes.start <= bytes.end && bytes.end <= plan.upload_bytes.len();
                     if !fits || bytes.len() as u64 != expected {
                         return Err(PlanError::UploadBytes {
@@ -440,6 +468,7 @@ impl PlanValidator {
             }
             // Layers per slot of this segment; 0 = the slot holds nothing the segment samples.
             let mut layers = [0u32; crate::MAX_SLOTS_PER_DRAW as usize];
+            let mut normal_maps = [false; crate::MAX_SLOTS_PER_DRAW as usize];
             for (s, entry) in plan.slots(seg).iter().enumerate() {
                 let Some(a) = entry else { continue };
                 let desc = arrays.get(a).ok_or(PlanError::UnknownArray { at: si, array: *a })?;
@@ -452,6 +481,7 @@ impl PlanValidator {
                     });
                 }
                 layers[s] = desc.layers;
+                normal_maps[s] = desc.normal_map;
             }
             for (k, inst) in plan.instances(seg).iter().enumerate() {
                 any_bits |= inst.slot_flags_layer;
@@ -467,7 +497,10 @@ impl PlanValidator {
                         layers: have,
                     });
                 }
-                if inst.effect > self.effects {
+                let normal_map_flag = inst.flags() & Instance::FLAG_NORMAL_MAP != 0;
+                if !effect_bits_ok(inst.effect, self.effects, self.lights > 0)
+                    || (normal_map_flag && !normal_maps[slot as usize])
+                {
                     return Err(PlanError::InstanceEffect {
                         instance: r.start + k as u32,
                         effect: inst.effect,
@@ -519,3 +552,31 @@ fn check_triangles(plan: &FramePlan, any_flagged: bool) -> Result<(), PlanError>
 
 // Keeps the instance layout constants honest where the validator relies on them.
 const _: () = assert!(Instance::MAX_LAYERS == 1 << 16);
+
+impl PlanValidator {
+    /// At most the budget's lights, each one [`crate::Batcher::add_light`] accepts, and a
+    /// finite, non-negative ambient colour.
+    fn check_lights(&self, plan: &FramePlan) -> Result<(), PlanError> {
+        let max_lights = self.lights;
+        let bad = |light, reason| Err(PlanError::Lights { lights: plan.lights.len(), max_lights, light, reason });
+        if plan.lights.len() > max_lights as usize {
+            return bad(None, "more lights than the budget's");
+        }
+        if !plan.ambient.iter().all(|c| c.is_finite() && *c >= 0.0) {
+            return bad(None, "an ambient colour that is not finite and at least 0");
+        }
+        for (k, l) in plan.lights.iter().enumerate() {
+            if l.check().is_err() {
+                return bad(Some(k), "a light Batcher::add_light refuses");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether an instance's `effect` names a declared effect (its id at most `declared`) and sets
+/// no other bit but [`Instance::EFFECT_LIT`], and that only with `lights`.
+pub(super) fn effect_bits_ok(effect: u32, declared: u32, lights: bool) -> bool {
+    let allowed = Instance::EFFECT_MASK | if lights { Instance::EFFECT_LIT } else { 0 };
+    effect & Instance::EFFECT_MASK <= declared && effect & !allowed == 0
+}

@@ -33,6 +33,8 @@ pub(super) struct ResidentLimits {
     pub(super) indexed_quads: bool,
     /// Effects the budget declares.
     pub(super) effects: u32,
+    /// Whether the budget has lights.
+    pub(super) lights: bool,
 }
 
 /// Checks resident op `op` (at index `at` of the plan's ops) and applies it to `residents`.
@@ -88,7 +90,7 @@ pub(super) fn check_op(
                 if layer >= limits.max_layers {
                     return bad("samples a layer past the most an array has");
                 }
-                if i.effect > limits.effects {
+                if !super::validate::effect_bits_ok(i.effect, limits.effects, limits.lights) {
                     return bad("draws with an effect the budget does not declare");
                 }
                 state.slots |= 1 << slot;

@@ -4,7 +4,7 @@
 use super::register_n;
 use crate::*;
 
-const EFFECTS: [Effect; 3] = Effect::BUILT_IN;
+const EFFECTS: [Effect; 4] = Effect::BUILT_IN;
 
 fn batcher() -> (Batcher, Vec<TextureId>) {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_effects(&EFFECTS)).unwrap();
@@ -62,7 +62,7 @@ fn bad_effects_are_refused_and_change_nothing() {
     b.begin_frame();
     b.set_effect(EffectId(2), [0.5; 4]).unwrap();
     let before = b.effect();
-    assert_eq!(b.set_effect(EffectId(4), [0.0; 4]), Err(EffectError::Undeclared { effect: EffectId(4), declared: 3 }));
+    assert_eq!(b.set_effect(EffectId(5), [0.0; 4]), Err(EffectError::Undeclared { effect: EffectId(5), declared: 4 }));
     assert_eq!(
         b.set_effect(EffectId(1), [0.0, f32::NAN, 0.0, 0.0]).unwrap_err().to_string(),
         "effect parameter 1 is NaN: parameters are 0.0..=1.0"
@@ -89,9 +89,9 @@ fn a_plan_naming_an_undeclared_effect_is_refused() {
     b.begin_frame();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let mut plan = b.finish().clone();
-    plan.instances[0].effect = 4;
+    plan.instances[0].effect = 5;
     let mut dev = MockDevice::new(b.budget());
-    assert_eq!(dev.execute(&plan), Err(PlanError::InstanceEffect { instance: 0, effect: 4, declared: 3 }));
+    assert_eq!(dev.execute(&plan), Err(PlanError::InstanceEffect { instance: 0, effect: 5, declared: 4 }));
     plan.instances[0].effect = 3 | 1 << 8; // a bit past the id
     assert!(matches!(dev.execute(&plan), Err(PlanError::InstanceEffect { .. })));
     plan.instances[0].effect = 3;

@@ -300,6 +300,7 @@ fn desc32() -> ArrayDesc {
         filter: Filter::Linear,
         wrap: Wrap::ClampToEdge,
         render_target: false,
+        normal_map: false,
     }
 }
 
@@ -555,6 +556,7 @@ fn mips_are_generated_and_uploaded_with_every_level() {
 
 mod effects;
 mod formats;
+mod lights;
 mod meshes;
 mod pages_and_state;
 mod props;

@@ -65,6 +65,7 @@ impl PlanBuilder {
             height_px: h,
             mip_levels: levels.len() as u32,
             bytes: start..self.plan.upload_bytes.len(),
+            normal_map: false,
         });
         self
     }
@@ -182,6 +183,7 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
         filter: Filter::Nearest,
         wrap: Wrap::ClampToEdge,
         render_target: false,
+        normal_map: false,
     };
     let red = [255, 0, 0, 255].repeat(32 * 32);
     let green = [0, 255, 0, 255].repeat(8 * 8);
@@ -195,6 +197,7 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
         height_px: size,
         mip_levels: 1,
         bytes,
+        normal_map: false,
     };
     let mut plan = FramePlan {
         sequence: 1,

@@ -1,0 +1,191 @@
+//! Lights: the frame's ambient colour and point lights, which quads are lit, and the normal
+//! maps beside textures (DESIGN 24: a fixed light count in every program).
+
+use super::Batcher;
+use crate::light::keep_by_priority;
+use crate::plan::{Instance, ResourceOp};
+use crate::texture::{push_mip_chain, Usage};
+use crate::{Format, LightError, PointLight, TextureId};
+
+/// The lights of the frame being recorded.
+#[derive(Debug)]
+pub(super) struct Lighting {
+    /// Linear RGB lit quads get from everywhere; persists frame to frame.
+    pub(super) ambient: [f32; 3],
+    /// Added since the frame began.
+    pub(super) lights: Vec<PointLight>,
+    /// Scratch for keeping the highest priorities.
+    order: Vec<u32>,
+    /// The cap was logged once.
+    logged_cap: bool,
+}
+
+impl Default for Lighting {
+    fn default() -> Self {
+        Self { ambient: [1.0; 3], lights: Vec::new(), order: Vec::new(), logged_cap: false }
+    }
+}
+
+impl Batcher {
+    /// Quads pushed from now on (and meshes, nine-slices, shapes and text) are lit (`true`) by
+    /// the frame's ambient colour and point lights, or drawn as they are (`false`, the state
+    /// every frame begins in). Lit and unlit quads share draws: being lit is a bit of the
+    /// instance. A lit quad's texture with a normal map ([`Batcher::register_normal_map`])
+    /// is shaded by it, rotated with the quad; without one the quad faces the viewer.
+    ///
+    /// ```
+    /// use layerbatch_core::{Batcher, Config, Instance, Limits, PointLight, Quad, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_lights(8))?;
+    /// let wall = batcher.register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
+    /// batcher.register_normal_map(wall, &[128, 128, 255, 255].repeat(16 * 16))?;
+    /// batcher.begin_frame();
+    /// batcher.set_ambient([0.1, 0.1, 0.2])?;
+    /// batcher.add_light(PointLight::new([8.0, 8.0], 64.0, [1.0, 0.9, 0.7]))?;
+    /// batcher.set_lit(true)?;
+    /// batcher.push(&Quad::rect(wall, [0.0, 0.0], [16.0, 16.0]))?;
+    /// batcher.set_lit(false)?;
+    /// batcher.push(&Quad::rect(wall, [16.0, 0.0], [16.0, 16.0]))?; // the HUD: unlit
+    /// let plan = batcher.finish();
+    /// assert_eq!((plan.segments.len(), plan.lights.len()), (1, 1));
+    /// assert_ne!(plan.instances[0].effect & Instance::EFFECT_LIT, 0);
+    /// assert_ne!(plan.instances[0].flags() & Instance::FLAG_NORMAL_MAP, 0);
+    /// assert_eq!(plan.instances[1].effect & Instance::EFFECT_LIT, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LightError::Off`] when the batcher was made without lights (turning them off is
+    /// always accepted).
+    pub fn set_lit(&mut self, lit: bool) -> Result<(), LightError> {
+        if lit && self.budget.max_lights == 0 {
+            return Err(LightError::Off);
+        }
+        let look = &mut self.recorder.look;
+        look.effect = (look.effect & !Instance::EFFECT_LIT) | if lit { Instance::EFFECT_LIT } else { 0 };
+        Ok(())
+    }
+
+    /// Whether quads pushed now are lit.
+    pub fn lit(&self) -> bool {
+        self.recorder.look.effect & Instance::EFFECT_LIT != 0
+    }
+
+    /// The light lit quads get from everywhere, linear RGB (`[1, 1, 1]` until set: lit quads
+    /// look unlit until the lights go down). Lasts until set again, frame to frame.
+    ///
+    /// # Errors
+    /// [`LightError::Color`] for a NaN, infinite or negative channel (then nothing changes).
+    pub fn set_ambient(&mut self, color: [f32; 3]) -> Result<(), LightError> {
+        if !color.iter().all(|c| c.is_finite() && *c >= 0.0) {
+            return Err(LightError::Color { color });
+        }
+        self.lighting.ambient = color;
+        Ok(())
+    }
+
+    /// Adds a point light to the frame being recorded (lights last one frame). A frame keeps
+    /// [`Budget::max_lights`](crate::Budget::max_lights) of them, the highest priorities
+    /// ([`PointLight::priority`], the earlier added among equals); the rest are dropped in
+    /// `finish` and counted in `Counters::lights_dropped`. Nothing compiles: every program
+    /// reads the cap's worth of lights, whatever the count.
+    ///
+    /// # Errors
+    /// [`LightError::Off`] without lights; [`LightError::Radius`],
+    /// [`LightError::Position`], [`LightError::Color`] or [`LightError::Falloff`] for a
+    /// light that cannot light anything sensibly (then nothing is added).
+    pub fn add_light(&mut self, light: PointLight) -> Result<(), LightError> {
+        if self.budget.max_lights == 0 {
+            return Err(LightError::Off);
+        }
+        light.check()?;
+        self.lighting.lights.push(light);
+        Ok(())
+    }
+
+    /// Registers `normals` as the normal map of texture `id`: RGBA8 of the texture's size,
+    /// tightly packed rows, top row first, the normal's x (right), y (up) and z (towards the
+    /// viewer) mapped from `-1..1` to `0..=255` in red, green and blue, alpha unused (the
+    /// usual "OpenGL" normal map: flat is `[128, 128, 255, 255]`). It lies at the texture's
+    /// slot, layer and rectangle in its array's sibling ([`crate::ArrayDesc::normal_map`]), so
+    /// lit quads keep one draw; its mip levels are made like an RGBA8 texture's. Registering
+    /// again replaces it; it lives as long as the texture.
+    ///
+    /// # Errors
+    /// [`LightError::Off`] without lights; [`LightError::Stale`];
+    /// [`LightError::NormalMapUnsupported`] for a compressed texture or a render target;
+    /// [`LightError::NormalMapSize`] when `normals` is not width x height x 4 bytes. Then
+    /// nothing changes.
+    pub fn register_normal_map(&mut self, id: TextureId, normals: &[u8]) -> Result<(), LightError> {
+        if self.budget.max_lights == 0 {
+            return Err(LightError::Off);
+        }
+        let e = self.registry.entry(id).map_err(|_| LightError::Stale(id))?;
+        let desc = e.desc;
+        let has_sibling = self.alloc.array(e.placement.array).is_some_and(|a| a.normal_map);
+        if !has_sibling {
+            return Err(LightError::NormalMapUnsupported {
+                texture: id,
+                format: desc.format,
+                render_target: desc.usage == Usage::RenderTarget,
+            });
+        }
+        let expected_bytes = desc.width_px as usize * desc.height_px as usize * 4;
+        if normals.len() != expected_bytes {
+            return Err(LightError::NormalMapSize {
+                texture: id,
+                width_px: desc.width_px,
+                height_px: desc.height_px,
+                normal_bytes: normals.len(),
+                expected_bytes,
+            });
+        }
+        self.queue_normal_write(id, normals);
+        self.registry.refresh_hot(id.index, &self.alloc, &self.ladder);
+        Ok(())
+    }
+
+    /// Queues the write of a normal map into the sibling at the texture's place, superseding
+    /// its earlier pending normal-map writes, and keeps the CPU copy if asked.
+    pub(super) fn queue_normal_write(&mut self, id: TextureId, normals: &[u8]) {
+        self.writes.supersede(id, Some(true), &mut self.ops, &mut self.upload_bytes);
+        self.writes.note(id, self.ops.len());
+        let keep = self.budget.keep_pixels;
+        let e = &mut self.registry.entries[id.index as usize];
+        let old = e.normals.replace(if keep { normals.to_vec() } else { Vec::new() });
+        self.cpu_copy_bytes =
+            self.cpu_copy_bytes - old.map_or(0, |o| o.len() as u64) + e.normals.as_ref().map_or(0, |n| n.len() as u64);
+        let start = self.upload_bytes.len();
+        let (w, h, levels) = (e.desc.width_px, e.desc.height_px, e.desc.mip_levels);
+        push_mip_chain(&mut self.upload_bytes, normals, w, h, levels, Format::Rgba8Unorm);
+        let [x_px, y_px, ..] = e.placement.rect_px;
+        self.ops.push(ResourceOp::WriteLayer {
+            texture: id,
+            array: e.placement.array,
+            layer: e.placement.layer,
+            x_px,
+            y_px,
+            width_px: w,
+            height_px: h,
+            mip_levels: levels,
+            bytes: start..self.upload_bytes.len(),
+            normal_map: true,
+        });
+    }
+
+    /// Puts the frame's lights into the plan: the ambient colour, and the lights within the
+    /// cap by priority. Returns `(lights, dropped)`.
+    pub(super) fn plan_lights(&mut self) -> (u64, u64) {
+        let cap = self.budget.max_lights as usize;
+        let l = &mut self.lighting;
+        let dropped = keep_by_priority(&mut l.lights, &mut l.order, cap);
+        if dropped > 0 && !l.logged_cap {
+            l.logged_cap = true;
+            log::debug!("{} lights in a frame capped at {cap}: dropped by priority", cap + dropped as usize);
+        }
+        self.plan.ambient = l.ambient;
+        self.plan.lights.clear();
+        self.plan.lights.extend_from_slice(&l.lights);
+        l.lights.clear();
+        (self.plan.lights.len() as u64, u64::from(dropped))
+    }
+}

@@ -1,0 +1,149 @@
+//! GPU array textures as plans name them: ids, descriptions (with their normal-map
+//! siblings), and the ops that create, grow, shrink, copy and destroy them.
+
+use crate::texture::{mip_chain_bytes, Filter, Format, Wrap};
+
+/// A GPU array texture. A grown or shrunk array gets a new id, and the old one is destroyed.
+/// An id retired by a plan (destroyed, grown or shrunk from) may name a new array from the
+/// next plan on: executors forget everything about an id when they destroy it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ArrayId(pub u32);
+
+impl ArrayId {
+    /// The bit that marks an array's normal-map sibling ([`ArrayDesc::normal_map`]): no plan
+    /// names an array with it; executors get the sibling of `a` as `a.normal_map()`.
+    pub const NORMAL_MAP_BIT: u32 = 1 << 31;
+
+    /// The id executors hold this array's normal-map sibling under.
+    pub const fn normal_map(self) -> ArrayId {
+        ArrayId(self.0 | Self::NORMAL_MAP_BIT)
+    }
+}
+
+/// Everything a backend needs to create an array texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayDesc {
+    /// Width of every layer.
+    pub width_px: u32,
+    /// Height of every layer.
+    pub height_px: u32,
+    /// Layers.
+    pub layers: u32,
+    /// Format of every layer.
+    pub format: Format,
+    /// Mip levels of every layer.
+    pub mip_levels: u32,
+    /// Sampler filter for the whole array.
+    pub filter: Filter,
+    /// Sampler wrap for the whole array.
+    pub wrap: Wrap,
+    /// The array holds a [`crate::Usage::RenderTarget`] texture: plans may draw into its layer
+    /// ([`super::FramePlan::target`]), so the device creates it renderable.
+    pub render_target: bool,
+    /// The array has a sibling: an [`Format::Rgba8Unorm`] array of the same size, layers and
+    /// mip levels holding normal maps ([`crate::Batcher::register_normal_map`]) at the same
+    /// places, sampled through the same filter and wrap. Every op on the array applies to its
+    /// sibling too (growth, shrink, rectangle copies, destruction); writes with
+    /// `normal_map` go to the sibling. Set for the uncompressed arrays of a batcher with
+    /// lights ([`crate::Config::lights`]); counted in [`ArrayDesc::bytes`].
+    pub normal_map: bool,
+}
+
+impl ArrayDesc {
+    /// The description of the array's normal-map sibling: RGBA8, the same size, layers, mip
+    /// levels, filter and wrap ([`ArrayDesc::normal_map`]).
+    pub const fn normal_map_sibling(&self) -> ArrayDesc {
+        ArrayDesc { format: Format::Rgba8Unorm, normal_map: false, render_target: false, ..*self }
+    }
+    /// Bytes of one layer, all mips. Saturates at `u64::MAX` (which no budget admits) instead
+    /// of wrapping.
+    pub const fn layer_bytes(&self) -> u64 {
+        let colour = mip_chain_bytes(self.width_px, self.height_px, self.mip_levels, self.format);
+        match self.normal_map {
+            true => colour.saturating_add(mip_chain_bytes(
+                self.width_px,
+                self.height_px,
+                self.mip_levels,
+                Format::Rgba8Unorm,
+            )),
+            false => colour,
+        }
+    }
+    /// Bytes of the whole array, all layers and mips. Saturates at `u64::MAX`.
+    pub const fn bytes(&self) -> u64 {
+        self.layer_bytes().saturating_mul(self.layers as u64)
+    }
+}
+
+/// A change to GPU arrays, produced by the allocator for the backend to apply in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayOp {
+    /// Create `array` with `desc` (storage for every layer at once).
+    Create {
+        /// New array id.
+        array: ArrayId,
+        /// Its description.
+        desc: ArrayDesc,
+    },
+    /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
+    /// the GPU, then destroy `from`. `desc` has at least `from`'s layers, width and height
+    /// (atlas pages grow in size before they grow in layers), and equals it otherwise; each
+    /// layer is copied to the same place, `from`'s width x height at the origin, so texel
+    /// coordinates stay valid.
+    Grow {
+        /// The full array.
+        from: ArrayId,
+        /// The new, larger array.
+        to: ArrayId,
+        /// Description of `to`.
+        desc: ArrayDesc,
+        /// Layers to copy (all of `from`).
+        copy_layers: u32,
+    },
+    /// Create `to` with `desc`, copy layers `0..copy_layers` (all mips) of `from` into it on
+    /// the GPU, then destroy `from`: an array whose top layers emptied gives memory back.
+    /// `desc` equals `from`'s but for fewer layers.
+    Shrink {
+        /// The array to shrink.
+        from: ArrayId,
+        /// The new, smaller array.
+        to: ArrayId,
+        /// Description of `to`.
+        desc: ArrayDesc,
+        /// Layers to copy (the occupied ones, all at the bottom).
+        copy_layers: u32,
+    },
+    /// Copy a rectangle of level 0 on the GPU, from a layer of `from` to a layer of `to`
+    /// (compaction of atlas pages into a new, smaller array; both arrays have one mip level
+    /// and one format). Within one array the layers differ.
+    CopyRect {
+        /// Source array.
+        from: ArrayId,
+        /// Source layer.
+        from_layer: u32,
+        /// Source top-left corner, texels.
+        from_xy: [u32; 2],
+        /// Destination array.
+        to: ArrayId,
+        /// Destination layer.
+        to_layer: u32,
+        /// Destination top-left corner, texels.
+        to_xy: [u32; 2],
+        /// Width and height, texels.
+        size: [u32; 2],
+    },
+    /// Destroy `array`.
+    Destroy {
+        /// The array.
+        array: ArrayId,
+    },
+}
+
+impl ArrayOp {
+    /// Whether the op copies on the GPU (growth, shrink, rectangle copy): a backend that
+    /// writes texels through a queue that runs before its command stream must order later
+    /// writes after it.
+    pub const fn is_gpu_copy(&self) -> bool {
+        matches!(self, ArrayOp::Grow { .. } | ArrayOp::Shrink { .. } | ArrayOp::CopyRect { .. })
+    }
+}
