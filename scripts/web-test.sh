@@ -20,8 +20,11 @@
 #    hud_one_draw (the HUD scene of issue 18: 1 draw at slot tier 1, pixels against the CPU's
 #    compositing, text where the texts are), hud_glyphs (its texts alone: every glyph against
 #    swash's image composited on the CPU, within 2), hud_parity (the HUD on the three
-#    paths, the same pixels within 2) and compressed_families (the format families each path
-#    reports, listed, and a solid BC1, ETC2 and ASTC texture of each family it has).
+#    paths, the same pixels within 2), compressed_families (the format families each path
+#    reports, listed, and a solid BC1, ETC2 and ASTC texture of each family it has),
+#    looks_one_draw (the looks scene of issue 29: lights over normal maps, 8 effects, y-sorted,
+#    1 draw, no compile after creation, against the CPU reference) and looks_parity (the
+#    looks scene on the three paths within 2 of one another).
 #
 # Under CI=true a browser, WebGL2 context or WebGPU adapter that cannot be had fails the run;
 # elsewhere the test says "skipped". About 10 minutes on a fresh 2-core machine, most of it

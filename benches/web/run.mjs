@@ -9,6 +9,12 @@
 //       [--fill-frames 10] [--json FILE] [--snapshots DIR] [--timeout S] [--no-stress]
 //   node run.mjs --scene hud --site DIR [--seed 7] [--warmup 2] [--frames 6] [--rounds 1]
 //       [--renderers pixi,gl,wgpu-webgl,wgpu-webgpu] [--json FILE] [--snapshots DIR]
+//   node run.mjs --scene looks --site DIR [same flags as hud]
+//
+// --scene looks: the looks scene of issue 29 (tests/kit/src/looks.rs: 96 y-sorted sprites,
+// 64 textures, 8 effects, 8 lights over normal maps), layerbatch's `run_looks` against
+// PixiJS 8 doing the effects its way (pages/looks.js: a Filter per sprite with an effect,
+// the same GLSL bodies; PixiJS has no 2D lights, so its sprites are drawn unlit).
 //
 // --scene hud: the HUD scene of issue 18 (tests/kit/src/hud/mod.rs) instead of the stress
 // scene, in PixiJS 8 (pages/hud.js: Sprite, Text, Graphics, NineSliceSprite) and layerbatch's
@@ -115,10 +121,10 @@ function parseArgs(argv) {
     else if (k === '--no-stress') a.stress = false;
     else die(`unknown argument ${k}`);
   }
-  if (a.scene !== 'stress' && a.scene !== 'hud') die(`--scene must be stress or hud, not '${a.scene}'`);
-  if (a.scene === 'hud') {
+  if (!['stress', 'hud', 'looks'].includes(a.scene)) die(`--scene must be stress, hud or looks, not '${a.scene}'`);
+  if (a.scene !== 'stress') {
     if (!renderersGiven) a.renderers = HUD_ALL;
-    for (const r of a.renderers) if (!HUD_ALL.includes(r)) die(`--scene hud: unknown renderer ${r} (one of ${HUD_ALL.join(', ')})`);
+    for (const r of a.renderers) if (!HUD_ALL.includes(r)) die(`--scene ${a.scene}: unknown renderer ${r} (one of ${HUD_ALL.join(', ')})`);
   }
   for (const r of a.renderers) {
     const known = [...ALL, ...INSTANCED, ...EXTRA];
@@ -267,11 +273,13 @@ function diffShare(a, b, tol = 48) {
   return bad / (a.length / 4);
 }
 
-// The HUD scene's JSON, from the layerbatch page (its wasm module, as main.js loaded it).
+// The HUD (or looks) scene's JSON, from the layerbatch page (its wasm module, as main.js
+// loaded it).
 async function hudScene(context, base, a) {
   const { page } = await openPage(context, `${base}/lb/index.html`, () => window.layerbatchReady === true, a.timeoutS * 1000);
   try {
-    return JSON.parse(await page.evaluate(async (seed) => (await import('./pkg/layerbatch_web.js')).hud_scene_json(seed), a.seed));
+    const fn = a.scene === 'looks' ? 'looks_scene_json' : 'hud_scene_json';
+    return JSON.parse(await page.evaluate(async ([fn, seed]) => (await import('./pkg/layerbatch_web.js'))[fn](seed), [fn, a.seed]));
   } finally {
     await page.close();
   }
@@ -284,33 +292,42 @@ async function runHudOne(context, base, a, renderer, scene) {
   const timeoutMs = a.timeoutS * 1000;
   const t0 = Date.now();
   const isLb = renderer !== 'pixi';
-  const url = isLb ? `${base}/lb/index.html` : `${base}/bench/hud.html`;
+  // The HUD's pages and functions, or the looks scene's (`--scene looks`).
+  const looks = a.scene === 'looks';
+  const url = isLb ? `${base}/lb/index.html` : `${base}/bench/${looks ? 'looks' : 'hud'}.html`;
+  const [lbRun, pixiRun] = looks ? ['run_looks', 'runLooks'] : ['run_hud', 'runHud'];
   const ready = isLb ? () => window.layerbatchReady === true : () => window.benchReady === true;
   const { page, errors } = await openPage(context, url, ready, timeoutMs);
   try {
     const fonts = Object.fromEntries(Object.entries(HUD_FONTS).map(([k, f]) => [k, `/lb/${f}`]));
     const out = await withTimeout(
       page.evaluate(
-        async ([isLb, opts]) => {
+        async ([isLb, lbRun, pixiRun, opts]) => {
           window.__lbBench.reset();
           let r;
           if (isLb) {
             const wasm = await import('./pkg/layerbatch_web.js');
-            r = JSON.parse(await wasm.run_hud(JSON.stringify(opts.lb)));
+            r = JSON.parse(await wasm[lbRun](JSON.stringify(opts.lb)));
           } else {
-            r = await window.benchPage.runHud(opts.pixi);
+            r = await window.benchPage[pixiRun](opts.pixi);
           }
           return { r, frames: window.__lbBench.frames, requested: window.__lbBench.requested };
         },
         [
           isLb,
-          isLb
-            ? { lb: { backend: renderer, seed: a.seed, warmup: 0, frames: total } }
-            : { pixi: { scene, fonts, frames: total } },
+          lbRun,
+          pixiRun,
+          looks
+            ? isLb
+              ? { lb: { backend: renderer, warmup: 0, frames: total, lights: 8 } }
+              : { pixi: { scene, frames: total } }
+            : isLb
+              ? { lb: { backend: renderer, seed: a.seed, warmup: 0, frames: total } }
+              : { pixi: { scene, fonts, frames: total } },
         ],
       ),
       timeoutMs,
-      `${renderer} HUD`,
+      `${renderer} ${a.scene}`,
     );
     const snap = await page.evaluate(() => window.__lbBench.snapshot());
     const s = summarize(out.frames, a.warmup, a.frames);
@@ -318,8 +335,8 @@ async function runHudOne(context, base, a, renderer, scene) {
     const row = {
       renderer,
       label: isLb ? LABEL[renderer] : r.renderer,
-      scene: 'hud',
-      items: scene.items.length,
+      scene: a.scene,
+      items: looks ? scene.sprites.length : scene.items.length,
       ...s,
       self_median_ms: isLb ? median(r.frame_ms.slice(a.warmup)) : median(r.self_ms.slice(a.warmup)),
       adapter: r.adapter,
@@ -337,9 +354,12 @@ async function runHudOne(context, base, a, renderer, scene) {
         triangles: r.triangles,
         glyphs: r.glyphs,
         indexed: r.indexed,
+        compiles_after_creation: r.compiles_after_creation,
+        lights: r.lights,
+        lights_dropped: r.lights_dropped,
       };
     } else {
-      row.pixi = { kinds: r.kinds, maxBatchableTextures: r.maxBatchableTextures };
+      row.pixi = { kinds: r.kinds, filters: r.filters, maxBatchableTextures: r.maxBatchableTextures };
       if (r.draws_between_frames) row.notes.push(`${r.draws_between_frames} draws between frames`);
     }
     return { row, snap };
@@ -350,11 +370,12 @@ async function runHudOne(context, base, a, renderer, scene) {
 
 async function runHud(context, base, a, site, rows) {
   if (!site) {
-    for (const renderer of a.renderers) rows.push({ renderer, label: LABEL[renderer], scene: 'hud', skipped: 'no layerbatch page (--site): the HUD needs its scene JSON and fonts' });
+    for (const renderer of a.renderers) rows.push({ renderer, label: LABEL[renderer], scene: a.scene, skipped: `no layerbatch page (--site): the ${a.scene} scene's JSON comes from it` });
     return;
   }
   const scene = await hudScene(context, base, a);
-  console.error(`web bench: HUD scene, seed ${a.seed}: ${scene.items.length} items, ${scene.textures.length} textures`);
+  const items = a.scene === 'looks' ? scene.sprites.length : scene.items.length;
+  console.error(`web bench: ${a.scene} scene: ${items} items, ${scene.textures.length} textures`);
   const snaps = {};
   const byRenderer = Object.fromEntries(a.renderers.map((r) => [r, []]));
   const failed = {};
@@ -367,14 +388,14 @@ async function runHud(context, base, a, site, rows) {
         snaps[renderer] = snap ? Buffer.from(snap.base64, 'base64') : null;
         if (a.snapshots && snap) {
           await mkdir(a.snapshots, { recursive: true });
-          await writeFile(join(a.snapshots, `hud-${renderer}-${snap.width}x${snap.height}.rgba`), snaps[renderer]);
+          await writeFile(join(a.snapshots, `${a.scene}-${renderer}-${snap.width}x${snap.height}.rgba`), snaps[renderer]);
         }
         console.error(
-          `web bench: round ${round}: ${row.label} HUD: ${fmt(row.draws_per_frame, 0)} draws, median ${fmt(row.median_ms, 1)} ms, ` +
+          `web bench: round ${round}: ${row.label} ${a.scene}: ${fmt(row.draws_per_frame, 0)} draws, median ${fmt(row.median_ms, 1)} ms, ` +
             `p95 ${fmt(row.p95_ms, 1)} ms (${fmt(row.wall_s, 0)} s wall)` + (row.notes.length ? `; ${row.notes.join('; ')}` : ''),
         );
       } catch (e) {
-        console.error(`web bench: round ${round}: ${LABEL[renderer]} HUD failed: ${e.message ?? e}`);
+        console.error(`web bench: round ${round}: ${LABEL[renderer]} ${a.scene} failed: ${e.message ?? e}`);
         failed[renderer] = `failed: ${String(e.message ?? e).slice(0, 300)}`;
       }
     }
@@ -382,7 +403,7 @@ async function runHud(context, base, a, site, rows) {
   for (const renderer of a.renderers) {
     const runs = byRenderer[renderer];
     if (failed[renderer] || runs.length === 0) {
-      rows.push({ renderer, label: LABEL[renderer], scene: 'hud', skipped: failed[renderer] ?? 'not run' });
+      rows.push({ renderer, label: LABEL[renderer], scene: a.scene, skipped: failed[renderer] ?? 'not run' });
       continue;
     }
     // The rounds pooled: every timed frame of every round.
@@ -516,12 +537,12 @@ async function main() {
     await context.addInitScript({ path: join(HERE, 'pages', 'instrument.js') });
     const ua = browser.version();
     console.error(
-      a.scene === 'hud'
-        ? `web bench: Chromium ${ua}; the HUD scene, ${a.warmup} warm-up + ${a.frames} timed frames per run`
+      a.scene !== 'stress'
+        ? `web bench: Chromium ${ua}; the ${a.scene} scene, ${a.warmup} warm-up + ${a.frames} timed frames per run`
         : `web bench: Chromium ${ua}; ${a.sprites} sprites, T in {${a.textures}}, ${a.warmup} warm-up + ${a.frames} timed frames per run`,
     );
     for (const n of skipNote) console.error(`web bench: ${n}`);
-    if (a.scene === 'hud') await runHud(context, base, a, site, rows);
+    if (a.scene !== 'stress') await runHud(context, base, a, site, rows);
     for (const textures of a.stress && a.scene === 'stress' ? a.textures : []) {
       const snaps = {};
       for (const renderer of a.renderers) {
@@ -578,7 +599,7 @@ async function main() {
   const summary = {
     chromium: browser.version(),
     scene: a.scene,
-    ...(a.scene === 'hud' ? { seed: a.seed, rounds: a.rounds } : { sprites: a.sprites }),
+    ...(a.scene !== 'stress' ? { seed: a.seed, rounds: a.rounds } : { sprites: a.sprites }),
     warmup_frames: a.warmup,
     timed_frames: a.frames,
     viewport: [800, 600],
@@ -586,9 +607,11 @@ async function main() {
     rows,
     fill,
   };
-  if (a.scene === 'hud') {
+  if (a.scene !== 'stress') {
+    const title = a.scene === 'looks' ? 'The looks scene (issue 29: 8 lights, 8 effects, y-sorted)' : `The HUD scene (seed ${a.seed})`;
+    const size = a.scene === 'looks' ? '192x128' : '800x600';
     console.log(
-      `\nThe HUD scene (seed ${a.seed}) in headless Chromium ${summary.chromium} (SwiftShader), 800x600, ` +
+      `\n${title} in headless Chromium ${summary.chromium} (SwiftShader), ${size}, ` +
         `${a.warmup} warm-up + ${a.frames} timed frames per row and round, ${a.rounds} round(s) interleaved, timed frames pooled; ` +
         `frame = boundary to boundary (see instrument.js)\n`,
     );

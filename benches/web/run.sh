@@ -13,6 +13,9 @@
 #       --renderers pixi,gl,wgpu-webgl,wgpu-webgpu]
 #       the HUD scene of issue 18 instead: PixiJS 8 (pages/hud.js) against layerbatch's three
 #       browser paths; needs the layerbatch page (its scene JSON and font files); no fill page
+#   benches/web/run.sh --scene looks [same flags]
+#       the looks scene of issue 29 (lights, effects, y-sort): PixiJS 8 with a Filter per
+#       sprite with an effect (pages/looks.js) against layerbatch's three browser paths
 #
 # What it does, each step skipped when already done (idempotent):
 # 1. chromium (apt, Debian's) if missing; Node.js >= 20 must be there;
@@ -39,7 +42,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --site) site="$2"; shift 2 ;;
     --site=*) site="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done

@@ -15,13 +15,15 @@
 //! resolves to a JSON outcome (`{"name", "backend", "status": "ok" | "skipped" | "failed",
 //! "detail", "ms"}`). For the HUD scene of issue 18: `hud_scene_json(seed)` is the scene as
 //! JSON (what the PixiJS page of the browser bench draws) and `run_hud(options_json)`
-//! resolves to the HUD bench's figures on one path as JSON (`hud::Report`).
+//! resolves to the HUD bench's figures on one path as JSON (`hud::Report`); likewise
+//! `looks_scene_json()` and `run_looks(options_json)` for the looks scene of issue 29.
 #![cfg(target_arch = "wasm32")]
 // glow's calls are `unsafe`: the host side here (clears, bindings, readback) calls them.
 #![allow(unsafe_code)]
 
 mod device;
 mod hud;
+mod looks;
 mod stress;
 mod tests;
 mod util;
@@ -61,6 +63,23 @@ pub async fn run_hud(options: String) -> Result<String, JsValue> {
     let options: hud::Options =
         serde_json::from_str(&options).map_err(|e| JsValue::from_str(&format!("options: {e}")))?;
     let report = hud::run(&options).await.map_err(|e| JsValue::from_str(&e))?;
+    serde_json::to_string(&report).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// The looks scene of issue 29 as JSON (sprites, texture pixels, the effects' GLSL bodies):
+/// what the PixiJS page of the browser bench draws.
+#[wasm_bindgen]
+pub fn looks_scene_json() -> Result<String, JsValue> {
+    looks::scene_json().map_err(|e| JsValue::from_str(&e))
+}
+
+/// Draws the looks scene with `options` (JSON: `backend`, `warmup`, `frames`, `lights`; any
+/// may be left out) and resolves to the figures as one JSON object.
+#[wasm_bindgen]
+pub async fn run_looks(options: String) -> Result<String, JsValue> {
+    let options: looks::Options =
+        serde_json::from_str(&options).map_err(|e| JsValue::from_str(&format!("options: {e}")))?;
+    let report = looks::run(&options).await.map_err(|e| JsValue::from_str(&e))?;
     serde_json::to_string(&report).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 

@@ -42,6 +42,8 @@ pub const TESTS: &[Test] = &[
     Test { name: "hud_glyphs", backends: EVERY_PATH },
     Test { name: "hud_parity", backends: &["all"] },
     Test { name: "compressed_families", backends: EVERY_PATH },
+    Test { name: "looks_one_draw", backends: EVERY_PATH },
+    Test { name: "looks_parity", backends: &["all"] },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -117,6 +119,7 @@ macro_rules! ensure {
 // After `ensure!`, which they use.
 mod compressed;
 mod hud;
+mod looks;
 
 /// Runs test `name` on `backend`.
 pub async fn run(name: &str, backend: &str) -> Outcome {
@@ -140,6 +143,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
     if backend == "all" {
         return Ok(match name {
             "hud_parity" => Box::pin(hud::hud_parity()),
+            "looks_parity" => Box::pin(looks::looks_parity()),
             _ => Box::pin(parity_gl_wgpu()),
         });
     }
@@ -157,6 +161,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "hud_one_draw" => Box::pin(hud::hud_one_draw(b)),
         "hud_glyphs" => Box::pin(hud::hud_glyphs(b)),
         "compressed_families" => Box::pin(compressed::compressed_families(b)),
+        "looks_one_draw" => Box::pin(looks::looks_one_draw(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

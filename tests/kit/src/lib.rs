@@ -7,6 +7,7 @@
 //! - [`blend`]: the CPU reference of every [`layerbatch_core::BlendMode`].
 //! - [`scene`], [`report`]: the stress scene and its report, native and in the browser.
 //! - [`cliff`]: the cliff scene (the plot and its bench).
+//! - [`looks`]: the looks scene (lights, normal maps, effects, sorted) and its CPU reference.
 //! - [`plans`]: hand-made frame plans for the core/backend seam.
 //! - [`asset_sets`]: asset sets modelled on real games, for the loading tests.
 //!
@@ -31,6 +32,7 @@ pub mod cliff;
 #[cfg(feature = "compressed")]
 pub mod compressed;
 pub mod hud;
+pub mod looks;
 pub mod phases;
 pub mod plans;
 pub mod report;
