@@ -10,7 +10,7 @@
 
 use headless::DeviceKind;
 use layerbatch::{Batcher, Config, Effect, EffectId, Quad, TextureDesc, TextureId};
-use layerbatch_testkit::headless;
+use layerbatch_testkit::{headless, looks};
 
 const SIZE: [u32; 2] = [160, 120];
 const TEX: u32 = 16;
@@ -31,40 +31,12 @@ const EFFECTS: [Effect; 5] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE
 
 const TIME_S: f32 = 1.25;
 
-/// The effects, on the CPU: `color` premultiplied, `texel` in the texture's texels.
+/// The effects, on the CPU (the kit's reference, by name): `color` premultiplied, `texel` in
+/// the texture's texels; the textures are opaque.
 fn reference_effect(id: u8, color: [f32; 4], texel: [f32; 2], p: [f32; 4]) -> [f32; 4] {
-    let [r, g, b, a] = color;
-    let mix = |x: f32, y: f32, t: f32| x * (1.0 - t) + y * t;
     match id {
         0 => color,
-        1 => [mix(r, p[0] * a, p[3]), mix(g, p[1] * a, p[3]), mix(b, p[2] * a, p[3]), a],
-        2 => {
-            let l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-            [mix(r, l, p[0]), mix(g, l, p[0]), mix(b, l, p[0]), a]
-        }
-        3 => {
-            let c = texel.map(|v| v.max(0.0) as u32);
-            let mut h = c[0].wrapping_mul(1664525).wrapping_add(c[1].wrapping_mul(1013904223));
-            h ^= h >> 16;
-            h = h.wrapping_mul(0x7feb352d);
-            h ^= h >> 15;
-            h = h.wrapping_mul(0x846ca68b);
-            h ^= h >> 16;
-            let n = (h >> 8) as f32 / 16777216.0;
-            if n < p[0] {
-                [0.0; 4]
-            } else if n < p[0] + p[1] * 0.25 {
-                [p[2] * a, p[3] * a, p[3] * a, a]
-            } else {
-                color
-            }
-        }
-        4 => [a - r, a - g, a - b, a],
-        5 => {
-            let k = (0.5 + 0.25 * TIME_S + 0.5 * p[0]).clamp(0.0, 1.0);
-            color.map(|v| v * k)
-        }
-        _ => unreachable!("{id}"),
+        _ => looks::reference_effect(&EFFECTS[usize::from(id) - 1], color, &|_, _| 1.0, texel, p, TIME_S),
     }
 }
 
@@ -191,23 +163,22 @@ fn the_outline_matches_the_reference(kind: DeviceKind, test: &str) {
     assert_eq!(dev.stats().device_frame.draw_calls, 1, "{test}");
     let drawn = dev.read();
     let mut want = clear.clone();
-    let alpha = |x: i64, y: i64| {
-        let inside = (0..TEX as i64).contains(&x) && (0..TEX as i64).contains(&y);
+    let alpha = |x: f32, y: f32| {
+        let inside = (0.0..TEX as f32).contains(&x) && (0.0..TEX as f32).contains(&y);
         if inside {
             f32::from(cut_out(x as u32, y as u32)[3]) / 255.0
         } else {
             0.0
         }
     };
-    let dirs = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
     for (k, &(rgb, w)) in outlines.iter().enumerate() {
+        // The parameters as carried: 8-bit fractions.
+        let p = [rgb[0], rgb[1], rgb[2], w as f32 / 8.0].map(|v| (v * 255.0).round() / 255.0);
         for y in 0..TEX {
             for x in 0..TEX {
                 let c = cut_out(x, y).map(|v| f32::from(v) / 255.0);
-                let edge = c[3] < 0.5
-                    && dirs.iter().any(|&(dx, dy)| alpha(x as i64 + dx * w as i64, y as i64 + dy * w as i64) >= 0.5);
-                let out = if edge { [rgb[0], rgb[1], rgb[2], 1.0].map(|v| v * (1.0 - c[3])) } else { [0.0; 4] };
-                let out: [f32; 4] = std::array::from_fn(|i| c[i] + out[i]);
+                let at = [x as f32 + 0.5, y as f32 + 0.5];
+                let out = looks::reference_effect(&Effect::OUTLINE, c, &alpha, at, p, 0.0);
                 let at = (((2 + y) * SIZE[0] + k as u32 * 20 + 2 + x) * 4) as usize;
                 for i in 0..4 {
                     let dst = f32::from(clear[at + i]) / 255.0;

@@ -38,17 +38,18 @@ pub(crate) const fn lights_bytes(lights: u32) -> u64 {
 /// The lights uniform's bytes for `plan`, `lights` lights long (unused ones zero), light
 /// positions moved by `offset_px` with the quads (into the visible viewport).
 pub(crate) fn lights_uniform(out: &mut Vec<u8>, plan: &FramePlan, lights: u32, offset_px: [f32; 2]) {
+    // Written into `out` in place: no allocation frame to frame.
     out.clear();
+    let mut push = |v: [f32; 4]| out.extend_from_slice(bytemuck::bytes_of(&v));
     let [r, g, b] = plan.ambient;
     let count = plan.lights.len().min(lights as usize);
-    let mut floats = vec![r, g, b, count as f32];
+    push([r, g, b, count as f32]);
     for l in &plan.lights[..count] {
         let [[x, y, h, radius], colour] = l.packed();
-        floats.extend_from_slice(&[x + offset_px[0], y + offset_px[1], h, radius]);
-        floats.extend_from_slice(&colour);
+        push([x + offset_px[0], y + offset_px[1], h, radius]);
+        push(colour);
     }
-    floats.resize(lights_bytes(lights) as usize / 4, 0.0);
-    out.extend_from_slice(bytemuck::cast_slice(&floats));
+    out.resize(lights_bytes(lights) as usize, 0);
 }
 
 /// Appends the declarations of a lit shader of `tier` slots and `lights` lights.

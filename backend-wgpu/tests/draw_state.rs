@@ -8,7 +8,7 @@
 mod common;
 
 use common::{draw, gpu, setup, try_draw, Frame, Gpu, CLEAR, FORMAT, SIZE};
-use layerbatch_core::{Batcher, BlendMode, Config, DrawState, Quad, TextureId, Viewport};
+use layerbatch_core::{Batcher, BlendMode, Config, DrawState, PointLight, Quad, TextureId, Viewport};
 
 on_both_backends!(
     additive_sums_overlaps,
@@ -18,6 +18,7 @@ on_both_backends!(
     clip_outside_or_empty_draws_nothing,
     transform_moves_and_scales,
     states_across_plans_of_one_frame,
+    lights_across_plans_of_one_frame,
     too_many_states_is_an_error_then_restore,
     viewport_rect_keeps_the_host_scissor,
 );
@@ -267,6 +268,49 @@ fn states_across_plans_of_one_frame(gpu: &Gpu) {
     for x in [0, 79, 80, 200, 255] {
         f.expect(x, 150, blue, 0, &format!("{what}: B unclipped"));
     }
+}
+
+/// Two lit plans prepared before one pass, each with its own light (red, then blue) and no
+/// ambient light: each keeps its own lights (the second's do not overwrite the first's), as
+/// each keeps its own states.
+fn lights_across_plans_of_one_frame(gpu: &Gpu) {
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let (mut b, mut r) = setup(gpu, Config::default().with_lights(2));
+    let white = b.white().unwrap();
+    let target = common::gpu::target(&gpu.device, [SIZE, SIZE], FORMAT);
+    let view = target.create_view(&Default::default());
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    // A light far above, reaching everywhere without falling off: a lit white pixel shows
+    // its colour (within the rounding of a cosine a hair under 1).
+    let light = |colour| PointLight::new([128.0, 128.0], 1.0e6, colour).with_height_px(1.0e6).with_falloff(0.0);
+    let mut prepared = Vec::new();
+    for (x, colour) in [(0.0, [1.0, 0.0, 0.0]), (100.0, [0.0, 0.0, 1.0])] {
+        b.begin_frame();
+        b.set_ambient([0.0; 3]).unwrap();
+        b.add_light(light(colour)).unwrap();
+        b.set_lit(true).unwrap();
+        b.push(&Quad::solid(white, [x, 0.0], [100.0, 50.0], WHITE)).unwrap();
+        let plan = b.finish();
+        assert_eq!(plan.counters.lights, 1);
+        let mut p = r.create_prepared();
+        r.renderer.prepare(&gpu.device, &gpu.queue, &mut p, plan, [SIZE, SIZE]).unwrap();
+        prepared.push(p);
+    }
+    {
+        let mut pass = common::gpu::clear_pass(&mut encoder, &view, CLEAR.map(|v| f64::from(v) / 255.0));
+        for p in &prepared {
+            r.renderer.render(p, &mut pass).unwrap();
+        }
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let pixels = common::gpu::read_texture(&gpu.device, &gpu.queue, &target);
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        panic!("{}: wgpu validation error: {e}", gpu.adapter);
+    }
+    let f = Frame { width: SIZE, height: SIZE, pixels };
+    let what = format!("{} two lit plans", gpu.adapter);
+    f.expect(50, 25, [255, 0, 0, 255], 1, &format!("{what}: the first plan's red light"));
+    f.expect(150, 25, [0, 0, 255, 255], 1, &format!("{what}: the second plan's blue light"));
 }
 
 /// A plan with more distinct draw states than the device's largest buffer holds (a new

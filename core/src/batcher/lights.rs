@@ -1,9 +1,10 @@
 //! Lights: the frame's ambient colour and point lights, which quads are lit, and the normal
 //! maps beside textures (DESIGN 24: a fixed light count in every program).
 
+use super::textures::whole_write;
 use super::Batcher;
 use crate::light::keep_by_priority;
-use crate::plan::{Instance, ResourceOp};
+use crate::plan::Instance;
 use crate::texture::{push_mip_chain, Usage};
 use crate::{Format, LightError, PointLight, TextureId};
 
@@ -157,19 +158,7 @@ impl Batcher {
         let start = self.upload_bytes.len();
         let (w, h, levels) = (e.desc.width_px, e.desc.height_px, e.desc.mip_levels);
         push_mip_chain(&mut self.upload_bytes, normals, w, h, levels, Format::Rgba8Unorm);
-        let [x_px, y_px, ..] = e.placement.rect_px;
-        self.ops.push(ResourceOp::WriteLayer {
-            texture: id,
-            array: e.placement.array,
-            layer: e.placement.layer,
-            x_px,
-            y_px,
-            width_px: w,
-            height_px: h,
-            mip_levels: levels,
-            bytes: start..self.upload_bytes.len(),
-            normal_map: true,
-        });
+        self.ops.push(whole_write(id, e, start..self.upload_bytes.len(), true));
     }
 
     /// Puts the frame's lights into the plan: the ambient colour, and the lights within the

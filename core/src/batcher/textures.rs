@@ -345,19 +345,25 @@ impl Batcher {
             e.desc.mip_levels,
             e.desc.format,
         );
-        let [x_px, y_px, ..] = e.placement.rect_px;
-        self.ops.push(ResourceOp::WriteLayer {
-            texture: id,
-            array: e.placement.array,
-            layer: e.placement.layer,
-            x_px,
-            y_px,
-            width_px: e.desc.width_px,
-            height_px: e.desc.height_px,
-            mip_levels: e.desc.mip_levels,
-            bytes: start..self.upload_bytes.len(),
-            normal_map: false,
-        });
+        self.ops.push(whole_write(id, e, start..self.upload_bytes.len(), false));
+    }
+}
+
+/// The write of every level of texture `id` (`e`) at its place: its colours, or its normal
+/// map into the array's sibling.
+pub(super) fn whole_write(id: TextureId, e: &Entry, bytes: std::ops::Range<usize>, normal_map: bool) -> ResourceOp {
+    let [x_px, y_px, ..] = e.placement.rect_px;
+    ResourceOp::WriteLayer {
+        texture: id,
+        array: e.placement.array,
+        layer: e.placement.layer,
+        x_px,
+        y_px,
+        width_px: e.desc.width_px,
+        height_px: e.desc.height_px,
+        mip_levels: e.desc.mip_levels,
+        bytes,
+        normal_map,
     }
 }
 

@@ -216,18 +216,47 @@ fn lighting(n: [f32; 3], p: [f32; 2], lights: &[PointLight]) -> [f32; 3] {
     sum
 }
 
-/// Effect `id` on the CPU: `c` premultiplied, `at` the texel position in texture `t`'s
-/// texels, `p` the parameters as carried.
+/// Effect `id` of [`EFFECTS`] (0: none) on the CPU, for texture `t`.
 fn effect(id: u8, c: [f32; 4], t: usize, at: [f32; 2], p: [f32; 4]) -> [f32; 4] {
+    let alpha = |x: f32, y: f32| {
+        let inside = (0.0..TEX as f32).contains(&x) && (0.0..TEX as f32).contains(&y);
+        if inside {
+            f32::from(texel(t, x as u32, y as u32)[3]) / 255.0
+        } else {
+            0.0
+        }
+    };
+    match id {
+        0 => c,
+        _ => reference_effect(&EFFECTS[usize::from(id) - 1], c, &alpha, at, p, TIME_S),
+    }
+}
+
+/// Effect `e` on the CPU, by its name: the built-ins and the host effects of this scene
+/// (`invert`, `pulse`, `swap`, `fade`), as their documented formulas say (in `f32`, as the
+/// shaders compute). `c` is premultiplied; `at` the texel position in the texture's texels;
+/// `alpha(x, y)` the texture's alpha at a texel position (0 outside it), which the outline
+/// reads; `p` the parameters as carried (multiples of 1/255).
+///
+/// # Panics
+/// For an effect of another name.
+pub fn reference_effect(
+    e: &Effect,
+    c: [f32; 4],
+    alpha: &dyn Fn(f32, f32) -> f32,
+    at: [f32; 2],
+    p: [f32; 4],
+    time_s: f32,
+) -> [f32; 4] {
     let [r, g, b, a] = c;
     let mix = |x: f32, y: f32, k: f32| x * (1.0 - k) + y * k;
-    match id {
-        1 => [mix(r, p[0] * a, p[3]), mix(g, p[1] * a, p[3]), mix(b, p[2] * a, p[3]), a],
-        2 => {
+    match e.name {
+        "flash" => [mix(r, p[0] * a, p[3]), mix(g, p[1] * a, p[3]), mix(b, p[2] * a, p[3]), a],
+        "greyscale" => {
             let l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
             [mix(r, l, p[0]), mix(g, l, p[0]), mix(b, l, p[0]), a]
         }
-        3 => {
+        "dissolve" => {
             let cell = at.map(|v| v.max(0.0) as u32);
             let mut h = cell[0].wrapping_mul(1664525).wrapping_add(cell[1].wrapping_mul(1013904223));
             h ^= h >> 16;
@@ -244,19 +273,11 @@ fn effect(id: u8, c: [f32; 4], t: usize, at: [f32; 2], p: [f32; 4]) -> [f32; 4] 
                 c
             }
         }
-        4 => {
+        "outline" => {
             if a >= 0.5 {
                 return c;
             }
             let w = (p[3] * 8.0 + 0.5).floor().max(1.0);
-            let alpha = |x: f32, y: f32| {
-                let inside = (0.0..TEX as f32).contains(&x) && (0.0..TEX as f32).contains(&y);
-                if inside {
-                    f32::from(texel(t, x as u32, y as u32)[3]) / 255.0
-                } else {
-                    0.0
-                }
-            };
             let dirs =
                 [(1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (-1.0, 1.0), (-1.0, 0.0), (-1.0, -1.0), (0.0, -1.0), (1.0, -1.0)];
             let edge = dirs.iter().any(|&(dx, dy)| alpha(at[0] + dx * w, at[1] + dy * w) >= 0.5);
@@ -266,14 +287,14 @@ fn effect(id: u8, c: [f32; 4], t: usize, at: [f32; 2], p: [f32; 4]) -> [f32; 4] 
                 c
             }
         }
-        5 => [a - r, a - g, a - b, a],
-        6 => {
-            let k = (0.5 + 0.25 * TIME_S + 0.5 * p[0]).clamp(0.0, 1.0);
+        "invert" => [a - r, a - g, a - b, a],
+        "pulse" => {
+            let k = (0.5 + 0.25 * time_s + 0.5 * p[0]).clamp(0.0, 1.0);
             c.map(|v| v * k)
         }
-        7 => [b, g, r, a],
-        8 => c.map(|v| v * (1.0 - p[0])),
-        _ => c,
+        "swap" => [b, g, r, a],
+        "fade" => c.map(|v| v * (1.0 - p[0])),
+        name => panic!("no CPU reference for effect {name:?}"),
     }
 }
 
