@@ -15,17 +15,17 @@ use layerbatch_testkit::{headless, looks};
 const SIZE: [u32; 2] = [160, 120];
 const TEX: u32 = 16;
 
-const INVERT: Effect = Effect {
-    name: "invert",
-    glsl: "return vec4(vec3(color.a) - color.rgb, color.a);",
-    wgsl: "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
-};
+const INVERT: Effect = Effect::new(
+    "invert",
+    "return vec4(vec3(color.a) - color.rgb, color.a);",
+    "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
+);
 
-const PULSE: Effect = Effect {
-    name: "pulse",
-    glsl: "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
-    wgsl: "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
-};
+const PULSE: Effect = Effect::new(
+    "pulse",
+    "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
+    "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
+);
 
 const EFFECTS: [Effect; 5] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, INVERT, PULSE];
 
@@ -36,7 +36,11 @@ const TIME_S: f32 = 1.25;
 fn reference_effect(id: u8, color: [f32; 4], texel: [f32; 2], p: [f32; 4]) -> [f32; 4] {
     match id {
         0 => color,
-        _ => looks::reference_effect(&EFFECTS[usize::from(id) - 1], color, &|_, _| 1.0, texel, p, TIME_S),
+        _ => {
+            // Opaque textures; no effect here reads a texel or the ramp.
+            let sampled = looks::Sampled { texel: &|_, _| [1.0; 4], ramp: &|_, _| [0; 4] };
+            looks::reference_effect(&EFFECTS[usize::from(id) - 1], color, &sampled, texel, p, TIME_S)
+        }
     }
 }
 
@@ -142,7 +146,7 @@ fn cut_out(x: u32, y: u32) -> [u8; 4] {
 
 fn the_outline_matches_the_reference(kind: DeviceKind, test: &str) {
     let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
-    const BUILT_IN: [Effect; 4] = Effect::BUILT_IN;
+    const BUILT_IN: [Effect; 5] = Effect::BUILT_IN;
     let mut b = Batcher::new(dev.limits(), Config::default().with_effects(&BUILT_IN)).expect("budget");
     dev.init(b.budget()).unwrap_or_else(|e| panic!("{test}: {e}"));
     let px: Vec<u8> = (0..TEX * TEX).flat_map(|i| cut_out(i % TEX, i / TEX)).collect();
@@ -163,14 +167,15 @@ fn the_outline_matches_the_reference(kind: DeviceKind, test: &str) {
     assert_eq!(dev.stats().device_frame.draw_calls, 1, "{test}");
     let drawn = dev.read();
     let mut want = clear.clone();
-    let alpha = |x: f32, y: f32| {
+    let texel_at = |x: f32, y: f32| {
         let inside = (0.0..TEX as f32).contains(&x) && (0.0..TEX as f32).contains(&y);
         if inside {
-            f32::from(cut_out(x as u32, y as u32)[3]) / 255.0
+            cut_out(x as u32, y as u32).map(|v| f32::from(v) / 255.0)
         } else {
-            0.0
+            [0.0; 4]
         }
     };
+    let sampled = looks::Sampled { texel: &texel_at, ramp: &|_, _| [0; 4] };
     for (k, &(rgb, w)) in outlines.iter().enumerate() {
         // The parameters as carried: 8-bit fractions.
         let p = [rgb[0], rgb[1], rgb[2], w as f32 / 8.0].map(|v| (v * 255.0).round() / 255.0);
@@ -178,7 +183,7 @@ fn the_outline_matches_the_reference(kind: DeviceKind, test: &str) {
             for x in 0..TEX {
                 let c = cut_out(x, y).map(|v| f32::from(v) / 255.0);
                 let at = [x as f32 + 0.5, y as f32 + 0.5];
-                let out = looks::reference_effect(&Effect::OUTLINE, c, &alpha, at, p, 0.0);
+                let out = looks::reference_effect(&Effect::OUTLINE, c, &sampled, at, p, 0.0);
                 let at = (((2 + y) * SIZE[0] + k as u32 * 20 + 2 + x) * 4) as usize;
                 for i in 0..4 {
                     let dst = f32::from(clear[at + i]) / 255.0;
@@ -219,7 +224,7 @@ fn wgpu_gl_the_outline_matches_the_reference() {
     the_outline_matches_the_reference(DeviceKind::WgpuGl, "wgpu_gl_the_outline_matches_the_reference");
 }
 
-const BROKEN: Effect = Effect { name: "broken glow", glsl: "return nope * color;", wgsl: "return nope * color;" };
+const BROKEN: Effect = Effect::new("broken glow", "return nope * color;", "return nope * color;");
 
 fn a_broken_effect_is_refused_naming_it(kind: DeviceKind, test: &str) {
     let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
@@ -228,6 +233,13 @@ fn a_broken_effect_is_refused_naming_it(kind: DeviceKind, test: &str) {
     let err = dev.init(b.budget()).expect_err("a body that does not compile");
     assert!(err.contains("broken glow"), "{test}: the error names the effect: {err}");
     assert!(err.contains("nope"), "{test}: the error carries the compiler's message: {err}");
+    // A body calling lb_ramp without `with_ramp`: no ramp is made, and it does not compile.
+    const SNEAKY: Effect = Effect::new("sneaky palette", "return lb_ramp(0.5, 0.0);", "return lb_ramp(0.5, 0.0);");
+    const UNDECLARED: [Effect; 2] = [Effect::FLASH, SNEAKY];
+    let b = Batcher::new(dev.limits(), Config::default().with_effects(&UNDECLARED)).expect("budget");
+    assert!(!b.budget().ramp);
+    let err = dev.init(b.budget()).expect_err("lb_ramp without a ramp");
+    assert!(err.contains("sneaky palette") && err.contains("lb_ramp"), "{test}: {err}");
 }
 
 #[test]

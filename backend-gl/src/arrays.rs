@@ -17,6 +17,7 @@ use layerbatch_core::{mip_size, ArrayDesc, ArrayId, Filter, Format, PlanError, R
 use crate::error::{check_gl, Error};
 use crate::formats::{gl_format, Upload};
 use crate::host::HostGl;
+use crate::ramp::GlRamp;
 use crate::renderer::Capabilities;
 use crate::residents::ResidentBuffers;
 
@@ -61,13 +62,16 @@ pub(crate) struct GlArrays {
     deleted: Vec<glow::Texture>,
     /// Resident layers' vertex buffers.
     pub(crate) residents: ResidentBuffers,
+    /// The ramp effects read, if the budget has one.
+    pub(crate) ramp: GlRamp,
 }
 
 impl GlArrays {
     /// No arrays yet, on `gl` with the capabilities in use.
-    pub(crate) fn new(gl: Arc<glow::Context>, host: HostGl, caps: Capabilities) -> Self {
+    pub(crate) fn new(gl: Arc<glow::Context>, host: HostGl, caps: Capabilities, ramp_unit: Option<u32>) -> Self {
         let residents = ResidentBuffers::default();
-        Self { gl, host, caps, arrays: HashMap::new(), copy_fbos: None, deleted: Vec::new(), residents }
+        let ramp = GlRamp::new(ramp_unit);
+        Self { gl, host, caps, arrays: HashMap::new(), copy_fbos: None, deleted: Vec::new(), residents, ramp }
     }
 
     /// Arrays held.
@@ -140,6 +144,7 @@ impl GlArrays {
     /// the renderer's `destroy`.
     pub(crate) fn destroy(&mut self) {
         self.residents.drop_all(&self.gl);
+        self.ramp.delete(&self.gl);
         let gl = &self.gl;
         // SAFETY: every handle below was created here on this context and leaves the map (or
         // the option) as it is deleted, so each is deleted once.
@@ -481,6 +486,12 @@ impl Executor for GlArrays {
 
     fn destroy_resident(&mut self, resident: ResidentId) {
         self.residents.destroy(&self.gl, resident);
+    }
+
+    /// Writes a ramp row on the active unit (unit 0, saved by the paint).
+    fn write_ramp(&mut self, row: u32, texels: &[u8]) -> Result<(), Error> {
+        self.ramp.write(&self.gl, row, texels)?;
+        check_gl(&self.gl, || format!("ramp row {row} write"))
     }
 
     fn destroy_array(&mut self, id: ArrayId) {

@@ -123,7 +123,8 @@ pub fn compile_program_for_test(gl: &glow::Context, vs_src: &str, fs_src: &str) 
 }
 
 /// Builds the program of `tier` slots and points its samplers at units `0..tier`, and with
-/// lights its normal-map samplers at units `slots..slots + tier`. Leaves the program current
+/// lights its normal-map samplers at units `slots..slots + tier`, and the ramp's at
+/// [`Budget::ramp_unit`]. Leaves the program current
 /// (the caller saves and restores `CURRENT_PROGRAM`).
 pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, budget: &Budget) -> Result<TierProgram, Error> {
     let effects = budget.effects;
@@ -142,6 +143,10 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, budget: &Bud
                 let loc = gl.get_uniform_location(program, &lighting::normal_uniform(slot));
                 gl.uniform_1_i32(loc.as_ref(), (budget.slots + slot) as i32);
             }
+        }
+        if let Some(unit) = budget.ramp_unit() {
+            let loc = gl.get_uniform_location(program, shader::RAMP_UNIFORM);
+            gl.uniform_1_i32(loc.as_ref(), unit as i32);
         }
         let u_viewport = gl.get_uniform_location(program, shader::VIEWPORT_UNIFORM);
         let u_transform = gl.get_uniform_location(program, shader::TRANSFORM_UNIFORM);

@@ -249,8 +249,9 @@ impl Renderer {
             max_texture_units: detected.max_texture_units,
         };
         let state_caps = StateCaps::detect(&gl);
-        // A lit program samples each slot's normal-map sibling too, on units `slots..`.
-        let units_used = if budget.max_lights > 0 { 2 * budget.slots } else { budget.slots };
+        // A lit program samples each slot's normal-map sibling too, on units `slots..`, and
+        // the ramp the unit after.
+        let units_used = (if budget.max_lights > 0 { 2 * budget.slots } else { budget.slots }) + u32::from(budget.ramp);
         if units_used > caps.max_texture_units {
             return Err(Error::SlotsAboveDevice { slots: units_used, units: caps.max_texture_units });
         }
@@ -344,7 +345,7 @@ impl Renderer {
                 caps.texture_storage,
             );
             let stats = Stats::created(links);
-            let arrays = GlArrays::new(Arc::clone(&gl), host.clone(), caps);
+            let arrays = GlArrays::new(Arc::clone(&gl), host.clone(), caps, budget.ramp_unit());
             Ok(Self {
                 gl,
                 host,
@@ -491,6 +492,11 @@ impl Renderer {
                 }
             }
         }
+        if !plan.ramp_writes.is_empty() || (draw && self.arrays.ramp.needs_creation()) {
+            // Ramp rows are written (and the ramp made, from zeros) on unit 0.
+            needs.upload = true;
+            needs.units = needs.units.max(1);
+        }
         if plan.target.is_some() {
             // Regenerating a target's mip levels binds its array on unit 0, and draws (its
             // array may be made by this very plan: whether it has levels is not known yet).
@@ -500,8 +506,11 @@ impl Renderer {
         }
         if draw {
             let tier = plan.segments.iter().map(|s| s.tier).max().unwrap_or(1);
-            // Lit: the normal-map siblings go on units `slots..slots + tier`.
+            // Lit: the normal-map siblings go on units `slots..slots + tier`; the ramp after.
             needs.units = needs.units.max(if self.lights { self.slots + tier } else { tier });
+            if let Some(unit) = self.arrays.ramp.unit() {
+                needs.units = needs.units.max(unit + 1);
+            }
             needs.scissor = plan.states.iter().any(|s| s.clip_px.is_some());
         }
         let mut saved = Saved::capture_and_prepare(&self.gl, &self.host, needs, &self.state_caps);

@@ -34,6 +34,8 @@ pub(crate) const TRANSFORM_UNIFORM: &str = "u_transform";
 /// Name of the `float` uniform holding the frame's time for effects (only in programs with
 /// effects).
 pub(crate) const TIME_UNIFORM: &str = "u_time_s";
+/// Name of the ramp's sampler uniform (only in programs with an effect that samples it).
+pub(crate) const RAMP_UNIFORM: &str = "u_ramp";
 
 /// Name of the sampler uniform of `slot`.
 pub(crate) fn slot_uniform(slot: u32) -> String {
@@ -200,7 +202,8 @@ pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
 /// use layerbatch_core::Effect;
 /// let (vs, fs) = layerbatch_gl::shader_sources_with_effects(2, false, &Effect::BUILT_IN);
 /// assert!(vs.contains("v_effect = a_effect & EFFECT_MASK;"));
-/// assert_eq!(fs.matches("vec4 lb_effect_").count(), 4);
+/// assert_eq!(fs.matches("vec4 lb_effect_").count(), 5);
+/// assert!(fs.contains("vec4 lb_ramp(float index, float row)")); // the palette samples the ramp
 /// assert!(fs.contains("uniform float u_time_s;"));
 /// ```
 ///
@@ -344,18 +347,34 @@ fn effect_functions(out: &mut String, effects: &[Effect], tier: u32) {
     out.push_str(
         "\nuniform float u_time_s;\nflat in uint v_effect;\nflat in vec4 v_params;\nin vec2 v_texel;\nflat in vec4 v_rect;\n",
     );
-    // Effects may read the alpha of their quad's texture elsewhere (an outline).
+    // Effects may read their quad's texture elsewhere (an outline, a palette index).
     out.push_str(concat!(
-        "\n// The alpha of the quad's texture at `texel` (its texels, from its rectangle's corner),\n",
-        "// level 0; 0 outside the rectangle.\n",
-        "float lb_alpha(vec2 texel) {\n",
+        "\n// The quad's texture at `texel` (its texels, from its rectangle's corner), level 0,\n",
+        "// premultiplied; 0 outside the rectangle.\n",
+        "vec4 lb_texel(vec2 texel) {\n",
         "    vec2 at = v_rect.xy + texel;\n",
-        "    if (any(lessThan(at, v_rect.xy)) || any(greaterThanEqual(at, v_rect.zw))) { return 0.0; }\n",
+        "    if (any(lessThan(at, v_rect.xy)) || any(greaterThanEqual(at, v_rect.zw))) { return vec4(0.0); }\n",
         "    vec3 uvw = vec3(at / v_size, v_layer);\n",
         "    vec4 t;\n",
     ));
     slot_tree(out, "v_slot", 0, tier, 1, &|s| format!("t = textureLod(u_slot{s}, uvw, 0.0);"));
-    out.push_str("    return t.a;\n}\n");
+    out.push_str("    t.rgb *= mix(1.0, t.a, v_straight);\n    return t;\n}\n");
+    out.push_str("\n// The alpha of lb_texel.\nfloat lb_alpha(vec2 texel) {\n    return lb_texel(texel).a;\n}\n");
+    if effects.iter().any(|e| e.ramp) {
+        let _ = write!(
+            out,
+            "\n// The ramp (one layer, {w}x{h}, straight RGBA8): entry `index` (0..1 over its {w}\n\
+             // entries) of row `row` (0..1 over its {h} rows), unfiltered.\n\
+             uniform highp sampler2DArray {RAMP_UNIFORM};\n\
+             vec4 lb_ramp(float index, float row) {{\n\
+             \x20   ivec2 at = ivec2(floor(clamp(vec2(index, row), 0.0, 1.0) * vec2({wm}.0, {hm}.0) + 0.5));\n\
+             \x20   return texelFetch({RAMP_UNIFORM}, ivec3(at, 0), 0);\n}}\n",
+            w = layerbatch_core::RAMP_WIDTH_PX,
+            h = layerbatch_core::RAMP_ROWS,
+            wm = layerbatch_core::RAMP_WIDTH_PX - 1,
+            hm = layerbatch_core::RAMP_ROWS - 1,
+        );
+    }
     for (k, e) in effects.iter().enumerate() {
         let _ = write!(
             out,

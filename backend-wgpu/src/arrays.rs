@@ -88,6 +88,8 @@ pub(crate) struct ArrayOps<'a> {
     pipeline_compiles: u64,
     /// The renderer's own encoder: GPU copies, staged writes, then render-target draws.
     own: Option<wgpu::CommandEncoder>,
+    /// The ramp texture, if the budget has one.
+    ramp: Option<&'a wgpu::Texture>,
 }
 
 impl<'a> ArrayOps<'a> {
@@ -99,6 +101,7 @@ impl<'a> ArrayOps<'a> {
         arrays: &'a mut Arrays,
         groups: &'a mut BindGroups,
         pipelines: &'a mut Pipelines,
+        ramp: Option<&'a wgpu::Texture>,
     ) -> Self {
         Self {
             device,
@@ -110,6 +113,7 @@ impl<'a> ArrayOps<'a> {
             writes: Staging::new(plan, max_buffer_size),
             pipeline_compiles: 0,
             own: None,
+            ramp,
         }
     }
 
@@ -307,6 +311,32 @@ impl Executor for ArrayOps<'_> {
     fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), Error> {
         let texture = &live(self.arrays, write.array)?.texture;
         self.writes.write(self.device, self.queue, self.late, &mut self.own, texture, write)
+    }
+
+    /// `Queue::write_texture` of the row: it lands before the next submission's commands.
+    fn write_ramp(&mut self, row: u32, texels: &[u8]) -> Result<(), Error> {
+        let texture = self.ramp.ok_or_else(|| Error::Device {
+            op: format!("writing ramp row {row}"),
+            message: "the renderer has no ramp (its budget has none)".to_string(),
+        })?;
+        let dst = wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d { x: 0, y: row, z: 0 },
+            aspect: wgpu::TextureAspect::All,
+        };
+        let layout = wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(4 * layerbatch_core::RAMP_WIDTH_PX),
+            rows_per_image: Some(1),
+        };
+        let size = wgpu::Extent3d { width: layerbatch_core::RAMP_WIDTH_PX, height: 1, depth_or_array_layers: 1 };
+        checked(
+            self.device,
+            self.late,
+            || format!("writing ramp row {row}"),
+            || self.queue.write_texture(dst, texels, layout, size),
+        )
     }
 }
 

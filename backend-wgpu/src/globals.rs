@@ -31,6 +31,9 @@ pub(crate) struct GlobalsEntry {
     tint: [f32; 4],
 }
 
+/// The ramp's binding in the globals group.
+pub(crate) const RAMP_BINDING: u32 = 2;
+
 /// Bytes of one [`GlobalsEntry`]: the binding's minimum size.
 pub(crate) const GLOBALS_BYTES: u64 = size_of::<GlobalsEntry>() as u64;
 
@@ -86,11 +89,14 @@ pub(crate) struct Globals {
     lights: u32,
     /// The lights' bytes of the plan being written.
     scratch_lights: Vec<u8>,
+    /// The ramp ([`layerbatch_core::Budget::ramp`]) and its view, bound at binding 2.
+    ramp: Option<(wgpu::Texture, wgpu::TextureView)>,
 }
 
 impl Globals {
-    /// The layout; the uniforms come with the spaces that hold them.
-    pub(crate) fn new(device: &wgpu::Device, late: &Late, lights: u32) -> Result<Self, Error> {
+    /// The layout, and the ramp texture when `ramp` (transparent black: wgpu zeroes new
+    /// textures); the uniforms come with the spaces that hold them.
+    pub(crate) fn new(device: &wgpu::Device, late: &Late, lights: u32, ramp: bool) -> Result<Self, Error> {
         let limits = device.limits();
         let stride = GLOBALS_BYTES.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment.max(1)));
         let layout = checked(
@@ -119,13 +125,53 @@ impl Globals {
                         },
                         count: None,
                     },
+                    wgpu::BindGroupLayoutEntry {
+                        binding: RAMP_BINDING,
+                        visibility: wgpu::ShaderStages::FRAGMENT,
+                        ty: wgpu::BindingType::Texture {
+                            // Read with textureLoad: no sampler, no filtering.
+                            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                            view_dimension: wgpu::TextureViewDimension::D2,
+                            multisampled: false,
+                        },
+                        count: None,
+                    },
                 ];
+                let used = [true, lights > 0, ramp];
+                let entries: Vec<_> = entries.into_iter().zip(used).filter(|(_, u)| *u).map(|(e, _)| e).collect();
                 device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                     label: Some("layerbatch globals"),
-                    entries: if lights > 0 { &entries } else { &entries[..1] },
+                    entries: &entries,
                 })
             },
         )?;
+        let ramp = if ramp {
+            let texture = checked(
+                device,
+                late,
+                || "creating the ramp texture".to_string(),
+                || {
+                    device.create_texture(&wgpu::TextureDescriptor {
+                        label: Some("layerbatch ramp"),
+                        size: wgpu::Extent3d {
+                            width: layerbatch_core::RAMP_WIDTH_PX,
+                            height: layerbatch_core::RAMP_ROWS,
+                            depth_or_array_layers: 1,
+                        },
+                        mip_level_count: 1,
+                        sample_count: 1,
+                        dimension: wgpu::TextureDimension::D2,
+                        format: wgpu::TextureFormat::Rgba8Unorm,
+                        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                        view_formats: &[],
+                    })
+                },
+            )?;
+            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            Some((texture, view))
+        } else {
+            None
+        };
         Ok(Self {
             layout,
             stride,
@@ -133,7 +179,13 @@ impl Globals {
             scratch: Vec::new(),
             lights,
             scratch_lights: Vec::new(),
+            ramp,
         })
+    }
+
+    /// The ramp texture, if the budget has one.
+    pub(crate) fn ramp(&self) -> Option<&wgpu::Texture> {
+        self.ramp.as_ref().map(|(t, _)| t)
     }
 
     /// The globals bind group layout (group [`crate::shader::GROUP_GLOBALS`]).
@@ -172,7 +224,15 @@ impl Globals {
                 device,
                 late,
                 || format!("creating a globals uniform ({room} draw states)"),
-                || create_uniform(device, &self.layout, stride, room, self.lights),
+                || {
+                    create_uniform(
+                        device,
+                        &self.layout,
+                        (stride, room),
+                        self.lights,
+                        self.ramp.as_ref().map(|(_, v)| v),
+                    )
+                },
             )?;
             *uniform = Some(made);
         }
@@ -219,9 +279,9 @@ impl Globals {
 fn create_uniform(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    stride: u64,
-    entries: usize,
+    (stride, entries): (u64, usize),
     lights: u32,
+    ramp: Option<&wgpu::TextureView>,
 ) -> Uniform {
     let entries = entries.max(1);
     // The lights follow the entries (at a multiple of the stride: an aligned offset).
@@ -236,7 +296,7 @@ fn create_uniform(
         contents: &contents,
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
     });
-    let bindings = [
+    let mut bindings = vec![
         wgpu::BindGroupEntry {
             binding: 0,
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -254,10 +314,17 @@ fn create_uniform(
             }),
         },
     ];
+    if lights == 0 {
+        bindings.pop();
+    }
+    if let Some(view) = ramp {
+        bindings
+            .push(wgpu::BindGroupEntry { binding: RAMP_BINDING, resource: wgpu::BindingResource::TextureView(view) });
+    }
     let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("layerbatch globals"),
         layout,
-        entries: if lights > 0 { &bindings } else { &bindings[..1] },
+        entries: &bindings,
     });
     Uniform { buffer, group, entries, written: Vec::new(), written_lights: Vec::new() }
 }

@@ -89,10 +89,12 @@ pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(),
     };
     // With lights, each slot's normal-map sibling is a texture and a sampler more.
     let lit = budget.max_lights > 0;
-    let textures = if lit { 2 * budget.slots } else { budget.slots };
+    let samplers = if lit { 2 * budget.slots } else { budget.slots };
+    // The ramp is one texture more, read without a sampler.
+    let textures = samplers + u32::from(budget.ramp);
     check("max_sampled_textures_per_shader_stage", textures, dl.max_sampled_textures_per_shader_stage)?;
     // One sampler per slot.
-    check("max_samplers_per_shader_stage", textures, dl.max_samplers_per_shader_stage)?;
+    check("max_samplers_per_shader_stage", samplers, dl.max_samplers_per_shader_stage)?;
     check("max_bind_groups", 2, dl.max_bind_groups)?;
     let bindings = if lit { crate::lighting::normal_sampler_binding(budget.slots) } else { 2 * budget.slots };
     check("max_bindings_per_bind_group", bindings, dl.max_bindings_per_bind_group)?;

@@ -107,7 +107,8 @@ pub fn shader_source(tier: u32) -> String {
 /// ```
 /// use layerbatch_core::Effect;
 /// let src = layerbatch_wgpu::shader_source_with_effects(2, &Effect::BUILT_IN);
-/// assert_eq!(src.matches("fn lb_effect_").count(), 4);
+/// assert_eq!(src.matches("fn lb_effect_").count(), 5);
+/// assert!(src.contains("fn lb_ramp(index: f32, row: f32)")); // the palette samples the ramp
 /// assert!(src.contains("out.effect = effect & EFFECT_MASK;"));
 /// ```
 ///
@@ -347,21 +348,40 @@ fn effect_functions(s: &mut String, effects: &[Effect], tier: u32) {
     if effects.is_empty() {
         return;
     }
-    // Effects may read the alpha of their quad's texture elsewhere (an outline): the quad's
-    // inputs, kept for lb_alpha while an effect runs.
+    // Effects may read their quad's texture elsewhere (an outline, a palette index): the
+    // quad's inputs, kept for lb_texel while an effect runs.
     s.push_str(concat!(
         "\nvar<private> lb_in: VsOut;\n",
-        "\n// The alpha of the quad's texture at `texel` (its texels, from its rectangle's corner),\n",
-        "// level 0; 0 outside the rectangle.\n",
-        "fn lb_alpha(texel: vec2<f32>) -> f32 {\n",
+        "\n// The quad's texture at `texel` (its texels, from its rectangle's corner), level 0,\n",
+        "// premultiplied; 0 outside the rectangle.\n",
+        "fn lb_texel(texel: vec2<f32>) -> vec4<f32> {\n",
         "    let at = lb_in.rect.xy + texel;\n",
-        "    if (any(at < lb_in.rect.xy) || any(at >= lb_in.rect.zw)) { return 0.0; }\n",
+        "    if (any(at < lb_in.rect.xy) || any(at >= lb_in.rect.zw)) { return vec4<f32>(0.0); }\n",
         "    let uv = at / lb_in.size;\n",
         "    var t: vec4<f32>;\n",
     ));
     let sample = |i: u32| format!("t = textureSampleLevel(slot{i}, samp{i}, uv, lb_in.layer, 0.0);");
     slot_switch(s, "lb_in.slot", tier, &sample);
-    s.push_str("    return t.a;\n}\n");
+    s.push_str("    return vec4<f32>(t.rgb * mix(1.0, t.a, lb_in.straight), t.a);\n}\n");
+    s.push_str(
+        "\n// The alpha of lb_texel.\nfn lb_alpha(texel: vec2<f32>) -> f32 {\n    return lb_texel(texel).a;\n}\n",
+    );
+    if effects.iter().any(|e| e.ramp) {
+        let _ = write!(
+            s,
+            "\n// The ramp ({w}x{h}, straight RGBA8): entry `index` (0..1 over its {w} entries) of row\n\
+             // `row` (0..1 over its {h} rows), unfiltered.\n\
+             @group({GROUP_GLOBALS}) @binding({binding}) var lb_ramp_texture: texture_2d<f32>;\n\
+             fn lb_ramp(index: f32, row: f32) -> vec4<f32> {{\n\
+             \x20   let at = vec2<i32>(floor(clamp(vec2<f32>(index, row), vec2<f32>(0.0), vec2<f32>(1.0)) * vec2<f32>({wm}.0, {hm}.0) + 0.5));\n\
+             \x20   return textureLoad(lb_ramp_texture, at, 0);\n}}\n",
+            w = layerbatch_core::RAMP_WIDTH_PX,
+            h = layerbatch_core::RAMP_ROWS,
+            wm = layerbatch_core::RAMP_WIDTH_PX - 1,
+            hm = layerbatch_core::RAMP_ROWS - 1,
+            binding = crate::globals::RAMP_BINDING,
+        );
+    }
     for (k, e) in effects.iter().enumerate() {
         let _ = write!(
             s,

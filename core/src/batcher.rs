@@ -15,6 +15,7 @@ mod lights;
 mod looks;
 mod meshes;
 mod moves;
+mod ramp;
 mod recorder;
 mod registry;
 mod residents;
@@ -84,6 +85,8 @@ pub struct Batcher {
     time_s: f32,
     /// The ambient colour and the lights of the frame being recorded.
     lighting: lights::Lighting,
+    /// The ramp's rows ([`Batcher::write_ramp_row`]).
+    ramp: ramp::Ramp,
 }
 
 impl Batcher {
@@ -118,6 +121,7 @@ impl Batcher {
             residents: Residents::default(),
             time_s: 0.0,
             lighting: lights::Lighting::default(),
+            ramp: ramp::Ramp::new(budget.ramp),
             budget,
         })
     }
@@ -288,6 +292,8 @@ impl Batcher {
         }));
         // Arrays this plan destroys or grows from are freed once its commands finish.
         self.alloc.end_plan();
+        self.frame.ramp_rows_written = self.plan_ramp();
+        let plan = &mut self.plan;
         std::mem::swap(&mut plan.upload_bytes, &mut self.upload_bytes);
         self.upload_bytes.clear();
         std::mem::swap(&mut plan.resident_instances, &mut self.residents.pending);
@@ -322,6 +328,7 @@ impl Batcher {
                 ResourceOp::Resident(_) => {}
             }
         }
+        c.bytes_uploaded += plan.ramp_writes.iter().map(|w| w.bytes.len() as u64).sum::<u64>();
         c.quads = (plan.instances.len() - plan.triangles.len()) as u64;
         c.frames = 1;
         c.device_rebuilds = plan.rebuild as u64;
@@ -466,6 +473,7 @@ impl Batcher {
         }
         // Bytes of dropped writes stay in `upload_bytes` unreferenced until the plan is made;
         // the kept writes still point at theirs.
+        self.ramp.requeue();
         self.ladder.forget_bindings();
         self.rebuild_pending = true;
         let mut missing = Vec::new();

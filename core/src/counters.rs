@@ -88,6 +88,9 @@ pub struct Counters {
     /// Point lights added beyond [`crate::Budget::max_lights`] and dropped, the lowest
     /// priorities first ([`crate::PointLight::priority`]).
     pub lights_dropped: u64,
+    /// Ramp rows the plan writes ([`crate::Batcher::write_ramp_row`]), each
+    /// [`crate::RAMP_WIDTH_PX`] texels (their bytes are in `bytes_uploaded`).
+    pub ramp_rows_written: u64,
 }
 
 impl Counters {
@@ -131,6 +134,7 @@ impl Counters {
             sorted_items,
             lights,
             lights_dropped,
+            ramp_rows_written,
         } = *frame;
         self.frames += frames;
         self.frames_discarded += frames_discarded;
@@ -167,6 +171,7 @@ impl Counters {
         self.sorted_items += sorted_items;
         self.lights += lights;
         self.lights_dropped += lights_dropped;
+        self.ramp_rows_written += ramp_rows_written;
     }
 }
 

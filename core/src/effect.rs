@@ -17,18 +17,28 @@
 /// | `time_s` | `float` | `f32` | the frame's time ([`crate::Batcher::set_time_s`]) |
 ///
 /// and return the colour to draw, premultiplied. A body is the function's statements only; it
-/// may call no other function of its own (declare none), and samples no texture itself: it may
-/// call `lb_alpha(texel)` (`float` / `f32`), the alpha of its quad's texture at another texel
-/// position (level 0; 0 outside the texture's rectangle), as [`Effect::OUTLINE`] does.
+/// may call no other function of its own (declare none), and samples no texture itself. It may
+/// call:
+///
+/// - `lb_texel(texel)` (`vec4` / `vec4<f32>`): its quad's texture at another texel position,
+///   premultiplied, untinted and unlit (level 0; 0 outside the texture's rectangle);
+/// - `lb_alpha(texel)` (`float` / `f32`): that texel's alpha, as [`Effect::OUTLINE`] reads;
+/// - `lb_ramp(index, row)` (`vec4` / `vec4<f32>`), only in an effect declared with
+///   [`Effect::with_ramp`]: the colour at `index` (`0.0..=1.0`, over the ramp's
+///   [`RAMP_WIDTH_PX`] texels) of ramp row `row` (`0.0..=1.0`, over its [`RAMP_ROWS`] rows), as
+///   the host wrote it ([`crate::Batcher::write_ramp_row`]: straight RGBA, not filtered), as
+///   [`Effect::PALETTE`] reads. The ramp is one more texture every program samples, counted
+///   against the device's texture units ([`crate::Budget::ramp`]).
 ///
 /// ```
 /// use layerbatch_core::Effect;
 /// // A red flash: mix towards red by params.x, keeping coverage.
-/// const RED_FLASH: Effect = Effect {
-///     name: "red flash",
-///     glsl: "return vec4(mix(color.rgb, vec3(color.a, 0.0, 0.0), params.x), color.a);",
-///     wgsl: "return vec4<f32>(mix(color.rgb, vec3<f32>(color.a, 0.0, 0.0), params.x), color.a);",
-/// };
+/// const RED_FLASH: Effect = Effect::new(
+///     "red flash",
+///     "return vec4(mix(color.rgb, vec3(color.a, 0.0, 0.0), params.x), color.a);",
+///     "return vec4<f32>(mix(color.rgb, vec3<f32>(color.a, 0.0, 0.0), params.x), color.a);",
+/// );
+/// assert!(!RED_FLASH.ramp);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Effect {
@@ -38,15 +48,30 @@ pub struct Effect {
     pub glsl: &'static str,
     /// The WGSL body.
     pub wgsl: &'static str,
+    /// The body calls `lb_ramp` ([`Effect::with_ramp`]). `false` for [`Effect::new`].
+    pub ramp: bool,
 }
 
 impl Effect {
+    /// An effect of `name` with these bodies, sampling no ramp.
+    pub const fn new(name: &'static str, glsl: &'static str, wgsl: &'static str) -> Self {
+        Self { name, glsl, wgsl, ramp: false }
+    }
+
+    /// This effect, calling `lb_ramp`: a batcher declaring it has the ramp texture, and
+    /// every program samples one more texture ([`crate::Budget::ramp`]).
+    pub const fn with_ramp(mut self) -> Self {
+        self.ramp = true;
+        self
+    }
+
     /// Mixes towards `params.rgb` by `params.a` (a hit flash: white at full strength is
     /// `[1, 1, 1, 1]`), keeping the quad's coverage.
     pub const FLASH: Effect = Effect {
         name: "flash",
         glsl: "return vec4(mix(color.rgb, params.rgb * color.a, params.a), color.a);",
         wgsl: "return vec4<f32>(mix(color.rgb, params.rgb * color.a, params.a), color.a);",
+        ramp: false,
     };
 
     /// Greyscale by Rec. 709 luma, mixed in by `params.x` (1: fully grey).
@@ -56,6 +81,7 @@ impl Effect {
                return vec4(mix(color.rgb, vec3(l), params.x), color.a);",
         wgsl: "let l = dot(color.rgb, vec3<f32>(0.2126, 0.7152, 0.0722));\n\
                return vec4<f32>(mix(color.rgb, vec3<f32>(l), params.x), color.a);",
+        ramp: false,
     };
 
     /// Dissolve: texels whose noise (an integer hash of the texel, the same on every device
@@ -78,6 +104,7 @@ impl Effect {
                if (n < params.x) { return vec4<f32>(0.0); }\n\
                if (n < params.x + params.y * 0.25) { return vec4<f32>(params.z, params.w, params.w, 1.0) * color.a; }\n\
                return color;",
+        ramp: false,
     };
 
     /// Outline: a texel under half coverage next to one at half or more, `w` texels away in
@@ -104,15 +131,42 @@ impl Effect {
                    m = max(m, lb_alpha(texel + d * w));\n\
                }\n\
                return color + vec4<f32>(params.rgb, 1.0) * step(0.5, m) * (1.0 - color.a);",
+        ramp: false,
+    };
+
+    /// Palette swap by a ramp: the red channel of the quad's own texel (straight, as stored:
+    /// neither tinted nor lit) picks a colour of ramp row `params.x` (`lb_ramp`; index `k /
+    /// 255` is entry `k`), drawn with the quad's coverage (its alpha after the tint) and the
+    /// ramp colour's alpha, and mixed over the quad's colour by `params.y` (1: fully swapped;
+    /// the swapped colour ignores the tint's colour and the lights). A texel of alpha 0 is
+    /// left as it is. Sprites for it are authored with palette indices in red; the host
+    /// writes one palette per row ([`crate::Batcher::write_ramp_row`]).
+    pub const PALETTE: Effect = Effect {
+        name: "palette",
+        glsl: "vec4 t = lb_texel(texel);\n\
+               if (t.a <= 0.0) { return color; }\n\
+               vec4 r = lb_ramp(t.r / t.a, params.x);\n\
+               return mix(color, vec4(r.rgb * r.a, r.a) * color.a, params.y);",
+        wgsl: "let t = lb_texel(texel);\n\
+               if (t.a <= 0.0) { return color; }\n\
+               let r = lb_ramp(t.r / t.a, params.x);\n\
+               return mix(color, vec4<f32>(r.rgb * r.a, r.a) * color.a, params.y);",
+        ramp: true,
     };
 
     /// The built-in effects, in this order: [`Effect::FLASH`], [`Effect::GREYSCALE`],
-    /// [`Effect::DISSOLVE`], [`Effect::OUTLINE`].
-    pub const BUILT_IN: [Effect; 4] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, Effect::OUTLINE];
+    /// [`Effect::DISSOLVE`], [`Effect::OUTLINE`], [`Effect::PALETTE`].
+    pub const BUILT_IN: [Effect; 5] =
+        [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, Effect::OUTLINE, Effect::PALETTE];
 }
 
 /// The most effects a batcher declares ([`crate::Config::with_effects`]).
 pub const MAX_EFFECTS: usize = 32;
+
+/// The ramp's width: entries a row ([`Effect::with_ramp`]).
+pub const RAMP_WIDTH_PX: u32 = 256;
+/// The ramp's rows: palettes ([`Effect::with_ramp`]; a row is picked by an 8-bit parameter).
+pub const RAMP_ROWS: u32 = 256;
 
 /// Which effect a quad draws with: 0 is none, `k` the `k`-th declared effect (from 1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -142,6 +196,28 @@ pub enum EffectError {
         index: usize,
         /// Its value.
         value: f32,
+    },
+}
+
+/// Why a ramp row could not be written ([`crate::Batcher::write_ramp_row`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RampError {
+    /// No declared effect samples the ramp, so there is none.
+    #[error("this batcher has no ramp: none of its {effects} declared effects samples it (Effect::with_ramp)")]
+    NoRamp {
+        /// Effects the config declared.
+        effects: usize,
+    },
+    /// No colours, or more than a row holds.
+    #[error("{colors} colours for ramp row {row}: a row takes 1..={max}")]
+    Colors {
+        /// The row.
+        row: u8,
+        /// Colours given.
+        colors: usize,
+        /// [`RAMP_WIDTH_PX`].
+        max: u32,
     },
 }
 

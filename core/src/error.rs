@@ -43,6 +43,19 @@ pub enum ConfigError {
         /// [`crate::MAX_LIGHTS`].
         max: u32,
     },
+    /// An effect samples the ramp, and the device's texture units cannot hold the ramp beside
+    /// one slot (and its normal map, with lights): refused rather than drawn white.
+    #[error("effect {effect:?} samples the ramp: a program then needs {needed} texture units (the ramp, one slot{}) and the device has {texture_units}", if *lights > 0 { " and its normal map" } else { "" })]
+    EffectSamplers {
+        /// The first declared effect that samples the ramp.
+        effect: &'static str,
+        /// Units the smallest program would sample.
+        needed: u32,
+        /// [`crate::Config::lights`].
+        lights: u32,
+        /// [`crate::Limits::max_texture_units`].
+        texture_units: u32,
+    },
 }
 
 /// Texture registration, update and free.

@@ -27,6 +27,7 @@
 //!     fn create_resident(&mut self, _: ResidentId, _: u32, _: bool) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_resident(&mut self, _: &ResidentWrite<'_>) -> Result<(), PlanError> { Ok(()) }
 //!     fn destroy_resident(&mut self, _: ResidentId) {}
+//!     fn write_ramp(&mut self, _: u32, _: &[u8]) -> Result<(), PlanError> { Ok(()) }
 //! }
 //!
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
@@ -107,6 +108,12 @@ pub trait Executor {
     /// Destroys resident layer `resident`'s buffer (a device frees it once the commands using
     /// it are done).
     fn destroy_resident(&mut self, resident: ResidentId);
+    /// Writes row `row` of the ramp texture ([`crate::Budget::ramp`]; made by the backend with
+    /// its programs): [`crate::RAMP_WIDTH_PX`] straight RGBA8 texels.
+    ///
+    /// # Errors
+    /// When the device reports the write failed.
+    fn write_ramp(&mut self, row: u32, texels: &[u8]) -> Result<(), Self::Error>;
 }
 
 /// Layers `0..layers` of `from` copied into the same layers of `to`, every level
@@ -380,6 +387,11 @@ impl PlanRunner {
                 }
                 ResourceOp::Resident(op) => self.apply_resident(at, plan, op, exec, counters)?,
             }
+        }
+        for w in &plan.ramp_writes {
+            // The validator checked the range.
+            exec.write_ramp(u32::from(w.row), &plan.upload_bytes[w.bytes.clone()])?;
+            counters.texture_bytes_written += w.bytes.len() as u64;
         }
         counters.bytes_held = self.held_bytes();
         counters.resident_bytes_held = self.resident_bytes();

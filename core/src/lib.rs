@@ -90,7 +90,7 @@ pub use batcher::{Batcher, FormatMemory};
 pub use counters::{Counters, DeviceCounters, Stats};
 #[cfg(feature = "decode")]
 pub use decode::{decode_rgba8, DecodeError};
-pub use effect::{Effect, EffectError, EffectId, MAX_EFFECTS};
+pub use effect::{Effect, EffectError, EffectId, RampError, MAX_EFFECTS, RAMP_ROWS, RAMP_WIDTH_PX};
 pub use error::{ConfigError, MeshError, QuadError, RejectedQuad, TextureError};
 pub use format::{Format, FormatFamilies, FormatFamily};
 #[cfg(feature = "image")]
@@ -102,8 +102,8 @@ pub use mock::{Call, MockDevice};
 pub use nine_slice::{NineSlice, NineSliceError, SliceFill};
 pub use plan::{
     flip_y, ArrayDesc, ArrayId, ArrayOp, AttributeFormat, BlendFactor, BlendMode, Clip, DrawState, FlushCause,
-    FramePlan, Instance, InstanceAttribute, LevelWrite, PlanError, PlanTarget, PlanValidator, ResidentId, ResidentOp,
-    ResidentWrite, ResourceOp, Segment, SlotBind, Viewport,
+    FramePlan, Instance, InstanceAttribute, LevelWrite, PlanError, PlanTarget, PlanValidator, RampWrite, ResidentId,
+    ResidentOp, ResidentWrite, ResourceOp, Segment, SlotBind, Viewport,
 };
 pub use quad::{premultiply, Quad};
 pub use resident::{ResidentError, ResidentStyle};

@@ -367,9 +367,9 @@ impl Config {
     ///
     /// ```
     /// use layerbatch_core::{Config, Effect};
-    /// const EFFECTS: [Effect; 4] = Effect::BUILT_IN;
+    /// const EFFECTS: [Effect; 5] = Effect::BUILT_IN;
     /// let config = Config::default().with_effects(&EFFECTS);
-    /// assert_eq!(config.effects.len(), 4);
+    /// assert_eq!(config.effects.len(), 5);
     /// ```
     #[must_use]
     pub const fn with_effects(mut self, effects: &'static [crate::Effect]) -> Self {
@@ -458,6 +458,11 @@ pub struct Budget {
     pub effects: &'static [crate::Effect],
     /// See [`Config::lights`] (0: lights off, no normal maps).
     pub max_lights: u32,
+    /// Some declared effect samples the ramp ([`crate::Effect::with_ramp`]): every program
+    /// binds the ramp texture ([`crate::RAMP_WIDTH_PX`] x [`crate::RAMP_ROWS`] RGBA8) on one
+    /// texture unit beyond the slots' ([`Budget::ramp_unit`]), so the slots cover one unit
+    /// less.
+    pub ramp: bool,
 }
 
 impl Budget {
@@ -523,9 +528,24 @@ impl Budget {
         if config.lights > crate::MAX_LIGHTS {
             return Err(ConfigError::TooManyLights { lights: config.lights, max: crate::MAX_LIGHTS });
         }
-        // A lit program samples each slot's array and its normal-map sibling.
+        // A lit program samples each slot's array and its normal-map sibling; a ramp takes
+        // one unit of its own.
         let samplers_per_slot = if config.lights > 0 { 2 } else { 1 };
-        let device_slots = (limits.max_texture_units / samplers_per_slot).min(MAX_SLOTS_PER_DRAW);
+        let ramp = config.effects.iter().find(|e| e.ramp);
+        let ramp_units = u32::from(ramp.is_some());
+        if let Some(effect) = ramp {
+            let needed = ramp_units + samplers_per_slot;
+            if limits.max_texture_units < needed {
+                return Err(ConfigError::EffectSamplers {
+                    effect: effect.name,
+                    needed,
+                    lights: config.lights,
+                    texture_units: limits.max_texture_units,
+                });
+            }
+        }
+        let device_slots =
+            (limits.max_texture_units.saturating_sub(ramp_units) / samplers_per_slot).min(MAX_SLOTS_PER_DRAW);
         let indexed_quads = match config.quad_vertices {
             QuadVertices::Auto => limits.software_rasterizer,
             QuadVertices::Instanced => false,
@@ -569,7 +589,25 @@ impl Budget {
             compressed_copies: limits.compressed_copies,
             effects: config.effects,
             max_lights: config.lights,
+            ramp: ramp.is_some(),
         })
+    }
+
+    /// The texture unit (GL) the ramp is bound on when [`Budget::ramp`]: the first past the
+    /// slots' (and with lights their normal maps'). `None` without a ramp.
+    ///
+    /// ```
+    /// use layerbatch_core::{Budget, Config, Effect, Limits};
+    /// const EFFECTS: [Effect; 1] = [Effect::PALETTE];
+    /// let b = Budget::new(&Limits::guaranteed_minimum(), &Config::default().with_effects(&EFFECTS))?;
+    /// assert_eq!((b.slots, b.ramp_unit()), (8, Some(8))); // 16 units: 15 left, tiers 1..8
+    /// let lit = Budget::new(&Limits::guaranteed_minimum(), &Config::default().with_effects(&EFFECTS).with_lights(4))?;
+    /// assert_eq!((lit.slots, lit.ramp_unit()), (7, Some(14))); // 7 slots, 7 normal maps
+    /// # Ok::<(), layerbatch_core::ConfigError>(())
+    /// ```
+    pub fn ramp_unit(&self) -> Option<u32> {
+        let samplers_per_slot = if self.max_lights > 0 { 2 } else { 1 };
+        self.ramp.then_some(self.slots * samplers_per_slot)
     }
 
     /// Vertex bytes a quad takes in a backend's vertex buffer: [`Instance::QUAD_BYTES`] with

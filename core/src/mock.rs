@@ -90,6 +90,13 @@ pub enum Call {
         /// The resident.
         resident: ResidentId,
     },
+    /// Write a row of the ramp.
+    WriteRamp {
+        /// The row.
+        row: u32,
+        /// A hash of its texels ([`MockDevice::hash`]).
+        hash: u64,
+    },
     /// Draw instances of a resident layer with the program of `tier` slots.
     DrawResident {
         /// The resident.
@@ -233,6 +240,10 @@ impl Executor for MockStore {
     fn destroy_resident(&mut self, resident: ResidentId) {
         self.residents.remove(&resident);
         self.calls.push(Call::DestroyResident { resident });
+    }
+    fn write_ramp(&mut self, row: u32, texels: &[u8]) -> Result<(), PlanError> {
+        self.calls.push(Call::WriteRamp { row, hash: MockDevice::hash(texels) });
+        Ok(())
     }
     fn create_array(&mut self, array: ArrayId, desc: &ArrayDesc) -> Result<(), PlanError> {
         self.arrays.insert(array, MockArray::new(*desc));

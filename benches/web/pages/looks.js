@@ -5,18 +5,19 @@
 // Texture.WHITE tinted; a sprite with an effect gets a Filter of its own (PixiJS filters carry
 // their uniforms, so one instance per sprite) whose fragment shader is that effect's GLSL body
 // from the scene, unchanged: `color` the filter's input texel, `texel` its position in input
-// pixels, `params` and `time_s` uniforms, `lb_alpha` the input's alpha elsewhere. PixiJS 8 has
+// pixels, `params` and `time_s` uniforms, `lb_texel` / `lb_alpha` the input elsewhere, `lb_ramp`
+// the scene's ramp (a texture resource of the filter, for the palette). PixiJS 8 has
 // no 2D lights or normal maps: the lit sprites are drawn unlit here (layerbatch lights them).
 // Driven by run.mjs through `window.benchPage.runLooks`.
 import * as PIXI from '/node_modules/pixi.js/dist/pixi.mjs';
 import { barrier, sleep0, rendererName } from './scene.js';
 
-function texture(pixels, side) {
+function texture(pixels, side, height = side) {
   return new PIXI.Texture({
     source: new PIXI.BufferImageSource({
       resource: new Uint8Array(pixels),
       width: side,
-      height: side,
+      height,
       format: 'rgba8unorm',
       alphaMode: 'premultiplied-alpha',
       scaleMode: 'nearest',
@@ -34,11 +35,21 @@ uniform sampler2D uTexture;
 uniform vec4 uInputSize;
 uniform vec4 uParams;
 uniform float uTime;
+uniform sampler2D uRamp;
+
+vec4 lb_texel(vec2 texel) {
+    vec2 uv = texel * uInputSize.zw;
+    if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0)))) { return vec4(0.0); }
+    return texture(uTexture, uv);
+}
 
 float lb_alpha(vec2 texel) {
-    vec2 uv = texel * uInputSize.zw;
-    if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0)))) { return 0.0; }
-    return texture(uTexture, uv).a;
+    return lb_texel(texel).a;
+}
+
+vec4 lb_ramp(float index, float row) {
+    ivec2 at = ivec2(floor(clamp(vec2(index, row), 0.0, 1.0) * 255.0 + 0.5));
+    return texelFetch(uRamp, at, 0);
 }
 
 vec4 lb_effect(vec4 color, vec2 texel, vec4 params, float time_s) {
@@ -51,10 +62,11 @@ void main() {
 `;
 }
 
-function filterFor(effect, params, timeS) {
+function filterFor(effect, params, timeS, ramp) {
   return PIXI.Filter.from({
     gl: { vertex: PIXI.defaultFilterVert, fragment: fragment(effect.glsl), name: `looks-${effect.name}` },
     resources: {
+      uRamp: ramp.source,
       looks: new PIXI.UniformGroup({
         uParams: { value: new Float32Array(params), type: 'vec4<f32>' },
         uTime: { value: timeS, type: 'f32' },
@@ -87,6 +99,12 @@ async function runLooks({ scene, frames = 8 }) {
   const gl = renderer.gl;
   const side = scene.tex_px;
   const textures = scene.textures.map((px) => texture(px, side));
+  // The ramp: 256 x 256 straight RGBA8, the scene's rows written, the rest transparent.
+  const rampPx = new Uint8Array(256 * 256 * 4);
+  for (const { row, colors } of scene.ramp) {
+    colors.forEach((c, k) => rampPx.set(c, (row * 256 + k) * 4));
+  }
+  const ramp = texture(rampPx, 256, 256);
   const stage = new PIXI.Container();
   const order = scene.sprites.map((s, i) => [s.at[1] + side, i]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let filters = 0;
@@ -106,7 +124,7 @@ async function runLooks({ scene, frames = 8 }) {
     }
     o.tint = (s.tint[0] << 16) | (s.tint[1] << 8) | s.tint[2];
     if (s.effect > 0) {
-      o.filters = [filterFor(scene.effects[s.effect - 1], s.params, scene.time_s)];
+      o.filters = [filterFor(scene.effects[s.effect - 1], s.params, scene.time_s, ramp)];
       filters++;
     }
     stage.addChild(o);

@@ -18,7 +18,7 @@ impl Batcher {
     ///
     /// ```
     /// use layerbatch_core::{Batcher, Config, Effect, EffectId, Limits, Quad, TextureDesc};
-    /// const EFFECTS: [Effect; 4] = Effect::BUILT_IN; // flash, greyscale, dissolve, outline
+    /// const EFFECTS: [Effect; 5] = Effect::BUILT_IN; // flash, greyscale, dissolve, outline, palette
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_effects(&EFFECTS))?;
     /// let enemy = batcher.register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
     /// batcher.begin_frame();
@@ -30,7 +30,7 @@ impl Batcher {
     /// assert_eq!(plan.segments.len(), 1); // one draw
     /// assert_eq!((plan.instances[0].effect, plan.instances[0].effect_params), (1, [255, 255, 255, 204]));
     /// assert_eq!(plan.instances[1].effect, 0);
-    /// assert!(batcher.set_effect(EffectId(5), [0.0; 4]).is_err()); // 4 declared
+    /// assert!(batcher.set_effect(EffectId(6), [0.0; 4]).is_err()); // 5 declared
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///

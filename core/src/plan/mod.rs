@@ -437,6 +437,15 @@ pub enum ResourceOp {
     },
 }
 
+/// One row of the ramp written: [`crate::RAMP_WIDTH_PX`] straight RGBA8 texels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RampWrite {
+    /// The row, `0..RAMP_ROWS`.
+    pub row: u8,
+    /// Byte range into [`FramePlan::upload_bytes`]: `RAMP_WIDTH_PX * 4` bytes.
+    pub bytes: Range<usize>,
+}
+
 /// A render-target texture a plan draws into instead of the host's target
 /// ([`crate::Batcher::begin_frame_into`]), to be sampled by quads of later plans.
 ///
@@ -530,6 +539,10 @@ pub struct FramePlan {
     /// The frame's point lights, at most [`crate::Budget::max_lights`] (the rest dropped by
     /// priority and counted in `Counters::lights_dropped`), in the order they were added.
     pub lights: Vec<crate::PointLight>,
+    /// Ramp rows to write before the draws ([`crate::Batcher::write_ramp_row`]), each a
+    /// whole row, its bytes in [`FramePlan::upload_bytes`]. Empty without a ramp
+    /// ([`crate::Budget::ramp`]).
+    pub ramp_writes: Vec<RampWrite>,
     /// Core's counters for this frame.
     pub counters: Counters,
     /// Core's counters since creation, this frame included.

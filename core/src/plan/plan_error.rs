@@ -255,6 +255,20 @@ pub enum PlanError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A ramp write the device cannot apply ([`FramePlan::ramp_writes`](crate::FramePlan::ramp_writes)).
+    #[error("ramp write {write} (row {row}, bytes {start}..{end}): {reason}")]
+    Ramp {
+        /// Index in `ramp_writes`.
+        write: usize,
+        /// The row.
+        row: u8,
+        /// Range start.
+        start: usize,
+        /// Range end.
+        end: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// An op or segment names a resident layer the device does not hold (or, for a create,
     /// already holds).
     #[error("op or segment {at}: resident layer {resident:?} is {reason}")]

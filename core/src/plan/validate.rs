@@ -41,6 +41,8 @@ pub struct PlanValidator {
     /// Lights a plan may hold ([`Budget::max_lights`]); above 0, instances may set
     /// [`Instance::EFFECT_LIT`].
     pub(super) lights: u32,
+    /// The budget has a ramp ([`Budget::ramp`]): plans may write its rows.
+    ramp: bool,
     arrays: HashMap<ArrayId, ArrayDesc>,
     bound: Vec<Option<ArrayId>>,
     residents: HashMap<ResidentId, ResidentState>,
@@ -93,6 +95,7 @@ impl PlanValidator {
             budget_bytes: budget.budget_bytes,
             effects: budget.effects.len() as u32,
             lights: budget.max_lights,
+            ramp: budget.ramp,
             arrays: HashMap::new(),
             bound: vec![None; slots as usize],
             residents: HashMap::new(),
@@ -147,6 +150,7 @@ impl PlanValidator {
             return Err(PlanError::InstanceCapacity { expected: self.instance_capacity, got: plan.instance_capacity });
         }
         self.check_lights(plan)?;
+        self.check_ramp(plan)?;
         // Work on scratch copies only when the plan changes the state; most frames do not.
         let needs_copy = plan.rebuild || !plan.ops.is_empty() || !plan.binds.is_empty();
         if needs_copy {
@@ -569,6 +573,26 @@ impl PlanValidator {
             if l.check().is_err() {
                 return bad(Some(k), "a light Batcher::add_light refuses");
             }
+        }
+        Ok(())
+    }
+}
+
+impl PlanValidator {
+    /// Ramp writes only with a ramp, each a whole row of the plan's bytes.
+    fn check_ramp(&self, plan: &FramePlan) -> Result<(), PlanError> {
+        let row_bytes = crate::RAMP_WIDTH_PX as usize * 4;
+        for (write, w) in plan.ramp_writes.iter().enumerate() {
+            let reason = if !self.ramp {
+                "a write to a ramp the budget does not have (no effect samples it)"
+            } else if w.bytes.len() != row_bytes {
+                "a row of another size than RAMP_WIDTH_PX texels"
+            } else if w.bytes.end > plan.upload_bytes.len() {
+                "bytes past the plan's upload_bytes"
+            } else {
+                continue;
+            };
+            return Err(PlanError::Ramp { write, row: w.row, start: w.bytes.start, end: w.bytes.end, reason });
         }
         Ok(())
     }

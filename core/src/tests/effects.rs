@@ -4,7 +4,7 @@
 use super::register_n;
 use crate::*;
 
-const EFFECTS: [Effect; 4] = Effect::BUILT_IN;
+const EFFECTS: [Effect; 5] = Effect::BUILT_IN;
 
 fn batcher() -> (Batcher, Vec<TextureId>) {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_effects(&EFFECTS)).unwrap();
@@ -62,7 +62,7 @@ fn bad_effects_are_refused_and_change_nothing() {
     b.begin_frame();
     b.set_effect(EffectId(2), [0.5; 4]).unwrap();
     let before = b.effect();
-    assert_eq!(b.set_effect(EffectId(5), [0.0; 4]), Err(EffectError::Undeclared { effect: EffectId(5), declared: 4 }));
+    assert_eq!(b.set_effect(EffectId(6), [0.0; 4]), Err(EffectError::Undeclared { effect: EffectId(6), declared: 5 }));
     assert_eq!(
         b.set_effect(EffectId(1), [0.0, f32::NAN, 0.0, 0.0]).unwrap_err().to_string(),
         "effect parameter 1 is NaN: parameters are 0.0..=1.0"
@@ -89,9 +89,9 @@ fn a_plan_naming_an_undeclared_effect_is_refused() {
     b.begin_frame();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let mut plan = b.finish().clone();
-    plan.instances[0].effect = 5;
+    plan.instances[0].effect = 6;
     let mut dev = MockDevice::new(b.budget());
-    assert_eq!(dev.execute(&plan), Err(PlanError::InstanceEffect { instance: 0, effect: 5, declared: 4 }));
+    assert_eq!(dev.execute(&plan), Err(PlanError::InstanceEffect { instance: 0, effect: 6, declared: 5 }));
     plan.instances[0].effect = 3 | 1 << 8; // a bit past the id
     assert!(matches!(dev.execute(&plan), Err(PlanError::InstanceEffect { .. })));
     plan.instances[0].effect = 3;
@@ -107,4 +107,96 @@ fn resident_layers_draw_without_effects() {
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     let plan = b.finish();
     assert!(plan.resident_instances.iter().all(|i| i.effect == 0 && i.effect_params == [0; 4]));
+}
+
+#[test]
+fn ramp_rows_reach_the_plan_once_and_come_back_after_a_restore() {
+    let (mut b, _) = batcher();
+    assert!(b.budget().ramp, "the palette samples the ramp");
+    let mut dev = MockDevice::new(b.budget());
+    let row: Vec<[u8; 4]> = (0..16).map(|k| [k * 16, 0, 255 - k * 16, 255]).collect();
+    b.write_ramp_row(7, &row).unwrap();
+    b.write_ramp_row(7, &row[..4]).unwrap(); // rewritten before a plan: sent once
+    b.write_ramp_row(200, &[[1, 2, 3, 4]]).unwrap();
+    assert_eq!(b.ramp_row(7).map(|r| r[16 * 4 - 4..16 * 4].to_vec()), Some(vec![240, 0, 15, 255]));
+    b.begin_frame();
+    let plan = b.finish();
+    assert_eq!(plan.ramp_writes.iter().map(|w| w.row).collect::<Vec<_>>(), [7, 200]);
+    assert_eq!(plan.counters.ramp_rows_written, 2);
+    let w = &plan.ramp_writes[0];
+    assert_eq!(&plan.upload_bytes[w.bytes.start..w.bytes.start + 8], &[0, 0, 255, 255, 16, 0, 239, 255]);
+    assert_eq!(w.bytes.len(), RAMP_WIDTH_PX as usize * 4);
+    let layer_bytes: u64 = plan
+        .ops
+        .iter()
+        .map(|op| match op {
+            ResourceOp::WriteLayer { bytes, .. } => bytes.len() as u64,
+            _ => 0,
+        })
+        .sum();
+    dev.execute(plan).unwrap();
+    assert_eq!(dev.counters().texture_bytes_written, layer_bytes + 2 * u64::from(RAMP_WIDTH_PX) * 4);
+    assert_eq!(dev.calls().iter().filter(|c| matches!(c, Call::WriteRamp { .. })).count(), 2);
+    // Nothing new: nothing sent.
+    b.begin_frame();
+    assert!(b.finish().ramp_writes.is_empty());
+    // After a device loss the rows come back with the rebuild plan.
+    let _ = b.restore();
+    b.begin_frame();
+    let mut fresh = MockDevice::new(b.budget());
+    let plan = b.finish();
+    assert!(plan.rebuild);
+    assert_eq!(plan.ramp_writes.iter().map(|w| w.row).collect::<Vec<_>>(), [7, 200]);
+    fresh.execute(plan).unwrap();
+}
+
+#[test]
+fn bad_ramp_input_is_refused_with_its_terms() {
+    let (mut b, _) = batcher();
+    let mut dev = MockDevice::new(b.budget());
+    assert_eq!(b.write_ramp_row(3, &[]), Err(RampError::Colors { row: 3, colors: 0, max: 256 }));
+    let long = vec![[0u8; 4]; 257];
+    assert_eq!(b.write_ramp_row(3, &long).unwrap_err().to_string(), "257 colours for ramp row 3: a row takes 1..=256");
+    b.begin_frame();
+    assert!(b.finish().ramp_writes.is_empty(), "nothing written");
+    dev.execute(b.plan()).unwrap();
+    // No effect samples the ramp: there is none.
+    let mut plain = Batcher::new(Limits::desktop(), Config::default()).unwrap();
+    assert!(!plain.budget().ramp);
+    assert_eq!(plain.write_ramp_row(0, &[[0; 4]]), Err(RampError::NoRamp { effects: 0 }));
+    // A hand-made plan writing a ramp the budget lacks, or a short row, is refused.
+    plain.begin_frame();
+    let mut plan = plain.finish().clone();
+    plan.upload_bytes = vec![0; 1024];
+    plan.ramp_writes.push(RampWrite { row: 1, bytes: 0..1024 });
+    let mut plain_dev = MockDevice::new(plain.budget());
+    assert!(matches!(plain_dev.execute(&plan), Err(PlanError::Ramp { write: 0, row: 1, .. })));
+    b.begin_frame();
+    let mut plan = b.finish().clone();
+    plan.upload_bytes = vec![0; 1024];
+    plan.ramp_writes.push(RampWrite { row: 1, bytes: 0..1000 });
+    let e = dev.execute(&plan).unwrap_err();
+    assert_eq!(e.to_string(), "ramp write 0 (row 1, bytes 0..1000): a row of another size than RAMP_WIDTH_PX texels");
+}
+
+#[test]
+fn a_ramp_takes_a_texture_unit_and_is_refused_when_none_is_left() {
+    const PALETTE: [Effect; 1] = [Effect::PALETTE];
+    let b = Budget::new(&Limits::desktop(), &Config::default().with_effects(&PALETTE)).unwrap();
+    assert!(b.ramp);
+    // Two units: one slot and the ramp. One unit: no room for both.
+    let two = Limits::new(2, 256, 2048);
+    let b = Budget::new(&two, &Config::default().with_effects(&PALETTE)).unwrap();
+    assert_eq!((b.slots, b.ramp_unit()), (1, Some(1)));
+    let e = Budget::new(&Limits::new(1, 256, 2048), &Config::default().with_effects(&PALETTE)).unwrap_err();
+    assert_eq!(e, ConfigError::EffectSamplers { effect: "palette", needed: 2, lights: 0, texture_units: 1 });
+    // Lit: one slot, its normal map and the ramp need 3.
+    let e = Budget::new(&two, &Config::default().with_effects(&PALETTE).with_lights(2)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "effect \"palette\" samples the ramp: a program then needs 3 texture units (the ramp, one slot and its normal map) and the device has 2"
+    );
+    // An effect calling lb_ramp without with_ramp is declared as such.
+    const MINE: Effect = Effect::new("mine", "return lb_ramp(0.0, 0.0);", "return lb_ramp(0.0, 0.0);").with_ramp();
+    assert!(MINE.ramp && !Effect::FLASH.ramp);
 }

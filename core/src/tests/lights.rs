@@ -40,7 +40,7 @@ fn nine_lights_with_a_cap_of_eight_drop_the_lowest_priority_and_count_it() {
 
 #[test]
 fn lit_and_unlit_quads_share_a_draw_and_lit_survives_effect_changes() {
-    const EFFECTS: [Effect; 4] = Effect::BUILT_IN;
+    const EFFECTS: [Effect; 5] = Effect::BUILT_IN;
     let config = Config::default().with_lights(4).with_effects(&EFFECTS);
     let mut b = Batcher::new(Limits::desktop(), config).unwrap();
     let ids = register_n(&mut b, &[(16, 16)], 2);

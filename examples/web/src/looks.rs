@@ -11,13 +11,21 @@ use crate::util;
 
 /// The scene as JSON: `size_px`, `tex_px`, `time_s`, `sprites` (in push order; the y-sort is
 /// by the bottom edge, stable), `textures` (RGBA8 premultiplied, one array each) and
-/// `effects` (`name`, `glsl`: ids from 1).
+/// `effects` (`name`, `glsl`: ids from 1) and `ramp` (the rows written: `row`, `colors`,
+/// straight RGBA8).
 pub fn scene_json() -> Result<String, String> {
     let textures: Vec<Vec<u8>> = (0..looks::TEXTURES)
         .map(|t| (0..looks::TEX * looks::TEX).flat_map(|i| looks::texel(t, i % looks::TEX, i / looks::TEX)).collect())
         .collect();
     let effects: Vec<_> =
         looks::EFFECTS.iter().map(|e| serde_json::json!({ "name": e.name, "glsl": e.glsl })).collect();
+    let ramp: Vec<_> = looks::RAMP_ROWS
+        .iter()
+        .map(|&row| {
+            let colors: Vec<[u8; 4]> = (0..layerbatch::RAMP_WIDTH_PX).map(|k| looks::ramp_color(row, k)).collect();
+            serde_json::json!({ "row": row, "colors": colors })
+        })
+        .collect();
     let scene = serde_json::json!({
         "size_px": looks::SIZE,
         "tex_px": looks::TEX,
@@ -25,6 +33,7 @@ pub fn scene_json() -> Result<String, String> {
         "sprites": looks::sprites(),
         "textures": textures,
         "effects": effects,
+        "ramp": ramp,
     });
     serde_json::to_string(&scene).map_err(|e| e.to_string())
 }

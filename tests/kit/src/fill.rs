@@ -28,28 +28,25 @@ use crate::egl::{self, raw_sprite::Raw};
 pub const CASES: [&str; 8] =
     ["baseline", "previous_tier1", "tier1", "tier4", "tier1_fx4", "tier1_fx8", "tier1_fx8_first", "tier1_fx8_last"];
 
-/// The effects of the `_fx` cases: the built-ins and five more of a line or two each.
+/// The effects of the `_fx` cases: the 5 built-ins (the palette binds the ramp) and three of
+/// a line each.
 pub const EFFECTS: [Effect; 8] = [
     Effect::FLASH,
     Effect::GREYSCALE,
     Effect::DISSOLVE,
-    Effect {
-        name: "invert",
-        glsl: "return vec4(vec3(color.a) - color.rgb, color.a);",
-        wgsl: "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
-    },
-    Effect { name: "swap", glsl: "return color.bgra;", wgsl: "return color.bgra;" },
-    Effect { name: "fade", glsl: "return color * (1.0 - params.x);", wgsl: "return color * (1.0 - params.x);" },
-    Effect {
-        name: "pulse",
-        glsl: "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
-        wgsl: "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
-    },
-    Effect {
-        name: "tint red",
-        glsl: "return vec4(max(color.r, params.x * color.a), color.g * 0.5, color.b * 0.5, color.a);",
-        wgsl: "return vec4<f32>(max(color.r, params.x * color.a), color.g * 0.5, color.b * 0.5, color.a);",
-    },
+    Effect::OUTLINE,
+    Effect::PALETTE,
+    Effect::new(
+        "invert",
+        "return vec4(vec3(color.a) - color.rgb, color.a);",
+        "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
+    ),
+    Effect::new("fade", "return color * (1.0 - params.x);", "return color * (1.0 - params.x);"),
+    Effect::new(
+        "pulse",
+        "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
+        "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
+    ),
 ];
 
 /// The config, textures and effect id of a layerbatch case.

@@ -63,6 +63,8 @@ pub mod fonts;
 pub mod frame_bench;
 #[cfg(feature = "hello")]
 pub mod hello;
+#[cfg(feature = "text")]
+pub mod looks_text;
 #[cfg(feature = "reference")]
 pub mod shapes_ref;
 #[cfg(feature = "text")]

@@ -1,7 +1,8 @@
 //! The looks scene (issue 29, DESIGN 24), native and in the browser: 96 y-sorted sprites over
 //! 64 textures, half of them normal-mapped and some cut out, turned a quarter or flipped, lit
-//! and unlit, solid shapes, under up to 9 point lights with a cap of 8, with 8 effects (the 4
-//! built-ins and 4 of the host's, one reading the frame's time); and its CPU reference: the
+//! and unlit, solid shapes, under up to 9 point lights with a cap of 8, with 8 effects (the 5
+//! built-ins, palette swap by a ramp among them, and 3 of the host's, one reading the frame's
+//! time); and its CPU reference: the
 //! same lighting and effects in `f32`, blended over what the target held.
 //!
 //! The scene is one draw on every path; [`TOLERANCE`] per channel against the reference
@@ -26,23 +27,31 @@ pub const AMBIENT: [f32; 3] = [0.15, 0.12, 0.2];
 pub const TIME_S: f32 = 1.25;
 
 /// The host's effects of the scene.
-const INVERT: Effect = Effect {
-    name: "invert",
-    glsl: "return vec4(vec3(color.a) - color.rgb, color.a);",
-    wgsl: "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
-};
-const PULSE: Effect = Effect {
-    name: "pulse",
-    glsl: "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
-    wgsl: "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
-};
-const SWAP: Effect = Effect { name: "swap", glsl: "return color.bgra;", wgsl: "return color.bgra;" };
-const FADE: Effect =
-    Effect { name: "fade", glsl: "return color * (1.0 - params.x);", wgsl: "return color * (1.0 - params.x);" };
+const INVERT: Effect = Effect::new(
+    "invert",
+    "return vec4(vec3(color.a) - color.rgb, color.a);",
+    "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
+);
+const PULSE: Effect = Effect::new(
+    "pulse",
+    "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
+    "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
+);
+const FADE: Effect = Effect::new("fade", "return color * (1.0 - params.x);", "return color * (1.0 - params.x);");
 
-/// The 8 effects, ids 1 to 8: flash, greyscale, dissolve, outline, invert, pulse, swap, fade.
+/// The 8 effects, ids 1 to 8: the 5 built-ins (flash, greyscale, dissolve, outline, palette)
+/// and the host's invert, pulse and fade.
 pub const EFFECTS: [Effect; 8] =
-    [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, Effect::OUTLINE, INVERT, PULSE, SWAP, FADE];
+    [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, Effect::OUTLINE, Effect::PALETTE, INVERT, PULSE, FADE];
+
+/// The ramp rows the scene writes: those its palette sprites pick (`params.x * 255`).
+pub const RAMP_ROWS: [u8; 4] = [255, 153, 89, 51];
+
+/// Entry `k` of ramp row `row`, straight RGBA8 (some translucent).
+pub fn ramp_color(row: u8, k: u32) -> [u8; 4] {
+    let r = u32::from(row);
+    [(k * 3 + r) as u8, (255 - k) as u8, ((k * 7) ^ r) as u8, 255 - (k % 4) as u8 * 40]
+}
 
 /// The config the scene's batcher is made with.
 pub fn config() -> Config {
@@ -136,7 +145,7 @@ pub fn sprites() -> Vec<Sprite> {
         .collect()
 }
 
-/// Registers the scene's textures and normal maps; returns their ids and the white texel's.
+/// Registers the scene's textures and normal maps and writes its ramp rows; returns their ids and the white texel's.
 ///
 /// # Errors
 /// The batcher's refusal, as text.
@@ -150,6 +159,10 @@ pub fn register(b: &mut Batcher) -> Result<(Vec<TextureId>, TextureId), String> 
             b.register_normal_map(id, &nm).map_err(|e| format!("normal map: {e}"))?;
         }
         ids.push(id);
+    }
+    for row in RAMP_ROWS {
+        let colors: Vec<[u8; 4]> = (0..layerbatch_core::RAMP_WIDTH_PX).map(|k| ramp_color(row, k)).collect();
+        b.write_ramp_row(row, &colors).map_err(|e| format!("ramp: {e}"))?;
     }
     Ok((ids, b.white().map_err(|e| format!("white: {e}"))?))
 }
@@ -218,32 +231,50 @@ fn lighting(n: [f32; 3], p: [f32; 2], lights: &[PointLight]) -> [f32; 3] {
 
 /// Effect `id` of [`EFFECTS`] (0: none) on the CPU, for texture `t`.
 fn effect(id: u8, c: [f32; 4], t: usize, at: [f32; 2], p: [f32; 4]) -> [f32; 4] {
-    let alpha = |x: f32, y: f32| {
+    let texel_at = |x: f32, y: f32| {
         let inside = (0.0..TEX as f32).contains(&x) && (0.0..TEX as f32).contains(&y);
         if inside {
-            f32::from(texel(t, x as u32, y as u32)[3]) / 255.0
+            texel(t, x as u32, y as u32).map(|v| f32::from(v) / 255.0)
         } else {
-            0.0
+            [0.0; 4]
         }
     };
+    let ramp = |k: u32, row: u32| if RAMP_ROWS.contains(&(row as u8)) { ramp_color(row as u8, k) } else { [0; 4] };
     match id {
         0 => c,
-        _ => reference_effect(&EFFECTS[usize::from(id) - 1], c, &alpha, at, p, TIME_S),
+        _ => reference_effect(
+            &EFFECTS[usize::from(id) - 1],
+            c,
+            &Sampled { texel: &texel_at, ramp: &ramp },
+            at,
+            p,
+            TIME_S,
+        ),
     }
 }
 
+/// What an effect reads besides its inputs: its quad's texture at a texel position
+/// (premultiplied, 0 outside it: `lb_texel`) and the ramp's entry `(index, row)` (straight
+/// RGBA8: `lb_ramp`).
+#[allow(missing_debug_implementations)] // closures
+pub struct Sampled<'a> {
+    /// `lb_texel` at `(x, y)`, texels.
+    pub texel: &'a dyn Fn(f32, f32) -> [f32; 4],
+    /// `lb_ramp` at entry `k` of row `row`.
+    pub ramp: &'a dyn Fn(u32, u32) -> [u8; 4],
+}
+
 /// Effect `e` on the CPU, by its name: the built-ins and the host effects of this scene
-/// (`invert`, `pulse`, `swap`, `fade`), as their documented formulas say (in `f32`, as the
-/// shaders compute). `c` is premultiplied; `at` the texel position in the texture's texels;
-/// `alpha(x, y)` the texture's alpha at a texel position (0 outside it), which the outline
-/// reads; `p` the parameters as carried (multiples of 1/255).
+/// (`invert`, `pulse`, `fade`), as their documented formulas say (in `f32`, as the shaders
+/// compute). `c` is premultiplied; `at` the texel position in the texture's texels; `sampled`
+/// what the outline and the palette read; `p` the parameters as carried (multiples of 1/255).
 ///
 /// # Panics
 /// For an effect of another name.
 pub fn reference_effect(
     e: &Effect,
     c: [f32; 4],
-    alpha: &dyn Fn(f32, f32) -> f32,
+    sampled: &Sampled<'_>,
     at: [f32; 2],
     p: [f32; 4],
     time_s: f32,
@@ -280,19 +311,28 @@ pub fn reference_effect(
             let w = (p[3] * 8.0 + 0.5).floor().max(1.0);
             let dirs =
                 [(1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (-1.0, 1.0), (-1.0, 0.0), (-1.0, -1.0), (0.0, -1.0), (1.0, -1.0)];
-            let edge = dirs.iter().any(|&(dx, dy)| alpha(at[0] + dx * w, at[1] + dy * w) >= 0.5);
+            let edge = dirs.iter().any(|&(dx, dy)| (sampled.texel)(at[0] + dx * w, at[1] + dy * w)[3] >= 0.5);
             if edge {
                 [r + p[0] * (1.0 - a), g + p[1] * (1.0 - a), b + p[2] * (1.0 - a), a + (1.0 - a)]
             } else {
                 c
             }
         }
+        "palette" => {
+            let t = (sampled.texel)(at[0], at[1]);
+            if t[3] <= 0.0 {
+                return c;
+            }
+            let entry = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5).floor() as u32;
+            let k = (sampled.ramp)(entry(t[0] / t[3]), entry(p[0])).map(|v| f32::from(v) / 255.0);
+            let swapped = [k[0] * k[3] * a, k[1] * k[3] * a, k[2] * k[3] * a, k[3] * a];
+            std::array::from_fn(|i| mix(c[i], swapped[i], p[1]))
+        }
         "invert" => [a - r, a - g, a - b, a],
         "pulse" => {
             let k = (0.5 + 0.25 * time_s + 0.5 * p[0]).clamp(0.0, 1.0);
             c.map(|v| v * k)
         }
-        "swap" => [b, g, r, a],
         "fade" => c.map(|v| v * (1.0 - p[0])),
         name => panic!("no CPU reference for effect {name:?}"),
     }
@@ -310,48 +350,103 @@ fn local_texel(s: &Sprite, x: u32, y: u32) -> ([u32; 2], [[f32; 2]; 2]) {
 /// The scene drawn on the CPU with `lights`, over `clear` (the target before the frame, RGBA8
 /// rows top first).
 pub fn reference(lights: &[PointLight], clear: &[u8]) -> Vec<u8> {
+    reference_with_text(lights, clear, &[])
+}
+
+/// A text label of the scene as the reference composites it ([`crate::looks_text`]): its
+/// glyphs over transparent black (premultiplied RGBA8, [`SIZE`]), its sort key's y, whether it
+/// is lit, its effect (one that reads no texel: flash, greyscale, invert, pulse or fade) and
+/// parameters.
+#[derive(Clone, Debug)]
+pub struct TextLayer {
+    /// The y of its [`SortKey::zy`].
+    pub sort_y: f32,
+    /// Its pixels.
+    pub pixels: Vec<u8>,
+    /// Lit by the lights.
+    pub lit: bool,
+    /// Its effect (0: none).
+    pub effect: u8,
+    /// The effect's parameters.
+    pub params: [f32; 4],
+}
+
+/// "Over" of a premultiplied `c` onto the 8-bit pixel at `at`.
+fn blend(want: &mut [u8], at: usize, c: [f32; 4]) {
+    for i in 0..4 {
+        let dst = f32::from(want[at + i]) / 255.0;
+        want[at + i] =
+            ((c[i].clamp(0.0, 1.0) + dst * (1.0 - c[3].clamp(0.0, 1.0))).clamp(0.0, 1.0) * 255.0).round() as u8;
+    }
+}
+
+/// [`reference`] with text `labels` y-sorted among the sprites (no label shares a sprite's key).
+pub fn reference_with_text(lights: &[PointLight], clear: &[u8], labels: &[TextLayer]) -> Vec<u8> {
     let sprites = sprites();
     let mut want = clear.to_vec();
-    let mut order: Vec<usize> = (0..sprites.len()).collect();
-    // The y-sort: by the sprite's bottom edge, stable.
-    order.sort_by_key(|&k| sprites[k].at[1] + TEX);
-    for &k in &order {
-        let s = &sprites[k];
-        let carried = s.params.map(|v| (v * 255.0).round() / 255.0);
-        for y in 0..TEX {
-            for x in 0..TEX {
-                let ([tx, ty], [ax, ay]) = local_texel(s, x, y);
-                let (colour, n) = match s.texture {
-                    Some(t) if has_normal_map(t) => {
-                        let m = normal(t, tx, ty).map(|v| f32::from(v) / 255.0 * 2.0 - 1.0);
-                        let v = [m[0] * ax[0] - m[1] * ay[0], m[0] * ax[1] - m[1] * ay[1], m[2]];
-                        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-                        (texel(t, tx, ty), v.map(|c| c / len))
-                    }
-                    Some(t) => (texel(t, tx, ty), [0.0, 0.0, 1.0]),
-                    None => ([255; 4], [0.0, 0.0, 1.0]),
-                };
-                let mut c: [f32; 4] =
-                    std::array::from_fn(|i| f32::from(colour[i]) / 255.0 * f32::from(s.tint[i]) / 255.0);
-                let (px, py) = (s.at[0] + x, s.at[1] + y);
-                if s.lit {
-                    let l = lighting(n, [px as f32 + 0.5, py as f32 + 0.5], lights);
-                    for (c, l) in c.iter_mut().zip(l) {
-                        *c *= l;
-                    }
-                }
-                let t = s.texture.unwrap_or(0);
-                let c = effect(s.effect, c, t, [tx as f32 + 0.5, ty as f32 + 0.5], carried);
-                let at = ((py * SIZE[0] + px) * 4) as usize;
-                for i in 0..4 {
-                    let dst = f32::from(want[at + i]) / 255.0;
-                    want[at + i] = ((c[i].clamp(0.0, 1.0) + dst * (1.0 - c[3].clamp(0.0, 1.0))).clamp(0.0, 1.0) * 255.0)
-                        .round() as u8;
-                }
-            }
+    // The y-sort: sprites by their bottom edge, labels by their key; stable.
+    let mut order: Vec<(f32, Result<usize, usize>)> =
+        (0..sprites.len()).map(|k| ((sprites[k].at[1] + TEX) as f32, Ok(k))).collect();
+    order.extend(labels.iter().enumerate().map(|(k, l)| (l.sort_y, Err(k))));
+    order.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for &(_, item) in &order {
+        match item {
+            Ok(k) => draw_sprite(&sprites[k], lights, &mut want),
+            Err(k) => draw_label(&labels[k], lights, &mut want),
         }
     }
     want
+}
+
+/// A label's pixels, lit and with its effect, over `want`.
+fn draw_label(l: &TextLayer, lights: &[PointLight], want: &mut [u8]) {
+    let carried = l.params.map(|v| (v * 255.0).round() / 255.0);
+    for (p, px) in l.pixels.chunks_exact(4).enumerate() {
+        if px[3] == 0 && px[..3] == [0, 0, 0] {
+            continue;
+        }
+        let (x, y) = ((p as u32 % SIZE[0]) as f32, (p as u32 / SIZE[0]) as f32);
+        let mut c: [f32; 4] = std::array::from_fn(|i| f32::from(px[i]) / 255.0);
+        if l.lit {
+            let light = lighting([0.0, 0.0, 1.0], [x + 0.5, y + 0.5], lights);
+            for (c, l) in c.iter_mut().zip(light) {
+                *c *= l;
+            }
+        }
+        let c = effect(l.effect, c, 0, [0.0; 2], carried);
+        blend(want, p * 4, c);
+    }
+}
+
+/// One sprite, lit and with its effect, over `want`.
+fn draw_sprite(s: &Sprite, lights: &[PointLight], want: &mut [u8]) {
+    let carried = s.params.map(|v| (v * 255.0).round() / 255.0);
+    for y in 0..TEX {
+        for x in 0..TEX {
+            let ([tx, ty], [ax, ay]) = local_texel(s, x, y);
+            let (colour, n) = match s.texture {
+                Some(t) if has_normal_map(t) => {
+                    let m = normal(t, tx, ty).map(|v| f32::from(v) / 255.0 * 2.0 - 1.0);
+                    let v = [m[0] * ax[0] - m[1] * ay[0], m[0] * ax[1] - m[1] * ay[1], m[2]];
+                    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+                    (texel(t, tx, ty), v.map(|c| c / len))
+                }
+                Some(t) => (texel(t, tx, ty), [0.0, 0.0, 1.0]),
+                None => ([255; 4], [0.0, 0.0, 1.0]),
+            };
+            let mut c: [f32; 4] = std::array::from_fn(|i| f32::from(colour[i]) / 255.0 * f32::from(s.tint[i]) / 255.0);
+            let (px, py) = (s.at[0] + x, s.at[1] + y);
+            if s.lit {
+                let l = lighting(n, [px as f32 + 0.5, py as f32 + 0.5], lights);
+                for (c, l) in c.iter_mut().zip(l) {
+                    *c *= l;
+                }
+            }
+            let t = s.texture.unwrap_or(0);
+            let c = effect(s.effect, c, t, [tx as f32 + 0.5, ty as f32 + 0.5], carried);
+            blend(want, ((py * SIZE[0] + px) * 4) as usize, c);
+        }
+    }
 }
 
 /// Pixels of two RGBA8 pictures that differ by more than `tol` in a channel, and the largest

@@ -1,19 +1,24 @@
 //! The looks scene of issue 29 ([`layerbatch_testkit::looks`]) in the page: 64 textures, half
-//! normal-mapped, lit and unlit, 8 effects, solid shapes, y-sorted, under 9 lights with a cap
+//! normal-mapped, lit and unlit, 8 effects (palette swap by a ramp among them), solid shapes,
+//! two text labels ([`layerbatch_testkit::looks_text`]), y-sorted, under 9 lights with a cap
 //! of 8 (then 1 and 8): one draw, nothing compiled after creation, within
 //! [`looks::TOLERANCE`] of the CPU reference on each path, and the three paths within 2 of
 //! one another.
 
 use layerbatch::{Batcher, Instance};
-use layerbatch_testkit::looks;
+use layerbatch_testkit::hud::draw::font_system_from_bytes;
+use layerbatch_testkit::looks::{self, TextLayer};
+use layerbatch_testkit::looks_text::LooksText;
 
 use super::{check_executed, Checked, Fail};
 use crate::device::{Backend, Device};
 
-/// The scene with `n` lights, drawn: its pixels and the target's before it.
+/// The scene with `n` lights, drawn: its pixels, the target's before it, and its labels as
+/// the reference composites them.
 struct Drawn {
     px: Vec<u8>,
     clear: Vec<u8>,
+    labels: Vec<TextLayer>,
 }
 
 async fn draw(backend: Backend, n: usize) -> Result<Drawn, Fail> {
@@ -25,6 +30,8 @@ async fn draw(backend: Backend, n: usize) -> Result<Drawn, Fail> {
 }
 
 async fn draw_on(dev: &mut Device, n: usize) -> Result<Drawn, Fail> {
+    // The labels are set in DejaVu Sans, fetched from the site.
+    let mut text = LooksText::new(font_system_from_bytes(crate::hud::font_files().await?));
     let mut b = Batcher::new(dev.limits(), looks::config()).map_err(|e| format!("budget: {e}"))?;
     dev.init(b.budget())?;
     let compiles = dev.stats().device_total.pipeline_compiles;
@@ -33,6 +40,8 @@ async fn draw_on(dev: &mut Device, n: usize) -> Result<Drawn, Fail> {
     dev.draw(b.finish()).await?;
     let clear = dev.read().await?;
     looks::record(&mut b, &ids, white, n)?;
+    let glyphs = text.record(&mut b)?;
+    ensure!(glyphs >= 14, "{glyphs} glyph quads");
     let plan = b.finish();
     let (lights, dropped) = (plan.counters.lights, plan.counters.lights_dropped);
     ensure!(
@@ -45,7 +54,7 @@ async fn draw_on(dev: &mut Device, n: usize) -> Result<Drawn, Fail> {
     ensure!(stats.device_frame.draw_calls == 1, "{} draw calls", stats.device_frame.draw_calls);
     let after = stats.device_total.pipeline_compiles;
     ensure!(after == compiles, "{} programs or pipelines compiled after creation", after - compiles);
-    Ok(Drawn { px: dev.read().await?, clear })
+    Ok(Drawn { px: dev.read().await?, clear, labels: text.layers() })
 }
 
 /// On one path: one draw with 9, 1 and 8 lights, each within the tolerance of the reference.
@@ -54,7 +63,7 @@ pub async fn looks_one_draw(backend: Backend) -> Checked {
     for n in [9, 1, 8] {
         let drawn = draw(backend, n).await?;
         // With 9 lights the cap keeps 8: the reference draws with those.
-        let want = looks::reference(&looks::lights(n.min(8)), &drawn.clear);
+        let want = looks::reference_with_text(&looks::lights(n.min(8)), &drawn.clear, &drawn.labels);
         let (differing, worst) = looks::differing(&drawn.px, &want, looks::TOLERANCE);
         ensure!(
             differing == 0,
