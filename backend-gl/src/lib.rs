@@ -110,9 +110,11 @@
 //!
 //! ## Programs
 //!
-//! One program per slot tier of the budget (1, 2, 4, ... up to `Budget::slots`), all compiled
-//! and linked in [`Renderer::new`] and never after: `DeviceCounters::pipeline_compiles` equals
-//! the tier count for the renderer's whole life. Slots are `sampler2DArray` uniforms on units
+//! One program per slot tier of the budget (1, 2, 4, ... up to `Budget::slots`), and with
+//! declared effects a second one per tier that has them (`Budget::programs_per_tier`; core
+//! marks the segments that draw an effect, `Segment::effects`, and the rest keep the plain
+//! program), all compiled and linked in [`Renderer::new`] and never after:
+//! `DeviceCounters::pipeline_compiles` equals the program count for the renderer's whole life. Slots are `sampler2DArray` uniforms on units
 //! `0..tier`; the slot is chosen by a branch on a flat per-instance attribute (a balanced tree
 //! of `if`s), the layer is a texture coordinate, and the tier-1 program has no branch at all.
 //! Tier 1 samples with `texture`; above it the mip level is computed from the UV derivatives

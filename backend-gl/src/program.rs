@@ -12,6 +12,8 @@ use crate::{lighting, shader};
 #[derive(Debug)]
 pub(crate) struct TierProgram {
     pub(crate) tier: u32,
+    /// The tier's effect program (every declared effect), else its plain one.
+    pub(crate) effects: bool,
     pub(crate) program: glow::Program,
     pub(crate) u_viewport: Option<glow::UniformLocation>,
     /// The viewport last written to `u_viewport`.
@@ -122,12 +124,18 @@ pub fn compile_program_for_test(gl: &glow::Context, vs_src: &str, fs_src: &str) 
     compile_program(gl, vs_src, fs_src, None)
 }
 
-/// Builds the program of `tier` slots and points its samplers at units `0..tier`, and with
+/// Builds the program of `tier` slots (with every declared effect when `with_effects`, else
+/// none) and points its samplers at units `0..tier`, and with
 /// lights its normal-map samplers at units `slots..slots + tier`, and the ramp's at
 /// [`Budget::ramp_unit`]. Leaves the program current
 /// (the caller saves and restores `CURRENT_PROGRAM`).
-pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, budget: &Budget) -> Result<TierProgram, Error> {
-    let effects = budget.effects;
+pub(crate) fn build_tier(
+    gl: &glow::Context,
+    (tier, with_effects): (u32, bool),
+    gles: bool,
+    budget: &Budget,
+) -> Result<TierProgram, Error> {
+    let effects = if with_effects { budget.effects } else { &[] };
     let (vs, fs) = shader::program_sources(tier, gles, effects, budget.max_lights);
     let program = match compile_program(gl, &vs, &fs, Some(tier)) {
         Ok(p) => p,
@@ -144,7 +152,7 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, budget: &Bud
                 gl.uniform_1_i32(loc.as_ref(), (budget.slots + slot) as i32);
             }
         }
-        if let Some(unit) = budget.ramp_unit() {
+        if let Some(unit) = budget.ramp_unit().filter(|_| with_effects) {
             let loc = gl.get_uniform_location(program, shader::RAMP_UNIFORM);
             gl.uniform_1_i32(loc.as_ref(), unit as i32);
         }
@@ -155,6 +163,7 @@ pub(crate) fn build_tier(gl: &glow::Context, tier: u32, gles: bool, budget: &Bud
         // A fresh program's uniforms are zero: `transform` starts as "not written".
         Ok(TierProgram {
             tier,
+            effects: with_effects,
             program,
             u_viewport,
             viewport: [0.0, 0.0],

@@ -271,9 +271,11 @@ impl Renderer {
                 host.bind_vertex_array(gl, &prev_vao);
                 host.bind_buffer(gl, glow::ARRAY_BUFFER, &prev_buffer);
             };
-            let mut programs: Vec<TierProgram> = Vec::with_capacity(budget.tiers.len());
-            for &tier in &budget.tiers {
-                match program::build_tier(&gl, tier, caps.gles, budget) {
+            // Each tier's plain program, and with declared effects its effect program.
+            let variants: &[bool] = if budget.programs_per_tier() == 2 { &[false, true] } else { &[false] };
+            let mut programs: Vec<TierProgram> = Vec::with_capacity(budget.tiers.len() * variants.len());
+            for key in budget.tiers.iter().flat_map(|&t| variants.iter().map(move |&e| (t, e))) {
+                match program::build_tier(&gl, key, caps.gles, budget) {
                     Ok(p) => programs.push(p),
                     Err(e) => {
                         restore(&gl);
@@ -394,9 +396,12 @@ impl Renderer {
         self.host.reads_bindings()
     }
 
-    /// The slot tiers there is a program for, ascending.
+    /// The slot tiers there is a program for, ascending (each has
+    /// [`layerbatch_core::Budget::programs_per_tier`] programs).
     pub fn tiers(&self) -> Vec<u32> {
-        self.programs.iter().map(|p| p.tier).collect()
+        let mut tiers: Vec<u32> = self.programs.iter().map(|p| p.tier).collect();
+        tiers.dedup();
+        tiers
     }
 
     /// The GL texture (`TEXTURE_2D_ARRAY`) of a live array, e.g. to render into the array of

@@ -83,7 +83,7 @@ pub(crate) fn translate(
     // The walk binds from nothing: a group holds what this walk bound (and placeholders).
     groups.clear_slots();
     commands.clear();
-    let (mut tier, mut blend) = (None, BlendMode::Over);
+    let (mut tier, mut blend, mut effects) = (None, BlendMode::Over, false);
     let (mut pipeline_stale, mut group_stale) = (true, true);
     let mut group_set = None;
     let mut created = 0;
@@ -106,11 +106,14 @@ pub(crate) fn translate(
                 groups.bind(&bind);
                 group_stale = true;
             }
-            DrawStep::Program { tier: t, .. } => {
+            DrawStep::Program { tier: t, effects: e, .. } => {
                 let index =
                     pipelines.tier_index(t).ok_or_else(|| out_of_step(format!("drawing with slot tier {t}")))?;
+                // The tier's slot layout is the same for its two programs.
+                group_stale |= tier.is_none_or(|(_, held)| held != t);
                 tier = Some((index, t));
-                (pipeline_stale, group_stale) = (true, true);
+                effects = e;
+                pipeline_stale = true;
             }
             DrawStep::Blend(mode) => {
                 blend = mode;
@@ -130,7 +133,7 @@ pub(crate) fn translate(
                     pipeline_stale = true;
                 }
                 if pipeline_stale {
-                    commands.push(Command::Pipeline(pipelines.index(index, blend, indexed)));
+                    commands.push(Command::Pipeline(pipelines.index(index, effects, blend, indexed)));
                     pipeline_stale = false;
                 }
                 if group_stale {

@@ -10,8 +10,9 @@
 //! binds); the renderer executes the plan and counts what it issued. Textures live in
 //! rectangles of layers of `texture_2d_array`s; each draw binds one bind group of up to
 //! `budget.slots` arrays, each with its sampler, and picks the array per quad with a `switch`
-//! (no branch at tier 1). One render pipeline per slot tier and blend mode is created in
-//! [`Renderer::new`] (one shader module per tier), never later.
+//! (no branch at tier 1). One render pipeline per slot tier, program and blend mode is created
+//! in [`Renderer::new`] (one shader module per tier, and with declared effects a second one
+//! with them, drawn only by the segments core marks `Segment::effects`), never later.
 //!
 //! Each segment is drawn with its plan's [`DrawState`](layerbatch_core::DrawState): the
 //! pipeline of its [`BlendMode`](layerbatch_core::BlendMode) (core's factors, an `ADD`

@@ -1,5 +1,6 @@
-//! The render pipelines: one per slot tier and blend mode for the host's passes, all made in
-//! `Renderer::new` (one shader module per tier), and the same set for each format of render
+//! The render pipelines: one per slot tier, program and blend mode for the host's passes, all
+//! made in `Renderer::new` (one shader module per tier, and with declared effects a second one
+//! with them: [`Budget::programs_per_tier`]), and the same set for each format of render
 //! target, made with the first render-target array of that format. Also the slot bind group
 //! layouts and the vertex layout of an [`Instance`], generated from core's
 //! [`Instance::ATTRIBUTES`].
@@ -79,8 +80,12 @@ pub(crate) struct Pipelines {
     tiers: Vec<u32>,
     /// For the host's passes, by [`Pipelines::index`].
     host: Vec<wgpu::RenderPipeline>,
-    /// Each tier's shader module and pipeline layout, for render-target pipelines.
+    /// Each program's (tier and variant's) shader module and pipeline layout, for
+    /// render-target pipelines, by [`Pipelines::program`].
     tier_modules: Vec<(wgpu::ShaderModule, wgpu::PipelineLayout)>,
+    /// Programs per tier: [`Budget::programs_per_tier`] (a plain one, and with declared
+    /// effects one with them).
+    variants: usize,
     /// Drawing into render targets of a format (one sample, no depth), indexed as `host`.
     targets: HashMap<wgpu::TextureFormat, Vec<wgpu::RenderPipeline>>,
     /// Each tier's slot bind group layout (group [`shader::GROUP_SLOTS`]).
@@ -106,9 +111,10 @@ impl Pipelines {
         shader::check_effects(budget.effects)?;
         let tiers = budget.tiers.len();
         let kinds = vertex_kinds(budget.indexed_quads);
-        let mut host = Vec::with_capacity(tiers * kinds.len() * BLENDS);
+        let variants = budget.programs_per_tier() as usize;
+        let mut host = Vec::with_capacity(tiers * variants * kinds.len() * BLENDS);
         let mut slot_layouts = Vec::with_capacity(tiers);
-        let mut tier_modules = Vec::with_capacity(tiers);
+        let mut tier_modules = Vec::with_capacity(tiers * variants);
         for &tier in &budget.tiers {
             let layout = slot_layout(device, tier, budget.max_lights > 0);
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -116,32 +122,37 @@ impl Pipelines {
                 bind_group_layouts: &[Some(globals_layout), Some(&layout)],
                 immediate_size: 0,
             });
-            let source = shader::pipeline_source(tier, budget.effects, budget.max_lights);
-            let (module, verdict) = scoped(device, || {
-                device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("layerbatch"),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                })
-            });
-            if let Some(e) = late.settle(verdict, || What::Shader { tier }) {
-                return Err(e);
-            }
-            // One module per tier, one pipeline per vertex kind and blend mode of it.
-            for (indexed, mode) in kinds.iter().flat_map(|&k| BlendMode::ALL.map(|m| (k, m))) {
-                let (pipeline, verdict) = scoped(device, || {
-                    let kind = PipelineKind { tier, mode, indexed };
-                    create_pipeline(device, &pipeline_layout, &module, target, options, kind)
+            // The plain program, then (with declared effects) the one with every effect.
+            for variant in 0..variants {
+                let effects = if variant == 1 { budget.effects } else { &[] };
+                let source = shader::pipeline_source(tier, effects, budget.max_lights);
+                let (module, verdict) = scoped(device, || {
+                    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some("layerbatch"),
+                        source: wgpu::ShaderSource::Wgsl(source.into()),
+                    })
                 });
-                let detail = || format!("{mode:?} blending, {}", if indexed { "indexed" } else { "instanced" });
-                if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: detail() }) {
+                if let Some(e) = late.settle(verdict, || What::Shader { tier }) {
                     return Err(e);
                 }
-                host.push(pipeline);
+                // One module per program, one pipeline per vertex kind and blend mode of it.
+                for (indexed, mode) in kinds.iter().flat_map(|&k| BlendMode::ALL.map(|m| (k, m))) {
+                    let (pipeline, verdict) = scoped(device, || {
+                        let kind = PipelineKind { tier, mode, indexed };
+                        create_pipeline(device, &pipeline_layout, &module, target, options, kind)
+                    });
+                    let detail = || format!("{mode:?} blending, {}", if indexed { "indexed" } else { "instanced" });
+                    if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: detail() }) {
+                        return Err(e);
+                    }
+                    host.push(pipeline);
+                }
+                tier_modules.push((module, pipeline_layout.clone()));
             }
             slot_layouts.push(layout);
-            tier_modules.push((module, pipeline_layout));
         }
-        Ok(Self { tiers: budget.tiers.clone(), host, tier_modules, targets: HashMap::new(), slot_layouts, kinds })
+        let tiers = budget.tiers.clone();
+        Ok(Self { tiers, host, tier_modules, variants, targets: HashMap::new(), slot_layouts, kinds })
     }
 
     /// The slot tiers, ascending.
@@ -169,11 +180,18 @@ impl Pipelines {
         self.tiers.iter().position(|&t| t == tier)
     }
 
-    /// Index of the pipeline of a tier (by [`Pipelines::tier_index`]), blend mode and vertex
-    /// kind (`indexed`, which the renderer always has: see `kinds`).
-    pub(crate) fn index(&self, tier_index: usize, mode: BlendMode, indexed: bool) -> usize {
+    /// The program of a tier (by [`Pipelines::tier_index`]): its effect program when
+    /// `effects` and the renderer has one, else its plain one.
+    fn program(&self, tier_index: usize, effects: bool) -> usize {
+        tier_index * self.variants + usize::from(effects && self.variants == 2)
+    }
+
+    /// Index of the pipeline of a tier's program (by [`Pipelines::tier_index`] and
+    /// `effects`: [`layerbatch_core::Segment::effects`]), blend mode and vertex kind
+    /// (`indexed`, which the renderer always has: see `kinds`).
+    pub(crate) fn index(&self, tier_index: usize, effects: bool, mode: BlendMode, indexed: bool) -> usize {
         let kind = self.kinds.iter().position(|&k| k == indexed).unwrap_or(0);
-        (tier_index * self.kinds.len() + kind) * BLENDS + mode.index()
+        (self.program(tier_index, effects) * self.kinds.len() + kind) * BLENDS + mode.index()
     }
 
     /// The pipelines a plan draws with, indexed by [`Pipelines::index`]: the host's, or
@@ -204,7 +222,10 @@ impl Pipelines {
         }
         let plain = RendererOptions::default();
         let mut list = Vec::with_capacity(self.host.len());
-        for (&tier, (module, layout)) in self.tiers.iter().zip(&self.tier_modules) {
+        let variants = self.variants;
+        for (&tier, (module, layout)) in
+            self.tiers.iter().flat_map(|t| std::iter::repeat_n(t, variants)).zip(&self.tier_modules)
+        {
             for (indexed, mode) in self.kinds.iter().flat_map(|&k| BlendMode::ALL.map(|m| (k, m))) {
                 let (pipeline, verdict) = scoped(device, || {
                     let kind = PipelineKind { tier, mode, indexed };

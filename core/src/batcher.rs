@@ -3,7 +3,7 @@
 
 use crate::alloc::{Admission, Moved, Placement};
 use crate::ladder::SlotLadder;
-use crate::plan::{ArrayOp, FramePlan, PlanTarget, ResidentOp, ResourceOp};
+use crate::plan::{ArrayOp, FramePlan, Instance, PlanTarget, ResidentOp, ResourceOp};
 use crate::texture::Usage;
 use crate::writes::PendingWrites;
 use crate::{Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
@@ -348,6 +348,14 @@ impl Batcher {
                 marks.next();
             }
             seg.state = state;
+        }
+        if !self.budget.effects.is_empty() {
+            // Segments with an effect draw with their tier's effect program; the rest keep
+            // the plain one.
+            for seg in &mut plan.segments {
+                let range = seg.instances.start as usize..seg.instances.end as usize;
+                seg.effects = plan.instances[range].iter().any(|i| i.effect & Instance::EFFECT_MASK != 0);
+            }
         }
         plan.index_triangle_blocks();
         // Resident layers drawn go between the segments, in painter's order.

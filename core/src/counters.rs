@@ -193,8 +193,9 @@ pub struct DeviceCounters {
     /// Bind groups created (wgpu; GL: 0). Cached across frames: a one-slot change makes one.
     pub bind_group_creates: u64,
     /// Programs linked (GL) or render pipelines created (wgpu). All at creation and never
-    /// growing: the tier count on GL (blend modes are GL state), the tier count times
-    /// `BlendMode::ALL.len()` on wgpu (blending is pipeline state there).
+    /// growing: the tier count times [`crate::Budget::programs_per_tier`] on GL (blend modes
+    /// are GL state), that times `BlendMode::ALL.len()` and the vertex kinds on wgpu (blending
+    /// is pipeline state there); render-target pipelines when a target format is first used.
     pub pipeline_compiles: u64,
     /// Texture bytes written from the CPU.
     pub texture_bytes_written: u64,

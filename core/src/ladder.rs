@@ -535,6 +535,7 @@ impl SlotLadder {
             cause,
             state: 0,
             resident: None,
+            effects: false,
         });
         let c = &mut *walk.counters;
         c.draw_calls += 1;

@@ -593,6 +593,26 @@ impl Budget {
         })
     }
 
+    /// Programs (GL) or shader modules (wgpu) each tier has: 1, or 2 with declared effects, a
+    /// plain one and one with every effect ([`crate::Segment::effects`] picks), so that quads
+    /// without an effect never pay for the effects' code.
+    ///
+    /// ```
+    /// use layerbatch_core::{Budget, Config, Effect, Limits};
+    /// const EFFECTS: [Effect; 1] = [Effect::FLASH];
+    /// let l = Limits::guaranteed_minimum();
+    /// assert_eq!(Budget::new(&l, &Config::default())?.programs_per_tier(), 1);
+    /// assert_eq!(Budget::new(&l, &Config::default().with_effects(&EFFECTS))?.programs_per_tier(), 2);
+    /// # Ok::<(), layerbatch_core::ConfigError>(())
+    /// ```
+    pub fn programs_per_tier(&self) -> u32 {
+        if self.effects.is_empty() {
+            1
+        } else {
+            2
+        }
+    }
+
     /// The texture unit (GL) the ramp is bound on when [`Budget::ramp`]: the first past the
     /// slots' (and with lights their normal maps'). `None` without a ramp.
     ///
@@ -600,7 +620,7 @@ impl Budget {
     /// use layerbatch_core::{Budget, Config, Effect, Limits};
     /// const EFFECTS: [Effect; 1] = [Effect::PALETTE];
     /// let b = Budget::new(&Limits::guaranteed_minimum(), &Config::default().with_effects(&EFFECTS))?;
-    /// assert_eq!((b.slots, b.ramp_unit()), (8, Some(8))); // 16 units: 15 left, tiers 1..8
+    /// assert_eq!((b.slots, b.ramp_unit()), (15, Some(15))); // 16 units: 15 slots and the ramp
     /// let lit = Budget::new(&Limits::guaranteed_minimum(), &Config::default().with_effects(&EFFECTS).with_lights(4))?;
     /// assert_eq!((lit.slots, lit.ramp_unit()), (7, Some(14))); // 7 slots, 7 normal maps
     /// # Ok::<(), layerbatch_core::ConfigError>(())

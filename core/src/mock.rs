@@ -308,9 +308,11 @@ impl Executor for MockStore {
 }
 
 impl MockDevice {
-    /// A device sized for `budget`. It "compiles" one program per tier, as a backend would.
+    /// A device sized for `budget`. It "compiles" [`Budget::programs_per_tier`] programs per
+    /// tier, as a backend would.
     pub fn new(budget: &Budget) -> Self {
-        let compiles = DeviceCounters { pipeline_compiles: budget.tiers.len() as u64, ..DeviceCounters::default() };
+        let programs = budget.tiers.len() as u64 * u64::from(budget.programs_per_tier());
+        let compiles = DeviceCounters { pipeline_compiles: programs, ..DeviceCounters::default() };
         Self {
             runner: PlanRunner::new(budget),
             store: MockStore::default(),

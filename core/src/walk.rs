@@ -71,12 +71,15 @@ pub enum DrawStep {
         /// The slot and the array.
         bind: SlotBind,
     },
-    /// Draw with the program of `tier` slots, from segment `segment`'s draw on.
+    /// Draw with the program of `tier` slots, from segment `segment`'s draw on: the tier's
+    /// effect program when `effects` ([`crate::Segment::effects`]), else its plain one.
     Program {
         /// The segment whose draw needs it (for errors).
         segment: u32,
         /// The tier.
         tier: u32,
+        /// The effect program.
+        effects: bool,
     },
     /// Blend the draws that follow with `mode`.
     Blend(BlendMode),
@@ -136,7 +139,8 @@ struct Current {
     /// The last block uploaded.
     uploaded: Option<u32>,
     bound: [Option<ArrayId>; MAX_SLOTS_PER_DRAW as usize],
-    tier: Option<u32>,
+    /// The tier and variant of the program in use.
+    program: Option<(u32, bool)>,
     blend: BlendMode,
     state: Option<u32>,
     /// The scissor set, `None` while it is the host's.
@@ -172,7 +176,7 @@ impl DrawSteps {
             source: None,
             uploaded: None,
             bound: [None; MAX_SLOTS_PER_DRAW as usize],
-            tier: None,
+            program: None,
             blend: BlendMode::Over,
             state: None,
             scissor: None,
@@ -222,9 +226,9 @@ impl DrawSteps {
                     counters.texture_binds += 1;
                 }
             }
-            if cur.tier != Some(seg.tier) {
-                self.steps.push(DrawStep::Program { segment: index as u32, tier: seg.tier });
-                cur.tier = Some(seg.tier);
+            if cur.program != Some((seg.tier, seg.effects)) {
+                self.steps.push(DrawStep::Program { segment: index as u32, tier: seg.tier, effects: seg.effects });
+                cur.program = Some((seg.tier, seg.effects));
             }
             if cur.blend != state.blend {
                 self.steps.push(DrawStep::Blend(state.blend));

@@ -160,7 +160,16 @@ fn plan_of_another_batcher_is_refused() {
 }
 
 fn segment(instances: std::ops::Range<u32>, tier: u32) -> Segment {
-    Segment { instances, tier, slots: 0..tier, binds: 0..0, cause: FlushCause::EndOfFrame, state: 0, resident: None }
+    Segment {
+        instances,
+        tier,
+        slots: 0..tier,
+        binds: 0..0,
+        cause: FlushCause::EndOfFrame,
+        state: 0,
+        resident: None,
+        effects: false,
+    }
 }
 
 fn hand_plan(sequence: u64, ops: Vec<ResourceOp>, bytes: usize) -> FramePlan {

@@ -145,8 +145,8 @@ impl Renderer {
                     base_bytes = u64::from(base) * u64::from(Instance::quad_bytes(self.indexed_quads));
                 }
                 DrawStep::Bind { segment, bind } => self.bind_slot(segment as usize, bind)?,
-                DrawStep::Program { segment, tier } => {
-                    let pi = self.programs.iter().position(|p| p.tier == tier);
+                DrawStep::Program { segment, tier, effects } => {
+                    let pi = self.programs.iter().position(|p| p.tier == tier && p.effects == effects);
                     // A program per budget tier, and the validator accepted only budget tiers.
                     let pi = pi.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
                     // SAFETY: the program linked at creation.

@@ -400,6 +400,11 @@ pub struct Segment {
     /// empty (the draw walk binds from the slot table), and it lies in painter's order among
     /// the plan's own segments.
     pub resident: Option<ResidentId>,
+    /// Some instance of the segment draws with an effect ([`Instance::effect`]): it is drawn
+    /// with its tier's effect program, which has every declared effect. Segments without
+    /// one use the tier's plain program, which costs what a renderer without effects costs.
+    /// Set by core in `finish`; never for a resident layer's segment.
+    pub effects: bool,
 }
 
 /// A resource change, applied in order before any segment is drawn.

@@ -255,6 +255,16 @@ pub enum PlanError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A segment drawn with the plain program holds an instance with an effect (`instance`),
+    /// or one is marked for the effect program without declared effects or in a resident
+    /// layer (`instance` `None`): [`crate::Segment::effects`].
+    #[error("segment {segment}: {}", match instance { Some(i) => format!("instance {i} draws with an effect and the segment is not marked `effects`"), None => "marked `effects` without declared effects, or drawing a resident layer".to_string() })]
+    SegmentEffects {
+        /// Index of the segment.
+        segment: usize,
+        /// The instance with an effect, if that is what is wrong.
+        instance: Option<u32>,
+    },
     /// A ramp write the device cannot apply ([`FramePlan::ramp_writes`](crate::FramePlan::ramp_writes)).
     #[error("ramp write {write} (row {row}, bytes {start}..{end}): {reason}")]
     Ramp {

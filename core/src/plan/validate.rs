@@ -430,6 +430,10 @@ impl PlanValidator {
         if !table_ok || !binds_ok {
             return Err(PlanError::SlotTable { segment: si });
         }
+        // An effect program exists only with declared effects; resident layers draw without.
+        if seg.effects && (self.effects == 0 || seg.resident.is_some()) {
+            return Err(PlanError::SegmentEffects { segment: si, instance: None });
+        }
         Ok(())
     }
 
@@ -510,6 +514,10 @@ impl PlanValidator {
                         effect: inst.effect,
                         declared: self.effects,
                     });
+                }
+                if !seg.effects && inst.effect & Instance::EFFECT_MASK != 0 {
+                    // The plain program would draw it without its effect.
+                    return Err(PlanError::SegmentEffects { segment: si, instance: Some(r.start + k as u32) });
                 }
             }
         }

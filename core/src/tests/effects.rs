@@ -95,6 +95,7 @@ fn a_plan_naming_an_undeclared_effect_is_refused() {
     plan.instances[0].effect = 3 | 1 << 8; // a bit past the id
     assert!(matches!(dev.execute(&plan), Err(PlanError::InstanceEffect { .. })));
     plan.instances[0].effect = 3;
+    plan.segments[0].effects = true; // its segment takes the effect program
     dev.execute(&plan).unwrap();
 }
 
@@ -199,4 +200,49 @@ fn a_ramp_takes_a_texture_unit_and_is_refused_when_none_is_left() {
     // An effect calling lb_ramp without with_ramp is declared as such.
     const MINE: Effect = Effect::new("mine", "return lb_ramp(0.0, 0.0);", "return lb_ramp(0.0, 0.0);").with_ramp();
     assert!(MINE.ramp && !Effect::FLASH.ramp);
+}
+
+#[test]
+fn only_segments_with_an_effect_take_the_effect_program() {
+    let (mut b, ids) = batcher();
+    let mut dev = MockDevice::new(b.budget());
+    assert_eq!(b.budget().programs_per_tier(), 2);
+    assert_eq!(dev.counters().pipeline_compiles, 2 * b.budget().tiers.len() as u64);
+    // No quad with an effect: the plain program, though effects are declared.
+    b.begin_frame();
+    b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+    let plan = b.finish();
+    assert!(!plan.segments[0].effects);
+    dev.execute(plan).unwrap();
+    assert!(dev.draw_steps().iter().any(|s| matches!(s, DrawStep::Program { effects: false, .. })));
+    // One quad with an effect among plain ones: still one draw, with the effect program.
+    b.begin_frame();
+    b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+    b.set_effect(EffectId(1), [1.0; 4]).unwrap();
+    b.push(&Quad::rect(ids[1], [8.0, 0.0], [8.0, 8.0])).unwrap();
+    let plan = b.finish();
+    assert_eq!(plan.segments.len(), 1);
+    assert!(plan.segments[0].effects);
+    dev.execute(plan).unwrap();
+    assert!(dev.draw_steps().iter().any(|s| matches!(s, DrawStep::Program { effects: true, .. })));
+    // A hand-made plan drawing an effect with the plain program is refused, naming the quad.
+    b.begin_frame();
+    b.set_effect(EffectId(2), [1.0; 4]).unwrap();
+    b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
+    let mut plan = b.finish().clone();
+    plan.segments[0].effects = false;
+    assert_eq!(dev.execute(&plan), Err(PlanError::SegmentEffects { segment: 0, instance: Some(0) }));
+    plan.segments[0].effects = true;
+    dev.execute(&plan).unwrap();
+    // Without declared effects there is no effect program to mark.
+    let mut plain = Batcher::new(Limits::desktop(), Config::default()).unwrap();
+    let tex = plain.register(&TextureDesc::new(4, 4), &[255; 64]).unwrap();
+    let mut plain_dev = MockDevice::new(plain.budget());
+    assert_eq!(plain_dev.counters().pipeline_compiles, plain.budget().tiers.len() as u64);
+    plain.begin_frame();
+    plain.push(&Quad::rect(tex, [0.0, 0.0], [4.0, 4.0])).unwrap();
+    let mut plan = plain.finish().clone();
+    plan.segments[0].effects = true;
+    let e = plain_dev.execute(&plan).unwrap_err();
+    assert_eq!(e.to_string(), "segment 0: marked `effects` without declared effects, or drawing a resident layer");
 }

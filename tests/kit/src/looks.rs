@@ -472,7 +472,8 @@ mod tests {
         let clear = vec![0; (SIZE[0] * SIZE[1] * 4) as usize];
         let eight = reference(&lights(8), &clear);
         assert!(differing(&reference(&lights(9), &clear), &eight, TOLERANCE).0 > 1000);
-        assert!(differing(&reference(&[], &clear), &eight, TOLERANCE).0 > 4000);
+        // 4,000 pixels of the 24,576 (the palette's fully swapped sprites ignore the lights).
+        assert!(differing(&reference(&[], &clear), &eight, TOLERANCE).0 > 3500);
         let effects: std::collections::BTreeSet<u8> = sprites().iter().map(|s| s.effect).collect();
         assert_eq!(effects.len(), 9, "every effect and none");
     }

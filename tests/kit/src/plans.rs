@@ -147,6 +147,7 @@ impl PlanBuilder {
             cause: FlushCause::EndOfFrame,
             state: 0,
             resident: None,
+            effects: false,
         });
         self.segment_start = end;
         self
@@ -225,6 +226,7 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
             cause: FlushCause::EndOfFrame,
             state: 0,
             resident: None,
+            effects: false,
         }],
         binds: vec![SlotBind { slot: 0, array }],
         slot_tables: vec![Some(array)],

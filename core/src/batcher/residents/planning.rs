@@ -152,6 +152,7 @@ impl Batcher {
                     cause: FlushCause::Resident,
                     state,
                     resident: Some(id),
+                    effects: false,
                 });
                 added += 1;
                 start = end;
