@@ -37,7 +37,14 @@ fn draw_scene(kind: DeviceKind, test: &str, n: usize) -> Option<Drawn> {
     looks::record(&mut b, &ids, white, n).unwrap_or_else(|e| panic!("{test}: {e}"));
     let glyphs = text.record(&mut b).unwrap_or_else(|e| panic!("{test}: {e}"));
     assert!(glyphs >= 14, "{test}: {glyphs} glyph quads");
+    let budget = b.budget().clone();
     let plan = b.finish();
+    // The slot tier is the smallest that covers the arrays the frame samples.
+    let seg = &plan.segments[0];
+    let used = plan.slots(seg).iter().filter(|a| a.is_some()).count() as u32;
+    assert_eq!(seg.tier, budget.tier_for(used), "{test}: {used} arrays sampled");
+    eprintln!("{test}: {n} lights: tier {} ({used} arrays sampled)", seg.tier);
+    assert!(seg.effects, "{test}: the effect program");
     assert_eq!((plan.counters.lights, plan.counters.lights_dropped), (n.min(8) as u64, n.saturating_sub(8) as u64));
     dev.draw(plan).unwrap_or_else(|e| panic!("{test}: {e}"));
     let frame = dev.stats().device_frame;

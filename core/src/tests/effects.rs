@@ -199,7 +199,7 @@ fn a_ramp_takes_a_texture_unit_and_is_refused_when_none_is_left() {
     );
     // An effect calling lb_ramp without with_ramp is declared as such.
     const MINE: Effect = Effect::new("mine", "return lb_ramp(0.0, 0.0);", "return lb_ramp(0.0, 0.0);").with_ramp();
-    assert!(MINE.ramp && !Effect::FLASH.ramp);
+    const { assert!(MINE.ramp && !Effect::FLASH.ramp) };
 }
 
 #[test]

@@ -13,7 +13,9 @@
 //! - `tier1_fx4`, `tier1_fx8`: `tier1` with 4 and 8 effects declared ([`EFFECTS`]), the quads
 //!   drawing without one (what declaring effects costs every pixel);
 //! - `tier1_fx8_first`, `tier1_fx8_last`: `tier1_fx8` with the quads drawing the first
-//!   effect (flash) and the last one of the chain of `if`s.
+//!   effect (flash) and the last one of the chain of `if`s;
+//! - `tier1_fx3_first`: the quads drawing flash with [`ONE_LINERS`] declared (what the
+//!   outline's and palette's bodies add to every effect quad).
 
 use std::sync::Arc;
 
@@ -25,8 +27,17 @@ use layerbatch_gl::{Renderer, Target};
 use crate::egl::{self, raw_sprite::Raw};
 
 /// The cases, in the order they are measured (on GL and on wgpu).
-pub const CASES: [&str; 8] =
-    ["baseline", "previous_tier1", "tier1", "tier4", "tier1_fx4", "tier1_fx8", "tier1_fx8_first", "tier1_fx8_last"];
+pub const CASES: [&str; 9] = [
+    "baseline",
+    "previous_tier1",
+    "tier1",
+    "tier4",
+    "tier1_fx4",
+    "tier1_fx8",
+    "tier1_fx8_first",
+    "tier1_fx8_last",
+    "tier1_fx3_first",
+];
 
 /// The effects of the `_fx` cases: the 5 built-ins (the palette binds the ramp) and three of
 /// a line each.
@@ -49,6 +60,10 @@ pub const EFFECTS: [Effect; 8] = [
     ),
 ];
 
+/// Three one-line effects of [`EFFECTS`] (flash, invert, fade): an effect program without
+/// the outline's and the palette's texture reads.
+pub const ONE_LINERS: [Effect; 3] = [EFFECTS[0], EFFECTS[5], EFFECTS[6]];
+
 /// The config, textures and effect id of a layerbatch case.
 fn layerbatch_case(name: &str) -> Option<(Config, &'static [u32], u8)> {
     let fx = |n: usize| Config::default().with_effects(&EFFECTS[..n]);
@@ -59,6 +74,7 @@ fn layerbatch_case(name: &str) -> Option<(Config, &'static [u32], u8)> {
         "tier1_fx8" => (fx(8), &[64], 0),
         "tier1_fx8_first" => (fx(8), &[64], 1),
         "tier1_fx8_last" => (fx(8), &[64], 8),
+        "tier1_fx3_first" => (Config::default().with_effects(&ONE_LINERS), &[64], 1),
         _ => return None,
     })
 }

@@ -353,7 +353,7 @@ pub fn reference(lights: &[PointLight], clear: &[u8]) -> Vec<u8> {
     reference_with_text(lights, clear, &[])
 }
 
-/// A text label of the scene as the reference composites it ([`crate::looks_text`]): its
+/// A text label of the scene as the reference composites it (`looks_text`, feature `text`): its
 /// glyphs over transparent black (premultiplied RGBA8, [`SIZE`]), its sort key's y, whether it
 /// is lit, its effect (one that reads no texel: flash, greyscale, invert, pulse or fade) and
 /// parameters.
@@ -380,7 +380,7 @@ fn blend(want: &mut [u8], at: usize, c: [f32; 4]) {
     }
 }
 
-/// [`reference`] with text `labels` y-sorted among the sprites (no label shares a sprite's key).
+/// [`reference()`] with text `labels` y-sorted among the sprites (no label shares a sprite's key).
 pub fn reference_with_text(lights: &[PointLight], clear: &[u8], labels: &[TextLayer]) -> Vec<u8> {
     let sprites = sprites();
     let mut want = clear.to_vec();
