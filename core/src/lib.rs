@@ -51,6 +51,7 @@
 mod affine;
 mod alloc;
 mod batcher;
+mod budget;
 mod counters;
 #[cfg(feature = "decode")]
 mod decode;
@@ -87,6 +88,7 @@ pub use crate::ktx2::{format_from_vk, read_ktx2, Ktx2Error, Ktx2Limits, Ktx2Text
 pub use affine::Affine2;
 pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};
 pub use batcher::{Batcher, FormatMemory};
+pub use budget::Budget;
 pub use counters::{Counters, DeviceCounters, Stats};
 #[cfg(feature = "decode")]
 pub use decode::{decode_rgba8, DecodeError};
@@ -96,7 +98,7 @@ pub use format::{Format, FormatFamilies, FormatFamily};
 #[cfg(feature = "image")]
 pub use image::{premultiplied, ImageError};
 pub use light::{LightError, PointLight, MAX_LIGHTS};
-pub use limits::{Budget, Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
+pub use limits::{Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mesh::{Mesh, Vertex};
 pub use mock::{Call, MockDevice};
 pub use nine_slice::{NineSlice, NineSliceError, SliceFill};

@@ -29,10 +29,13 @@ function texture(pixels, side, height = side) {
 
 /** The fragment shader of one effect body (the scene's GLSL, as layerbatch compiles it). */
 function fragment(body) {
-  return `in vec2 vTextureCoord;
+  // GLSL ES 3.00 as layerbatch compiles the bodies (uvec2, bit operations): PixiJS compiles a
+  // filter without the version line as GLSL ES 1.00.
+  return `#version 300 es
+in vec2 vTextureCoord;
 out vec4 finalColor;
 uniform sampler2D uTexture;
-uniform vec4 uInputSize;
+uniform highp vec4 uInputSize; // as the vertex stage declares it: uniforms shared by both stages match in precision
 uniform vec4 uParams;
 uniform float uTime;
 uniform sampler2D uRamp;
