@@ -15,19 +15,7 @@ use layerbatch_testkit::{headless, looks};
 const SIZE: [u32; 2] = [160, 120];
 const TEX: u32 = 16;
 
-const INVERT: Effect = Effect::new(
-    "invert",
-    "return vec4(vec3(color.a) - color.rgb, color.a);",
-    "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
-);
-
-const PULSE: Effect = Effect::new(
-    "pulse",
-    "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
-    "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
-);
-
-const EFFECTS: [Effect; 5] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, INVERT, PULSE];
+const EFFECTS: [Effect; 5] = [Effect::FLASH, Effect::GREYSCALE, Effect::DISSOLVE, looks::INVERT, looks::PULSE];
 
 const TIME_S: f32 = 1.25;
 
@@ -237,7 +225,7 @@ fn a_broken_effect_is_refused_naming_it(kind: DeviceKind, test: &str) {
     const SNEAKY: Effect = Effect::new("sneaky palette", "return lb_ramp(0.5, 0.0);", "return lb_ramp(0.5, 0.0);");
     const UNDECLARED: [Effect; 2] = [Effect::FLASH, SNEAKY];
     let b = Batcher::new(dev.limits(), Config::default().with_effects(&UNDECLARED)).expect("budget");
-    assert!(!b.budget().ramp);
+    assert!(!b.budget().ramp());
     let err = dev.init(b.budget()).expect_err("lb_ramp without a ramp");
     assert!(err.contains("sneaky palette") && err.contains("lb_ramp"), "{test}: {err}");
 }

@@ -176,8 +176,9 @@
 //!
 //! - Texture units `0..n` (`n` = the largest tier drawn, or 1 when the plan creates, grows,
 //!   shrinks or writes arrays or ramp rows or draws into a render target; with lights, draws
-//!   also take units `slots..slots + tier`, and with a ramp, draws take every unit up to
-//!   [`layerbatch_core::Budget::ramp_unit`]): the `TEXTURE_2D_ARRAY` binding
+//!   also take units `slots..slots + tier`, and with a ramp, draws of a segment marked
+//!   `effects` take every unit up to [`layerbatch_core::Budget::ramp_unit`]): the
+//!   `TEXTURE_2D_ARRAY` binding
 //!   and the bound sampler object (set to 0 so the arrays' own filter and wrap apply);
 //!   `ACTIVE_TEXTURE`. A host binding that names an array the paint deleted is restored as 0.
 //! - Draws: `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING` (the renderer has its own vertex array),
@@ -294,8 +295,8 @@
 //!
 //! Slot `s` is texture unit `s`; with lights its normal-map sibling is unit `slots + s`; the
 //! ramp ([`layerbatch_core::Effect::with_ramp`]), a one-layer `TEXTURE_2D_ARRAY` made at the
-//! first paint that needs it, is bound on [`layerbatch_core::Budget::ramp_unit`] before every
-//! paint's draws (not counted in `texture_binds`). A paint follows core's draw walk
+//! first paint that needs it, is bound on [`layerbatch_core::Budget::ramp_unit`] before the
+//! draws of a paint with a segment marked `effects` (not counted in `texture_binds`). A paint follows core's draw walk
 //! ([`layerbatch_core::DrawSteps`]), which starts from nothing bound: the first draw of a
 //! paint that samples a slot (a `Some` entry of its segment's slot table) binds that slot's
 //! array, even when an earlier plan bound it (every paint restores the host's units

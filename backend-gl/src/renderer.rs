@@ -251,7 +251,8 @@ impl Renderer {
         let state_caps = StateCaps::detect(&gl);
         // A lit program samples each slot's normal-map sibling too, on units `slots..`, and
         // the ramp the unit after.
-        let units_used = (if budget.max_lights > 0 { 2 * budget.slots } else { budget.slots }) + u32::from(budget.ramp);
+        let units_used =
+            (if budget.max_lights > 0 { 2 * budget.slots } else { budget.slots }) + u32::from(budget.ramp());
         if units_used > caps.max_texture_units {
             return Err(Error::SlotsAboveDevice { slots: units_used, units: caps.max_texture_units });
         }
@@ -497,7 +498,10 @@ impl Renderer {
                 }
             }
         }
-        if !plan.ramp_writes.is_empty() || (draw && self.arrays.ramp.needs_creation()) {
+        // Only effect programs sample the ramp: a paint binds it (and saves the units up to
+        // its own) when a segment core marked `effects` is drawn.
+        let ramp_drawn = draw && self.arrays.ramp.unit().is_some() && plan.segments.iter().any(|s| s.effects);
+        if !plan.ramp_writes.is_empty() || (ramp_drawn && self.arrays.ramp.needs_creation()) {
             // Ramp rows are written (and the ramp made, from zeros) on unit 0.
             needs.upload = true;
             needs.units = needs.units.max(1);
@@ -513,7 +517,7 @@ impl Renderer {
             let tier = plan.segments.iter().map(|s| s.tier).max().unwrap_or(1);
             // Lit: the normal-map siblings go on units `slots..slots + tier`; the ramp after.
             needs.units = needs.units.max(if self.lights { self.slots + tier } else { tier });
-            if let Some(unit) = self.arrays.ramp.unit() {
+            if let Some(unit) = self.arrays.ramp.unit().filter(|_| ramp_drawn) {
                 needs.units = needs.units.max(unit + 1);
             }
             needs.scissor = plan.states.iter().any(|s| s.clip_px.is_some());
@@ -535,7 +539,7 @@ impl Renderer {
             let mut steps = std::mem::take(&mut self.steps);
             steps.walk(plan, &viewport, self.indexed_quads, &mut c);
             if draw {
-                result = self.draw(plan, &steps, target, &viewport, &mut saved);
+                result = self.draw(plan, &steps, target, &viewport, &mut saved, ramp_drawn);
             }
             self.steps = steps;
         }

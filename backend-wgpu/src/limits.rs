@@ -91,7 +91,7 @@ pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(),
     let lit = budget.max_lights > 0;
     let samplers = if lit { 2 * budget.slots } else { budget.slots };
     // The ramp is one texture more, read without a sampler.
-    let textures = samplers + u32::from(budget.ramp);
+    let textures = samplers + u32::from(budget.ramp());
     check("max_sampled_textures_per_shader_stage", textures, dl.max_sampled_textures_per_shader_stage)?;
     // One sampler per slot.
     check("max_samplers_per_shader_stage", samplers, dl.max_samplers_per_shader_stage)?;

@@ -141,7 +141,7 @@ impl Renderer {
     ) -> Result<Self, Error> {
         check_device(device, budget)?;
         let late = Late::default();
-        let globals = Globals::new(device, &late, budget.max_lights, budget.ramp)?;
+        let globals = Globals::new(device, &late, budget.max_lights, budget.ramp())?;
         let groups = BindGroups::new(device, &late, budget.slots, budget.max_lights > 0)?;
         let instances = Instances::new(device, &late, budget)?;
         let pipelines = Pipelines::new(device, &late, target, budget, options, globals.layout())?;

@@ -121,7 +121,7 @@ impl Batcher {
             residents: Residents::default(),
             time_s: 0.0,
             lighting: lights::Lighting::default(),
-            ramp: ramp::Ramp::new(budget.ramp),
+            ramp: ramp::Ramp::new(budget.ramp()),
             budget,
         })
     }
@@ -349,9 +349,9 @@ impl Batcher {
             }
             seg.state = state;
         }
-        if !self.budget.effects.is_empty() {
+        if self.recorder.effects_used {
             // Segments with an effect draw with their tier's effect program; the rest keep
-            // the plain one.
+            // the plain one. (A frame that set no effect has none: no pass.)
             for seg in &mut plan.segments {
                 let range = seg.instances.start as usize..seg.instances.end as usize;
                 seg.effects = plan.instances[range].iter().any(|i| i.effect & Instance::EFFECT_MASK != 0);

@@ -55,11 +55,6 @@ pub struct Budget {
     pub effects: &'static [crate::Effect],
     /// See [`Config::lights`] (0: lights off, no normal maps).
     pub max_lights: u32,
-    /// Some declared effect samples the ramp ([`crate::Effect::with_ramp`]): every program
-    /// binds the ramp texture ([`crate::RAMP_WIDTH_PX`] x [`crate::RAMP_ROWS`] RGBA8) on one
-    /// texture unit beyond the slots' ([`Budget::ramp_unit`]), so the slots cover one unit
-    /// less.
-    pub ramp: bool,
 }
 
 impl Budget {
@@ -186,7 +181,6 @@ impl Budget {
             compressed_copies: limits.compressed_copies,
             effects: config.effects,
             max_lights: config.lights,
-            ramp: ramp.is_some(),
         })
     }
 
@@ -210,6 +204,14 @@ impl Budget {
         }
     }
 
+    /// Some declared effect samples the ramp ([`crate::Effect::with_ramp`]): every effect
+    /// program binds the ramp texture ([`crate::RAMP_WIDTH_PX`] x [`crate::RAMP_ROWS`] RGBA8)
+    /// on one texture unit beyond the slots' ([`Budget::ramp_unit`]), so the slots cover one
+    /// unit less. Derived from `effects`, so an edited budget cannot disagree with its shaders.
+    pub fn ramp(&self) -> bool {
+        self.effects.iter().any(|e| e.ramp)
+    }
+
     /// The texture unit (GL) the ramp is bound on when [`Budget::ramp`]: the first past the
     /// slots' (and with lights their normal maps'). `None` without a ramp.
     ///
@@ -224,7 +226,7 @@ impl Budget {
     /// ```
     pub fn ramp_unit(&self) -> Option<u32> {
         let samplers_per_slot = if self.max_lights > 0 { 2 } else { 1 };
-        self.ramp.then_some(self.slots * samplers_per_slot)
+        self.ramp().then_some(self.slots * samplers_per_slot)
     }
 
     /// Vertex bytes a quad takes in a backend's vertex buffer: [`Instance::QUAD_BYTES`] with

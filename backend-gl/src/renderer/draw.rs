@@ -26,10 +26,13 @@ impl Renderer {
         target: &Target,
         vp: &Viewport,
         saved: &mut Saved,
+        ramp_drawn: bool,
     ) -> Result<(), Error> {
         let Some(visible) = vp.visible_px() else { return Ok(()) };
         let srgb_target = self.bind_target(plan, target, saved)?;
-        self.arrays.ramp.bind(&self.gl)?;
+        if ramp_drawn {
+            self.arrays.ramp.bind(&self.gl)?;
+        }
         self.set_fixed_state(plan, vp, visible, srgb_target.is_some());
         let viewport = [visible[2] as f32, visible[3] as f32];
         let result = self.draw_steps(plan, steps, vp, viewport, saved);

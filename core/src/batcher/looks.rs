@@ -47,6 +47,7 @@ impl Batcher {
         // Being lit is the look's other part: it stays.
         let lit = self.recorder.look.effect & Instance::EFFECT_LIT;
         self.recorder.look = Look { effect: lit | u32::from(effect.0), params };
+        self.recorder.effects_used |= effect != EffectId::NONE;
         Ok(())
     }
 

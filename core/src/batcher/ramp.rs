@@ -65,7 +65,7 @@ impl Batcher {
     /// [`RampError::Colors`] for no colours or more than [`RAMP_WIDTH_PX`]. Nothing is written
     /// either way.
     pub fn write_ramp_row(&mut self, row: u8, colors: &[[u8; 4]]) -> Result<(), RampError> {
-        if !self.budget.ramp {
+        if !self.budget.ramp() {
             return Err(RampError::NoRamp { effects: self.budget.effects.len() });
         }
         if colors.is_empty() || colors.len() > RAMP_WIDTH_PX as usize {

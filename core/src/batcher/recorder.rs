@@ -56,6 +56,9 @@ pub(super) struct Recorder {
     /// The frame's sort keys, when it sets any.
     pub(super) sort: FrameSort,
     /// The effect quads pushed now get.
+    /// An effect was set since the frame opened: `finish` marks the segments that draw one
+    /// (a frame without any skips that pass over its instances).
+    pub(super) effects_used: bool,
     pub(super) look: Look,
 }
 
@@ -88,6 +91,7 @@ impl Recorder {
             moved: Vec::new(),
             sort: FrameSort::default(),
             look: Look::default(),
+            effects_used: false,
         }
     }
 
@@ -112,6 +116,7 @@ impl Recorder {
         self.moved.clear();
         self.sort.open();
         self.look = Look::default();
+        self.effects_used = false;
     }
 
     /// Closes the frame: its target, with arrays moved during the frame followed.

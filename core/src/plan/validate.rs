@@ -95,7 +95,7 @@ impl PlanValidator {
             budget_bytes: budget.budget_bytes,
             effects: budget.effects.len() as u32,
             lights: budget.max_lights,
-            ramp: budget.ramp,
+            ramp: budget.ramp(),
             arrays: HashMap::new(),
             bound: vec![None; slots as usize],
             residents: HashMap::new(),

@@ -113,7 +113,7 @@ fn resident_layers_draw_without_effects() {
 #[test]
 fn ramp_rows_reach_the_plan_once_and_come_back_after_a_restore() {
     let (mut b, _) = batcher();
-    assert!(b.budget().ramp, "the palette samples the ramp");
+    assert!(b.budget().ramp(), "the palette samples the ramp");
     let mut dev = MockDevice::new(b.budget());
     let row: Vec<[u8; 4]> = (0..16).map(|k| [k * 16, 0, 255 - k * 16, 255]).collect();
     b.write_ramp_row(7, &row).unwrap();
@@ -163,7 +163,7 @@ fn bad_ramp_input_is_refused_with_its_terms() {
     dev.execute(b.plan()).unwrap();
     // No effect samples the ramp: there is none.
     let mut plain = Batcher::new(Limits::desktop(), Config::default()).unwrap();
-    assert!(!plain.budget().ramp);
+    assert!(!plain.budget().ramp());
     assert_eq!(plain.write_ramp_row(0, &[[0; 4]]), Err(RampError::NoRamp { effects: 0 }));
     // A hand-made plan writing a ramp the budget lacks, or a short row, is refused.
     plain.begin_frame();
@@ -184,7 +184,7 @@ fn bad_ramp_input_is_refused_with_its_terms() {
 fn a_ramp_takes_a_texture_unit_and_is_refused_when_none_is_left() {
     const PALETTE: [Effect; 1] = [Effect::PALETTE];
     let b = Budget::new(&Limits::desktop(), &Config::default().with_effects(&PALETTE)).unwrap();
-    assert!(b.ramp);
+    assert!(b.ramp());
     // Two units: one slot and the ramp. One unit: no room for both.
     let two = Limits::new(2, 256, 2048);
     let b = Budget::new(&two, &Config::default().with_effects(&PALETTE)).unwrap();

@@ -47,12 +47,8 @@ pub const EFFECTS: [Effect; 8] = [
     Effect::DISSOLVE,
     Effect::OUTLINE,
     Effect::PALETTE,
-    Effect::new(
-        "invert",
-        "return vec4(vec3(color.a) - color.rgb, color.a);",
-        "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
-    ),
-    Effect::new("fade", "return color * (1.0 - params.x);", "return color * (1.0 - params.x);"),
+    crate::looks::INVERT,
+    crate::looks::FADE,
     Effect::new(
         "pulse",
         "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
