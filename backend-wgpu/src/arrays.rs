@@ -17,6 +17,7 @@ use crate::pipelines::Pipelines;
 use crate::scope::{checked, Late};
 use crate::staging::Staging;
 use crate::Error;
+use crate::PassKind;
 
 /// A live array: its texture, the view the slots bind, and the plan's description of it.
 #[derive(Debug)]
@@ -150,7 +151,7 @@ impl Executor for ArrayOps<'_> {
             wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::COPY_SRC;
         if desc.render_target {
             usage |= wgpu::TextureUsages::RENDER_ATTACHMENT;
-            self.pipeline_compiles += self.pipelines.ensure_target(device, late, format)?;
+            self.pipeline_compiles += self.pipelines.ensure(device, late, &PassKind::new(format))?;
         }
         let what = || {
             format!(

@@ -10,9 +10,12 @@
 //! binds); the renderer executes the plan and counts what it issued. Textures live in
 //! rectangles of layers of `texture_2d_array`s; each draw binds one bind group of up to
 //! `budget.slots` arrays, each with its sampler, and picks the array per quad with a `switch`
-//! (no branch at tier 1). One render pipeline per slot tier, program and blend mode is created
-//! in [`Renderer::new`] (one shader module per tier, and with declared effects a second one
-//! with them, drawn only by the segments core marks `Segment::effects`), never later.
+//! (no branch at tier 1). The shader modules (one per slot tier, and with declared effects a
+//! second one with them, drawn only by the segments core marks `Segment::effects`) are
+//! compiled in [`Renderer::new`], never later; the render pipelines are made from them per
+//! [`PassKind`] (colour format, multisampling, depth attachment), one per tier, program, vertex
+//! kind and blend mode: `new`'s kind at creation, any other kind with its first plan (see
+//! [Pass kinds](#pass-kinds)).
 //!
 //! Each segment is drawn with its plan's [`DrawState`](layerbatch_core::DrawState): the
 //! pipeline of its [`BlendMode`](layerbatch_core::BlendMode) (core's factors, an `ADD`
@@ -161,8 +164,8 @@
 //! targets never needs `render`, and its prepared plan keeps one space. Texel
 //! row 0 is the top row, as for uploads: drawn with default UVs, a target is upright (on the GL
 //! backend too). [`Renderer::target_view`] gives a view of the target for passes of the host's
-//! own. Render-target arrays are made with `RENDER_ATTACHMENT`; their pipelines (every tier
-//! and blend mode, one sample, no depth) are made with the first render target of a format,
+//! own. Render-target arrays are made with `RENDER_ATTACHMENT`; their pipelines (the pass kind
+//! of their format, one sample, no depth) are made with the first render target of a format,
 //! counted in `pipeline_compiles`.
 //!
 //! A target whose array has mip levels is mipmapped after each plan drawn into it, as core's
@@ -185,6 +188,28 @@
 //! [Errors instead of panics](#errors-instead-of-panics)). On WebGL2, as natively, it comes back from the call. Nothing is
 //! lost to the uncaptured-error handler either way. `scripts/web-test.sh` runs the pixel
 //! tests and this error contract on both in headless Chromium.
+//!
+//! ## Pass kinds
+//!
+//! One renderer draws into passes of any kind: the plain and the HDR camera of a game, MSAA
+//! on or off, several windows of different formats. A [`PassKind`] is what a render pipeline
+//! depends on in a pass: the colour format, the multisampling and the depth-stencil
+//! attachment (layerbatch never tests depth: [`PassKind::untested_depth`]). Textures, bind
+//! groups and shader modules are shared by every kind; only the pipelines are per kind, made
+//! from the modules compiled at creation, as glyphon caches its pipelines.
+//!
+//! - [`Renderer::new`]'s format and [`RendererOptions`] are the first kind, made at creation:
+//!   [`Renderer::create_prepared`] prepares for it, and a host with one kind of pass never
+//!   compiles after creation.
+//! - [`Renderer::create_prepared_for`] prepares a plan for another kind. The first `prepare`
+//!   of a plan for a kind makes its pipelines ([`Renderer::pipelines_per_kind`] of them),
+//!   counted in that frame's `device_frame.pipeline_compiles`, and keeps them: a frame that
+//!   introduces a kind says so there, and later frames compile nothing. A kind the device
+//!   refuses (a sample count it lacks) is [`Error::Pipeline`], naming the kind, before the
+//!   plan is taken: nothing is applied, and the plan may be prepared again for another kind.
+//! - [`PreparedPlan::set_pass_kind`] moves a prepared plan to another kind (a camera that
+//!   turned HDR); it draws nothing until its next `prepare`.
+//! - Render targets are kinds too: their format, one sample, no depth.
 //!
 //! ## Plans and passes
 //!
@@ -285,6 +310,7 @@
 //!
 //! See [`device_limits`] for the limits core gets, and [`shader_source`] for the WGSL.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod arrays;
 mod bind_groups;
@@ -295,6 +321,7 @@ mod instances;
 mod lighting;
 mod limits;
 mod mips;
+mod pass_kind;
 mod pipelines;
 mod prepared;
 mod renderer;
@@ -305,6 +332,7 @@ mod staging;
 
 pub use error::Error;
 pub use limits::{device_limits, format_families, limits};
+pub use pass_kind::PassKind;
 pub use pipelines::RendererOptions;
 pub use prepared::PreparedPlan;
 pub use renderer::Renderer;

@@ -1,22 +1,24 @@
-//! The render pipelines: one per slot tier, program and blend mode for the host's passes, all
-//! made in `Renderer::new` (one shader module per tier, and with declared effects a second one
-//! with them: [`Budget::programs_per_tier`]), and the same set for each format of render
-//! target, made with the first render-target array of that format. Also the slot bind group
-//! layouts and the vertex layout of an [`Instance`], generated from core's
-//! [`Instance::ATTRIBUTES`].
+//! The render pipelines: for each [`PassKind`], one per slot tier, program, vertex kind and
+//! blend mode. The shader modules (one per tier, and with declared effects a second one with
+//! them: [`Budget::programs_per_tier`]) are compiled in `Renderer::new` with the pipelines of
+//! its pass kind; another kind's pipelines are made from those modules with its first plan
+//! (a render target's with its first array of that format). Also the slot bind group layouts
+//! and the vertex layout of an [`Instance`], generated from core's [`Instance::ATTRIBUTES`].
 
 use std::collections::HashMap;
 
 use layerbatch_core::{AttributeFormat, BlendFactor, BlendMode, Budget, FramePlan, Instance};
 
 use crate::scope::{scoped, Late, What};
-use crate::Error;
 use crate::{lighting, shader};
+use crate::{Error, PassKind};
 
 /// Blend modes, one pipeline each per tier and vertex kind ([`Pipelines::index`]).
 const BLENDS: usize = BlendMode::ALL.len();
 
-/// How the pipelines are built, beyond the target format. Match the host's render pass.
+/// The pass kind of [`Renderer::new`](crate::Renderer::new), beyond its target format:
+/// match the host's render pass. Passes of other kinds take a [`PassKind`] each
+/// ([`Renderer::create_prepared_for`](crate::Renderer::create_prepared_for)).
 ///
 /// `#[non_exhaustive]`: start from `RendererOptions::default()` and use the `with_*` methods.
 #[derive(Clone, Debug, Default)]
@@ -25,8 +27,8 @@ pub struct RendererOptions {
     /// Multisampling of the host's pass. Default: 1 sample.
     pub multisample: wgpu::MultisampleState,
     /// The depth-stencil attachment of the host's pass, if any. layerbatch draws in painter's
-    /// order and needs no depth test: pass e.g. `depth_compare: Always`, `depth_write_enabled:
-    /// false`. Default: none.
+    /// order and needs no depth test: [`PassKind::untested_depth`] is the state to give.
+    /// Default: none.
     pub depth_stencil: Option<wgpu::DepthStencilState>,
 }
 
@@ -42,6 +44,11 @@ impl RendererOptions {
     pub fn with_depth_stencil(mut self, depth_stencil: Option<wgpu::DepthStencilState>) -> Self {
         self.depth_stencil = depth_stencil;
         self
+    }
+
+    /// The pass kind of these options drawing into `format`.
+    pub fn pass_kind(&self, format: wgpu::TextureFormat) -> PassKind {
+        PassKind::new(format).with_multisample(self.multisample).with_depth_stencil(self.depth_stencil.clone())
     }
 }
 
@@ -78,16 +85,16 @@ pub(crate) const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; Instance::ATTRIBUT
 pub(crate) struct Pipelines {
     /// The slot tiers, ascending.
     tiers: Vec<u32>,
-    /// For the host's passes, by [`Pipelines::index`].
-    host: Vec<wgpu::RenderPipeline>,
-    /// Each program's (tier and variant's) shader module and pipeline layout, for
-    /// render-target pipelines, by [`Pipelines::program`].
+    /// Each pass kind's pipelines, by [`Pipelines::index`].
+    passes: HashMap<PassKind, Vec<wgpu::RenderPipeline>>,
+    /// The kind made at creation ([`crate::Renderer::create_prepared`]'s).
+    first: PassKind,
+    /// Each program's (tier and variant's) shader module and pipeline layout, by
+    /// [`Pipelines::program`].
     tier_modules: Vec<(wgpu::ShaderModule, wgpu::PipelineLayout)>,
     /// Programs per tier: [`Budget::programs_per_tier`] (a plain one, and with declared
     /// effects one with them).
     variants: usize,
-    /// Drawing into render targets of a format (one sample, no depth), indexed as `host`.
-    targets: HashMap<wgpu::TextureFormat, Vec<wgpu::RenderPipeline>>,
     /// Each tier's slot bind group layout (group [`shader::GROUP_SLOTS`]).
     slot_layouts: Vec<wgpu::BindGroupLayout>,
     /// The vertex kinds each tier and blend mode has a pipeline for, `true` for indexed (a
@@ -98,21 +105,18 @@ pub(crate) struct Pipelines {
 }
 
 impl Pipelines {
-    /// Every tier's module and its pipelines for the host's passes, into `target`, inside
-    /// error scopes ([`Error::Shader`], [`Error::Pipeline`]).
+    /// Every tier's modules, and the pipelines of pass kind `first`, inside error scopes
+    /// ([`Error::Shader`], [`Error::Pipeline`]).
     pub(crate) fn new(
         device: &wgpu::Device,
         late: &Late,
-        target: wgpu::TextureFormat,
+        first: PassKind,
         budget: &Budget,
-        options: &RendererOptions,
         globals_layout: &wgpu::BindGroupLayout,
     ) -> Result<Self, Error> {
         shader::check_effects(budget.effects)?;
         let tiers = budget.tiers.len();
-        let kinds = vertex_kinds(budget.indexed_quads);
         let variants = budget.programs_per_tier() as usize;
-        let mut host = Vec::with_capacity(tiers * variants * kinds.len() * BLENDS);
         let mut slot_layouts = Vec::with_capacity(tiers);
         let mut tier_modules = Vec::with_capacity(tiers * variants);
         for &tier in &budget.tiers {
@@ -135,24 +139,21 @@ impl Pipelines {
                 if let Some(e) = late.settle(verdict, || What::Shader { tier }) {
                     return Err(e);
                 }
-                // One module per program, one pipeline per vertex kind and blend mode of it.
-                for (indexed, mode) in kinds.iter().flat_map(|&k| BlendMode::ALL.map(|m| (k, m))) {
-                    let (pipeline, verdict) = scoped(device, || {
-                        let kind = PipelineKind { tier, mode, indexed };
-                        create_pipeline(device, &pipeline_layout, &module, target, options, kind)
-                    });
-                    let detail = || format!("{mode:?} blending, {}", if indexed { "indexed" } else { "instanced" });
-                    if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: detail() }) {
-                        return Err(e);
-                    }
-                    host.push(pipeline);
-                }
                 tier_modules.push((module, pipeline_layout.clone()));
             }
             slot_layouts.push(layout);
         }
-        let tiers = budget.tiers.clone();
-        Ok(Self { tiers, host, tier_modules, variants, targets: HashMap::new(), slot_layouts, kinds })
+        let mut pipelines = Self {
+            tiers: budget.tiers.clone(),
+            passes: HashMap::new(),
+            first: first.clone(),
+            tier_modules,
+            variants,
+            slot_layouts,
+            kinds: vertex_kinds(budget.indexed_quads),
+        };
+        pipelines.ensure(device, late, &first)?;
+        Ok(pipelines)
     }
 
     /// The slot tiers, ascending.
@@ -160,9 +161,19 @@ impl Pipelines {
         &self.tiers
     }
 
-    /// Pipelines for the host's passes: one per tier, vertex kind and blend mode.
-    pub(crate) fn count(&self) -> usize {
-        self.host.len()
+    /// Pipelines of a pass kind: one per tier, program, vertex kind and blend mode.
+    pub(crate) fn per_kind(&self) -> usize {
+        self.tier_modules.len() * self.kinds.len() * BLENDS
+    }
+
+    /// Pass kinds whose pipelines are made.
+    pub(crate) fn pass_kinds(&self) -> usize {
+        self.passes.len()
+    }
+
+    /// The pass kind made at creation.
+    pub(crate) fn first(&self) -> &PassKind {
+        &self.first
     }
 
     /// Whether `plan` is drawn indexed on this renderer ([`FramePlan::drawn_indexed`]).
@@ -194,13 +205,10 @@ impl Pipelines {
         (self.program(tier_index, effects) * self.kinds.len() + kind) * BLENDS + mode.index()
     }
 
-    /// The pipelines a plan draws with, indexed by [`Pipelines::index`]: the host's, or
-    /// those of its render target's format (`None` before they are made).
-    pub(crate) fn for_target(&self, format: Option<wgpu::TextureFormat>) -> Option<&[wgpu::RenderPipeline]> {
-        match format {
-            Some(format) => self.targets.get(&format).map(Vec::as_slice),
-            None => Some(&self.host),
-        }
+    /// The pipelines of pass kind `kind`, indexed by [`Pipelines::index`] (`None` before they
+    /// are made).
+    pub(crate) fn for_kind(&self, kind: &PassKind) -> Option<&[wgpu::RenderPipeline]> {
+        self.passes.get(kind).map(Vec::as_slice)
     }
 
     /// The slot bind group layout of a tier (by [`Pipelines::tier_index`]).
@@ -208,39 +216,40 @@ impl Pipelines {
         &self.slot_layouts[tier_index]
     }
 
-    /// Makes the pipelines drawing into render targets of `format` (one sample, no depth)
-    /// unless they exist, from the modules compiled at creation: every tier and blend mode.
-    /// Returns how many were made (for `pipeline_compiles`).
-    pub(crate) fn ensure_target(
-        &mut self,
-        device: &wgpu::Device,
-        late: &Late,
-        format: wgpu::TextureFormat,
-    ) -> Result<u64, Error> {
-        if self.targets.contains_key(&format) {
+    /// Makes the pipelines of pass kind `kind` unless they exist, from the modules compiled at
+    /// creation: every tier, program, vertex kind and blend mode. Returns how many were made
+    /// (for `pipeline_compiles`); none are kept when one fails.
+    pub(crate) fn ensure(&mut self, device: &wgpu::Device, late: &Late, kind: &PassKind) -> Result<u64, Error> {
+        if self.passes.contains_key(kind) {
             return Ok(0);
         }
-        let plain = RendererOptions::default();
-        let mut list = Vec::with_capacity(self.host.len());
+        let mut list = Vec::with_capacity(self.per_kind());
         let variants = self.variants;
         for (&tier, (module, layout)) in
             self.tiers.iter().flat_map(|t| std::iter::repeat_n(t, variants)).zip(&self.tier_modules)
         {
             for (indexed, mode) in self.kinds.iter().flat_map(|&k| BlendMode::ALL.map(|m| (k, m))) {
                 let (pipeline, verdict) = scoped(device, || {
-                    let kind = PipelineKind { tier, mode, indexed };
-                    create_pipeline(device, layout, module, format, &plain, kind)
+                    let what = PipelineKind { tier, mode, indexed };
+                    create_pipeline(device, layout, module, kind, what)
                 });
-                let what =
-                    || What::Pipeline { tier, detail: format!("{mode:?} blending into a {format:?} render target") };
-                if let Some(e) = late.settle(verdict, what) {
+                let detail = || {
+                    let vertices = if indexed { "indexed" } else { "instanced" };
+                    let depth =
+                        kind.depth_stencil.as_ref().map_or(String::new(), |d| format!(", {:?} depth", d.format));
+                    format!(
+                        "{mode:?} blending, {vertices}, into {:?}, {} samples{depth}",
+                        kind.format, kind.multisample.count
+                    )
+                };
+                if let Some(e) = late.settle(verdict, || What::Pipeline { tier, detail: detail() }) {
                     return Err(e);
                 }
                 list.push(pipeline);
             }
         }
         let made = list.len() as u64;
-        self.targets.insert(format, list);
+        self.passes.insert(kind.clone(), list);
         Ok(made)
     }
 }
@@ -293,7 +302,7 @@ fn slot_layout(device: &wgpu::Device, tier: u32, lit: bool) -> wgpu::BindGroupLa
     })
 }
 
-/// What a pipeline is for, beyond the target and the host's options.
+/// What a pipeline is for, beyond its pass kind.
 #[derive(Clone, Copy)]
 struct PipelineKind {
     tier: u32,
@@ -307,8 +316,7 @@ fn create_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
-    target: wgpu::TextureFormat,
-    options: &RendererOptions,
+    pass: &PassKind,
     kind: PipelineKind,
 ) -> wgpu::RenderPipeline {
     let PipelineKind { tier, mode, indexed } = kind;
@@ -335,14 +343,14 @@ fn create_pipeline(
             cull_mode: None,
             ..Default::default()
         },
-        depth_stencil: options.depth_stencil.clone(),
-        multisample: options.multisample,
+        depth_stencil: pass.depth_stencil.clone(),
+        multisample: pass.multisample,
         fragment: Some(wgpu::FragmentState {
             module,
             entry_point: Some("fs_main"),
             compilation_options: Default::default(),
             targets: &[Some(wgpu::ColorTargetState {
-                format: target,
+                format: pass.format,
                 // Core's factors for the mode, with an ADD equation (Over: premultiplied alpha).
                 blend: Some(blend_state(mode)),
                 write_mask: wgpu::ColorWrites::ALL,

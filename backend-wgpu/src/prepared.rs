@@ -16,6 +16,7 @@ use layerbatch_core::Viewport;
 use crate::draws::{Command, Drawn};
 use crate::globals::Uniform;
 use crate::instances::SpaceBuffers;
+use crate::PassKind;
 
 /// Spaces of one prepared plan past which a warning says that the host neither submits nor
 /// drops the passes it renders into.
@@ -82,6 +83,8 @@ struct Held {
 pub struct PreparedPlan {
     /// The tag of the renderer that made it.
     made_by: u64,
+    /// The kind of pass it is prepared for.
+    kind: PassKind,
     spaces: Vec<Space>,
     held: Option<Held>,
     /// The held plan's pass commands (reused: no allocation per frame).
@@ -92,9 +95,24 @@ pub struct PreparedPlan {
 }
 
 impl PreparedPlan {
-    /// An empty prepared plan of the renderer tagged `made_by`.
-    pub(crate) fn new(made_by: u64) -> Self {
-        Self { made_by, spaces: Vec::new(), held: None, commands: Vec::new(), peak_block_bytes: 0 }
+    /// An empty prepared plan of the renderer tagged `made_by`, for passes of kind `kind`.
+    pub(crate) fn new(made_by: u64, kind: PassKind) -> Self {
+        Self { made_by, kind, spaces: Vec::new(), held: None, commands: Vec::new(), peak_block_bytes: 0 }
+    }
+
+    /// The kind of pass it is prepared for, and rendered into.
+    pub fn pass_kind(&self) -> &PassKind {
+        &self.kind
+    }
+
+    /// Prepares it for passes of kind `kind` from its next `prepare` on (a camera whose
+    /// target format or sample count changed): until then it draws nothing, since the plan it
+    /// holds was prepared for the old kind. Nothing happens when the kind is the same.
+    pub fn set_pass_kind(&mut self, kind: PassKind) {
+        if kind != self.kind {
+            self.kind = kind;
+            self.release();
+        }
     }
 
     /// The tag of the renderer that made it ([`Renderer::tag`](crate::Renderer::tag)).
@@ -208,7 +226,7 @@ mod tests {
 
     #[test]
     fn a_space_leaves_flight_when_its_closure_is_called_or_dropped() {
-        let mut p = PreparedPlan::new(1);
+        let mut p = PreparedPlan::new(1, PassKind::new(wgpu::TextureFormat::Rgba8Unorm));
         assert_eq!(p.free_space(), 0);
         let called = p.in_flight(0).unwrap();
         let dropped = p.in_flight(0).unwrap();

@@ -16,7 +16,7 @@ use crate::mips::Mips;
 use crate::pipelines::{Pipelines, RendererOptions};
 use crate::prepared::{new_renderer_tag, PreparedPlan};
 use crate::scope::{checked, Late};
-use crate::Error;
+use crate::{Error, PassKind};
 
 /// Executes [`FramePlan`]s with the host's `Device` and `Queue`, drawing into the host's
 /// `RenderPass`, the way glyphon and egui-wgpu embed: it borrows the device and queue on each
@@ -112,16 +112,21 @@ pub struct Renderer {
     render_group_sets: AtomicU64,
     /// Errors the device reports after the call that caused them (WebGPU).
     late: Late,
+    /// Pipelines [`Renderer::make_pass_kind`] made since the last `prepare`: counted in the
+    /// next frame's `pipeline_compiles`.
+    compiles_pending: u64,
 }
 
 impl Renderer {
-    /// Creates the renderer for passes whose colour target has `target` format: one shader
-    /// module per tier of `budget.tiers` and one render pipeline per tier and
-    /// [`BlendMode`](layerbatch_core::BlendMode) (`tiers x BlendMode::ALL.len()`), the twelve
-    /// slot samplers, and the render targets' mip regeneration pipelines (one per format, not
-    /// counted in `pipeline_compiles`), all here. Only the pipelines drawing into render
-    /// targets of a format come later, with the first such target (see the crate docs,
-    /// *Render to texture*).
+    /// Creates the renderer, with the pipelines of the pass kind of `target` and `options`
+    /// (the kind [`Renderer::create_prepared`] prepares for): one shader module per tier of
+    /// `budget.tiers` (two with declared effects), and for that kind one render pipeline per
+    /// tier, program, vertex kind and [`BlendMode`](layerbatch_core::BlendMode)
+    /// ([`Renderer::pipelines_per_kind`]), the twelve slot samplers, and the render targets'
+    /// mip regeneration pipelines (one per format, not counted in `pipeline_compiles`), all
+    /// here. Only the pipelines of other [`PassKind`]s come later, from the same modules,
+    /// with the first plan prepared for each (render targets are kinds too: see the crate
+    /// docs, *Pass kinds* and *Render to texture*).
     ///
     /// `budget` is the batcher's ([`layerbatch_core::Batcher::budget`]), made from
     /// [`crate::device_limits`] of this device.
@@ -144,10 +149,10 @@ impl Renderer {
         let globals = Globals::new(device, &late, budget.max_lights, budget.ramp())?;
         let groups = BindGroups::new(device, &late, budget.slots, budget.max_lights > 0)?;
         let instances = Instances::new(device, &late, budget)?;
-        let pipelines = Pipelines::new(device, &late, target, budget, options, globals.layout())?;
+        let pipelines = Pipelines::new(device, &late, options.pass_kind(target), budget, globals.layout())?;
         let mips = Mips::new(device, &late, wgpu_format)?;
         // `pipeline_compiles` counts the sprite pipelines (tiers x blend modes), not the mips'.
-        let stats = Stats::created(pipelines.count() as u64);
+        let stats = Stats::created(pipelines.per_kind() as u64);
         Ok(Self {
             tag: new_renderer_tag(),
             runner: PlanRunner::new(budget),
@@ -165,13 +170,58 @@ impl Renderer {
             render_draws: AtomicU64::new(0),
             render_group_sets: AtomicU64::new(0),
             late,
+            compiles_pending: 0,
         })
     }
 
     /// A new, empty [`PreparedPlan`] of this renderer, for [`Renderer::prepare`] and
-    /// [`Renderer::render`]. Cheap: it holds no GPU object until its first `prepare`.
+    /// [`Renderer::render`] into passes of the kind given to [`Renderer::new`]. Cheap: it holds
+    /// no GPU object until its first `prepare`.
     pub fn create_prepared(&self) -> PreparedPlan {
-        PreparedPlan::new(self.tag)
+        PreparedPlan::new(self.tag, self.pipelines.first().clone())
+    }
+
+    /// A new, empty [`PreparedPlan`] for passes of kind `kind`: another colour format (an HDR
+    /// camera), sample count or depth attachment than [`Renderer::new`]'s. The kind's
+    /// pipelines are made by the first `prepare` of a plan for it, if no prepared plan of
+    /// that kind made them before (counted in that frame's `pipeline_compiles`), and kept.
+    ///
+    /// ```no_run
+    /// # fn f(device: &wgpu::Device, renderer: &mut layerbatch_wgpu::Renderer) {
+    /// use layerbatch_wgpu::PassKind;
+    /// let sdr = renderer.create_prepared(); // Renderer::new's kind
+    /// let hdr = renderer.create_prepared_for(PassKind::new(wgpu::TextureFormat::Rgba16Float));
+    /// # }
+    /// ```
+    pub fn create_prepared_for(&self, kind: PassKind) -> PreparedPlan {
+        PreparedPlan::new(self.tag, kind)
+    }
+
+    /// Pipelines made per pass kind: one per tier, program
+    /// ([`Budget::programs_per_tier`](layerbatch_core::Budget::programs_per_tier)), vertex kind
+    /// and blend mode.
+    pub fn pipelines_per_kind(&self) -> usize {
+        self.pipelines.per_kind()
+    }
+
+    /// Makes the pipelines of pass kind `kind` now, unless they are made: what the first
+    /// `prepare` of a plan for that kind does, ahead of it (a host that learns of a new camera
+    /// can find out before planning whether the device draws into it). Returns how many
+    /// pipelines were made; they are counted in the next frame's `pipeline_compiles`.
+    ///
+    /// # Errors
+    /// [`Error::Pipeline`] when the device refuses a pipeline of the kind (a sample count or
+    /// format it cannot render): none of the kind is kept, and nothing else changes.
+    pub fn make_pass_kind(&mut self, device: &wgpu::Device, kind: &PassKind) -> Result<u64, Error> {
+        let made = self.pipelines.ensure(device, &self.late, kind)?;
+        self.compiles_pending += made;
+        Ok(made)
+    }
+
+    /// Pass kinds whose pipelines are made: [`Renderer::new`]'s, each other kind a plan was
+    /// prepared for, and each render-target format.
+    pub fn pass_kinds(&self) -> usize {
+        self.pipelines.pass_kinds()
     }
 
     /// This renderer's tag, unique in the process: the one its [`PreparedPlan`]s carry
@@ -222,6 +272,8 @@ impl Renderer {
     pub fn stats(&self) -> Stats {
         let mut s = self.stats;
         s.add_device(self.render_counters());
+        // Pipelines `make_pass_kind` made since: in the totals now, in the next frame's counters.
+        s.device_total.pipeline_compiles += self.compiles_pending;
         s
     }
 
@@ -303,9 +355,19 @@ impl Renderer {
         if plan.states.len() > max {
             return Err(Error::TooManyStates { states: plan.states.len(), max });
         }
+        // A plan for a pass kind not drawn before: its pipelines first, before the validator
+        // takes the plan, so that a kind the device refuses leaves the plan unapplied (to be
+        // prepared again for another kind). A render-target plan draws with its target
+        // format's, made with the array.
+        let made = match plan.target {
+            None => self.pipelines.ensure(device, &self.late, prepared.pass_kind())?,
+            Some(_) => 0,
+        };
         self.runner.check(plan)?;
 
         let mut counters = DeviceCounters::one_frame();
+        // With the pipelines made ahead by `make_pass_kind`.
+        counters.pipeline_compiles += made + std::mem::take(&mut self.compiles_pending);
         // Into a render target: its whole texture, whatever the host's viewport says.
         let vp = plan.viewport(viewport.into());
         let space = prepared.free_space();
@@ -404,7 +466,7 @@ impl Renderer {
     pub fn render(&self, prepared: &PreparedPlan, pass: &mut wgpu::RenderPass<'_>) -> Result<(), Error> {
         self.check_mine(prepared)?;
         let Some((drawn, space)) = prepared.drawn(self.epoch) else { return Ok(()) };
-        let Some(pipelines) = self.pipelines.for_target(None) else { return Ok(()) };
+        let Some(pipelines) = self.pipelines.for_kind(prepared.pass_kind()) else { return Ok(()) };
         let (draws, sets) = draws::record(pass, drawn, With { pipelines, indices: self.instances.indices() });
         if draws > 0 {
             // The pass reads the space until the GPU has run it: `prepare` writes elsewhere
@@ -536,7 +598,7 @@ impl Renderer {
         let view = self.arrays.target_view(t.array, t.layer).ok_or_else(|| out_of_step(t.array))?;
         let array = self.arrays.get(t.array).ok_or_else(|| out_of_step(t.array))?;
         let format = wgpu_format(array.desc.format);
-        let pipelines = self.pipelines.for_target(Some(format)).ok_or_else(|| Error::Device {
+        let pipelines = self.pipelines.for_kind(&PassKind::new(format)).ok_or_else(|| Error::Device {
             op: format!("drawing into render target array {:?}", t.array),
             message: format!("the renderer has no pipelines for {format:?} (renderer and validator out of step)"),
         })?;

@@ -192,10 +192,12 @@ pub struct DeviceCounters {
     pub bind_group_sets: u64,
     /// Bind groups created (wgpu; GL: 0). Cached across frames: a one-slot change makes one.
     pub bind_group_creates: u64,
-    /// Programs linked (GL) or render pipelines created (wgpu). All at creation and never
-    /// growing: the tier count times [`crate::Budget::programs_per_tier`] on GL (blend modes
-    /// are GL state), that times `BlendMode::ALL.len()` and the vertex kinds on wgpu (blending
-    /// is pipeline state there); render-target pipelines when a target format is first used.
+    /// Programs linked (GL) or render pipelines created (wgpu): the tier count times
+    /// [`crate::Budget::programs_per_tier`] on GL, all at creation (blend modes are GL state,
+    /// and a program draws into any framebuffer); on wgpu that times `BlendMode::ALL.len()` and
+    /// the vertex kinds (blending is pipeline state there) per pass kind: the renderer's own
+    /// at creation, and in the frame that first draws into another kind (format, sample count,
+    /// depth attachment; a render-target format is one), never again for that kind.
     pub pipeline_compiles: u64,
     /// Texture bytes written from the CPU.
     pub texture_bytes_written: u64,
