@@ -2,7 +2,7 @@
 //! `Transparent2d` items, one layerbatch plan per run of consecutive items of a view, and the
 //! draw function that renders a run into Bevy's pass.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use bevy::asset::AssetId;
 use bevy::core_pipeline::core_2d::{CORE_2D_DEPTH_FORMAT, Transparent2d};
@@ -22,17 +22,20 @@ use bevy::render::sync_world::MainEntity;
 use bevy::render::texture::GpuImage;
 use bevy::render::view::{ExtractedView, Msaa};
 use layerbatch_core::{Affine2, Batcher, Config, Quad};
-use layerbatch_wgpu::{PreparedPlan, Renderer, RendererOptions};
+use layerbatch_wgpu::{PassKind, PreparedPlan, Renderer, RendererOptions};
 
 use crate::LayerbatchSprite;
 use crate::images::ImageTable;
 use crate::stats::{LayerbatchFrameStats, LayerbatchStats};
 
-/// What a renderer's pipelines are made for: a view's target format and sample count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct RendererKey {
-    format: wgpu::TextureFormat,
-    samples: u32,
+/// The pass kind of a view's 2D main pass: its target format (HDR or not, a window's or an
+/// image's) and sample count, with Bevy's 2D depth attachment, which layerbatch does not test
+/// (sprites are sorted by z among the transparent items).
+fn pass_kind(view: &ExtractedView, msaa: &Msaa) -> PassKind {
+    let multisample = wgpu::MultisampleState { count: msaa.samples(), mask: !0, alpha_to_coverage_enabled: false };
+    PassKind::new(view.target_format)
+        .with_multisample(multisample)
+        .with_depth_stencil(Some(PassKind::untested_depth(CORE_2D_DEPTH_FORMAT)))
 }
 
 /// A sprite of this frame, in world space.
@@ -47,7 +50,7 @@ struct Extracted {
 pub(crate) struct LayerbatchRender {
     batcher: Batcher,
     images: ImageTable,
-    renderer: Option<(RendererKey, Renderer)>,
+    renderer: Option<Renderer>,
     renderer_failed: bool,
     /// One per run of the frame, reused from frame to frame.
     prepared: Vec<PreparedPlan>,
@@ -57,7 +60,11 @@ pub(crate) struct LayerbatchRender {
     run_scratch: Vec<usize>,
     frame: LayerbatchFrameStats,
     device_draws_before: u64,
-    warned_keys: HashSet<RendererKey>,
+    compiles_before: u64,
+    /// Pass kinds the device refused (each warned once; their views draw no layerbatch sprite).
+    refused_kinds: Vec<PassKind>,
+    /// The views of the frame, in camera order.
+    view_order: Vec<(isize, Entity)>,
     warned_device: bool,
     stats: LayerbatchStats,
 }
@@ -77,7 +84,9 @@ pub(crate) fn init(config: Config) -> impl FnMut(Commands<'_, '_>, Res<'_, Rende
             run_scratch: Vec::new(),
             frame: LayerbatchFrameStats::default(),
             device_draws_before: 0,
-            warned_keys: HashSet::new(),
+            compiles_before: 0,
+            refused_kinds: Vec::new(),
+            view_order: Vec::new(),
             warned_device: false,
             stats: stats.clone(),
         }),
@@ -181,17 +190,22 @@ pub(crate) fn prepare_runs(
     state.batcher.end_frame();
     state.runs.clear();
     let mut plans = 0;
-    for (view_entity, view, camera, msaa) in &views {
+    // In camera order, as Bevy renders them: the plans' order is the passes'.
+    state.view_order.clear();
+    state.view_order.extend(views.iter().map(|(entity, _, camera, _)| (camera.order, entity)));
+    state.view_order.sort_unstable();
+    for i in 0..state.view_order.len() {
+        let Ok((view_entity, view, camera, msaa)) = views.get(state.view_order[i].1) else { continue };
         let Some(phase) = phases.get_mut(&view.retained_view_entity) else { continue };
         let Some(size) = camera.physical_viewport_size.filter(|s| s.x > 0 && s.y > 0) else { continue };
-        let key = RendererKey { format: view.target_format, samples: msaa.samples() };
+        let kind = pass_kind(view, msaa);
         // The first 2D view makes the renderer even with no layerbatch sprite yet, so that the
         // images registered meanwhile reach the device and their pixels leave the CPU.
         let has_ours = phase.items.values().any(|item| item.draw_function == ours);
         if !has_ours && state.renderer.is_some() {
             continue;
         }
-        if !state.renderer_for(device, key) || !has_ours {
+        if !state.renderer_for(device, &kind) || !has_ours {
             continue;
         }
         let transform = pixels_from_world(view, size);
@@ -210,16 +224,22 @@ pub(crate) fn prepare_runs(
             }
             let first = &mut items[start];
             first.batch_range = 0..(i - start) as u32;
-            if state.plan(device, queue, plans, Some(transform), [size.x, size.y]) {
+            if state.plan(device, queue, (plans, &kind), Some(transform), [size.x, size.y]) {
                 state.runs.insert((view_entity, first.entity.1), plans);
             }
             plans += 1;
         }
     }
     // Textures registered or freed in a frame with nothing to draw still reach the device.
-    if plans == 0 && state.renderer.is_some() && !state.batcher.pending_ops().is_empty() {
-        state.run_scratch.clear();
-        state.plan(device, queue, 0, None, [1, 1]);
+    if plans == 0 && !state.batcher.pending_ops().is_empty() {
+        // Into the first prepared plan, whatever its kind (nothing is rendered from it).
+        if let (None, Some(renderer)) = (state.prepared.first(), &state.renderer) {
+            state.prepared.push(renderer.create_prepared());
+        }
+        if let Some(kind) = state.prepared.first().map(|p| p.pass_kind().clone()) {
+            state.run_scratch.clear();
+            state.plan(device, queue, (0, &kind), None, [1, 1]);
+        }
     }
 }
 
@@ -234,66 +254,64 @@ fn pixels_from_world(view: &ExtractedView, size: UVec2) -> Affine2 {
 }
 
 impl LayerbatchRender {
-    /// The renderer, made for the first view's key; a view of another key is not drawn
-    /// (one renderer holds the textures; its pipelines match one kind of pass).
-    fn renderer_for(&mut self, device: &wgpu::Device, key: RendererKey) -> bool {
-        match &self.renderer {
-            Some((made_for, _)) if *made_for == key => return true,
-            Some((made_for, _)) => {
-                if self.warned_keys.insert(key) {
-                    log::warn!(
-                        "layerbatch: a view of {:?} with {} samples is not drawn: the renderer was made for the first view, {:?} with {} samples",
-                        key.format,
-                        key.samples,
-                        made_for.format,
-                        made_for.samples
-                    );
-                }
+    /// Whether the renderer can draw into passes of `kind`: the renderer is made with the
+    /// first view's kind, and another kind's pipelines are made when a view of it first comes
+    /// (an HDR camera, another MSAA setting, a window or image of another format). A kind the
+    /// device refuses is warned about once; its views draw no layerbatch sprite.
+    fn renderer_for(&mut self, device: &wgpu::Device, kind: &PassKind) -> bool {
+        if self.refused_kinds.contains(kind) {
+            return false;
+        }
+        let Some(renderer) = &mut self.renderer else {
+            if self.renderer_failed {
                 return false;
             }
-            None if self.renderer_failed => return false,
-            None => {}
-        }
-        let multisample = wgpu::MultisampleState { count: key.samples, mask: !0, alpha_to_coverage_enabled: false };
-        // Sorted by z among the transparent items; no depth test against opaque 2D meshes.
-        let depth = wgpu::DepthStencilState {
-            format: CORE_2D_DEPTH_FORMAT,
-            depth_write_enabled: Some(false),
-            depth_compare: Some(wgpu::CompareFunction::Always),
-            stencil: wgpu::StencilState::default(),
-            bias: wgpu::DepthBiasState::default(),
+            let options = RendererOptions::default()
+                .with_multisample(kind.multisample)
+                .with_depth_stencil(kind.depth_stencil.clone());
+            return match Renderer::new(device, kind.format, self.batcher.budget(), &options) {
+                Ok(renderer) => {
+                    self.renderer = Some(renderer);
+                    true
+                }
+                Err(e) => {
+                    log::error!("layerbatch: no renderer for this device, layerbatch sprites are not drawn: {e}");
+                    self.renderer_failed = true;
+                    false
+                }
+            };
         };
-        let options = RendererOptions::default().with_multisample(multisample).with_depth_stencil(Some(depth));
-        match Renderer::new(device, key.format, self.batcher.budget(), &options) {
-            Ok(renderer) => {
-                self.renderer = Some((key, renderer));
-                true
-            }
+        match renderer.make_pass_kind(device, kind) {
+            Ok(_) => true,
             Err(e) => {
-                log::error!(
-                    "layerbatch: no renderer for {:?} with {} samples, layerbatch sprites are not drawn: {e}",
-                    key.format,
-                    key.samples
+                log::warn!(
+                    "layerbatch: views into {:?} with {} samples draw no layerbatch sprite: {e}",
+                    kind.format,
+                    kind.multisample.count
                 );
-                self.renderer_failed = true;
+                self.refused_kinds.push(kind.clone());
                 false
             }
         }
     }
 
     /// Plans the sprites of `run_scratch` under `transform` and prepares the plan into
-    /// prepared plan `k`. False when the device refused it.
+    /// prepared plan `k`, for passes of `kind`. False when the device refused it.
     fn plan(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        k: usize,
+        (k, kind): (usize, &PassKind),
         transform: Option<Affine2>,
         viewport: [u32; 2],
     ) -> bool {
-        let Some((_, renderer)) = self.renderer.as_mut() else { return false };
+        let Some(renderer) = self.renderer.as_mut() else { return false };
         while self.prepared.len() <= k {
-            self.prepared.push(renderer.create_prepared());
+            self.prepared.push(renderer.create_prepared_for(kind.clone()));
+        }
+        // Prepared plans are reused run by run, frame to frame, by whichever view comes.
+        if self.prepared[k].pass_kind() != kind {
+            self.prepared[k].set_pass_kind(kind.clone());
         }
         let batcher = &mut self.batcher;
         batcher.begin_frame();
@@ -360,9 +378,13 @@ pub(crate) fn count_phase_draws(
 pub(crate) fn publish_stats(state: Option<ResMut<'_, LayerbatchRender>>) {
     let Some(mut state) = state else { return };
     let state = &mut *state;
-    let device_draws = state.renderer.as_ref().map_or(0, |(_, r)| r.stats().device_total.draw_calls);
+    let totals = state.renderer.as_ref().map(|r| r.stats().device_total);
+    let (device_draws, compiles) = totals.map_or((0, 0), |t| (t.draw_calls, t.pipeline_compiles));
     state.frame.device_draw_calls = device_draws - state.device_draws_before;
     state.device_draws_before = device_draws;
+    state.frame.pipeline_compiles = compiles - state.compiles_before;
+    state.compiles_before = compiles;
+    state.frame.pass_kinds = state.renderer.as_ref().map_or(0, |r| r.pass_kinds() as u64);
     state.frame.textures_live = state.images.live() as u64;
     state.frame.textures_refused = state.images.refused() as u64;
     state.frame.textures_registered = state.images.registered;
@@ -385,7 +407,7 @@ impl Draw<Transparent2d> for DrawLayerbatch {
         item: &Transparent2d,
     ) -> Result<(), DrawError> {
         let Some(state) = world.get_resource::<LayerbatchRender>() else { return Ok(()) };
-        let (Some(&k), Some((_, renderer))) = (state.runs.get(&(view, item.entity.1)), &state.renderer) else {
+        let (Some(&k), Some(renderer)) = (state.runs.get(&(view, item.entity.1)), &state.renderer) else {
             return Ok(());
         };
         // `wgpu_pass` drops Bevy's record of the pass's state, so Bevy's next item sets its

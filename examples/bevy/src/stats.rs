@@ -24,6 +24,12 @@ pub struct LayerbatchFrameStats {
     pub phase_draws: u64,
     /// Draw calls layerbatch issued into Bevy's passes this frame.
     pub device_draw_calls: u64,
+    /// Kinds of pass layerbatch draws into (target format, HDR or not, MSAA sample count):
+    /// one renderer holds the pipelines of each kind a camera has shown it.
+    pub pass_kinds: u64,
+    /// Render pipelines layerbatch made this frame: a frame with a camera of a new kind makes
+    /// that kind's, later frames none.
+    pub pipeline_compiles: u64,
     /// The sum of layerbatch's counters over this frame's plans (`draw_calls` planned,
     /// `max_slot_tier`, `layer_uploads`, `bytes_uploaded`, `arrays_created`, ...).
     pub counters: Counters,

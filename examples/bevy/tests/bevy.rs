@@ -82,9 +82,15 @@ struct View {
     at: Vec2,
     scale: f32,
     size: UVec2,
+    /// An HDR camera (`Hdr`: its main pass draws into `Rgba16Float`, tonemapped into the target).
+    hdr: bool,
+    msaa: Msaa,
+    /// A Bevy sprite at `at` (z 0) showing the target of that view (render to texture).
+    shows: Option<usize>,
 }
 
-const VIEW: View = View { at: Vec2::ZERO, scale: 1.0, size: UVec2::new(160, 96) };
+const VIEW: View =
+    View { at: Vec2::ZERO, scale: 1.0, size: UVec2::new(160, 96), hdr: false, msaa: Msaa::Sample4, shows: None };
 
 /// A headless app drawing `items` through `views`, each into an image target.
 struct Scene {
@@ -114,14 +120,26 @@ impl Scene {
                 ..OrthographicProjection::default_2d()
             });
             let camera = Camera { order: order as isize, ..default() };
-            world.spawn((
+            let mut spawned = world.spawn((
                 Camera2d,
                 camera,
                 RenderTarget::Image(target.clone().into()),
                 projection,
+                view.msaa,
                 Transform::from_translation(view.at.extend(0.0)),
             ));
+            if view.hdr {
+                spawned.insert(bevy::camera::Hdr);
+            }
             targets.push(target);
+        }
+        for view in views {
+            if let Some(shown) = view.shows {
+                world.spawn((
+                    Sprite::from_image(targets[shown].clone()),
+                    Transform::from_translation(view.at.extend(0.0)),
+                ));
+            }
         }
         for &at in circles {
             let mesh = world.resource_mut::<Assets<Mesh>>().add(Circle::new(10.0));
@@ -395,7 +413,7 @@ fn a_camera_that_moves_and_zooms_and_a_target_that_resizes_draw_what_bevy_draws(
     items[1].color = Color::srgba(1.0, 0.8, 0.6, 0.75);
     items[4].angle_rad = 0.6;
     items[4].rect = Some(Rect::new(1.0, 0.0, 4.0, 3.0));
-    let moved = View { at: Vec2::new(13.0, -7.0), scale: 0.5, size: UVec2::new(160, 96) };
+    let moved = View { at: Vec2::new(13.0, -7.0), scale: 0.5, ..VIEW };
     // A Bevy mesh between the layerbatch sprites in z: over those up to 0.3, under 0.4 and 0.5.
     let circles = [Vec3::new(-25.0, 6.0, 0.35)];
     let (mut scene, _) = assert_like_bevy(&items, &circles, &[moved]);
@@ -419,8 +437,39 @@ fn a_camera_that_moves_and_zooms_and_a_target_that_resizes_draw_what_bevy_draws(
 #[test]
 fn two_cameras_each_draw_the_sprites_under_their_own_view() {
     let items = interleaved();
-    let views = [VIEW, View { at: Vec2::new(-25.0, 10.0), scale: 0.25, size: UVec2::new(96, 64) }];
+    let views = [VIEW, View { at: Vec2::new(-25.0, 10.0), scale: 0.25, size: UVec2::new(96, 64), ..VIEW }];
     let (scene, _) = assert_like_bevy(&items, &[], &views);
     let stats = scene.stats();
     assert_eq!(stats.sprites, 6, "three sprites, seen by two cameras");
+}
+
+/// Cameras of every kind of pass draw their layerbatch sprites, in one renderer: a plain one
+/// without MSAA before an HDR one with 4x MSAA, then the reverse (HDR first, no MSAA; plain
+/// with MSAA), each the same pixels as Bevy's sprites.
+#[test]
+fn plain_and_hdr_cameras_with_and_without_msaa_all_draw() {
+    let items = interleaved();
+    let hdr = View { hdr: true, ..VIEW };
+    for (views, what) in [
+        ([View { msaa: Msaa::Off, ..VIEW }, hdr], "plain without MSAA, then HDR with 4x"),
+        ([View { msaa: Msaa::Off, ..hdr }, VIEW], "HDR without MSAA, then plain with 4x"),
+    ] {
+        let (scene, _) = assert_like_bevy(&items, &[], &views);
+        let stats = scene.stats();
+        assert_eq!(stats.sprites, 6, "{what}: three sprites, seen by both cameras");
+        assert_eq!(stats.pass_kinds, 2, "{what}: one renderer, a pass kind per camera");
+        assert_eq!(stats.pipeline_compiles, 0, "{what}: the settled frame makes no pipeline");
+    }
+}
+
+/// A camera renders layerbatch sprites into an image that a Bevy sprite shows to a second
+/// camera (render to texture): both targets as Bevy draws them.
+#[test]
+fn a_camera_rendering_into_an_image_that_another_camera_shows() {
+    let items = interleaved();
+    // The second camera looks far from the sprites, at a sprite of the first camera's target.
+    let screen = View { at: Vec2::new(1000.0, 0.0), shows: Some(0), ..VIEW };
+    let (scene, drawn) = assert_like_bevy(&items, &[], &[VIEW, screen]);
+    assert_eq!(drawn[0].1, drawn[1].1, "the second camera shows the first one's target, 1:1");
+    assert_eq!(scene.stats().pass_kinds, 1, "both cameras' passes are of one kind");
 }
