@@ -404,6 +404,7 @@
 //! [Render targets](#render-targets)).
 //! `bind_group_*` stay 0 on GL.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // One glow, named `glow` at the crate root: an `extern crate ... as glow` there also puts the
 // name in the extern prelude, so every `glow::` path in the crate resolves to the one the

@@ -47,6 +47,7 @@
 //! batcher.set_transform(mint::ColumnMatrix3::from(glam::Mat3::from(camera)));
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod affine;
 mod alloc;
