@@ -26,10 +26,12 @@
 //!
 //! ## What it changes and needs in Bevy's pass
 //!
-//! - The pipelines are made once, for the first 2D view's target format and MSAA sample count
-//!   (Bevy's default: `Rgba8UnormSrgb`, 4 samples), with Bevy's 2D depth format, no depth
-//!   test and no depth writes. A view of another format or sample count is not drawn, with a
-//!   warning naming both.
+//! - One renderer holds the textures; its pipelines are made per kind of pass (a view's target
+//!   format, HDR or not, and MSAA sample count, with Bevy's 2D depth format, no depth test and
+//!   no depth writes), the first frame a camera of that kind comes: every 2D camera draws its
+//!   sprites, in camera `order`. A kind the device refuses is warned about once.
+//! - [`LayerbatchSprite`] is a visibility class: Bevy's visibility culls it per camera (frustum
+//!   and `RenderLayers`), and Bevy's `Anchor` component places it.
 //! - layerbatch sprites are ordered by z against Bevy's `Transparent2d` items (alpha-blended
 //!   sprites, meshes and text); items of Bevy's opaque and alpha-mask 2D phases are drawn
 //!   before them whatever their z.
@@ -43,11 +45,13 @@ mod render;
 mod sprite;
 mod stats;
 
-use bevy::app::{App, Plugin};
+use bevy::app::{App, Plugin, PostUpdate};
+use bevy::camera::visibility::VisibilitySystems;
 use bevy::core_pipeline::core_2d::Transparent2d;
 use bevy::ecs::schedule::IntoScheduleConfigs;
 use bevy::render::render_asset::AssetExtractionSystems;
 use bevy::render::render_phase::DrawFunctions;
+use bevy::render::sync_world::SyncToRenderWorld;
 use bevy::render::{ExtractSchedule, Render, RenderApp, RenderStartup, RenderSystems};
 
 pub use images::ImageRefused;
@@ -67,7 +71,10 @@ pub struct LayerbatchPlugin {
 impl Plugin for LayerbatchPlugin {
     fn build(&self, app: &mut App) {
         let stats = LayerbatchStats::default();
-        app.insert_resource(stats.clone());
+        app.insert_resource(stats.clone())
+            // As Bevy's sprites: a render-world twin, so views can list the visible sprites.
+            .register_required_components::<LayerbatchSprite, SyncToRenderWorld>()
+            .add_systems(PostUpdate, sprite::calculate_bounds.in_set(VisibilitySystems::CalculateBounds));
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
         render_app
             .insert_resource(stats)

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use bevy::asset::AssetId;
 use bevy::core_pipeline::core_2d::{CORE_2D_DEPTH_FORMAT, Transparent2d};
 use bevy::ecs::entity::Entity;
-use bevy::image::Image;
+use bevy::image::{Image, TextureAtlasLayout};
 use bevy::math::FloatOrd;
 use bevy::prelude::*;
 use bevy::render::Extract;
@@ -20,7 +20,8 @@ use bevy::render::render_resource::{CachedRenderPipelineId, DefaultImageSamplerD
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use bevy::render::sync_world::MainEntity;
 use bevy::render::texture::GpuImage;
-use bevy::render::view::{ExtractedView, Msaa};
+use bevy::render::view::{ExtractedView, Msaa, RenderVisibleEntities};
+use bevy::sprite::Anchor;
 use layerbatch_core::{Affine2, Batcher, Config, Quad};
 use layerbatch_wgpu::{PassKind, PreparedPlan, Renderer, RendererOptions};
 
@@ -111,16 +112,22 @@ pub(crate) fn sync_images(
     }
 }
 
-/// ExtractSchedule: the visible layerbatch sprites, as world-space quads.
+/// What [`extract_sprites`] reads of a sprite entity.
+type SpriteItem<'a> = (Entity, &'a LayerbatchSprite, &'a GlobalTransform, &'a Anchor, &'a ViewVisibility);
+
+/// ExtractSchedule: the layerbatch sprites visible in some view (Bevy's visibility: hidden,
+/// outside every camera's frustum or render layers, they are not extracted), as world-space
+/// quads.
 pub(crate) fn extract_sprites(
     state: Option<ResMut<'_, LayerbatchRender>>,
-    sprites: Extract<'_, '_, Query<'_, '_, (Entity, &LayerbatchSprite, &GlobalTransform, &InheritedVisibility)>>,
+    sprites: Extract<'_, '_, Query<'_, '_, SpriteItem<'_>>>,
+    atlases: Extract<'_, '_, Res<'_, Assets<TextureAtlasLayout>>>,
 ) {
     let Some(mut state) = state else { return };
     let state = &mut *state;
     state.frame = LayerbatchFrameStats::default();
     state.sprites.clear();
-    for (entity, sprite, transform, visible) in &sprites {
+    for (entity, sprite, transform, anchor, visible) in &sprites {
         if !visible.get() {
             continue;
         }
@@ -129,7 +136,7 @@ pub(crate) fn extract_sprites(
             Ok(held) => state.sprites.push(Extracted {
                 main: entity.into(),
                 z: transform.translation().z,
-                quad: sprite.world_quad(transform, held.texture, held.size_px),
+                quad: sprite.world_quad((transform, anchor), sprite.source_rect(&atlases), held.texture, held.size_px),
             }),
             Err(refused) => {
                 state.frame.sprites_skipped += 1;
@@ -141,20 +148,33 @@ pub(crate) fn extract_sprites(
     }
 }
 
-/// Queue: every sprite is a `Transparent2d` item of every 2D view, sorted by its z with
-/// Bevy's own items.
+/// Queue: each sprite visible in a 2D view (its frustum and render layers, by Bevy's
+/// visibility) is a `Transparent2d` item of that view, sorted by its z with Bevy's own items.
 pub(crate) fn queue_sprites(
+    mut visible_in_view: Local<'_, Vec<bool>>,
     state: Option<Res<'_, LayerbatchRender>>,
     draw_functions: Res<'_, DrawFunctions<Transparent2d>>,
     mut phases: ResMut<'_, ViewSortedRenderPhases<Transparent2d>>,
-    views: Query<'_, '_, &ExtractedView>,
+    views: Query<'_, '_, (&ExtractedView, &RenderVisibleEntities)>,
 ) {
     let Some(state) = state else { return };
     let Some(draw_function) = draw_functions.read().get_id::<DrawLayerbatch>() else { return };
-    for view in &views {
+    for (view, visible) in &views {
         let Some(phase) = phases.get_mut(&view.retained_view_entity) else { continue };
+        // The main-world entities of the sprites this view sees, by index (as Bevy's sprites).
+        visible_in_view.clear();
+        for (_, main) in visible.get::<LayerbatchSprite>().into_iter().flat_map(|class| class.iter_visible()) {
+            let index = main.index_u32() as usize;
+            if visible_in_view.len() <= index {
+                visible_in_view.resize(index + 1, false);
+            }
+            visible_in_view[index] = true;
+        }
         phase.items.reserve(state.sprites.len());
         for (index, sprite) in state.sprites.iter().enumerate() {
+            if !visible_in_view.get(sprite.main.index_u32() as usize).copied().unwrap_or(false) {
+                continue;
+            }
             phase.add_transient(Transparent2d {
                 sort_key: FloatOrd(sprite.z),
                 // No render-world entity: the draw function finds the sprite by `extracted_index`.

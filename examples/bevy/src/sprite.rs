@@ -1,11 +1,20 @@
-//! The component game code spawns, and the quad it becomes in world space.
+//! The component game code spawns, its bounds for Bevy's visibility, and the quad it becomes
+//! in world space.
 
+use bevy::camera::primitives::Aabb;
+use bevy::camera::visibility::{NoAutoAabb, NoFrustumCulling, VisibilityClass, add_visibility_class};
+use bevy::image::{TextureAtlas, TextureAtlasLayout};
 use bevy::prelude::*;
+use bevy::sprite::Anchor;
 use layerbatch_core::{Quad, TextureId};
 
 /// A sprite drawn by layerbatch, sorted by its z among Bevy's own `Transparent2d` items
 /// (sprites, 2D meshes, text): position, rotation, scale and z come from its [`Transform`]
-/// (through [`GlobalTransform`], so parents apply), the rest from here.
+/// (through [`GlobalTransform`], so parents apply), the point of the sprite at the
+/// transform's origin from Bevy's [`Anchor`] component (default: the centre), and the rest
+/// from here, field for field as Bevy's `Sprite`. It is a visibility class of its own, as
+/// `Sprite` is: Bevy's visibility culls it per camera (by its bounds, kept in an [`Aabb`] as
+/// for a `Sprite`; `NoFrustumCulling` opts out) and applies `RenderLayers`.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -20,26 +29,29 @@ use layerbatch_core::{Quad, TextureId};
 /// # let _ = spawn;
 /// ```
 #[derive(Component, Clone, Debug, PartialEq)]
-#[require(Transform, Visibility)]
+#[require(Transform, Visibility, VisibilityClass, Anchor)]
+#[component(on_add = add_visibility_class::<LayerbatchSprite>)]
 pub struct LayerbatchSprite {
     /// The image. Default: Bevy's default (white) image handle.
     pub image: Handle<Image>,
+    /// The cell of a sprite sheet to show, as on Bevy's `Sprite`: a layout and an index into
+    /// it. Default: none (the whole image, or `rect`).
+    pub texture_atlas: Option<TextureAtlas>,
     /// Tint, multiplied with the image in linear light, as Bevy's `Sprite::color`. Default
     /// white. layerbatch keeps it as 8-bit premultiplied linear RGBA, so very dark tints lose
     /// precision (Bevy keeps 32-bit floats).
     pub color: Color,
-    /// The part of the image to show, in its pixels (top-left origin). Default: all of it.
+    /// The part of the image to show, in its pixels (top-left origin); with a `texture_atlas`,
+    /// offset by the atlas cell's top-left corner, as on Bevy's `Sprite`. Default: all of it
+    /// (or the atlas cell).
     pub rect: Option<Rect>,
     /// Size in world units before the transform's scale. Default: the size of `rect`, or of
-    /// the image.
+    /// the atlas cell, or of the image.
     pub custom_size: Option<Vec2>,
     /// Mirror horizontally. Default false.
     pub flip_x: bool,
     /// Mirror vertically. Default false.
     pub flip_y: bool,
-    /// Where the transform's origin sits in the sprite, as Bevy's `Anchor`: `(0, 0)` the
-    /// centre, `(-0.5, -0.5)` the bottom-left corner. Default the centre.
-    pub anchor: Vec2,
 }
 
 impl Default for LayerbatchSprite {
@@ -53,13 +65,19 @@ impl LayerbatchSprite {
     pub fn from_image(image: Handle<Image>) -> Self {
         Self {
             image,
+            texture_atlas: None,
             color: Color::WHITE,
             rect: None,
             custom_size: None,
             flip_x: false,
             flip_y: false,
-            anchor: Vec2::ZERO,
         }
+    }
+
+    /// Cell `atlas.index` of the sprite sheet `image` laid out by `atlas.layout`, as Bevy's
+    /// `Sprite::from_atlas_image`.
+    pub fn from_atlas_image(image: Handle<Image>, atlas: TextureAtlas) -> Self {
+        Self { texture_atlas: Some(atlas), ..Self::from_image(image) }
     }
 
     /// Sets `color`.
@@ -83,15 +101,40 @@ impl LayerbatchSprite {
         self
     }
 
-    /// The sprite as a layerbatch quad in world space (y up), for an image of `image_size_px`
-    /// held as `texture`.
-    pub(crate) fn world_quad(&self, transform: &GlobalTransform, texture: TextureId, image_size_px: UVec2) -> Quad {
+    /// The part of the image shown, in its pixels: `rect`, offset into the atlas cell when
+    /// there is one, as Bevy's sprite does. `None`: the whole image. A layout not loaded yet
+    /// counts as no atlas.
+    pub(crate) fn source_rect(&self, atlases: &Assets<TextureAtlasLayout>) -> Option<Rect> {
+        let cell = self.texture_atlas.as_ref().and_then(|a| a.texture_rect(atlases)).map(|r| r.as_rect());
+        match (cell, self.rect) {
+            (None, rect) => rect,
+            (Some(cell), None) => Some(cell),
+            (Some(cell), Some(rect)) => Some(Rect { min: rect.min + cell.min, max: rect.max + cell.min }),
+        }
+    }
+
+    /// Its size in world units before the transform's scale, when known: `custom_size`, or the
+    /// source rectangle's, or the image's (`None` while the image is not loaded).
+    pub(crate) fn size(&self, source: Option<Rect>, image_size_px: Option<UVec2>) -> Option<Vec2> {
+        self.custom_size.or(source.map(|r| r.size())).or(image_size_px.map(|s| s.as_vec2()))
+    }
+
+    /// The sprite as a layerbatch quad in world space (y up), anchored at `anchor`, showing
+    /// `source` (pixels; `None`: all) of an image of `image_size_px` held as `texture`.
+    pub(crate) fn world_quad(
+        &self,
+        (transform, anchor): (&GlobalTransform, &Anchor),
+        source: Option<Rect>,
+        texture: TextureId,
+        image_size_px: UVec2,
+    ) -> Quad {
         let image = image_size_px.as_vec2();
-        let rect = self.rect.unwrap_or(Rect { min: Vec2::ZERO, max: image });
+        let rect = source.unwrap_or(Rect { min: Vec2::ZERO, max: image });
         let size = self.custom_size.unwrap_or_else(|| rect.size());
+        let anchor = anchor.as_vec();
         // Local corners (y up): the top-left corner samples the rect's top-left texel.
-        let left = (-0.5 - self.anchor.x) * size.x;
-        let top = (0.5 - self.anchor.y) * size.y;
+        let left = (-0.5 - anchor.x) * size.x;
+        let top = (0.5 - anchor.y) * size.y;
         let affine = transform.affine();
         let at = |x: f32, y: f32| affine.transform_point3(Vec3::new(x, y, 0.0)).truncate();
         let top_left = at(left, top);
@@ -114,6 +157,42 @@ impl LayerbatchSprite {
     }
 }
 
+/// The bounds of every [`LayerbatchSprite`] whose size is known, for Bevy's frustum culling,
+/// as Bevy's `calculate_bounds_2d` keeps a `Sprite`'s: added when the sprite has none, kept in
+/// step when it or its anchor changes, or when its image or atlas layout loads. Entities with
+/// `NoFrustumCulling` or `NoAutoAabb` are left alone.
+#[allow(clippy::type_complexity)]
+pub(crate) fn calculate_bounds(
+    mut commands: Commands<'_, '_>,
+    images: Res<'_, Assets<Image>>,
+    atlases: Res<'_, Assets<TextureAtlasLayout>>,
+    mut image_events: MessageReader<'_, '_, AssetEvent<Image>>,
+    mut atlas_events: MessageReader<'_, '_, AssetEvent<TextureAtlasLayout>>,
+    sprites: Query<
+        '_,
+        '_,
+        (Entity, Ref<'_, LayerbatchSprite>, Ref<'_, Anchor>, Option<&Aabb>),
+        (Without<NoFrustumCulling>, Without<NoAutoAabb>),
+    >,
+) {
+    // A loaded or changed image or layout may change the size of any sprite using it.
+    let assets_changed = image_events.read().count() + atlas_events.read().count() > 0;
+    for (entity, sprite, anchor, aabb) in &sprites {
+        if aabb.is_some() && !assets_changed && !sprite.is_changed() && !anchor.is_changed() {
+            continue;
+        }
+        let source = sprite.source_rect(&atlases);
+        let Some(size) = sprite.size(source, images.get(&sprite.image).map(Image::size)) else { continue };
+        let bounds = Aabb {
+            center: (-anchor.as_vec() * size).extend(0.0).into(),
+            half_extents: (0.5 * size).extend(0.0).into(),
+        };
+        if aabb != Some(&bounds) {
+            commands.entity(entity).try_insert(bounds);
+        }
+    }
+}
+
 /// `color` in linear light, premultiplied, as RGBA8 (layerbatch's tint): the shader
 /// multiplies the sampled premultiplied texel by it, as Bevy's sprite shader multiplies the
 /// straight texel by the linear colour.
@@ -130,9 +209,10 @@ mod tests {
 
     #[test]
     fn corners_follow_the_transform_anchor_and_flips() {
-        let sprite = LayerbatchSprite { flip_x: true, anchor: Vec2::new(-0.5, -0.5), ..LayerbatchSprite::default() };
+        let sprite = LayerbatchSprite { flip_x: true, ..LayerbatchSprite::default() };
         let transform = GlobalTransform::from(Transform::from_xyz(100.0, 50.0, 3.0).with_scale(Vec3::splat(2.0)));
-        let q = sprite.world_quad(&transform, <TextureId as bytemuck::Zeroable>::zeroed(), UVec2::new(16, 8));
+        let placed = (&transform, &Anchor::BOTTOM_LEFT);
+        let q = sprite.world_quad(placed, None, <TextureId as bytemuck::Zeroable>::zeroed(), UVec2::new(16, 8));
         // Bottom-left anchored at (100, 50), 32 x 16 world units: the top-left corner is (100, 66).
         assert_eq!(q.origin, [100.0, 66.0]);
         assert_eq!(q.axis_x, [32.0, 0.0]);
@@ -143,11 +223,9 @@ mod tests {
     #[test]
     fn a_source_rect_picks_its_texels_and_its_size() {
         let sprite = LayerbatchSprite::default().with_rect(Rect::new(4.0, 0.0, 12.0, 4.0));
-        let q = sprite.world_quad(
-            &GlobalTransform::IDENTITY,
-            <TextureId as bytemuck::Zeroable>::zeroed(),
-            UVec2::new(16, 8),
-        );
+        let source = sprite.source_rect(&Assets::default());
+        let placed = (&GlobalTransform::IDENTITY, &Anchor::CENTER);
+        let q = sprite.world_quad(placed, source, <TextureId as bytemuck::Zeroable>::zeroed(), UVec2::new(16, 8));
         assert_eq!(q.uv, [0.25, 0.0, 0.75, 0.5]);
         assert_eq!((q.origin, q.axis_x, q.axis_y), ([-4.0, 2.0], [8.0, 0.0], [0.0, -4.0]));
     }

@@ -8,9 +8,11 @@
 
 use bevy::asset::RenderAssetUsages;
 use bevy::camera::RenderTarget;
-use bevy::image::ImageSampler;
+use bevy::camera::visibility::RenderLayers;
+use bevy::image::{ImageSampler, TextureAtlas, TextureAtlasLayout};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::sprite::Anchor;
 use layerbatch_bevy::headless::{self, read_image, solid_image, target_image};
 use layerbatch_bevy::{LayerbatchFrameStats, LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
 
@@ -25,9 +27,16 @@ struct Item {
     size: Vec2,
     color: Color,
     angle_rad: f32,
-    /// The part of the image shown, in its pixels.
+    /// The part of the image shown, in its pixels (inside the atlas cell, with `atlas`).
     rect: Option<Rect>,
     layerbatch: bool,
+    /// `size` is the image's (or the atlas cell's) own: no `custom_size`.
+    natural_size: bool,
+    anchor: Anchor,
+    /// Cell `index` of the image cut in 2x2-pixel cells (the checker's four colours).
+    atlas: Option<usize>,
+    /// Its render layer (none: layer 0).
+    layer: Option<usize>,
 }
 
 fn item(image: usize, center: [f32; 2], z: f32, layerbatch: bool) -> Item {
@@ -40,6 +49,10 @@ fn item(image: usize, center: [f32; 2], z: f32, layerbatch: bool) -> Item {
         angle_rad: 0.0,
         rect: None,
         layerbatch,
+        natural_size: false,
+        anchor: Anchor::CENTER,
+        atlas: None,
+        layer: None,
     }
 }
 
@@ -87,10 +100,19 @@ struct View {
     msaa: Msaa,
     /// A Bevy sprite at `at` (z 0) showing the target of that view (render to texture).
     shows: Option<usize>,
+    /// The camera's render layer (none: layer 0).
+    layer: Option<usize>,
 }
 
-const VIEW: View =
-    View { at: Vec2::ZERO, scale: 1.0, size: UVec2::new(160, 96), hdr: false, msaa: Msaa::Sample4, shows: None };
+const VIEW: View = View {
+    at: Vec2::ZERO,
+    scale: 1.0,
+    size: UVec2::new(160, 96),
+    hdr: false,
+    msaa: Msaa::Sample4,
+    shows: None,
+    layer: None,
+};
 
 /// A headless app drawing `items` through `views`, each into an image target.
 struct Scene {
@@ -131,6 +153,9 @@ impl Scene {
             if view.hdr {
                 spawned.insert(bevy::camera::Hdr);
             }
+            if let Some(layer) = view.layer {
+                spawned.insert(RenderLayers::layer(layer));
+            }
             targets.push(target);
         }
         for view in views {
@@ -146,25 +171,42 @@ impl Scene {
             let material = world.resource_mut::<Assets<ColorMaterial>>().add(Color::srgba(0.2, 0.9, 0.9, 0.8));
             world.spawn((Mesh2d(mesh), MeshMaterial2d(material), Transform::from_translation(at)));
         }
+        let cells = world.resource_mut::<Assets<TextureAtlasLayout>>().add(TextureAtlasLayout::from_grid(
+            UVec2::splat(2),
+            2,
+            2,
+            None,
+            None,
+        ));
         let mut sprites = Vec::new();
         for it in items {
-            let transform = Transform::from_translation(it.center.extend(it.z));
+            let transform =
+                Transform::from_translation(it.center.extend(it.z)).with_rotation(Quat::from_rotation_z(it.angle_rad));
             let image = images[it.image].clone();
-            let entity = if it.layerbatch && with_layerbatch {
+            let custom_size = (!it.natural_size).then_some(it.size);
+            let texture_atlas = it.atlas.map(|index| TextureAtlas { layout: cells.clone(), index });
+            let mut entity = if it.layerbatch && with_layerbatch {
                 world.spawn((
                     LayerbatchSprite {
                         color: it.color,
-                        custom_size: Some(it.size),
+                        custom_size,
+                        rect: it.rect,
+                        texture_atlas,
                         ..LayerbatchSprite::from_image(image)
                     },
                     transform,
+                    it.anchor,
                 ))
             } else {
                 world.spawn((
-                    Sprite { color: it.color, custom_size: Some(it.size), ..Sprite::from_image(image) },
+                    Sprite { color: it.color, custom_size, rect: it.rect, texture_atlas, ..Sprite::from_image(image) },
                     transform,
+                    it.anchor,
                 ))
             };
+            if let Some(layer) = it.layer {
+                entity.insert(RenderLayers::layer(layer));
+            }
             sprites.push(entity.id());
         }
         Self { app, images, targets, sprites }
@@ -440,7 +482,9 @@ fn two_cameras_each_draw_the_sprites_under_their_own_view() {
     let views = [VIEW, View { at: Vec2::new(-25.0, 10.0), scale: 0.25, size: UVec2::new(96, 64), ..VIEW }];
     let (scene, _) = assert_like_bevy(&items, &[], &views);
     let stats = scene.stats();
-    assert_eq!(stats.sprites, 6, "three sprites, seen by two cameras");
+    // The second camera's frustum (24 x 16 world units about (-25, 10)) holds two of them:
+    // Bevy's visibility culls the third.
+    assert_eq!(stats.sprites, 5, "three sprites seen by the first camera, two by the second");
 }
 
 /// Cameras of every kind of pass draw their layerbatch sprites, in one renderer: a plain one
@@ -472,4 +516,47 @@ fn a_camera_rendering_into_an_image_that_another_camera_shows() {
     let (scene, drawn) = assert_like_bevy(&items, &[], &[VIEW, screen]);
     assert_eq!(drawn[0].1, drawn[1].1, "the second camera shows the first one's target, 1:1");
     assert_eq!(scene.stats().pass_kinds, 1, "both cameras' passes are of one kind");
+    assert_eq!(scene.stats().sprites, 3, "the second camera sees no layerbatch sprite (culled)");
+}
+
+/// Bevy's `Anchor` component and `TextureAtlas` on a `LayerbatchSprite`, as on a `Sprite`:
+/// anchored corners, an atlas cell at its own size and stretched, a rect inside a cell.
+#[test]
+fn anchors_and_texture_atlases_work_as_on_bevy_sprites() {
+    let at = |center: [f32; 2], z: f32| item(2, center, z, true);
+    let items = [
+        Item { anchor: Anchor::BOTTOM_LEFT, ..at([-60.0, -30.0], 0.1) },
+        Item { anchor: Anchor::TOP_RIGHT, angle_rad: 0.4, ..at([-20.0, 20.0], 0.2) },
+        Item { anchor: Anchor(Vec2::new(0.25, -0.4)), ..at([0.0, -10.0], 0.3) },
+        // Cell 3 (the bottom-right 2x2 of the checker) at its own size, scaled up by nothing:
+        // 2x2 world units; then stretched to 24 units; then one texel of cell 1 by a rect.
+        Item { atlas: Some(3), natural_size: true, size: Vec2::splat(2.0), ..at([30.0, 30.0], 0.4) },
+        Item { atlas: Some(3), ..at([40.0, 0.0], 0.5) },
+        Item {
+            atlas: Some(1),
+            rect: Some(Rect::new(1.0, 0.0, 2.0, 1.0)),
+            anchor: Anchor::TOP_LEFT,
+            ..at([50.0, -20.0], 0.6)
+        },
+    ];
+    let (scene, _) = assert_like_bevy(&items, &[], &[VIEW]);
+    assert_eq!(scene.stats().sprites, 6);
+}
+
+/// Bevy's visibility applies: a sprite outside every camera's frustum is not extracted, and
+/// costs nothing (no quad planned); a sprite on render layer 1 is drawn only by the camera
+/// on layer 1, which draws nothing else.
+#[test]
+fn render_layers_and_frustum_culling_apply() {
+    let mut items = interleaved();
+    items.push(Item { layer: Some(1), ..item(0, [0.0, -30.0], 0.6, true) });
+    items.push(item(1, [5000.0, 0.0], 0.7, true));
+    let views = [VIEW, View { layer: Some(1), ..VIEW }];
+    let (scene, drawn) = assert_like_bevy(&items, &[], &views);
+    let stats = scene.stats();
+    // Camera 0: the three layerbatch sprites of `interleaved`; camera 1: the one on layer 1.
+    assert_eq!(stats.sprites, 4, "{stats:?}");
+    assert_eq!(stats.counters.quads, 4, "the culled sprite is not planned: {stats:?}");
+    let red = drawn[1].1.chunks_exact(4).filter(|p| p[0] > 200 && p[1] < 60).count();
+    assert_eq!(red, 24 * 24, "camera 1 draws the red sprite on its layer, and nothing else red");
 }
