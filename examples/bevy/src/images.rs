@@ -1,5 +1,7 @@
-//! Bevy `Image` assets kept in step with layerbatch textures: registered when Bevy extracts
-//! them, replaced when modified, freed when their last handle goes.
+//! Bevy `Image` assets kept in step with layerbatch textures: registered when a
+//! `LayerbatchSprite` first uses one, replaced when modified, freed when no sprite uses it any
+//! more or its last handle goes. Images no layerbatch sprite uses (UI, fonts, 3D textures,
+//! what Bevy's own sprites draw) never enter layerbatch or its byte budget.
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,6 +17,8 @@ pub(crate) struct Held {
     pub texture: TextureId,
     pub size_px: UVec2,
     desc: TextureDesc,
+    /// The last frame a sprite used it.
+    used_frame: u64,
 }
 
 /// Why an image is not held: what a sprite showing it is skipped for.
@@ -68,18 +72,72 @@ pub enum ImageRefused {
 #[derive(Debug, Default)]
 pub(crate) struct ImageTable {
     held: HashMap<AssetId<Image>, Held>,
-    refused: HashMap<AssetId<Image>, ImageRefused>,
+    /// Images used and refused, with the last frame a sprite used them.
+    refused: HashMap<AssetId<Image>, (ImageRefused, u64)>,
     warned: HashSet<AssetId<Image>>,
+    /// Images whose sampler layerbatch cannot apply whole, warned once.
+    sampler_warned: HashSet<AssetId<Image>>,
+    /// Advanced by [`ImageTable::begin_frame`].
+    frame: u64,
     pub registered: u64,
     pub updated: u64,
     pub freed: u64,
 }
 
 impl ImageTable {
-    /// The layerbatch texture of `id`, or why there is none (`None`: Bevy has not extracted
-    /// it yet, e.g. still loading).
-    pub fn get(&self, id: AssetId<Image>) -> Result<Held, Option<&ImageRefused>> {
-        self.held.get(&id).copied().ok_or_else(|| self.refused.get(&id))
+    /// A new frame of uses: images no sprite uses in it go at [`ImageTable::release_unused`].
+    pub fn begin_frame(&mut self) {
+        self.frame += 1;
+    }
+
+    /// The layerbatch texture of `id` for a sprite that uses it this frame: the held one, or
+    /// one registered now from `pixels()` (the image as Bevy extracted it this frame, or as
+    /// the main world holds it). Else why there is none: `None` while the image has no pixels
+    /// to give (loading; or a render-world-only image extracted before any sprite used it,
+    /// whose pixels have left the CPU).
+    pub fn use_image<'i>(
+        &mut self,
+        batcher: &mut Batcher,
+        id: AssetId<Image>,
+        pixels: impl FnOnce() -> Option<&'i Image>,
+        default: &ImageSamplerDescriptor,
+    ) -> Result<Held, Option<&ImageRefused>> {
+        let frame = self.frame;
+        if let Some(held) = self.held.get_mut(&id) {
+            held.used_frame = frame;
+            return Ok(*held);
+        }
+        if !self.refused.contains_key(&id) {
+            let Some(image) = pixels() else { return Err(None) };
+            self.put(batcher, id, image, default);
+        }
+        if let Some(held) = self.held.get_mut(&id) {
+            held.used_frame = frame;
+            return Ok(*held);
+        }
+        match self.refused.get_mut(&id) {
+            Some((why, used)) => {
+                *used = frame;
+                Err(Some(why))
+            }
+            None => Err(None),
+        }
+    }
+
+    /// Frees the textures of images no sprite used since [`ImageTable::begin_frame`], and
+    /// forgets the refusals of images no sprite uses (a later use tries again).
+    pub fn release_unused(&mut self, batcher: &mut Batcher) {
+        let frame = self.frame;
+        let unused: Vec<_> = self.held.iter().filter(|(_, h)| h.used_frame != frame).map(|(&id, _)| id).collect();
+        for id in unused {
+            self.remove(batcher, id);
+        }
+        self.refused.retain(|_, (_, used)| *used == frame);
+    }
+
+    /// Whether `id` is held now.
+    pub fn holds(&self, id: AssetId<Image>) -> bool {
+        self.held.contains_key(&id)
     }
 
     pub fn live(&self) -> usize {
@@ -92,7 +150,7 @@ impl ImageTable {
 
     /// Logs why `id` is not drawn, once per image.
     pub fn warn_once(&mut self, id: AssetId<Image>) {
-        if let Some(why) = self.refused.get(&id)
+        if let Some((why, _)) = self.refused.get(&id)
             && self.warned.insert(id)
         {
             log::warn!("layerbatch: sprites of {why} are not drawn");
@@ -111,13 +169,23 @@ impl ImageTable {
         }
     }
 
-    /// Bevy extracted `image` (added or modified): hold its pixels, in place when only they
-    /// changed.
+    /// Holds `image`'s pixels as `id`'s texture: in place when only they changed (Bevy
+    /// extracted a modified image that is held), else registered anew. A refusal is kept, with
+    /// the frame, for [`ImageTable::use_image`] to report.
     pub fn put(&mut self, batcher: &mut Batcher, id: AssetId<Image>, image: &Image, default: &ImageSamplerDescriptor) {
         self.refused.remove(&id);
         self.warned.remove(&id);
+        let frame = self.frame;
         match texture_of(id, image, default) {
-            Ok((desc, pixels)) => {
+            Ok((desc, pixels, unapplied)) => {
+                if !unapplied.is_empty() && self.sampler_warned.insert(id) {
+                    log::warn!(
+                        "layerbatch: image {id}: its sampler's {} cannot be applied: layerbatch samples it with {:?} filtering and {:?} wrapping",
+                        unapplied.join(", "),
+                        desc.filter,
+                        desc.wrap
+                    );
+                }
                 if let Some(held) = self.held.get(&id).copied() {
                     if held.desc == desc && batcher.update(held.texture, &pixels).is_ok() {
                         self.updated += 1;
@@ -128,35 +196,37 @@ impl ImageTable {
                 match batcher.register(&desc, &pixels) {
                     Ok(texture) => {
                         let size_px = UVec2::new(desc.width_px, desc.height_px);
-                        self.held.insert(id, Held { texture, size_px, desc });
+                        self.held.insert(id, Held { texture, size_px, desc, used_frame: frame });
                         self.registered += 1;
                     }
                     Err(source) => {
                         let (width_px, height_px) = (desc.width_px, desc.height_px);
-                        self.refused.insert(id, ImageRefused::Texture { id, width_px, height_px, source });
+                        self.refused.insert(id, (ImageRefused::Texture { id, width_px, height_px, source }, frame));
                     }
                 }
             }
             Err(why) => {
                 self.remove(batcher, id);
-                self.refused.insert(id, why);
+                self.refused.insert(id, (why, frame));
             }
         }
     }
 
-    /// Forgets every texture (after the device lost them): sprites of these images are
-    /// skipped until Bevy extracts the images again.
+    /// Forgets every texture (after the device lost them): the next use of one of these
+    /// images registers it again, from the main world's pixels.
     pub fn forget(&mut self, lost: &[TextureId]) {
         self.held.retain(|_, held| !lost.contains(&held.texture));
     }
 }
 
 /// The layerbatch description and premultiplied pixels of a Bevy image.
+/// Also names the sampler settings layerbatch does not apply (it has one filter for
+/// magnified and minified texels and one wrap for both axes, and uses level 0 only).
 fn texture_of(
     id: AssetId<Image>,
     image: &Image,
     default: &ImageSamplerDescriptor,
-) -> Result<(TextureDesc, Vec<u8>), ImageRefused> {
+) -> Result<(TextureDesc, Vec<u8>, Vec<String>), ImageRefused> {
     let d = &image.texture_descriptor;
     if d.usage.contains(TextureUsages::RENDER_ATTACHMENT) {
         return Err(ImageRefused::RenderTarget { id });
@@ -188,13 +258,30 @@ fn texture_of(
         ImageAddressMode::MirrorRepeat => Wrap::MirroredRepeat,
         ImageAddressMode::ClampToEdge | ImageAddressMode::ClampToBorder => Wrap::ClampToEdge,
     };
+    let mut unapplied = Vec::new();
+    if sampler.min_filter != sampler.mag_filter {
+        unapplied.push(format!("min_filter {:?} (mag_filter {:?} applies)", sampler.min_filter, sampler.mag_filter));
+    }
+    if sampler.address_mode_v != sampler.address_mode_u {
+        let (u, v) = (sampler.address_mode_u, sampler.address_mode_v);
+        unapplied.push(format!("address_mode_v {v:?} (address_mode_u {u:?} applies)"));
+    }
+    if sampler.address_mode_u == ImageAddressMode::ClampToBorder {
+        unapplied.push("ClampToBorder (ClampToEdge applies)".to_owned());
+    }
+    if sampler.anisotropy_clamp > 1 {
+        unapplied.push(format!("anisotropy_clamp {}", sampler.anisotropy_clamp));
+    }
+    if sampler.compare.is_some() {
+        unapplied.push("compare".to_owned());
+    }
     let desc = TextureDesc::new(w, h).with_format(format).with_filter(filter).with_wrap(wrap);
     let pixels = if srgb {
         premultiplied_srgb(&data[..level0])
     } else {
         data[..level0].chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect()
     };
-    Ok((desc, pixels))
+    Ok((desc, pixels, unapplied))
 }
 
 /// Straight-alpha sRGB texels premultiplied in linear light and encoded again, so that the

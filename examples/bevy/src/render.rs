@@ -95,8 +95,8 @@ pub(crate) fn init(config: Config) -> impl FnMut(Commands<'_, '_>, Res<'_, Rende
     }
 }
 
-/// ExtractSchedule, after Bevy's image extraction: the images Bevy extracted this frame
-/// (added or modified) are registered or updated, the unused ones freed.
+/// ExtractSchedule, after Bevy's image extraction: held images Bevy extracted this frame
+/// (modified) are updated, removed ones freed. Images not held wait for a sprite to use them.
 pub(crate) fn sync_images(
     state: Option<ResMut<'_, LayerbatchRender>>,
     extracted: Res<'_, ExtractedAssets<GpuImage>>,
@@ -108,7 +108,9 @@ pub(crate) fn sync_images(
         state.images.remove(&mut state.batcher, id);
     }
     for (id, image) in &extracted.extracted {
-        state.images.put(&mut state.batcher, *id, image, &sampler.0);
+        if state.images.holds(*id) {
+            state.images.put(&mut state.batcher, *id, image, &sampler.0);
+        }
     }
 }
 
@@ -116,23 +118,34 @@ pub(crate) fn sync_images(
 type SpriteItem<'a> = (Entity, &'a LayerbatchSprite, &'a GlobalTransform, &'a Anchor, &'a ViewVisibility);
 
 /// ExtractSchedule: the layerbatch sprites visible in some view (Bevy's visibility: hidden,
-/// outside every camera's frustum or render layers, they are not extracted), as world-space
-/// quads.
+/// outside every camera's frustum or render layers, they make no quad), as world-space
+/// quads. Every sprite, visible or not, keeps its image held: an image is registered when a
+/// sprite first uses it (from this frame's extraction, or the main world's pixels) and freed
+/// when none does.
 pub(crate) fn extract_sprites(
     state: Option<ResMut<'_, LayerbatchRender>>,
     sprites: Extract<'_, '_, Query<'_, '_, SpriteItem<'_>>>,
     atlases: Extract<'_, '_, Res<'_, Assets<TextureAtlasLayout>>>,
+    main_images: Extract<'_, '_, Res<'_, Assets<Image>>>,
+    extracted: Res<'_, ExtractedAssets<GpuImage>>,
+    sampler: Res<'_, DefaultImageSamplerDescriptor>,
 ) {
     let Some(mut state) = state else { return };
     let state = &mut *state;
     state.frame = LayerbatchFrameStats::default();
     state.sprites.clear();
+    state.images.begin_frame();
     for (entity, sprite, transform, anchor, visible) in &sprites {
+        let id: AssetId<Image> = sprite.image.id();
+        let pixels = || {
+            let now = extracted.extracted.iter().find(|(extracted, _)| *extracted == id).map(|(_, image)| image);
+            now.or_else(|| main_images.get(id))
+        };
+        let used = state.images.use_image(&mut state.batcher, id, pixels, &sampler.0);
         if !visible.get() {
             continue;
         }
-        let id: AssetId<Image> = sprite.image.id();
-        match state.images.get(id) {
+        match used {
             Ok(held) => state.sprites.push(Extracted {
                 main: entity.into(),
                 z: transform.translation().z,
@@ -146,6 +159,7 @@ pub(crate) fn extract_sprites(
             }
         }
     }
+    state.images.release_unused(&mut state.batcher);
 }
 
 /// Queue: each sprite visible in a 2D view (its frustum and render layers, by Bevy's
