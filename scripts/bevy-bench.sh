@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../examples/bevy"
 toolchain="$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)"
-cargo +"$toolchain" build --locked --release --bin bevymark >&2
+cargo +"$toolchain" build --locked --release --features bevymark --bin bevymark >&2
 read -r width height <<< "${SIZE:-1920 1080}"
 waves="${BIRDS_WAVES:-20}"
 for textures in ${TEXTURES:-1 16 64}; do

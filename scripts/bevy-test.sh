@@ -22,12 +22,19 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "$XDG_RUNTIME_DIR" ]; then
   export XDG_RUNTIME_DIR
 fi
 cargo +"$toolchain" fmt --check
-cargo +"$toolchain" clippy --locked --release --all-targets -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo +"$toolchain" doc --locked --release --no-deps
-cargo +"$toolchain" build --locked --release --bins --tests
+# Every step with bevymark's feature: one feature set, so no step rebuilds Bevy for another
+# (bevymark's `rand` changes features of crates Bevy shares).
+features=(--features bevymark)
+cargo +"$toolchain" clippy --locked --release "${features[@]}" --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo +"$toolchain" doc --locked --release "${features[@]}" --no-deps
+cargo +"$toolchain" build --locked --release "${features[@]}" --bins --tests --examples
 started=$(date +%s)
-cargo +"$toolchain" test --locked --release
+cargo +"$toolchain" test --locked --release "${features[@]}"
 tested=$(( $(date +%s) - started ))
+# The README's headless first frame: one red sprite, one draw call.
+first="$(cargo +"$toolchain" run --locked --release "${features[@]}" --example first_frame 2>/dev/null | tail -n 1)"
+echo "first_frame: $first"
+[ "$first" = "1 sprite, 1 draw call, centre pixel [220, 40, 40, 255]" ]
 read -r -a scene <<< "${BEVYMARK_ARGS:---waves 2 --per-wave 1000 --material-texture-count 64 --width 800 --height 600 --warmup 2 --frames 3}"
 summary=()
 for mode in sprite mesh2d layerbatch; do

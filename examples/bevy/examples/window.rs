@@ -9,8 +9,8 @@
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::WindowResolution;
-use layerbatch_bevy::headless::solid_image;
-use layerbatch_bevy::{LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
+use bevy_layerbatch::headless::solid_image;
+use bevy_layerbatch::{LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
 
 fn main() {
     let window = Window { resolution: WindowResolution::new(640, 360).with_scale_factor_override(1.0), ..default() };

@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! use bevy::prelude::*;
-//! use layerbatch_bevy::{LayerbatchPlugin, LayerbatchSprite};
+//! use bevy_layerbatch::{LayerbatchPlugin, LayerbatchSprite};
 //!
 //! App::new()
 //!     .add_plugins((DefaultPlugins, LayerbatchPlugin::default()))

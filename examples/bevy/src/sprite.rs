@@ -18,7 +18,7 @@ use layerbatch_core::{Quad, TextureId};
 ///
 /// ```
 /// use bevy::prelude::*;
-/// use layerbatch_bevy::LayerbatchSprite;
+/// use bevy_layerbatch::LayerbatchSprite;
 ///
 /// fn spawn(mut commands: Commands, assets: Res<AssetServer>) {
 ///     commands.spawn((

@@ -54,7 +54,7 @@ pub struct LayerbatchFrameStats {
 ///
 /// ```no_run
 /// use bevy::prelude::*;
-/// use layerbatch_bevy::LayerbatchStats;
+/// use bevy_layerbatch::LayerbatchStats;
 ///
 /// fn report(stats: Res<LayerbatchStats>) {
 ///     let frame = stats.frame();

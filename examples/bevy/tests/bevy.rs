@@ -13,8 +13,8 @@ use bevy::image::{ImageSampler, TextureAtlas, TextureAtlasLayout};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::Anchor;
-use layerbatch_bevy::headless::{self, read_image, solid_image, target_image};
-use layerbatch_bevy::{LayerbatchFrameStats, LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
+use bevy_layerbatch::headless::{self, read_image, solid_image, target_image};
+use bevy_layerbatch::{LayerbatchFrameStats, LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
 
 const CLEAR: [u8; 4] = [20, 30, 40, 255];
 
@@ -447,7 +447,7 @@ fn only_images_layerbatch_sprites_use_are_held_and_the_last_sprite_frees_them() 
     let world = app.world_mut();
     let target = world.resource_mut::<Assets<Image>>().add(target_image(160, 96));
     world.spawn((Camera2d, RenderTarget::Image(target.into())));
-    let mut add = |world: &mut World, i: u32| {
+    let add = |world: &mut World, i: u32| {
         world.resource_mut::<Assets<Image>>().add(solid_image(16, 16, [(i * 2) as u8, 100, 200, 255]))
     };
     for i in 0..100 {
@@ -596,4 +596,13 @@ fn render_layers_and_frustum_culling_apply() {
     assert_eq!(stats.counters.quads, 4, "the culled sprite is not planned: {stats:?}");
     let red = drawn[1].1.chunks_exact(4).filter(|p| p[0] > 200 && p[1] < 60).count();
     assert_eq!(red, 24 * 24, "camera 1 draws the red sprite on its layer, and nothing else red");
+}
+
+/// The README's headless first frame is `examples/first_frame.rs`, word for word (bevy-test.sh
+/// runs the example).
+#[test]
+fn the_readmes_first_frame_is_the_example() {
+    let example = include_str!("../examples/first_frame.rs");
+    let body = &example[example.find("use bevy::camera").expect("the example's first import")..];
+    assert!(include_str!("../README.md").contains(body), "README.md's snippet differs from examples/first_frame.rs");
 }

@@ -25,9 +25,9 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::SpriteAlphaMode;
 use bevy::sprite_render::AlphaMode2d;
+use bevy_layerbatch::headless::{self, target_image};
+use bevy_layerbatch::{LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
 use chacha20::ChaCha8Rng;
-use layerbatch_bevy::headless::{self, target_image};
-use layerbatch_bevy::{LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
 use rand::{RngExt, SeedableRng, seq::IndexedRandom};
 
 const GRAVITY: f32 = -9.8 * 100.0;
@@ -206,7 +206,7 @@ fn report(
     adapter: &str,
     birds: usize,
     times_ms: &mut [f64],
-    stats: &[layerbatch_bevy::LayerbatchFrameStats],
+    stats: &[bevy_layerbatch::LayerbatchFrameStats],
 ) {
     times_ms.sort_by(f64::total_cmp);
     let pick = |q: f64| times_ms.get(((times_ms.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(f64::NAN);
