@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use bevy::asset::AssetId;
 use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::math::UVec2;
-use bevy::render::render_resource::{TextureDimension, TextureFormat, TextureUsages};
-use layerbatch_core::{Batcher, Filter, Format, TextureDesc, TextureError, TextureId, Wrap, premultiply};
+use bevy::render::render_resource::{AstcBlock, AstcChannel, TextureDimension, TextureFormat, TextureUsages};
+use layerbatch_core::{Alpha, Batcher, Filter, Format, TextureDesc, TextureError, TextureId, Wrap, premultiply};
 
 /// A Bevy image held by layerbatch.
 #[derive(Clone, Copy, Debug)]
@@ -24,8 +24,10 @@ pub(crate) struct Held {
 /// Why an image is not held: what a sprite showing it is skipped for.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ImageRefused {
-    /// A format other than `Rgba8Unorm` / `Rgba8UnormSrgb`.
-    #[error("image {id}: format {format:?} is not RGBA8 (layerbatch holds Rgba8Unorm and Rgba8UnormSrgb)")]
+    /// A format layerbatch does not store: not RGBA8, BC1/3/4/5/7, ETC2/EAC or ASTC 4x4.
+    #[error(
+        "image {id}: format {format:?} is not one layerbatch stores (RGBA8, BC1/3/4/5/7, ETC2/EAC, ASTC 4x4; linear or sRGB)"
+    )]
     Format {
         /// The image.
         id: AssetId<Image>,
@@ -234,17 +236,10 @@ fn texture_of(
     if d.dimension != TextureDimension::D2 || d.size.depth_or_array_layers != 1 {
         return Err(ImageRefused::Shape { id, dimension: d.dimension, layers: d.size.depth_or_array_layers });
     }
-    let (format, srgb) = match d.format {
-        TextureFormat::Rgba8Unorm => (Format::Rgba8Unorm, false),
-        TextureFormat::Rgba8UnormSrgb => (Format::Rgba8UnormSrgb, true),
-        format => return Err(ImageRefused::Format { id, format }),
+    let Some(format) = layerbatch_format(d.format) else {
+        return Err(ImageRefused::Format { id, format: d.format });
     };
     let (w, h) = (d.size.width, d.size.height);
-    // Level 0 comes first in Bevy's layer-major data; authored mips below it are not used.
-    let level0 = (w as usize) * (h as usize) * 4;
-    let Some(data) = image.data.as_deref().filter(|data| data.len() >= level0) else {
-        return Err(ImageRefused::NoData { id });
-    };
     let sampler = match &image.sampler {
         ImageSampler::Default => default,
         ImageSampler::Descriptor(descriptor) => descriptor,
@@ -276,12 +271,58 @@ fn texture_of(
         unapplied.push("compare".to_owned());
     }
     let desc = TextureDesc::new(w, h).with_format(format).with_filter(filter).with_wrap(wrap);
-    let pixels = if srgb {
-        premultiplied_srgb(&data[..level0])
-    } else {
-        data[..level0].chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect()
+    let pixels = match format {
+        // RGBA8: level 0, which comes first in Bevy's layer-major data (layerbatch makes the
+        // mips), premultiplied here.
+        Format::Rgba8Unorm | Format::Rgba8UnormSrgb => {
+            let level0 = (w as usize) * (h as usize) * 4;
+            let Some(data) = image.data.as_deref().filter(|data| data.len() >= level0) else {
+                return Err(ImageRefused::NoData { id });
+            };
+            match format {
+                Format::Rgba8UnormSrgb => premultiplied_srgb(&data[..level0]),
+                _ => data[..level0].chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect(),
+            }
+        }
+        // Compressed (Bevy's ktx2 and dds loaders): the blocks of every level, as authored,
+        // straight alpha (the shader premultiplies after decoding, as Bevy's blends).
+        _ => {
+            let desc = desc.with_mip_levels(d.mip_level_count).with_alpha(Alpha::Straight);
+            let Some(data) = image.data.as_deref().filter(|data| data.len() >= desc.byte_len()) else {
+                return Err(ImageRefused::NoData { id });
+            };
+            return Ok((desc, data[..desc.byte_len()].to_vec(), unapplied));
+        }
     };
     Ok((desc, pixels, unapplied))
+}
+
+/// layerbatch's format of a Bevy (wgpu) texture format, if it stores it.
+fn layerbatch_format(format: TextureFormat) -> Option<Format> {
+    use TextureFormat as T;
+    Some(match format {
+        T::Rgba8Unorm => Format::Rgba8Unorm,
+        T::Rgba8UnormSrgb => Format::Rgba8UnormSrgb,
+        T::Bc1RgbaUnorm => Format::Bc1RgbaUnorm,
+        T::Bc1RgbaUnormSrgb => Format::Bc1RgbaUnormSrgb,
+        T::Bc3RgbaUnorm => Format::Bc3RgbaUnorm,
+        T::Bc3RgbaUnormSrgb => Format::Bc3RgbaUnormSrgb,
+        T::Bc4RUnorm => Format::Bc4RUnorm,
+        T::Bc5RgUnorm => Format::Bc5RgUnorm,
+        T::Bc7RgbaUnorm => Format::Bc7RgbaUnorm,
+        T::Bc7RgbaUnormSrgb => Format::Bc7RgbaUnormSrgb,
+        T::Etc2Rgb8Unorm => Format::Etc2Rgb8Unorm,
+        T::Etc2Rgb8UnormSrgb => Format::Etc2Rgb8UnormSrgb,
+        T::Etc2Rgb8A1Unorm => Format::Etc2Rgb8A1Unorm,
+        T::Etc2Rgb8A1UnormSrgb => Format::Etc2Rgb8A1UnormSrgb,
+        T::Etc2Rgba8Unorm => Format::Etc2Rgba8Unorm,
+        T::Etc2Rgba8UnormSrgb => Format::Etc2Rgba8UnormSrgb,
+        T::EacR11Unorm => Format::EacR11Unorm,
+        T::EacRg11Unorm => Format::EacRg11Unorm,
+        T::Astc { block: AstcBlock::B4x4, channel: AstcChannel::Unorm } => Format::Astc4x4RgbaUnorm,
+        T::Astc { block: AstcBlock::B4x4, channel: AstcChannel::UnormSrgb } => Format::Astc4x4RgbaUnormSrgb,
+        _ => return None,
+    })
 }
 
 /// Straight-alpha sRGB texels premultiplied in linear light and encoded again, so that the

@@ -41,6 +41,7 @@
 
 pub mod headless;
 mod images;
+mod prepare;
 mod render;
 mod sprite;
 mod stats;
@@ -48,7 +49,8 @@ mod stats;
 use bevy::app::{App, Plugin, PostUpdate};
 use bevy::camera::visibility::VisibilitySystems;
 use bevy::core_pipeline::core_2d::Transparent2d;
-use bevy::ecs::schedule::IntoScheduleConfigs;
+use bevy::ecs::schedule::common_conditions::resource_exists;
+use bevy::ecs::schedule::{IntoScheduleConfigs, SystemSet};
 use bevy::render::render_asset::AssetExtractionSystems;
 use bevy::render::render_phase::DrawFunctions;
 use bevy::render::sync_world::SyncToRenderWorld;
@@ -58,6 +60,20 @@ pub use images::ImageRefused;
 pub use layerbatch_core::{Config, Counters};
 pub use sprite::LayerbatchSprite;
 pub use stats::{LayerbatchFrameStats, LayerbatchStats};
+
+/// The plugin's systems, to order a game's own against (as Bevy's `SpriteSystems`). Each runs
+/// only when the render world holds layerbatch's resources (the device gave a batcher).
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LayerbatchSystems {
+    /// `PostUpdate`, in `VisibilitySystems::CalculateBounds`: each sprite's `Aabb`.
+    CalculateBounds,
+    /// `ExtractSchedule`, after Bevy's image extraction: images synced, sprites extracted.
+    Extract,
+    /// `Render`, in `RenderSystems::Queue`: sprites queued into the views that see them.
+    Queue,
+    /// `Render`, in `RenderSystems::PrepareResources`: one plan per run, prepared.
+    Prepare,
+}
 
 /// Adds layerbatch to a Bevy app with a render app (Bevy's `RenderPlugin` and
 /// `Core2dPlugin`, i.e. the `bevy_render` and `bevy_core_pipeline` features). Without a
@@ -74,22 +90,30 @@ impl Plugin for LayerbatchPlugin {
         app.insert_resource(stats.clone())
             // As Bevy's sprites: a render-world twin, so views can list the visible sprites.
             .register_required_components::<LayerbatchSprite, SyncToRenderWorld>()
-            .add_systems(PostUpdate, sprite::calculate_bounds.in_set(VisibilitySystems::CalculateBounds));
+            .configure_sets(PostUpdate, LayerbatchSystems::CalculateBounds.in_set(VisibilitySystems::CalculateBounds))
+            .add_systems(PostUpdate, sprite::calculate_bounds.in_set(LayerbatchSystems::CalculateBounds));
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
+        let ready = resource_exists::<render::LayerbatchTextures>;
         render_app
             .insert_resource(stats)
             .add_systems(RenderStartup, render::init(self.config))
+            .configure_sets(ExtractSchedule, LayerbatchSystems::Extract.after(AssetExtractionSystems).run_if(ready))
+            .configure_sets(Render, LayerbatchSystems::Queue.in_set(RenderSystems::Queue).run_if(ready))
+            .configure_sets(Render, LayerbatchSystems::Prepare.in_set(RenderSystems::PrepareResources).run_if(ready))
             .add_systems(
                 ExtractSchedule,
-                (render::sync_images.after(AssetExtractionSystems), render::extract_sprites).chain(),
+                (render::sync_images, render::extract_sprites).chain().in_set(LayerbatchSystems::Extract),
             )
             .add_systems(
                 Render,
                 (
-                    render::queue_sprites.in_set(RenderSystems::Queue),
-                    render::prepare_runs.in_set(RenderSystems::PrepareResources),
-                    render::count_phase_draws.after(RenderSystems::PrepareBindGroups).before(RenderSystems::Render),
-                    render::publish_stats.in_set(RenderSystems::Cleanup),
+                    render::queue_sprites.in_set(LayerbatchSystems::Queue),
+                    prepare::prepare_runs.in_set(LayerbatchSystems::Prepare),
+                    render::count_phase_draws
+                        .after(RenderSystems::PrepareBindGroups)
+                        .before(RenderSystems::Render)
+                        .run_if(ready),
+                    render::publish_stats.in_set(RenderSystems::Cleanup).run_if(ready),
                 ),
             );
     }

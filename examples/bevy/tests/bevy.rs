@@ -86,7 +86,15 @@ fn images() -> Vec<Image> {
     // the crate README); texel for texel they are the same.
     let mut translucent = image(8, translucent, TextureFormat::Rgba8Unorm);
     translucent.sampler = ImageSampler::nearest();
-    vec![solid_image(8, 8, [220, 40, 40, 255]), translucent, image(4, checker, TextureFormat::Rgba8UnormSrgb)]
+    // BC1 (sRGB), as Bevy's ktx2 and dds loaders give it: 2x2 blocks, each one 565 colour
+    // (red, green, blue, white: exact in 565), every texel index 0.
+    let bc1: Vec<u8> = [0xF800u16, 0x07E0, 0x001F, 0xFFFF]
+        .iter()
+        .flat_map(|c| [c.to_le_bytes(), c.to_le_bytes()].concat().into_iter().chain([0; 4]))
+        .collect();
+    let mut bc1 = image(8, bc1, TextureFormat::Bc1RgbaUnormSrgb);
+    bc1.sampler = ImageSampler::nearest();
+    vec![solid_image(8, 8, [220, 40, 40, 255]), translucent, image(4, checker, TextureFormat::Rgba8UnormSrgb), bc1]
 }
 
 /// A camera: where it looks, its zoom (world units per pixel) and its target size.
@@ -605,4 +613,19 @@ fn the_readmes_first_frame_is_the_example() {
     let example = include_str!("../examples/first_frame.rs");
     let body = &example[example.find("use bevy::camera").expect("the example's first import")..];
     assert!(include_str!("../README.md").contains(body), "README.md's snippet differs from examples/first_frame.rs");
+}
+
+/// Bevy's compressed images (here BC1, as its ktx2 and dds loaders give them) are held in
+/// their own format and drawn as Bevy draws them.
+#[test]
+fn compressed_images_draw_as_bevy_draws_them() {
+    let items = [item(3, [-30.0, 0.0], 0.1, true), Item { size: Vec2::splat(32.0), ..item(3, [30.0, 0.0], 0.2, true) }];
+    let (scene, drawn) = assert_like_bevy(&items, &[], &[VIEW]);
+    let stats = scene.stats();
+    assert_eq!((stats.textures_live, stats.textures_refused, stats.sprites), (1, 0, 2), "{stats:?}");
+    // The 32-unit sprite's top-left quarter is the red block, its bottom-right the white one.
+    let (size, pixels) = &drawn[0];
+    let at = |x: u32, y: u32| &pixels[((y * size.x + x) * 4) as usize..][..4];
+    assert_eq!(at(80 + 14 + 4, 48 - 16 + 4), [255, 0, 0, 255]);
+    assert_eq!(at(80 + 14 + 28, 48 + 12), [255, 255, 255, 255]);
 }
