@@ -130,16 +130,33 @@ impl ImageTable {
     /// forgets the refusals of images no sprite uses (a later use tries again).
     pub fn release_unused(&mut self, batcher: &mut Batcher) {
         let frame = self.frame;
-        let unused: Vec<_> = self.held.iter().filter(|(_, h)| h.used_frame != frame).map(|(&id, _)| id).collect();
-        for id in unused {
-            self.remove(batcher, id);
-        }
+        // Every frame: in place, without collecting the unused ids first.
+        let freed = &mut self.freed;
+        self.held.retain(|_, held| {
+            let used = held.used_frame == frame;
+            // Only a stale id fails, and ours are live.
+            if !used && batcher.free(held.texture).is_ok() {
+                *freed += 1;
+            }
+            used
+        });
         self.refused.retain(|_, (_, used)| *used == frame);
     }
 
-    /// Whether `id` is held now.
-    pub fn holds(&self, id: AssetId<Image>) -> bool {
-        self.held.contains_key(&id)
+    /// Bevy extracted `image` again (modified): a held image takes its new pixels; a refused
+    /// one is tried again at its next use (its new format or size may be one layerbatch holds).
+    pub fn modified(
+        &mut self,
+        batcher: &mut Batcher,
+        id: AssetId<Image>,
+        image: &Image,
+        default: &ImageSamplerDescriptor,
+    ) {
+        if self.held.contains_key(&id) {
+            self.put(batcher, id, image, default);
+        } else if self.refused.remove(&id).is_some() {
+            self.warned.remove(&id);
+        }
     }
 
     pub fn live(&self) -> usize {

@@ -98,7 +98,8 @@ pub(crate) fn init(config: Config) -> impl FnMut(Commands<'_, '_>, Res<'_, Rende
 }
 
 /// ExtractSchedule, after Bevy's image extraction: held images Bevy extracted this frame
-/// (modified) are updated, removed ones freed. Images not held wait for a sprite to use them.
+/// (modified) are updated, refused ones tried again at their next use, removed ones freed.
+/// Images not held wait for a sprite to use them.
 pub(crate) fn sync_images(
     mut textures: ResMut<'_, LayerbatchTextures>,
     extracted: Res<'_, ExtractedAssets<GpuImage>>,
@@ -109,9 +110,7 @@ pub(crate) fn sync_images(
         images.remove(batcher, id);
     }
     for (id, image) in &extracted.extracted {
-        if images.holds(*id) {
-            images.put(batcher, *id, image, &sampler.0);
-        }
+        images.modified(batcher, *id, image, &sampler.0);
     }
 }
 

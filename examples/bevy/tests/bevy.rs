@@ -629,3 +629,41 @@ fn compressed_images_draw_as_bevy_draws_them() {
     assert_eq!(at(80 + 14 + 4, 48 - 16 + 4), [255, 0, 0, 255]);
     assert_eq!(at(80 + 14 + 28, 48 + 12), [255, 255, 255, 255]);
 }
+
+/// An image layerbatch refuses (a format it does not store) is tried again when Bevy modifies
+/// it into one it does, while its sprite waits.
+#[test]
+fn a_refused_image_modified_into_a_held_format_is_drawn() {
+    let mut app = App::new();
+    app.add_plugins(headless::default_plugins(false).disable::<bevy::log::LogPlugin>());
+    app.add_plugins(LayerbatchPlugin::default());
+    headless::start(&mut app);
+    let world = app.world_mut();
+    let mut images = world.resource_mut::<Assets<Image>>();
+    let target = images.add(target_image(160, 96));
+    let r8 = Image::new_fill(
+        Extent3d { width: 8, height: 8, depth_or_array_layers: 1 },
+        TextureDimension::D2,
+        &[200],
+        TextureFormat::R8Unorm,
+        RenderAssetUsages::default(),
+    );
+    let image = images.add(r8);
+    world.spawn((Camera2d, RenderTarget::Image(target.clone().into())));
+    world
+        .spawn((LayerbatchSprite::from_image(image.clone()).with_custom_size(Vec2::splat(32.0)), Transform::default()));
+    let frame = |app: &mut App| {
+        app.update();
+        app.world().resource::<LayerbatchStats>().frame()
+    };
+    frame(&mut app);
+    let s = frame(&mut app);
+    assert_eq!((s.textures_refused, s.textures_live, s.sprites_skipped, s.sprites), (1, 0, 1, 0), "{s:?}");
+    *app.world_mut().resource_mut::<Assets<Image>>().get_mut(&image).unwrap() = solid_image(8, 8, [220, 40, 40, 255]);
+    frame(&mut app);
+    let s = frame(&mut app);
+    assert_eq!((s.textures_refused, s.textures_live, s.sprites_skipped, s.sprites), (0, 1, 0, 1), "{s:?}");
+    let (size, pixels) = read_image(&mut app, &target).expect("the target");
+    let centre = ((size.y / 2 * size.x + size.x / 2) * 4) as usize;
+    assert_eq!(pixels[centre..][..4], [220, 40, 40, 255]);
+}
