@@ -10,7 +10,7 @@
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
 use headless::{DeviceKind, Headless};
-use layerbatch::{Batcher, Config, Filter, Quad, TextureDesc, Wrap};
+use layerbatch::{Batcher, Config, Filter, Quad, Sampler, TextureDesc, Wrap};
 use layerbatch_testkit::headless;
 
 fn open(kind: DeviceKind, size: [u32; 2], test: &str) -> Option<Headless> {
@@ -227,5 +227,70 @@ fn no_padding_or_neighbour_shows_and_regions_update_on_both_backends() {
             assert_eq!(at(24, 24), own, "{kind:?}, packing {packing}: outside the region");
             assert!(batcher.contains(neighbour));
         }
+    }
+}
+
+/// The whole sampler, against the spec's sampling computed here: a texture that repeats in
+/// `u` and clamps in `v` (nearest, read outside 0..1 on every side), and one with a linear
+/// `mag_filter` and a nearest `min_filter` (7 columns shrunk onto 5 pixels, and magnified 4x),
+/// on every native device.
+#[test]
+fn per_axis_wraps_and_separate_min_and_mag_filters_match_the_spec_on_every_device() {
+    const TEST: &str = "per_axis_wraps_and_separate_min_and_mag_filters_match_the_spec_on_every_device";
+    const SIZE: [u32; 2] = [180, 110];
+    // 8x8: texel (x, y) is (30 x, 30 y, 200, 255), so every texel differs.
+    let grid: Vec<u8> = (0..64u32).flat_map(|i| [(i % 8 * 30) as u8, (i / 8 * 30) as u8, 200, 255]).collect();
+    // 7x7 columns: column x is (40 x, 250 - 35 x, 90, 255).
+    let columns: Vec<u8> = (0..49u32).flat_map(|i| [(i % 7 * 40) as u8, (250 - i % 7 * 35) as u8, 90, 255]).collect();
+    let column = |x: usize| [x as f64 * 40.0, 250.0 - x as f64 * 35.0, 90.0, 255.0];
+    let tiles = Sampler::new(Filter::Nearest, Wrap::ClampToEdge).with_wrap_u(Wrap::Repeat);
+    let sharp_when_small = Sampler::new(Filter::Linear, Wrap::ClampToEdge).with_min_filter(Filter::Nearest);
+    for kind in DeviceKind::ALL {
+        let Some(mut dev) = open(kind, SIZE, TEST) else { continue };
+        let mut batcher = Batcher::new(dev.limits(), Config::default()).expect("budget");
+        dev.init(batcher.budget()).expect("renderer");
+        let tiled = batcher.register(&TextureDesc::new(8, 8).with_sampler(tiles), &grid).unwrap();
+        let cols = batcher.register(&TextureDesc::new(7, 7).with_sampler(sharp_when_small), &columns).unwrap();
+        batcher.begin_frame();
+        // 4 pixels a texel; u and v from -1 to 2.
+        batcher.push(&Quad::rect(tiled, [4.0, 4.0], [96.0, 96.0]).with_uv([-1.0, -1.0, 2.0, 2.0])).unwrap();
+        batcher.push(&Quad::rect(cols, [110.0, 4.0], [5.0, 5.0])).unwrap();
+        batcher.push(&Quad::rect(cols, [120.0, 4.0], [28.0, 28.0])).unwrap();
+        dev.draw(batcher.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let px = dev.read();
+        let at = |x: u32, y: u32| &px[((y * SIZE[0] + x) * 4) as usize..][..4];
+        let mut worst = 0.0f64;
+        let mut check = |x: u32, y: u32, want: [f64; 4]| {
+            let got = at(x, y);
+            let d = (0..4).map(|c| (got[c] as f64 - want[c]).abs()).fold(0.0, f64::max);
+            assert!(d <= 2.0, "{kind:?}: pixel ({x}, {y}) is {got:?}, the spec gives {want:?}");
+            worst = worst.max(d);
+        };
+        for y in 0..96 {
+            for x in 0..96 {
+                // Texel coordinates of the pixel's centre: u repeats, v clamps.
+                let tx = (((x as f64 + 0.5) / 4.0).floor() as i64 - 8).rem_euclid(8);
+                let ty = (((y as f64 + 0.5) / 4.0).floor() as i64 - 8).clamp(0, 7);
+                check(4 + x, 4 + y, [tx as f64 * 30.0, ty as f64 * 30.0, 200.0, 255.0]);
+            }
+        }
+        for x in 0..5u32 {
+            // Minified 7/5: the nearest column, never a blend.
+            let tx = ((x as f64 + 0.5) * 7.0 / 5.0).floor() as usize;
+            for y in 0..5 {
+                check(110 + x, 4 + y, column(tx));
+            }
+        }
+        for x in 0..28u32 {
+            // Magnified 4x: linear between the two nearest columns, clamped at the edges.
+            let t = ((x as f64 + 0.5) / 4.0 - 0.5).clamp(0.0, 6.0);
+            let (i, f) = (t.floor() as usize, t.fract());
+            let (a, b) = (column(i), column((i + 1).min(6)));
+            let want = std::array::from_fn(|c| a[c] + (b[c] - a[c]) * f);
+            for y in [0, 13, 27] {
+                check(120 + x, 4 + y, want);
+            }
+        }
+        println!("{TEST}: {kind:?} ({}): worst channel difference {worst}", dev.adapter());
     }
 }

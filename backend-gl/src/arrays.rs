@@ -363,17 +363,10 @@ impl Executor for GlArrays {
         let gl = &self.gl;
         let (internal, upload) = gl_format(desc.format);
         let mipmapped = desc.mip_levels > 1;
-        let (min, mag) = match (desc.filter, mipmapped) {
-            (Filter::Linear, true) => (glow::LINEAR_MIPMAP_LINEAR, glow::LINEAR),
-            (Filter::Linear, false) => (glow::LINEAR, glow::LINEAR),
-            (Filter::Nearest, true) => (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
-            (Filter::Nearest, false) => (glow::NEAREST, glow::NEAREST),
-        };
-        let wrap = match desc.wrap {
-            Wrap::ClampToEdge => glow::CLAMP_TO_EDGE,
-            Wrap::Repeat => glow::REPEAT,
-            Wrap::MirroredRepeat => glow::MIRRORED_REPEAT,
-        };
+        let sampler = desc.sampler;
+        let (min, mag) =
+            (gl_min_filter(sampler.min_filter, sampler.mipmap_filter, mipmapped), gl_filter(sampler.mag_filter));
+        let (wrap_s, wrap_t) = (gl_wrap(sampler.wrap_u), gl_wrap(sampler.wrap_v));
         let zero_blocks = match &upload {
             Upload::Compressed if !self.caps.texture_storage => vec![0u8; zero_block_bytes(desc)?],
             _ => Vec::new(),
@@ -427,8 +420,8 @@ impl Executor for GlArrays {
             gl.tex_parameter_i32(t, glow::TEXTURE_MAX_LEVEL, desc.mip_levels as i32 - 1);
             gl.tex_parameter_i32(t, glow::TEXTURE_MIN_FILTER, min as i32);
             gl.tex_parameter_i32(t, glow::TEXTURE_MAG_FILTER, mag as i32);
-            gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_S, wrap as i32);
-            gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_T, wrap as i32);
+            gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_S, wrap_s as i32);
+            gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_T, wrap_t as i32);
             texture
         };
         // Held before the check, so that a failed array is deleted with the others.
@@ -560,6 +553,35 @@ impl Executor for GlArrays {
     }
 }
 
+/// GL's minification filter: `filter` within a level, `mipmap_filter` between levels (with
+/// one level, `filter` alone: GL's plain `LINEAR` / `NEAREST`).
+fn gl_min_filter(filter: Filter, mipmap_filter: Filter, mipmapped: bool) -> u32 {
+    match (filter, mipmap_filter, mipmapped) {
+        (_, _, false) => gl_filter(filter),
+        (Filter::Nearest, Filter::Nearest, true) => glow::NEAREST_MIPMAP_NEAREST,
+        (Filter::Nearest, Filter::Linear, true) => glow::NEAREST_MIPMAP_LINEAR,
+        (Filter::Linear, Filter::Nearest, true) => glow::LINEAR_MIPMAP_NEAREST,
+        (Filter::Linear, Filter::Linear, true) => glow::LINEAR_MIPMAP_LINEAR,
+    }
+}
+
+/// GL's filter within a level.
+fn gl_filter(filter: Filter) -> u32 {
+    match filter {
+        Filter::Nearest => glow::NEAREST,
+        Filter::Linear => glow::LINEAR,
+    }
+}
+
+/// GL's wrap of one axis.
+fn gl_wrap(wrap: Wrap) -> u32 {
+    match wrap {
+        Wrap::ClampToEdge => glow::CLAMP_TO_EDGE,
+        Wrap::Repeat => glow::REPEAT,
+        Wrap::MirroredRepeat => glow::MIRRORED_REPEAT,
+    }
+}
+
 /// Bytes of zero blocks a compressed array's storage takes without texStorage (`glCompressedTexImage3D`
 /// takes data): level 0's blocks, every layer; one buffer of that size serves every level. An
 /// error past GL's `GLsizei` (2 GiB), where `as i32` would wrap.
@@ -577,6 +599,7 @@ fn zero_block_bytes(desc: &ArrayDesc) -> Result<usize, Error> {
 #[cfg(test)]
 mod zero_block_tests {
     use super::*;
+    use layerbatch_core::Sampler;
 
     /// Compressed storage without texStorage: the zero blocks are level 0's bytes (one buffer
     /// for every level), and an array past 2 GiB is an error, not a wrapped `i32`.
@@ -588,8 +611,7 @@ mod zero_block_tests {
             layers,
             format: Format::Bc7RgbaUnorm,
             mip_levels: 5,
-            filter: Filter::Linear,
-            wrap: Wrap::ClampToEdge,
+            sampler: Sampler::default(),
             render_target: false,
             normal_map: false,
         };

@@ -179,7 +179,7 @@
 //!   also take units `slots..slots + tier`, and with a ramp, draws of a segment marked
 //!   `effects` take every unit up to [`layerbatch_core::Budget::ramp_unit`]): the
 //!   `TEXTURE_2D_ARRAY` binding
-//!   and the bound sampler object (set to 0 so the arrays' own filter and wrap apply);
+//!   and the bound sampler object (set to 0 so the arrays' own filters and wraps apply);
 //!   `ACTIVE_TEXTURE`. A host binding that names an array the paint deleted is restored as 0.
 //! - Draws: `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING` (the renderer has its own vertex array),
 //!   `ARRAY_BUFFER_BINDING`, `VIEWPORT`, and of draw buffer 0 (below) `BLEND` (enabled) and

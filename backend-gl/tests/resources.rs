@@ -10,7 +10,7 @@ mod common;
 use common::{Ctx, Offscreen};
 use layerbatch_core::{
     ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, Format, FramePlan, Instance, MockDevice, PlanTarget,
-    Quad, TextureDesc, Usage, Wrap, MAX_SLOTS_PER_DRAW,
+    Quad, Sampler, TextureDesc, Usage, Wrap, MAX_SLOTS_PER_DRAW,
 };
 use layerbatch_gl::glow::{self, HasContext};
 use layerbatch_gl::{Capabilities, Error, Renderer, Target};
@@ -166,8 +166,7 @@ fn array_desc(size: u32, layers: u32, render_target: bool) -> ArrayDesc {
         layers,
         format: Format::Rgba8Unorm,
         mip_levels: 1,
-        filter: Filter::Nearest,
-        wrap: Wrap::ClampToEdge,
+        sampler: Sampler::new(Filter::Nearest, Wrap::ClampToEdge),
         render_target,
         normal_map: false,
     }

@@ -10,7 +10,7 @@ mod common;
 
 use common::{solid, Ctx, Image, Offscreen};
 use layerbatch_core::{
-    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, Format, FramePlan, Instance, Quad, TextureDesc, Wrap,
+    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, Format, FramePlan, Instance, Quad, Sampler, TextureDesc, Wrap,
 };
 use layerbatch_gl::{Capabilities, CopyPath, Renderer, Target};
 use layerbatch_testkit::plans;
@@ -44,8 +44,7 @@ fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Fil
         layers,
         format: Format::Rgba8Unorm,
         mip_levels,
-        filter,
-        wrap: Wrap::ClampToEdge,
+        sampler: Sampler::new(filter, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
     }

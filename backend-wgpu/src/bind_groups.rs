@@ -4,7 +4,7 @@
 //! A group binds what the slots hold, not only what its segment samples: a later segment
 //! without binds keeps it, and may sample a slot the first did not. An array destroyed (or
 //! grown or shrunk from) leaves the cache and the slots at once ([`BindGroups::release`]).
-//! Each slot is bound with its array's view and the sampler of its filter and wrap
+//! Each slot is bound with its array's view and the sampler of its filters and wraps
 //! ([`Samplers`]); an empty slot gets a placeholder texture, so every group is complete.
 
 use std::collections::HashMap;
@@ -55,7 +55,7 @@ pub(crate) struct BindGroups {
     clock: u64,
     /// Bound in slots a segment does not sample, so that every bind group is complete.
     placeholder: wgpu::TextureView,
-    /// Each slot's sampler follows its array's filter and wrap.
+    /// Each slot's sampler follows its array's `Sampler`.
     samplers: Samplers,
     /// Lit pipelines: each slot's normal-map sibling is bound beside it.
     lit: bool,
@@ -157,6 +157,10 @@ impl BindGroups {
         }
         let mut created = false;
         if !self.cache.contains_key(&key) {
+            for &id in key.1.iter().take(tier as usize).filter(|&&a| a != NO_ARRAY) {
+                let a = arrays.get(ArrayId(id)).ok_or_else(|| out_of_step(ArrayId(id)))?;
+                self.samplers.ensure(device, late, &a.desc)?;
+            }
             let group = self.create(device, late, pipelines.slot_layout(tier_index), arrays, tier, exclude)?;
             self.next_serial += 1;
             self.cache.insert(key, CachedGroup { group, serial: self.next_serial, last_used: 0 });
@@ -180,7 +184,7 @@ impl BindGroups {
     }
 
     /// The bind group of `tier` slots as they are held now: per slot, the array's view and the
-    /// sampler of its filter and wrap (the placeholder and any sampler for an empty slot).
+    /// sampler of its `Sampler` (the placeholder and any sampler for an empty slot).
     fn create(
         &self,
         device: &wgpu::Device,
@@ -199,7 +203,11 @@ impl BindGroups {
                     // The sibling, or the array itself where it has none: then no quad of it
                     // has FLAG_NORMAL_MAP (the validator), so nothing samples it as normals.
                     let normals = arrays.get(id.normal_map()).map_or(&a.view, |n| &n.view);
-                    (&a.view, self.samplers.for_array(&a.desc), normals)
+                    let sampler = self.samplers.for_array(&a.desc).ok_or_else(|| Error::Device {
+                        op: format!("binding array {}", id.0),
+                        message: "its sampler was not made before its bind group".to_string(),
+                    })?;
+                    (&a.view, sampler, normals)
                 }
                 None => (&self.placeholder, self.samplers.any(), &self.placeholder),
             };

@@ -10,7 +10,7 @@ use layerbatch_testkit::plans;
 use common::{color, draw, setup, solid, Frame, Gpu, CLEAR, SIZE};
 use layerbatch_core::{
     mip_size, ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, Format, Instance, MockDevice, Quad,
-    TextureDesc, TextureId, Wrap,
+    Sampler, TextureDesc, TextureId, Wrap,
 };
 use plans::PlanBuilder;
 
@@ -38,8 +38,7 @@ fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Fil
         layers,
         format: Format::Rgba8Unorm,
         mip_levels,
-        filter,
-        wrap,
+        sampler: Sampler::new(filter, wrap),
         render_target: false,
         normal_map: false,
     }

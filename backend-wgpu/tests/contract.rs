@@ -12,7 +12,7 @@ use std::time::Instant;
 use common::{assert_no_uncaptured, color, draw, record_uncaptured, setup, solid, try_draw, Gpu, CLEAR, SIZE};
 use layerbatch_core::{
     ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, FlushCause, Format, FramePlan, PlanError, Quad, QuadVertices,
-    ResourceOp, TextureDesc, TextureId, Usage, Wrap,
+    ResourceOp, Sampler, TextureDesc, TextureId, Usage, Wrap,
 };
 use layerbatch_wgpu::{device_limits, Error, Renderer, RendererOptions};
 
@@ -372,8 +372,7 @@ fn out_of_memory_is_an_error() {
         layers: budget.max_layers_per_array,
         format: Format::Rgba8Unorm,
         mip_levels: 1,
-        filter: Filter::Linear,
-        wrap: Wrap::ClampToEdge,
+        sampler: Sampler::new(Filter::Linear, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
     };

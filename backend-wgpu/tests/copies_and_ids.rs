@@ -6,7 +6,7 @@ mod common;
 use layerbatch_testkit::plans;
 
 use common::{color, draw, setup, Frame, Gpu, CLEAR};
-use layerbatch_core::{ArrayDesc, ArrayId, ArrayOp, Config, Filter, Format, Instance, MockDevice, Wrap};
+use layerbatch_core::{ArrayDesc, ArrayId, ArrayOp, Config, Filter, Format, Instance, MockDevice, Sampler, Wrap};
 use plans::PlanBuilder;
 
 on_both_backends!(
@@ -25,8 +25,7 @@ fn desc(layers: u32, mip_levels: u32) -> ArrayDesc {
         layers,
         format: Format::Rgba8Unorm,
         mip_levels,
-        filter: Filter::Nearest,
-        wrap: Wrap::ClampToEdge,
+        sampler: Sampler::new(Filter::Nearest, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
     }
@@ -187,7 +186,13 @@ fn reused_array_id_shows_new_content(gpu: &Gpu) {
     frame.expect(8, 8, CLEAR, 0, &what("plan 2 draws nothing"));
 
     let mut p = PlanBuilder::new(3, budget);
-    let other = ArrayDesc { width_px: 32, height_px: 32, layers: 3, filter: Filter::Linear, ..desc(3, 1) };
+    let other = ArrayDesc {
+        width_px: 32,
+        height_px: 32,
+        layers: 3,
+        sampler: Sampler::new(Filter::Linear, Wrap::ClampToEdge),
+        ..desc(3, 1)
+    };
     p.op(ArrayOp::Create { array: a0, desc: other });
     p.write_solid(a0, 0, [0, 0], [TEX, TEX], green);
     p.write_solid(a0, 2, [0, 0], [TEX, TEX], blue);

@@ -147,13 +147,14 @@ pub enum TextureError {
         format: Format,
     },
     /// A compressed texture that is not whole blocks (its width or height is not a multiple
-    /// of the block) with mip levels or a repeating wrap. Its layer is whole blocks (wgpu
+    /// of the block) with mip levels, or a repeating wrap along an axis that is not whole blocks. Its layer is whole blocks (wgpu
     /// creates no other), so the texture sits padded in it: a repeat would tile the encoder's
     /// padding, and mip levels past 0 would sample it. Register it with one level and
     /// clamp-to-edge, or encode it at a size in whole blocks.
     #[error(
         "a {width_px}x{height_px} {format} texture is not whole {block_px}x{block_px} blocks: it cannot have \
-         {mip_levels} mip levels or wrap {wrap:?} (only one level, clamp-to-edge)"
+         {mip_levels} mip levels or wrap {wrap_u:?} x {wrap_v:?} (only one level, clamp-to-edge along an axis \
+         that is not whole blocks)"
     )]
     PartialBlocks {
         /// Format.
@@ -166,8 +167,10 @@ pub enum TextureError {
         block_px: u32,
         /// Levels asked for.
         mip_levels: u32,
-        /// Wrap asked for.
-        wrap: crate::Wrap,
+        /// Horizontal wrap asked for.
+        wrap_u: crate::Wrap,
+        /// Vertical wrap asked for.
+        wrap_v: crate::Wrap,
     },
     /// An [`crate::Batcher::update_region`] rectangle of a compressed texture that is not in
     /// whole blocks: its left and top edges must be multiples of `block_px`, and so must its

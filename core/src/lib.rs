@@ -111,7 +111,9 @@ pub use plan::{
 pub use quad::{premultiply, Quad};
 pub use resident::{ResidentError, ResidentStyle};
 pub use sort::SortKey;
-pub use texture::{max_mip_levels, mip_chain_bytes, mip_size, Alpha, Filter, TextureDesc, TextureId, Usage, Wrap};
+pub use texture::{
+    max_mip_levels, mip_chain_bytes, mip_size, Alpha, Filter, Sampler, TextureDesc, TextureId, Usage, Wrap,
+};
 pub use walk::{DrawStep, DrawSteps};
 
 #[cfg(test)]

@@ -125,7 +125,7 @@ fn real_asset_set_registered_32_per_frame_settles_into_the_same_arrays() {
     );
     let mut sorted_a = descs(&a);
     let mut sorted_b = descs(&b);
-    let key = |d: &ArrayDesc| (d.width_px, d.height_px, d.layers, d.filter as u8);
+    let key = |d: &ArrayDesc| (d.width_px, d.height_px, d.layers, d.sampler.mag_filter as u8);
     sorted_a.sort_by_key(key);
     sorted_b.sort_by_key(key);
     assert_eq!(sorted_a, sorted_b);
@@ -159,7 +159,7 @@ fn game_like_set_fits_three_arrays() {
     };
     assert_eq!(sizes(&l.batcher), sizes(&spread.batcher));
     let per_filter: HashMap<_, usize> = arrays(&l.batcher).iter().fold(HashMap::new(), |mut m, (_, d)| {
-        *m.entry(d.filter as u8).or_default() += 1;
+        *m.entry(d.sampler.mag_filter as u8).or_default() += 1;
         m
     });
     assert!(per_filter.values().all(|&n| n == 1), "one page array per filter: {per_filter:?}");

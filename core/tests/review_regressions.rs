@@ -4,8 +4,8 @@
 use layerbatch_core::plan::Segment;
 use layerbatch_core::{
     Allocator, ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, FlushCause, Format, FramePlan, Limits,
-    MockDevice, Placement, PlanError, PlanValidator, Quad, QuadError, ResourceOp, TextureDesc, TextureError, Usage,
-    Wrap,
+    MockDevice, Placement, PlanError, PlanValidator, Quad, QuadError, ResourceOp, Sampler, TextureDesc, TextureError,
+    Usage, Wrap,
 };
 
 fn solid(d: &TextureDesc, v: u8) -> Vec<u8> {
@@ -190,8 +190,7 @@ fn desc(w: u32, h: u32, layers: u32, mips: u32) -> ArrayDesc {
         layers,
         format: Format::Rgba8Unorm,
         mip_levels: mips,
-        filter: Filter::Linear,
-        wrap: Wrap::ClampToEdge,
+        sampler: Sampler::new(Filter::Linear, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
     }

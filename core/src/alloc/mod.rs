@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::pages::{Pages, Spot};
 use crate::plan::{ArrayDesc, ArrayId, ArrayOp};
-use crate::texture::{Filter, Format, TextureDesc, Usage, Wrap};
+use crate::texture::{Format, Sampler, TextureDesc, Usage};
 use crate::{Budget, TextureError};
 
 /// How the pending plan brings an array to the device. An array the device does not hold
@@ -69,11 +69,12 @@ impl ArrayState {
     }
 }
 
-/// The key of a page array: textures of one format and filter share pages.
+/// The key of a page array: textures of one format and sampler (clamped on both axes) share
+/// pages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct PageKey {
     format: Format,
-    filter: Filter,
+    sampler: Sampler,
 }
 
 /// Plans an array stays empty (or half empty) before it is destroyed (or shrunk).
@@ -318,7 +319,7 @@ impl Allocator {
             return None;
         }
         let (mut cw, mut ch) = (w, h);
-        let paddable = desc.mip_levels == 1 && desc.wrap == Wrap::ClampToEdge && self.max_waste > 0.0;
+        let paddable = desc.mip_levels == 1 && desc.sampler.clamps() && self.max_waste > 0.0;
         if paddable {
             if let (Some(pw), Some(ph)) = (w.checked_next_power_of_two(), h.checked_next_power_of_two()) {
                 let waste = 1.0 - (w as f64 * h as f64) / (pw as f64 * ph as f64);
@@ -333,8 +334,7 @@ impl Allocator {
             height_px: desc.format.round_up_px(ch),
             format: desc.format,
             mip_levels: desc.mip_levels,
-            filter: desc.filter,
-            wrap: desc.wrap,
+            sampler: desc.sampler,
         })
     }
 
@@ -344,7 +344,7 @@ impl Allocator {
         self.arrays_enabled
             && self.max_packed_px > 0
             && desc.usage == Usage::Static
-            && desc.wrap == Wrap::ClampToEdge
+            && desc.sampler.clamps()
             && desc.mip_levels == 1
             && desc.width_px <= self.max_packed_px
             && desc.height_px <= self.max_packed_px
@@ -384,8 +384,7 @@ impl Allocator {
                 layers,
                 format: desc.format,
                 mip_levels: desc.mip_levels,
-                filter: desc.filter,
-                wrap: desc.wrap,
+                sampler: desc.sampler,
                 render_target: desc.usage == Usage::RenderTarget,
                 normal_map: self.normal_map(desc),
             };
@@ -420,8 +419,7 @@ impl Allocator {
             layers: 0,
             format: key.format,
             mip_levels: key.mip_levels,
-            filter: key.filter,
-            wrap: key.wrap,
+            sampler: key.sampler,
             render_target: false,
             normal_map: self.normal_map(desc),
         };

@@ -5,7 +5,7 @@ use super::{Admission, Allocator, Born, Moved, PageKey, Placement, Relaid, FIRST
 use crate::format::Format;
 use crate::pages::{Pages, Rect, Spot};
 use crate::plan::{ArrayDesc, ArrayId, ArrayOp};
-use crate::texture::{TextureDesc, Wrap};
+use crate::texture::TextureDesc;
 use crate::TextureError;
 
 /// A layout of a page array's rectangles: the pages, each rectangle's place (in the order of
@@ -25,7 +25,7 @@ impl Allocator {
     /// compressed texels ([`crate::Limits::compressed_copies`]).
     pub(super) fn admit_page(&mut self, desc: &TextureDesc, owner: u32) -> Result<Admission, TextureError> {
         let (w, h) = (desc.width_px, desc.height_px);
-        let key = PageKey { format: desc.format, filter: desc.filter };
+        let key = PageKey { format: desc.format, sampler: desc.sampler };
         let family = self.pages.get(&key).cloned().unwrap_or_default();
         for &id in &family {
             if let Some(p) = self.place_in_pages(id, w, h, owner) {
@@ -81,8 +81,7 @@ impl Allocator {
             layers: self.layer_count(1),
             format: desc.format,
             mip_levels: 1,
-            filter: desc.filter,
-            wrap: Wrap::ClampToEdge,
+            sampler: desc.sampler,
             render_target: false,
             normal_map: self.normal_map(desc),
         };

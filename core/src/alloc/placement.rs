@@ -1,7 +1,7 @@
 //! What the allocator hands out: class keys, placements, and what moved.
 
 use crate::plan::ArrayId;
-use crate::texture::{Filter, Format, Wrap};
+use crate::texture::{Format, Sampler};
 
 /// The key of an array family: textures with equal keys can share an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -14,10 +14,8 @@ pub struct ClassKey {
     pub format: Format,
     /// Mip levels.
     pub mip_levels: u32,
-    /// Filter.
-    pub filter: Filter,
-    /// Wrap.
-    pub wrap: Wrap,
+    /// Filters and wraps.
+    pub sampler: Sampler,
 }
 
 /// Where a texture lives: an array, a layer, and the rectangle of the layer its own texels

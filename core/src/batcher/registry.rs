@@ -180,13 +180,19 @@ fn flags_layer(desc: &TextureDesc, placement: &Placement, packed: bool) -> u32 {
     // size, or in an array of its own) is clamped by the sampler, at every mip level: the
     // shader's clamp is only for textures that share or pad their layer (never mipmapped).
     let fills_layer = !packed && placement.uv_rect == [0.0, 0.0, 1.0, 1.0];
-    let wrap = match desc.wrap {
-        Wrap::ClampToEdge if fills_layer => 0,
-        Wrap::ClampToEdge => Instance::FLAG_CLAMP_TO_RECT,
-        Wrap::Repeat => Instance::FLAG_REPEAT,
-        Wrap::MirroredRepeat => Instance::FLAG_MIRROR,
+    let sampler = desc.sampler;
+    let wraps = [sampler.wrap_u, sampler.wrap_v];
+    let wrap = match wraps {
+        [Wrap::ClampToEdge, Wrap::ClampToEdge] if fills_layer => 0,
+        [Wrap::ClampToEdge, Wrap::ClampToEdge] => Instance::FLAG_CLAMP_TO_RECT,
+        _ => wraps.iter().fold(0, |flags, w| match w {
+            Wrap::ClampToEdge => flags,
+            Wrap::Repeat => flags | Instance::FLAG_REPEAT,
+            Wrap::MirroredRepeat => flags | Instance::FLAG_MIRROR,
+        }),
     };
-    let filter = if desc.filter == Filter::Linear { Instance::FLAG_LINEAR } else { 0 };
+    let linear = sampler.mag_filter == Filter::Linear || sampler.min_filter == Filter::Linear;
+    let filter = if linear { Instance::FLAG_LINEAR } else { 0 };
     let alpha = if desc.alpha == crate::Alpha::Straight { Instance::FLAG_STRAIGHT_ALPHA } else { 0 };
     Instance::pack(0, wrap | filter | alpha, placement.layer)
 }

@@ -8,7 +8,7 @@ use crate::plan::ResourceOp;
 #[cfg(feature = "decode")]
 use crate::texture::mip_chain_bytes;
 use crate::texture::{max_mip_levels, push_mip_chain, Usage};
-use crate::{FormatFamilies, TextureDesc, TextureError, TextureId};
+use crate::{FormatFamilies, TextureDesc, TextureError, TextureId, Wrap};
 
 impl Batcher {
     /// Registers a texture with its pixels and admits it into an array: for RGBA8, level 0
@@ -310,9 +310,21 @@ impl Batcher {
         }
         let block_px = format.block_px();
         let partial = w % block_px != 0 || h % block_px != 0;
-        if partial && (desc.mip_levels > 1 || desc.wrap != crate::Wrap::ClampToEdge) {
-            let (mip_levels, wrap) = (desc.mip_levels, desc.wrap);
-            return Err(TextureError::PartialBlocks { format, width_px: w, height_px: h, block_px, mip_levels, wrap });
+        // Padding shows only along an axis that wraps and is not whole blocks.
+        let (wrap_u, wrap_v) = (desc.sampler.wrap_u, desc.sampler.wrap_v);
+        let tiles_padding =
+            (w % block_px != 0 && wrap_u != Wrap::ClampToEdge) || (h % block_px != 0 && wrap_v != Wrap::ClampToEdge);
+        if partial && (desc.mip_levels > 1 || tiles_padding) {
+            let mip_levels = desc.mip_levels;
+            return Err(TextureError::PartialBlocks {
+                format,
+                width_px: w,
+                height_px: h,
+                block_px,
+                mip_levels,
+                wrap_u,
+                wrap_v,
+            });
         }
         let max_levels = max_mip_levels(w, h);
         if desc.mip_levels == 0 || desc.mip_levels > max_levels {

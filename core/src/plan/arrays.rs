@@ -1,7 +1,7 @@
 //! GPU array textures as plans name them: ids, descriptions (with their normal-map
 //! siblings), and the ops that create, grow, shrink, copy and destroy them.
 
-use crate::texture::{mip_chain_bytes, Filter, Format, Wrap};
+use crate::texture::{mip_chain_bytes, Format, Sampler};
 
 /// A GPU array texture. A grown or shrunk array gets a new id, and the old one is destroyed.
 /// An id retired by a plan (destroyed, grown or shrunk from) may name a new array from the
@@ -33,16 +33,14 @@ pub struct ArrayDesc {
     pub format: Format,
     /// Mip levels of every layer.
     pub mip_levels: u32,
-    /// Sampler filter for the whole array.
-    pub filter: Filter,
-    /// Sampler wrap for the whole array.
-    pub wrap: Wrap,
+    /// Filters and wraps of the whole array.
+    pub sampler: Sampler,
     /// The array holds a [`crate::Usage::RenderTarget`] texture: plans may draw into its layer
     /// ([`super::FramePlan::target`]), so the device creates it renderable.
     pub render_target: bool,
     /// The array has a sibling: an [`Format::Rgba8Unorm`] array of the same size, layers and
     /// mip levels holding normal maps ([`crate::Batcher::register_normal_map`]) at the same
-    /// places, sampled through the same filter and wrap. Every op on the array applies to its
+    /// places, sampled through the same sampler. Every op on the array applies to its
     /// sibling too (growth, shrink, rectangle copies, destruction); writes with
     /// `normal_map` go to the sibling. Set for the uncompressed arrays of a batcher with
     /// lights ([`crate::Config::lights`]); counted in [`ArrayDesc::bytes`].
@@ -51,7 +49,7 @@ pub struct ArrayDesc {
 
 impl ArrayDesc {
     /// The description of the array's normal-map sibling: RGBA8, the same size, layers, mip
-    /// levels, filter and wrap ([`ArrayDesc::normal_map`]).
+    /// levels and sampler ([`ArrayDesc::normal_map`]).
     pub const fn normal_map_sibling(&self) -> ArrayDesc {
         ArrayDesc { format: Format::Rgba8Unorm, normal_map: false, render_target: false, ..*self }
     }

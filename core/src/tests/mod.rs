@@ -297,8 +297,7 @@ fn desc32() -> ArrayDesc {
         layers: 2,
         format: Format::Rgba8Unorm,
         mip_levels: 1,
-        filter: Filter::Linear,
-        wrap: Wrap::ClampToEdge,
+        sampler: Sampler::new(Filter::Linear, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
     }

@@ -9,7 +9,9 @@ use bevy::asset::AssetId;
 use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::math::UVec2;
 use bevy::render::render_resource::{AstcBlock, AstcChannel, TextureDimension, TextureFormat, TextureUsages};
-use layerbatch_core::{Alpha, Batcher, Filter, Format, TextureDesc, TextureError, TextureId, Wrap, premultiply};
+use layerbatch_core::{
+    Alpha, Batcher, Filter, Format, Sampler, TextureDesc, TextureError, TextureId, Wrap, premultiply,
+};
 
 /// A Bevy image held by layerbatch.
 #[derive(Clone, Copy, Debug)]
@@ -199,10 +201,9 @@ impl ImageTable {
             Ok((desc, pixels, unapplied)) => {
                 if !unapplied.is_empty() && self.sampler_warned.insert(id) {
                     log::warn!(
-                        "layerbatch: image {id}: its sampler's {} cannot be applied: layerbatch samples it with {:?} filtering and {:?} wrapping",
+                        "layerbatch: image {id}: its sampler's {} cannot be applied: layerbatch samples it with {:?}",
                         unapplied.join(", "),
-                        desc.filter,
-                        desc.wrap
+                        desc.sampler
                     );
                 }
                 if let Some(held) = self.held.get(&id).copied() {
@@ -239,8 +240,9 @@ impl ImageTable {
 }
 
 /// The layerbatch description and premultiplied pixels of a Bevy image.
-/// Also names the sampler settings layerbatch does not apply (it has one filter for
-/// magnified and minified texels and one wrap for both axes, and uses level 0 only).
+/// Also names the sampler settings layerbatch does not apply: it applies the filters (mag,
+/// min, mipmap) and the `u` and `v` wraps, not a border colour, anisotropy, a comparison or
+/// level-of-detail clamps.
 fn texture_of(
     id: AssetId<Image>,
     image: &Image,
@@ -261,24 +263,24 @@ fn texture_of(
         ImageSampler::Default => default,
         ImageSampler::Descriptor(descriptor) => descriptor,
     };
-    let filter = match sampler.mag_filter {
+    let filter = |mode: ImageFilterMode| match mode {
         ImageFilterMode::Nearest => Filter::Nearest,
         ImageFilterMode::Linear => Filter::Linear,
     };
-    let wrap = match sampler.address_mode_u {
+    let wrap = |mode: ImageAddressMode| match mode {
         ImageAddressMode::Repeat => Wrap::Repeat,
         ImageAddressMode::MirrorRepeat => Wrap::MirroredRepeat,
         ImageAddressMode::ClampToEdge | ImageAddressMode::ClampToBorder => Wrap::ClampToEdge,
     };
+    let layerbatch_sampler = Sampler {
+        mag_filter: filter(sampler.mag_filter),
+        min_filter: filter(sampler.min_filter),
+        mipmap_filter: filter(sampler.mipmap_filter),
+        wrap_u: wrap(sampler.address_mode_u),
+        wrap_v: wrap(sampler.address_mode_v),
+    };
     let mut unapplied = Vec::new();
-    if sampler.min_filter != sampler.mag_filter {
-        unapplied.push(format!("min_filter {:?} (mag_filter {:?} applies)", sampler.min_filter, sampler.mag_filter));
-    }
-    if sampler.address_mode_v != sampler.address_mode_u {
-        let (u, v) = (sampler.address_mode_u, sampler.address_mode_v);
-        unapplied.push(format!("address_mode_v {v:?} (address_mode_u {u:?} applies)"));
-    }
-    if sampler.address_mode_u == ImageAddressMode::ClampToBorder {
+    if [sampler.address_mode_u, sampler.address_mode_v].contains(&ImageAddressMode::ClampToBorder) {
         unapplied.push("ClampToBorder (ClampToEdge applies)".to_owned());
     }
     if sampler.anisotropy_clamp > 1 {
@@ -287,7 +289,10 @@ fn texture_of(
     if sampler.compare.is_some() {
         unapplied.push("compare".to_owned());
     }
-    let desc = TextureDesc::new(w, h).with_format(format).with_filter(filter).with_wrap(wrap);
+    if sampler.lod_min_clamp != 0.0 || sampler.lod_max_clamp < 32.0 {
+        unapplied.push(format!("lod clamps {}..{}", sampler.lod_min_clamp, sampler.lod_max_clamp));
+    }
+    let desc = TextureDesc::new(w, h).with_format(format).with_sampler(layerbatch_sampler);
     let pixels = match format {
         // RGBA8: level 0, which comes first in Bevy's layer-major data (layerbatch makes the
         // mips), premultiplied here.

@@ -9,7 +9,9 @@
 use bevy::asset::RenderAssetUsages;
 use bevy::camera::RenderTarget;
 use bevy::camera::visibility::RenderLayers;
-use bevy::image::{ImageSampler, TextureAtlas, TextureAtlasLayout};
+use bevy::image::{
+    ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor, TextureAtlas, TextureAtlasLayout,
+};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::Anchor;
@@ -94,7 +96,31 @@ fn images() -> Vec<Image> {
         .collect();
     let mut bc1 = image(8, bc1, TextureFormat::Bc1RgbaUnormSrgb);
     bc1.sampler = ImageSampler::nearest();
-    vec![solid_image(8, 8, [220, 40, 40, 255]), translucent, image(4, checker, TextureFormat::Rgba8UnormSrgb), bc1]
+    // The checker again, tiling in u and clamped in v, nearest.
+    let mut tiles = image(4, checker.clone(), TextureFormat::Rgba8UnormSrgb);
+    tiles.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
+        address_mode_u: ImageAddressMode::Repeat,
+        address_mode_v: ImageAddressMode::ClampToEdge,
+        ..ImageSamplerDescriptor::nearest()
+    });
+    // Seven opaque columns of different colours: linear when magnified, nearest when minified.
+    let columns: Vec<u8> = (0..7 * 7)
+        .flat_map(|i| [(i % 7 * 40) as u8, 250 - (i % 7 * 35) as u8, if i % 2 == 0 { 30 } else { 220 }, 255])
+        .collect();
+    let mut columns = image(7, columns, TextureFormat::Rgba8UnormSrgb);
+    columns.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
+        mag_filter: ImageFilterMode::Linear,
+        min_filter: ImageFilterMode::Nearest,
+        ..ImageSamplerDescriptor::linear()
+    });
+    vec![
+        solid_image(8, 8, [220, 40, 40, 255]),
+        translucent,
+        image(4, checker, TextureFormat::Rgba8UnormSrgb),
+        bc1,
+        tiles,
+        columns,
+    ]
 }
 
 /// A camera: where it looks, its zoom (world units per pixel) and its target size.
@@ -604,6 +630,38 @@ fn render_layers_and_frustum_culling_apply() {
     assert_eq!(stats.counters.quads, 4, "the culled sprite is not planned: {stats:?}");
     let red = drawn[1].1.chunks_exact(4).filter(|p| p[0] > 200 && p[1] < 60).count();
     assert_eq!(red, 24 * 24, "camera 1 draws the red sprite on its layer, and nothing else red");
+}
+
+/// The whole sampler applies: a `v` clamp beside a `u` repeat (a rect reaching past the image
+/// on every side), and a nearest `min_filter` beside a linear `mag_filter` (the same image
+/// shrunk, 7 texels over 5 pixels, and magnified 4x), against Bevy's `Sprite` with the same
+/// images.
+#[test]
+fn per_axis_wraps_and_separate_min_and_mag_filters_apply_as_on_bevy_sprites() {
+    let items = [
+        Item { rect: Some(Rect::new(-4.0, -4.0, 8.0, 8.0)), ..item(4, [-40.0, 0.0], 0.1, true) },
+        Item { size: Vec2::splat(5.0), ..item(5, [0.5, 0.5], 0.2, true) },
+        Item { size: Vec2::splat(28.0), ..item(5, [40.0, 0.0], 0.3, true) },
+    ];
+    let (scene, drawn) = assert_like_bevy(&items, &[], &[VIEW]);
+    let stats = scene.stats();
+    assert_eq!((stats.textures_live, stats.textures_refused, stats.sprites), (2, 0, 3), "{stats:?}");
+    let (size, pixels) = &drawn[0];
+    let at = |x: u32, y: u32| <[u8; 4]>::try_from(&pixels[((y * size.x + x) * 4) as usize..][..4]).unwrap();
+    // 2 pixels a texel. u repeats: texel u -2 shows column 2 (clamped, it would be column 0);
+    // v clamps: texel v -2 shows row 0 (repeated, it would be row 2).
+    let (left, top): (i32, i32) = (80 - 40 - 12, 48 - 12);
+    let texel = |u: i32, v: i32| at((left + 8 + 2 * u) as u32, (top + 8 + 2 * v) as u32);
+    assert_eq!(texel(-2, 1), texel(2, 1), "u repeats");
+    assert_ne!(texel(-2, 1), texel(0, 1));
+    assert_eq!(texel(0, -2), texel(0, 0), "v clamps");
+    assert_ne!(texel(0, -2), texel(0, 2));
+    // Minified nearest: five column colours, none a blend of two (the columns' reds are 40
+    // apart, within 2 after the sRGB round trip).
+    for x in 78..83 {
+        let red = at(x, 47)[0];
+        assert!(red % 40 <= 2 || red % 40 >= 38, "pixel {x} is one column's red, unblended: {:?}", at(x, 47));
+    }
 }
 
 /// The README's headless first frame is `examples/first_frame.rs`, word for word (bevy-test.sh

@@ -4,7 +4,7 @@
 
 use layerbatch_core::{
     mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, Filter, FlushCause, Format, FramePlan, Instance, PlanError,
-    ResourceOp, Segment, SlotBind, TextureId, Wrap,
+    ResourceOp, Sampler, Segment, SlotBind, TextureId, Wrap,
 };
 
 /// A hand-made plan, built op by op and quad by quad, for backend tests of plan shapes core
@@ -181,8 +181,7 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
         layers: 2,
         format: Format::Rgba8Unorm,
         mip_levels: 1,
-        filter: Filter::Nearest,
-        wrap: Wrap::ClampToEdge,
+        sampler: Sampler::new(Filter::Nearest, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
     };
