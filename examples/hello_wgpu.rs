@@ -1,70 +1,99 @@
-//! layerbatch on wgpu in a winit window: two PNG textures, sprites under a moving camera, an
-//! additive particle burst, a clipped UI panel, and a minimap drawn into a render-target
-//! texture each frame. `cargo run --example hello_wgpu`; with `-- --out a.png [--frames N]`
-//! (or with no display) it renders offscreen on a headless device and writes the last frame.
-use layerbatch::{Batcher, Config};
-use layerbatch_testkit::gpu;
-// The scene (planned with the batcher alone) and the window / offscreen boilerplate.
-use layerbatch_testkit::hello::{self, Scene};
+//! The smallest layerbatch program on wgpu (`cargo run --example hello_wgpu`): a winit window, one
+//! texture, three tinted sprites, one draw call in the host's render pass. Copy it: it uses only
+//! published crates (layerbatch, layerbatch-wgpu, wgpu, winit, pollster). `tour_wgpu` shows more.
+use layerbatch::{Batcher, Config, Filter, Quad, TextureDesc, TextureId};
 use layerbatch_wgpu::{PreparedPlan, Renderer, RendererOptions};
+use std::sync::Arc;
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::{application::ApplicationHandler, event::WindowEvent, window::Window, window::WindowId};
 
-/// What a wgpu engine keeps: its device and queue, the batcher, the renderer, what each plan
-/// of a frame needs between `prepare` and `render`, the textures.
-struct Hello {
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// What an engine keeps: device, queue, batcher, renderer, a prepared plan (`render` uses it in
+/// the pass), and the textures.
+#[derive(Debug)]
+pub struct Sprites {
     device: wgpu::Device,
     queue: wgpu::Queue,
     batcher: Batcher,
     renderer: Renderer,
-    minimap: PreparedPlan,
-    screen: PreparedPlan,
-    scene: Scene,
+    prepared: PreparedPlan,
+    checker: TextureId,
 }
 
-impl Hello {
-    /// Drawing into targets of `format` on `device`.
-    fn new(device: &wgpu::Device, queue: &wgpu::Queue, format: wgpu::TextureFormat) -> hello::Result<Self> {
+impl Sprites {
+    /// Drawing into passes of `format` on `device`, with a 2x2 checker (RGBA8, premultiplied, nearest).
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, format: wgpu::TextureFormat) -> Result<Self> {
         let mut batcher = Batcher::new(layerbatch_wgpu::device_limits(device), Config::default())?;
         let renderer = Renderer::new(device, format, batcher.budget(), &RendererOptions::default())?;
-        let scene = Scene::register(&mut batcher)?;
-        let (minimap, screen) = (renderer.create_prepared(), renderer.create_prepared());
-        Ok(Self { device: device.clone(), queue: queue.clone(), batcher, renderer, minimap, screen, scene })
+        let texels = [[255; 4], [120, 120, 120, 255], [120, 120, 120, 255], [255; 4]].concat();
+        let checker = batcher.register(&TextureDesc::new(2, 2).with_filter(Filter::Nearest), &texels)?;
+        let (device, queue, prepared) = (device.clone(), queue.clone(), renderer.create_prepared());
+        Ok(Self { device, queue, batcher, renderer, prepared, checker })
     }
 
-    /// Plans frame `t` (seconds), prepares every plan of it (`prepare` draws the minimap's
-    /// into its texture and submits that itself), then draws the screen's into `view`.
-    fn frame(&mut self, view: &wgpu::TextureView, size: [u32; 2], t: f32) -> hello::Result<()> {
-        let (device, queue) = (&self.device, &self.queue);
-        let minimap = self.scene.minimap(&mut self.batcher, t)?;
-        self.renderer.prepare(device, queue, &mut self.minimap, minimap, size)?;
-        let screen = self.scene.screen(&mut self.batcher, t, size)?;
-        self.renderer.prepare(device, queue, &mut self.screen, screen, size)?;
-        let mut encoder = device.create_command_encoder(&Default::default());
-        // The host's pass, cleared, with the screen's plan in it.
-        self.renderer.render(&self.screen, &mut gpu::clear_pass(&mut encoder, view, [0.0, 0.0, 0.0, 1.0]))?;
-        queue.submit([encoder.finish()]);
+    /// Plans and prepares a frame, then draws it into `view` (`size` pixels) in a cleared pass.
+    pub fn frame(&mut self, view: &wgpu::TextureView, size: [u32; 2]) -> Result<()> {
+        self.batcher.begin_frame();
+        for (i, tint) in [[255, 80, 80, 255], [80, 255, 80, 255], [80, 80, 255, 255]].into_iter().enumerate() {
+            let quad = Quad::rect(self.checker, [40.0 + 120.0 * i as f32, 40.0], [96.0, 96.0]);
+            self.batcher.push(&quad.with_color(tint))?;
+        }
+        self.renderer.prepare(&self.device, &self.queue, &mut self.prepared, self.batcher.finish(), size)?;
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let ops = wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store };
+        let attachment = wgpu::RenderPassColorAttachment { view, depth_slice: None, resolve_target: None, ops };
+        let pass = wgpu::RenderPassDescriptor { color_attachments: &[Some(attachment)], ..Default::default() };
+        self.renderer.render(&self.prepared, &mut encoder.begin_render_pass(&pass))?;
+        self.queue.submit([encoder.finish()]);
         Ok(())
     }
 }
 
-/// Renders `frames` frames, 1/60 s apart, into a `size` texture on a device with no window:
-/// the last frame, RGBA8, rows top first.
-pub fn render_offscreen(frames: u32, size: [u32; 2]) -> hello::Result<Vec<u8>> {
-    let (device, queue) = hello::wgpu_headless()?;
-    let format = wgpu::TextureFormat::Rgba8Unorm;
-    let target = gpu::target(&device, size, format);
-    let view = target.create_view(&Default::default());
-    let mut hello = Hello::new(&device, &queue, format)?;
-    for i in 0..frames.max(1) {
-        hello.frame(&view, size, i as f32 / 60.0)?;
-    }
-    Ok(gpu::read_texture(&device, &queue, &target))
+/// The sprites and the window's surface (which holds the window), made when the app resumes.
+struct Running(Sprites, wgpu::Surface<'static>, wgpu::SurfaceConfiguration);
+
+fn open(event_loop: &ActiveEventLoop) -> Result<Running> {
+    let window = Arc::new(event_loop.create_window(Window::default_attributes().with_title("hello_wgpu"))?);
+    let instance = wgpu::Instance::default();
+    let surface = instance.create_surface(window.clone())?;
+    let options = wgpu::RequestAdapterOptions { compatible_surface: Some(&surface), ..Default::default() };
+    let adapter = pollster::block_on(instance.request_adapter(&options))?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
+    let size = window.inner_size();
+    let config = surface.get_default_config(&adapter, size.width.max(1), size.height.max(1)).ok_or("no format")?;
+    surface.configure(&device, &config);
+    Ok(Running(Sprites::new(&device, &queue, config.format)?, surface, config))
 }
 
-fn main() -> hello::Result<()> {
-    // layerbatch reports through `log`: show its warnings (`RUST_LOG` says otherwise).
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let new = |w: &hello::WgpuWindow| Hello::new(&w.device, &w.queue, w.config.format);
-    // Into the surface's next texture, then presented.
-    let draw = |h: &mut Hello, w: &mut hello::WgpuWindow, t| w.present(|view, size| h.frame(view, size, t)).map(drop);
-    hello::main("hello_wgpu", hello::SIZE, render_offscreen, new, draw)
+struct App(Option<Running>);
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        self.0 = self.0.take().or_else(|| open(event_loop).map_err(|e| eprintln!("hello_wgpu: {e}")).ok());
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        let Some(Running(sprites, surface, config)) = self.0.as_mut() else { return event_loop.exit() };
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(s) if s.width > 0 && s.height > 0 => {
+                (config.width, config.height) = (s.width, s.height);
+                surface.configure(&sprites.device, config);
+            }
+            // Skips a frame the surface cannot give now (occluded, outdated, timed out).
+            WindowEvent::RedrawRequested => {
+                let wgpu::CurrentSurfaceTexture::Success(frame) = surface.get_current_texture() else { return };
+                match sprites.frame(&frame.texture.create_view(&Default::default()), [config.width, config.height]) {
+                    Ok(()) => sprites.queue.present(frame),
+                    Err(e) => (eprintln!("hello_wgpu: {e}"), event_loop.exit()).1,
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn main() -> Result<()> {
+    Ok(EventLoop::new()?.run_app(&mut App(None))?)
 }
