@@ -7,7 +7,8 @@
 //! `cargo bench --bench core`. With the `CI` env var set, sizes shrink.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use layerbatch::{Batcher, Config, Instance, Limits, Quad, SortKey, TextureDesc};
+use layerbatch::plan::Instance;
+use layerbatch::{Batcher, Config, Limits, Quad, SortKey, TextureDesc};
 use std::hint::black_box;
 
 fn quads() -> usize {

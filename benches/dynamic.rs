@@ -27,7 +27,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use layerbatch::{Batcher, Config, Instance, Quad, QuadVertices};
+use layerbatch::plan::Instance;
+use layerbatch::{Batcher, Config, Quad, QuadVertices};
 use layerbatch_testkit::ci;
 use layerbatch_testkit::headless::{DeviceKind, Headless};
 use layerbatch_testkit::scene::{Scene, SceneOptions};

@@ -4,9 +4,10 @@
 //! and bad input refused with nothing admitted. The same memory figures on both backends are
 //! in `compressed_pixels.rs`.
 
+use layerbatch::plan::ResourceOp;
 use layerbatch::{
-    Batcher, Config, Format, FormatFamilies, Ktx2Error, Limits, MockDevice, Quad, ResourceOp, TextureDesc,
-    TextureError, TextureId, Usage,
+    Batcher, Config, Format, FormatFamilies, Ktx2Error, Limits, MockDevice, Quad, TextureDesc, TextureError, TextureId,
+    Usage,
 };
 use layerbatch_testkit::asset_sets::{game_like, Asset};
 use layerbatch_testkit::compressed::{encode, encode_chain, ktx2_file, picture};

@@ -6,7 +6,8 @@
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
-use layerbatch::{DeviceCounters, Instance, MockDevice, ResidentOp, ResourceOp};
+use layerbatch::plan::{Instance, ResidentOp, ResourceOp};
+use layerbatch::{DeviceCounters, MockDevice};
 use layerbatch_testkit::ci;
 use layerbatch_testkit::conformance::{self, plan_determined, Executor, SCENARIOS};
 use layerbatch_testkit::headless::{DeviceKind, Headless};

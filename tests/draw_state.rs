@@ -6,7 +6,8 @@
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
 use headless::{DeviceKind, Headless};
-use layerbatch::{Batcher, BlendMode, Config, DrawState, Quad};
+use layerbatch::plan::DrawState;
+use layerbatch::{Batcher, BlendMode, Config, Quad};
 use layerbatch_testkit::headless;
 
 const SIZE: [u32; 2] = [320, 200];

@@ -78,7 +78,8 @@ fn same_pixels_and_counters_arrays_off() {
 /// `QuadVertices::Auto` resolves to indexed quads.
 #[test]
 fn instanced_and_indexed_quads_draw_the_same_pixels() {
-    use layerbatch::{Instance, QuadVertices};
+    use layerbatch::plan::Instance;
+    use layerbatch::QuadVertices;
     let test = "instanced_and_indexed_quads_draw_the_same_pixels";
     for kind in [DeviceKind::Gl, DeviceKind::Gles, DeviceKind::WgpuVulkan, DeviceKind::WgpuGl] {
         let mut runs = Vec::new();

@@ -255,7 +255,7 @@ fn every_feature(kind: DeviceKind, quads: QuadVertices) -> Option<Vec<u8>> {
                     .with_straight_color([255, 200, 255, 160 + 15 * i as u8]);
             b.push(&q).unwrap();
         }
-        b.set_transform(layerbatch::DrawState::IDENTITY);
+        b.set_transform(layerbatch::plan::DrawState::IDENTITY);
         for (i, mode) in BlendMode::ALL.into_iter().enumerate() {
             b.set_blend(mode);
             b.push(&Quad::solid(white, [4.0 + 22.0 * i as f32, 40.0], [30.0, 20.0], [90, 40, 130, 140])).unwrap();

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use glow::HasContext;
 
 use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::{mip_size, ArrayDesc, ArrayId, Filter, Format, PlanError, ResidentId, ResidentWrite, Wrap};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ResidentWrite};
+use layerbatch_core::{mip_size, Filter, Format, PlanError, ResidentId, Wrap};
 
 use crate::error::{check_gl, Error};
 use crate::formats::{gl_format, Upload};
@@ -120,8 +121,7 @@ impl GlArrays {
         // SAFETY: a new framebuffer of ours, bound to DRAW_FRAMEBUFFER (saved by the paint) and
         // attached to a live layer of our texture; deleted again if incomplete.
         unsafe {
-            let fbo =
-                gl.create_framebuffer().map_err(|message| Error::CreateObject { object: "framebuffer", message })?;
+            let fbo = gl.create_framebuffer().map_err(|message| Error::create_object("framebuffer", message))?;
             gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fbo));
             gl.framebuffer_texture_layer(
                 glow::DRAW_FRAMEBUFFER,
@@ -133,7 +133,7 @@ impl GlArrays {
             let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
             if status != glow::FRAMEBUFFER_COMPLETE {
                 gl.delete_framebuffer(fbo);
-                return Err(Error::IncompleteFramebuffer(status));
+                return Err(Error::incomplete_framebuffer(status));
             }
             a.target_fbo = Some((layer, fbo));
             Ok(fbo)
@@ -242,13 +242,12 @@ impl GlArrays {
         let gl = &self.gl;
         // SAFETY: framebuffer object creation; a half-made pair is deleted.
         let fbos = unsafe {
-            let a =
-                gl.create_framebuffer().map_err(|message| Error::CreateObject { object: "framebuffer", message })?;
+            let a = gl.create_framebuffer().map_err(|message| Error::create_object("framebuffer", message))?;
             match gl.create_framebuffer() {
                 Ok(b) => [a, b],
                 Err(message) => {
                     gl.delete_framebuffer(a);
-                    return Err(Error::CreateObject { object: "framebuffer", message });
+                    return Err(Error::create_object("framebuffer", message));
                 }
             }
         };
@@ -311,7 +310,7 @@ impl GlArrays {
                     for target in [glow::READ_FRAMEBUFFER, glow::DRAW_FRAMEBUFFER] {
                         let status = gl.check_framebuffer_status(target);
                         if status != glow::FRAMEBUFFER_COMPLETE {
-                            result = Err(Error::IncompleteFramebuffer(status));
+                            result = Err(Error::incomplete_framebuffer(status));
                             break 'copy;
                         }
                     }
@@ -375,8 +374,7 @@ impl Executor for GlArrays {
         // storage is allocated without client data (a null pointer), or, compressed without
         // texStorage, from `zero_blocks`, which holds at least each level's bytes.
         let texture = unsafe {
-            let texture =
-                gl.create_texture().map_err(|message| Error::CreateObject { object: "array texture", message })?;
+            let texture = gl.create_texture().map_err(|message| Error::create_object("array texture", message))?;
             gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
             let (w, h, layers) = (desc.width_px as i32, desc.height_px as i32, desc.layers as i32);
             if self.caps.texture_storage {
@@ -589,10 +587,10 @@ fn zero_block_bytes(desc: &ArrayDesc) -> Result<usize, Error> {
     let bytes = desc.format.image_bytes(desc.width_px, desc.height_px).saturating_mul(u64::from(desc.layers));
     match i32::try_from(bytes) {
         Ok(b) => Ok(b as usize),
-        Err(_) => Err(Error::CreateObject {
-            object: "compressed array texture",
-            message: format!("{bytes} bytes of {} blocks: more than GL's 2 GiB image size", desc.format),
-        }),
+        Err(_) => Err(Error::create_object(
+            "compressed array texture",
+            format!("{bytes} bytes of {} blocks: more than GL's 2 GiB image size", desc.format),
+        )),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Errors of the GL backend.
 
-use layerbatch_core::{Budget, ConfigError, PlanError, MAX_SLOTS_PER_DRAW};
+use layerbatch_core::{ConfigError, PlanError};
 
 /// The step of building a program that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,109 +24,102 @@ impl std::fmt::Display for Stage {
 }
 
 /// What went wrong creating a [`crate::Renderer`] or painting a plan.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+///
+/// The same failures have the same variants, with the same fields, as `layerbatch_wgpu::Error`:
+/// [`Error::EditedBudget`], [`Error::BudgetAboveDevice`], [`Error::BudgetNotForDevice`],
+/// [`Error::Shader`] and [`Error::Effect`] (here with the GL [`Stage`] too), [`Error::Plan`]
+/// and [`Error::Device`] (after which both want [`layerbatch_core::Batcher::restore`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The budget was edited after `Budget::new` (its fields are public) into one no renderer
+    /// can run: core's [`Budget::check`](layerbatch_core::Budget::check) refused it
+    /// ([`ConfigError::EditedBudget`] names the slots and tiers). Checked before any GL call.
+    #[error("layerbatch-gl: the budget cannot be run: {0}")]
+    EditedBudget(ConfigError),
+    /// The budget needs more of a limit than the context has: it was derived from another
+    /// device's limits (build the batcher from [`crate::Renderer::query_limits`]).
+    #[error("layerbatch-gl: the context cannot run this budget: {what} needs {needed}, the context allows {allowed}")]
+    BudgetAboveDevice {
+        /// The limit, e.g. `"texture units"`.
+        what: &'static str,
+        /// What the budget needs.
+        needed: u32,
+        /// What the context allows.
+        allowed: u32,
+    },
+    /// The budget was made for another kind of device. Here: it says the device copies
+    /// compressed texels ([`Limits::compressed_copies`](layerbatch_core::Limits::compressed_copies),
+    /// from [`Renderer::query_limits`](crate::Renderer::query_limits)) but this renderer copies
+    /// none (`Capabilities::copy_image` off, or `glCopyImageSubData` missing), so its plans
+    /// would grow compressed arrays by copies it cannot make: derive the budget from limits
+    /// `.with_compressed_copies(false)`.
+    #[error("layerbatch-gl: the budget does not fit this context: {reason}")]
+    BudgetNotForDevice {
+        /// What does not fit.
+        reason: String,
+    },
     /// A shader did not compile or a program did not link. Nothing is ever drawn with it.
-    #[error("layerbatch-gl: {stage} failed (tier {tier:?}): {info_log}")]
+    #[error("layerbatch-gl: {stage} failed (tier {tier:?}): {message}")]
     Shader {
-        /// Which step failed.
-        stage: Stage,
         /// The slot tier of the program, `None` for [`crate::compile_program_for_test`].
         tier: Option<u32>,
+        /// Which step failed.
+        stage: Stage,
         /// The driver's info log (never empty: a driver that gives none is reported as such).
-        info_log: String,
+        message: String,
     },
     /// A declared effect ([`layerbatch_core::Config::effects`]) did not compile or link: found
     /// by building a program with that effect alone after a tier program failed. Nothing is
     /// ever drawn with it.
-    #[error("layerbatch-gl: effect {effect:?}: {stage} failed: {info_log}")]
+    #[error("layerbatch-gl: effect {effect:?}: {stage} failed: {message}")]
     Effect {
         /// The effect's name.
         effect: &'static str,
         /// Which step failed.
         stage: Stage,
         /// The driver's info log.
-        info_log: String,
-    },
-    /// The driver refused to create a GL object.
-    #[error("layerbatch-gl: could not create a {object}: {message}")]
-    CreateObject {
-        /// The kind of object.
-        object: &'static str,
-        /// The driver's message.
         message: String,
     },
-    /// The budget asks for more slots than the context has texture units: it was derived
-    /// from another device's limits.
-    #[error("layerbatch-gl: the budget has {slots} slots but the context has {units} texture units")]
-    SlotsAboveDevice {
-        /// The budget's slots.
-        slots: u32,
-        /// `MAX_TEXTURE_IMAGE_UNITS`.
-        units: u32,
-    },
-    /// The budget says the device copies compressed texels
-    /// ([`Limits::compressed_copies`](layerbatch_core::Limits::compressed_copies), from
-    /// [`Renderer::query_limits`](crate::Renderer::query_limits)) but this renderer copies none
-    /// (`Capabilities::copy_image` off, or `glCopyImageSubData` missing): its plans would grow
-    /// compressed arrays by copies it cannot make. Derive the budget from limits
-    /// `.with_compressed_copies(false)`.
-    #[error(
-        "layerbatch-gl: the budget plans copies of compressed texels ({families}) but this renderer has no \
-         glCopyImageSubData (copy_image off): make the budget with Limits::with_compressed_copies(false)"
-    )]
-    CompressedCopiesAboveDevice {
-        /// The budget's format families.
-        families: layerbatch_core::FormatFamilies,
-    },
-    /// The budget was edited after `Budget::new` (its fields are public) into one no executor
-    /// can honour: core's [`Budget::check`](layerbatch_core::Budget::check) refused it
-    /// ([`layerbatch_core::ConfigError::EditedBudget`]). Checked before any GL call.
-    #[error(
-        "layerbatch-gl: unusable budget: {slots} slots with tiers {tiers:?}; the slots must be 1..={max_slots} \
-         and the tiers 1, 2, 4, .. below the slots, then the slots, as `Budget::new` makes them"
-    )]
-    EditedBudget {
-        /// The budget's `slots`.
-        slots: u32,
-        /// The budget's `tiers`.
-        tiers: Vec<u32>,
-        /// The most slots any budget may have ([`layerbatch_core::MAX_SLOTS_PER_DRAW`]).
-        max_slots: u32,
-    },
-    /// The plan was refused by the [`PlanValidator`](layerbatch_core::PlanValidator), the same
-    /// check every executor runs: nothing was done on the device, and the renderer is as it
-    /// was. [`PlanError::Sequence`] after a skipped plan: call
+    /// The plan was refused by the [`PlanValidator`](layerbatch_core::plan::PlanValidator), the
+    /// same check every executor runs: nothing was done on the device, and the renderer is as
+    /// it was. [`PlanError::Sequence`] after a skipped plan: call
     /// [`layerbatch_core::Batcher::restore`].
     #[error("layerbatch-gl: plan refused: {0}")]
     Plan(#[from] PlanError),
-    /// GL reported an error (`glGetError`) after a resource op or, in debug builds, a draw,
-    /// e.g. `GL_OUT_OF_MEMORY` or `GL_INVALID_VALUE` for an array the driver cannot create.
-    /// The renderer then dropped every array it held: call
+    /// The driver refused an op: GL reported an error (`glGetError`: `GL_OUT_OF_MEMORY`, or
+    /// `GL_INVALID_VALUE` for an array the driver cannot create) after a resource op or, in
+    /// debug builds, a draw; an object was not created; a framebuffer for a layer copy or a
+    /// render target was incomplete. The renderer then dropped every array it held: call
     /// [`layerbatch_core::Batcher::restore`] and re-upload the textures it lists.
-    #[error("layerbatch-gl: {op} failed: GL error {code:#06x} ({})", gl_error_name(*code))]
-    Gl {
+    #[error("layerbatch-gl: {op} failed: {message}")]
+    Device {
         /// The op that failed, e.g. `create array 3 (20000x1, 2 layers)`.
         op: String,
-        /// The `glGetError` code.
-        code: u32,
+        /// What GL said, e.g. `GL error 0x0505 (GL_OUT_OF_MEMORY)`.
+        message: String,
     },
-    /// A framebuffer used for a layer copy, or for drawing into a render target, is
-    /// incomplete.
-    #[error("layerbatch-gl: framebuffer incomplete (status {0:#x})")]
-    IncompleteFramebuffer(u32),
 }
 
 impl Error {
-    /// [`Error::EditedBudget`] for `budget`, which core's `Budget::check` refused with `e`.
-    pub(crate) fn edited_budget(budget: &Budget, e: &ConfigError) -> Self {
-        log::debug!("layerbatch-gl: Budget::check refused the budget: {e}");
-        Error::EditedBudget { slots: budget.slots, tiers: budget.tiers.clone(), max_slots: MAX_SLOTS_PER_DRAW }
+    /// [`Error::Device`] for a `glGetError` `code` after `op`.
+    pub(crate) fn gl(op: String, code: u32) -> Self {
+        Error::Device { op, message: format!("GL error {code:#06x} ({})", gl_error_name(code)) }
+    }
+    /// [`Error::Device`] for a GL object the driver did not create.
+    pub(crate) fn create_object(object: &str, message: String) -> Self {
+        Error::Device { op: format!("creating a {object}"), message }
+    }
+    /// [`Error::Device`] for an incomplete framebuffer (`status` from `glCheckFramebufferStatus`).
+    pub(crate) fn incomplete_framebuffer(status: u32) -> Self {
+        Error::Device {
+            op: "completing a framebuffer".to_string(),
+            message: format!("framebuffer incomplete (status {status:#x})"),
+        }
     }
 }
 
-/// `Err(Error::Gl)` naming the op if GL reports an error now on `gl` (current on the calling
+/// `Err(Error::Device)` naming the op if GL reports an error now on `gl` (current on the calling
 /// thread). `op` is only called then.
 #[allow(unsafe_code)]
 pub(crate) fn check_gl(gl: &glow::Context, op: impl FnOnce() -> String) -> Result<(), Error> {
@@ -136,7 +129,7 @@ pub(crate) fn check_gl(gl: &glow::Context, op: impl FnOnce() -> String) -> Resul
     if code == glow::NO_ERROR {
         Ok(())
     } else {
-        Err(Error::Gl { op: op(), code })
+        Err(Error::gl(op(), code))
     }
 }
 

@@ -6,7 +6,7 @@
 //! segments, uploads, growths); the renderer only executes and counts what it issued.
 //! Its resource ops run through core's [`layerbatch_core::execute::PlanRunner`], as on every
 //! executor: before touching GL it checks each plan with core's
-//! [`layerbatch_core::PlanValidator`], so a bad plan gets the same
+//! [`layerbatch_core::plan::PlanValidator`], so a bad plan gets the same
 //! [`layerbatch_core::PlanError`] here as anywhere else ([`Error::Plan`]), then walks the ops
 //! in order, calling the renderer's GL commands for each, and counts them.
 //!
@@ -119,7 +119,7 @@
 //! of `if`s), the layer is a texture coordinate, and the tier-1 program has no branch at all.
 //! Tier 1 samples with `texture`; above it the mip level is computed from the UV derivatives
 //! before the branch and sampled with `textureLod`, so mipmaps work (see [Sampling](#sampling)). The bit layout of `Instance::slot_flags_layer` comes from
-//! [`layerbatch_core::Instance::SHADER_CONSTANTS`], declared in both stages as
+//! [`layerbatch_core::plan::Instance::SHADER_CONSTANTS`], declared in both stages as
 //! `const uint NAME = VALUEu;` and used by name. A compile or link failure is an [`Error::Shader`] with the [`Stage`] and the driver's
 //! info log; nothing is drawn with a program that did not link. [`shader_sources`] returns the
 //! generated GLSL.
@@ -297,7 +297,7 @@
 //! ramp ([`layerbatch_core::Effect::with_ramp`]), a one-layer `TEXTURE_2D_ARRAY` made at the
 //! first paint that needs it, is bound on [`layerbatch_core::Budget::ramp_unit`] before the
 //! draws of a paint with a segment marked `effects` (not counted in `texture_binds`). A paint follows core's draw walk
-//! ([`layerbatch_core::DrawSteps`]), which starts from nothing bound: the first draw of a
+//! ([`layerbatch_core::execute::DrawSteps`]), which starts from nothing bound: the first draw of a
 //! paint that samples a slot (a `Some` entry of its segment's slot table) binds that slot's
 //! array, even when an earlier plan bound it (every paint restores the host's units
 //! afterwards), and a slot is bound again only when a later draw samples another array in it.
@@ -314,7 +314,7 @@
 //! `NO_ERROR`, at most 16 times, each logged at `debug!`), so that the errors it checks for
 //! next are its own. After every array creation, GPU copy (growth, shrink, rectangle copy)
 //! and layer write (once, after its last mip level) it calls `glGetError`, and any error is
-//! an [`Error::Gl`] naming the op (e.g. an array larger than the driver can create). Draws
+//! an [`Error::Device`] naming the op (e.g. an array larger than the driver can create). Draws
 //! are checked only in debug builds (`debug_assertions`), as a `glGetError` per draw can
 //! stall a driver. After such an error the renderer deletes every
 //! array it holds and accepts only a rebuild plan: call [`layerbatch_core::Batcher::restore`],

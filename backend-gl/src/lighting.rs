@@ -2,7 +2,7 @@
 //! the slots, the lights uniform, and the lighting function. Pure strings, no GL calls.
 //!
 //! A lit program of tier `n` declares `u_normal0..u_normal{n-1}` (units `slots + s`, the
-//! sibling of the array in slot `s`: [`layerbatch_core::ArrayId::normal_map`]), `u_lights`
+//! sibling of the array in slot `s`: [`layerbatch_core::plan::ArrayId::normal_map`]), `u_lights`
 //! (two `vec4` a light: `(x, y, height, radius)` and `(r, g, b, falloff)`, `MAX` of them),
 //! `u_light_count` and `u_ambient`. The light count is a uniform under a fixed loop bound, so
 //! no light count ever compiles a program.

@@ -55,15 +55,15 @@ fn compile_shader(
     // SAFETY: plain GL object calls on the current context; the shader handle is used only
     // while alive and deleted on failure.
     unsafe {
-        let shader = gl.create_shader(kind).map_err(|message| Error::CreateObject { object: "shader", message })?;
+        let shader = gl.create_shader(kind).map_err(|message| Error::create_object("shader", message))?;
         gl.shader_source(shader, source);
         gl.compile_shader(shader);
         if gl.get_shader_compile_status(shader) {
             Ok(shader)
         } else {
-            let info_log = log_or_placeholder(gl.get_shader_info_log(shader));
+            let message = log_or_placeholder(gl.get_shader_info_log(shader));
             gl.delete_shader(shader);
-            Err(Error::Shader { stage, tier, info_log })
+            Err(Error::Shader { tier, stage, message })
         }
     }
 }
@@ -93,7 +93,7 @@ pub(crate) fn compile_program(
             Err(message) => {
                 gl.delete_shader(vs);
                 gl.delete_shader(fs);
-                return Err(Error::CreateObject { object: "program", message });
+                return Err(Error::create_object("program", message));
             }
         };
         gl.attach_shader(program, vs);
@@ -106,9 +106,9 @@ pub(crate) fn compile_program(
         if gl.get_program_link_status(program) {
             Ok(program)
         } else {
-            let info_log = log_or_placeholder(gl.get_program_info_log(program));
+            let message = log_or_placeholder(gl.get_program_info_log(program));
             gl.delete_program(program);
-            Err(Error::Shader { stage: Stage::Link, tier, info_log })
+            Err(Error::Shader { tier, stage: Stage::Link, message })
         }
     }
 }
@@ -190,8 +190,8 @@ fn blame_effect(gl: &glow::Context, gles: bool, effects: &[Effect]) -> Option<Er
         match compile_program(gl, &vs, &fs, Some(1)) {
             // SAFETY: the probe program linked and is used by nothing.
             Ok(p) => unsafe { gl.delete_program(p) },
-            Err(Error::Shader { stage, info_log, .. }) => {
-                return Some(Error::Effect { effect: effect.name, stage, info_log });
+            Err(Error::Shader { stage, message, .. }) => {
+                return Some(Error::Effect { effect: effect.name, stage, message });
             }
             Err(e) => return Some(e),
         }

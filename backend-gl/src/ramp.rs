@@ -45,7 +45,7 @@ impl GlRamp {
         // SAFETY: a new texture object bound to TEXTURE_2D_ARRAY on the active unit (saved by
         // the paint); `zeros` holds exactly the one level's `w * h * 4` bytes.
         let texture = unsafe {
-            let t = gl.create_texture().map_err(|message| Error::CreateObject { object: "ramp texture", message })?;
+            let t = gl.create_texture().map_err(|message| Error::create_object("ramp texture", message))?;
             gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(t));
             gl.tex_image_3d(
                 glow::TEXTURE_2D_ARRAY,

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use glow::HasContext;
 
+use layerbatch_core::execute::DrawSteps;
 use layerbatch_core::execute::PlanRunner;
 use layerbatch_core::plan::quad_indices;
-use layerbatch_core::{
-    ArrayId, ArrayOp, Budget, DeviceCounters, DrawSteps, FramePlan, Instance, Limits, ResourceOp, Stats,
-};
+use layerbatch_core::plan::{ArrayId, ArrayOp, Instance, ResourceOp};
+use layerbatch_core::{Budget, DeviceCounters, FramePlan, Limits, Stats};
 
 use crate::arrays::GlArrays;
 use crate::error::Error;
@@ -221,12 +221,12 @@ impl Renderer {
     /// stays the renderer's context ([current context](Renderer#current-context)).
     ///
     /// # Errors
-    /// [`Error::EditedBudget`] for a budget edited into one no executor can honour (core's
+    /// [`Error::EditedBudget`] for a budget edited into one no renderer can run (core's
     /// [`Budget::check`]; checked before any GL call), [`Error::Shader`] with the stage and
     /// info log if any tier fails to compile or link (every object made so far is deleted),
-    /// [`Error::SlotsAboveDevice`] for a budget from another device,
-    /// [`Error::CompressedCopiesAboveDevice`] for a budget that plans compressed copies this
-    /// renderer cannot make, [`Error::CreateObject`] if the driver refuses an object.
+    /// [`Error::BudgetAboveDevice`] for a budget from another device,
+    /// [`Error::BudgetNotForDevice`] for a budget that plans compressed copies this
+    /// renderer cannot make, [`Error::Device`] if the driver refuses an object.
     pub fn new(gl: Arc<glow::Context>, budget: &Budget) -> Result<Self, Error> {
         let caps = Capabilities::detect(&gl);
         Self::with_capabilities(gl, budget, caps)
@@ -240,7 +240,7 @@ impl Renderer {
     /// # Errors
     /// As [`Renderer::new`].
     pub fn with_capabilities(gl: Arc<glow::Context>, budget: &Budget, caps: Capabilities) -> Result<Self, Error> {
-        budget.check().map_err(|e| Error::edited_budget(budget, &e))?;
+        budget.check().map_err(Error::EditedBudget)?;
         let detected = Capabilities::detect(&gl);
         let caps = Capabilities {
             gles: detected.gles,
@@ -254,11 +254,20 @@ impl Renderer {
         let units_used =
             (if budget.max_lights > 0 { 2 * budget.slots } else { budget.slots }) + u32::from(budget.ramp());
         if units_used > caps.max_texture_units {
-            return Err(Error::SlotsAboveDevice { slots: units_used, units: caps.max_texture_units });
+            return Err(Error::BudgetAboveDevice {
+                what: "texture units",
+                needed: units_used,
+                allowed: caps.max_texture_units,
+            });
         }
         let compressed = budget.format_families.iter().any(|f| f != layerbatch_core::FormatFamily::Rgba8);
         if compressed && budget.compressed_copies && !caps.copy_image {
-            return Err(Error::CompressedCopiesAboveDevice { families: budget.format_families });
+            let families = budget.format_families;
+            let reason = format!(
+                "the budget plans copies of compressed texels ({families}) but this renderer has no glCopyImageSubData \
+                 (copy_image off): make the budget with Limits::with_compressed_copies(false)"
+            );
+            return Err(Error::BudgetNotForDevice { reason });
         }
         // SAFETY: queries and object creation on the current context; every object created
         // here is deleted on the error paths, and the bindings changed are restored.
@@ -289,12 +298,12 @@ impl Renderer {
             }
             let objects = gl
                 .create_vertex_array()
-                .map_err(|message| Error::CreateObject { object: "vertex array", message })
+                .map_err(|message| Error::create_object("vertex array", message))
                 .and_then(|vao| match gl.create_buffer() {
                     Ok(vbo) => Ok((vao, vbo)),
                     Err(message) => {
                         gl.delete_vertex_array(vao);
-                        Err(Error::CreateObject { object: "buffer", message })
+                        Err(Error::create_object("buffer", message))
                     }
                 })
                 .and_then(|(vao, vbo)| match gl.create_buffer() {
@@ -302,7 +311,7 @@ impl Renderer {
                     Err(message) => {
                         gl.delete_vertex_array(vao);
                         gl.delete_buffer(vbo);
-                        Err(Error::CreateObject { object: "buffer", message })
+                        Err(Error::create_object("buffer", message))
                     }
                 });
             let objects = objects.and_then(|(vao, vbo, ebo)| match mips::MipPass::new(&gl, caps.gles) {
@@ -443,7 +452,7 @@ impl Renderer {
     /// its tier, after binding the arrays its slot table names. Every plan the batcher
     /// finishes must be painted, once, in order.
     ///
-    /// The plan is checked first with the [`layerbatch_core::PlanValidator`] every executor
+    /// The plan is checked first with the [`layerbatch_core::plan::PlanValidator`] every executor
     /// uses (through core's [`PlanRunner`], which then applies and counts its resource ops),
     /// before any GL call. Then errors the host left pending are drained (`glGetError` until `NO_ERROR`, at
     /// most 16, logged at `debug!`), so that a GL error after one of the renderer's own calls
@@ -461,9 +470,9 @@ impl Renderer {
     /// - [`Error::Plan`] with the validator's [`layerbatch_core::PlanError`] for a plan that
     ///   cannot run (out of order, or naming what the device does not hold): nothing was
     ///   done, the renderer is unchanged, and a later good plan paints normally.
-    /// - [`Error::Gl`] when GL reports an error after an array creation, GPU copy (growth,
+    /// - [`Error::Device`] when GL reports an error after an array creation, GPU copy (growth,
     ///   shrink, rectangle copy) or layer write (and, in debug builds, after a draw), or
-    ///   [`Error::CreateObject`] / [`Error::IncompleteFramebuffer`]. The renderer then holds
+    ///   an object not created or a framebuffer incomplete. The renderer then holds
     ///   no array any more and expects a rebuild plan: call
     ///   [`layerbatch_core::Batcher::restore`] and re-upload the textures it lists (any other
     ///   plan gets [`layerbatch_core::PlanError::NeedsRebuild`]).

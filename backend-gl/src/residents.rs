@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 
 use glow::HasContext;
-use layerbatch_core::{Instance, ResidentId, ResidentWrite};
+use layerbatch_core::plan::{Instance, ResidentWrite};
+use layerbatch_core::ResidentId;
 
 use crate::error::{check_gl, Error};
 
@@ -34,12 +35,11 @@ impl ResidentBuffers {
     ) -> Result<(), Error> {
         let bytes = u64::from(instances) * u64::from(Instance::quad_bytes(indexed));
         let op = || format!("create resident layer {resident:?} ({instances} instances, {bytes} bytes)");
-        let len = i32::try_from(bytes).map_err(|_| Error::Gl { op: op(), code: glow::OUT_OF_MEMORY })?;
+        let len = i32::try_from(bytes).map_err(|_| Error::gl(op(), glow::OUT_OF_MEMORY))?;
         // SAFETY: a new buffer of ours, bound to ARRAY_BUFFER (saved by the paint) and given
         // a store of `len` bytes; deleted again if GL reports an error.
         unsafe {
-            let buffer =
-                gl.create_buffer().map_err(|message| Error::CreateObject { object: "resident buffer", message })?;
+            let buffer = gl.create_buffer().map_err(|message| Error::create_object("resident buffer", message))?;
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(buffer));
             gl.buffer_data_size(glow::ARRAY_BUFFER, len, glow::STATIC_DRAW);
             if let Err(e) = check_gl(gl, op) {
@@ -58,9 +58,8 @@ impl ResidentBuffers {
     pub(crate) fn write(&mut self, gl: &glow::Context, write: &ResidentWrite<'_>) -> Result<(), Error> {
         let resident = write.resident;
         let op = || format!("write resident layer {resident:?} at instance {}", write.first);
-        let buffer = self.get(resident).ok_or_else(|| Error::Gl { op: op(), code: glow::INVALID_OPERATION })?;
-        let offset =
-            i32::try_from(write.offset_bytes()).map_err(|_| Error::Gl { op: op(), code: glow::INVALID_VALUE })?;
+        let buffer = self.get(resident).ok_or_else(|| Error::gl(op(), glow::INVALID_OPERATION))?;
+        let offset = i32::try_from(write.offset_bytes()).map_err(|_| Error::gl(op(), glow::INVALID_VALUE))?;
         let bytes: &[u8] = if write.indexed {
             self.scratch.clear();
             self.scratch.resize(write.bytes(), 0);

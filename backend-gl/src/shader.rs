@@ -18,14 +18,15 @@
 
 use std::fmt::Write as _;
 
-use layerbatch_core::{AttributeFormat, Effect, Instance};
+use layerbatch_core::plan::{AttributeFormat, Instance};
+use layerbatch_core::Effect;
 
 use crate::lighting;
 
 /// Name of the `vec2` uniform holding the viewport size in pixels.
 pub(crate) const VIEWPORT_UNIFORM: &str = "u_viewport_px";
 
-/// Name of the `vec4` uniform holding the segment's tint ([`layerbatch_core::DrawState::tint`]).
+/// Name of the `vec4` uniform holding the segment's tint ([`layerbatch_core::plan::DrawState::tint`]).
 pub(crate) const TINT_UNIFORM: &str = "u_tint";
 /// Name of the `vec2[3]` uniform holding the segment's transform: the columns of
 /// `[a c tx; b d ty]`.

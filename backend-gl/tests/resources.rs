@@ -8,9 +8,10 @@ mod common;
 // Hand-made plans, shared with the wgpu backend's tests.
 
 use common::{Ctx, Offscreen};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, Instance};
 use layerbatch_core::{
-    ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, Format, FramePlan, Instance, MockDevice, PlanTarget,
-    Quad, Sampler, TextureDesc, Usage, Wrap, MAX_SLOTS_PER_DRAW,
+    Batcher, Budget, Config, ConfigError, Filter, Format, FramePlan, MockDevice, PlanTarget, Quad, Sampler,
+    TextureDesc, Usage, Wrap, MAX_SLOTS_PER_DRAW,
 };
 use layerbatch_gl::glow::{self, HasContext};
 use layerbatch_gl::{Capabilities, Error, Renderer, Target};
@@ -102,7 +103,7 @@ both_flavors!(render_target_mip_levels);
 /// A budget cloned and edited into one no executor can honour (more than
 /// `MAX_SLOTS_PER_DRAW` slots, no slot, or tiers that are not the ladder `Budget::new`
 /// makes) is refused by `Renderer::new` and `Renderer::with_capabilities` with
-/// `Error::EditedBudget`, naming the budget's slots and tiers, before any GL call; the
+/// `Error::EditedBudget`, core's error naming the budget's slots and tiers, before any GL call; the
 /// unedited budget still makes a renderer.
 fn edited_budgets(ctx: &Ctx) {
     let gl = &*ctx.gl;
@@ -135,7 +136,11 @@ fn edited_budgets(ctx: &Ctx) {
     ];
     for b in &bad {
         assert!(b.check().is_err(), "core refuses {b:?}");
-        let want = Error::EditedBudget { slots: b.slots, tiers: b.tiers.clone(), max_slots: MAX_SLOTS_PER_DRAW };
+        let want = Error::EditedBudget(ConfigError::EditedBudget {
+            slots: b.slots,
+            tiers: b.tiers.clone(),
+            max_slots: MAX_SLOTS_PER_DRAW,
+        });
         let caps = Capabilities::detect(gl);
         for (how, got) in [
             ("new", Renderer::new(ctx.gl.clone(), b)),

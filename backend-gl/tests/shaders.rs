@@ -68,18 +68,18 @@ fn broken_shader(ctx: &Ctx) {
 
     let bad_fs = format!("{version}\nvoid main() {{ this is not glsl; }}\n");
     match compile_program_for_test(&ctx.gl, &vs, &bad_fs) {
-        Err(Error::Shader { stage: Stage::Fragment, info_log, .. }) => {
-            assert!(!info_log.trim().is_empty());
-            assert!(info_log.to_lowercase().contains("error"), "driver log: {info_log}");
-            println!("fragment info log: {info_log}");
+        Err(Error::Shader { stage: Stage::Fragment, message, .. }) => {
+            assert!(!message.trim().is_empty());
+            assert!(message.to_lowercase().contains("error"), "driver log: {message}");
+            println!("fragment info log: {message}");
         }
         other => panic!("expected a fragment compile error, got {other:?}"),
     }
 
     let bad_vs = format!("{version}\nvoid main() {{ gl_Position = undefined_thing; }}\n");
     match compile_program_for_test(&ctx.gl, &bad_vs, &fs) {
-        Err(Error::Shader { stage: Stage::Vertex, info_log, .. }) => {
-            assert!(info_log.to_lowercase().contains("error"), "driver log: {info_log}");
+        Err(Error::Shader { stage: Stage::Vertex, message, .. }) => {
+            assert!(message.to_lowercase().contains("error"), "driver log: {message}");
         }
         other => panic!("expected a vertex compile error, got {other:?}"),
     }
@@ -90,9 +90,9 @@ fn broken_shader(ctx: &Ctx) {
     let link_fs =
         format!("{version}\n{precision}uniform vec2 u_x;\nout vec4 o;\nvoid main() {{ o = vec4(u_x, 0.0, 1.0); }}\n");
     match compile_program_for_test(&ctx.gl, &link_vs, &link_fs) {
-        Err(Error::Shader { stage: Stage::Link, info_log, .. }) => {
-            assert!(!info_log.trim().is_empty());
-            println!("link info log: {info_log}");
+        Err(Error::Shader { stage: Stage::Link, message, .. }) => {
+            assert!(!message.trim().is_empty());
+            println!("link info log: {message}");
         }
         other => panic!("expected a link error, got {other:?}"),
     }
@@ -142,7 +142,7 @@ fn bit_operands(body: &str) -> Vec<&str> {
 #[test]
 fn shader_constants_match_rust() {
     let mut want: Vec<(String, u32)> =
-        layerbatch_core::Instance::SHADER_CONSTANTS.iter().map(|&(n, v)| (n.to_owned(), v)).collect();
+        layerbatch_core::plan::Instance::SHADER_CONSTANTS.iter().map(|&(n, v)| (n.to_owned(), v)).collect();
     want.sort();
     for gles in [false, true] {
         for tier in 1..=32 {

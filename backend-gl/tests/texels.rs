@@ -9,9 +9,8 @@
 mod common;
 
 use common::{solid, Ctx, Image, Offscreen};
-use layerbatch_core::{
-    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, Format, FramePlan, Instance, Quad, Sampler, TextureDesc, Wrap,
-};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, Instance};
+use layerbatch_core::{Batcher, Config, Filter, Format, FramePlan, Quad, Sampler, TextureDesc, Wrap};
 use layerbatch_gl::{Capabilities, CopyPath, Renderer, Target};
 use layerbatch_testkit::plans;
 use plans::PlanBuilder;
@@ -350,7 +349,7 @@ fn padded_uv_outside_with(ctx: &Ctx, what: &str, config: Config) {
         let px: Vec<u8> = (0..24 * 24).flat_map(|i| if i % 24 < 12 { GREEN } else { BLUE }).collect();
         let t = batcher.register(&TextureDesc::new(24, 24).with_filter(filter), &px).unwrap();
         let place = batcher.placement(t).unwrap();
-        let at = |p: layerbatch_core::Placement| (p.array, p.layer, p.rect_px[0], p.rect_px[1]);
+        let at = |p: layerbatch_core::alloc::Placement| (p.array, p.layer, p.rect_px[0], p.rect_px[1]);
         assert_eq!(at(place), at(poison_place), "{what}, {filter:?}: in the poison's place");
         assert_eq!(place.rect_px[2..], [24, 24]);
         textures.push(t);

@@ -10,7 +10,8 @@
 use std::collections::HashMap;
 
 use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::{ArrayDesc, ArrayId, Format, FramePlan, Instance, ResidentId, ResidentWrite};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, Instance, ResidentWrite};
+use layerbatch_core::{Format, FramePlan, ResidentId};
 
 use crate::bind_groups::BindGroups;
 use crate::pipelines::Pipelines;

@@ -9,7 +9,8 @@
 
 use std::collections::HashMap;
 
-use layerbatch_core::{ArrayId, SlotBind, MAX_SLOTS_PER_DRAW};
+use layerbatch_core::plan::{ArrayId, SlotBind};
+use layerbatch_core::MAX_SLOTS_PER_DRAW;
 
 use crate::arrays::{out_of_step, Arrays};
 use crate::pipelines::Pipelines;

@@ -6,7 +6,9 @@
 
 use std::ops::Range;
 
-use layerbatch_core::{ArrayId, BlendMode, Clip, DrawStep, DrawSteps, FramePlan, Instance, Viewport};
+use layerbatch_core::execute::{DrawStep, DrawSteps};
+use layerbatch_core::plan::{ArrayId, Instance};
+use layerbatch_core::{BlendMode, Clip, FramePlan, Viewport};
 
 use crate::arrays::Arrays;
 use crate::bind_groups::BindGroups;
@@ -98,7 +100,7 @@ pub(crate) fn translate(
                 let what = || out_of_step(format!("drawing resident layer {resident:?}"));
                 let buffer = arrays.resident(resident).ok_or_else(what)?;
                 let offset =
-                    u64::from(base) * u64::from(layerbatch_core::Instance::quad_bytes(pipelines.indexed_quads()));
+                    u64::from(base) * u64::from(layerbatch_core::plan::Instance::quad_bytes(pipelines.indexed_quads()));
                 let bytes = buffer.size().checked_sub(offset).filter(|b| *b > 0).ok_or_else(what)?;
                 commands.push(Command::Block(Block { buffer: buffer.clone(), offset, bytes }));
             }

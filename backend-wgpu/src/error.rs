@@ -7,13 +7,18 @@ use layerbatch_core::{ConfigError, PlanError};
 /// Nothing here is a panic: a bad plan is refused by core's validator before the device is
 /// touched ([`Error::Plan`]), and whatever wgpu refuses while a plan is applied comes back as
 /// [`Error::Device`] instead of reaching the device's uncaptured-error handler.
+///
+/// The same failures have the same variants, with the same fields, as `layerbatch_gl::Error`:
+/// [`Error::EditedBudget`], [`Error::BudgetAboveDevice`], [`Error::BudgetNotForDevice`],
+/// [`Error::Shader`] and [`Error::Effect`] (GL adds the stage), [`Error::Plan`] and
+/// [`Error::Device`] (after which both want [`layerbatch_core::Batcher::restore`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The device's limits cannot run the budget (ask core for a budget from
-    /// [`crate::device_limits`]).
+    /// The budget needs more of a limit than the device has: it was derived from another
+    /// device's limits (build the batcher from [`crate::device_limits`]).
     #[error("the device cannot run this budget: {what} needs {needed}, the device allows {allowed}")]
-    Unsupported {
+    BudgetAboveDevice {
         /// The limit.
         what: &'static str,
         /// What the budget needs.
@@ -27,21 +32,21 @@ pub enum Error {
     /// [`layerbatch_core::Budget::check`] refused it ([`ConfigError::EditedBudget`] names the
     /// slots and tiers); [`crate::Renderer::new`] creates nothing then.
     #[error("the budget cannot be run: {0}")]
-    Budget(ConfigError),
+    EditedBudget(ConfigError),
     /// The budget was made for another kind of device: build the batcher from
     /// [`crate::device_limits`] of this device.
     #[error(
         "the budget does not fit this device: {reason}; build the batcher from layerbatch_wgpu::device_limits(device)"
     )]
-    UnsupportedBudget {
+    BudgetNotForDevice {
         /// What does not fit.
-        reason: &'static str,
+        reason: String,
     },
     /// A tier's WGSL did not compile (naga's or the driver's message).
-    #[error("the shader of slot tier {tier} did not compile: {message}")]
+    #[error("the shader of slot tier {tier:?} did not compile: {message}")]
     Shader {
-        /// The tier.
-        tier: u32,
+        /// The tier (always `Some` here; GL's `None` is its test-only program).
+        tier: Option<u32>,
         /// The compiler's message.
         message: String,
     },
@@ -63,7 +68,7 @@ pub enum Error {
         /// wgpu's message (it names the stage and carries the driver's log).
         message: String,
     },
-    /// Core's [`layerbatch_core::PlanValidator`] refused the plan; nothing was applied. For
+    /// Core's [`layerbatch_core::plan::PlanValidator`] refused the plan; nothing was applied. For
     /// [`PlanError::Sequence`] after a skipped plan, call [`layerbatch_core::Batcher::restore`].
     #[error(transparent)]
     Plan(#[from] PlanError),

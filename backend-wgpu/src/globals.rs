@@ -8,7 +8,8 @@
 //! when a plan has more states than it holds.
 
 use bytemuck::{Pod, Zeroable};
-use layerbatch_core::{DrawState, FramePlan, Viewport};
+use layerbatch_core::plan::DrawState;
+use layerbatch_core::{FramePlan, Viewport};
 use wgpu::util::DeviceExt as _;
 
 use crate::lighting;

@@ -8,8 +8,9 @@
 //! buffers before its command buffers: one pass over the bytes on the CPU, four vertex records
 //! a primitive included, with no scratch copy.
 
+use layerbatch_core::execute::{DrawStep, DrawSteps};
 use layerbatch_core::plan::quad_indices;
-use layerbatch_core::{Budget, DrawStep, DrawSteps, FramePlan};
+use layerbatch_core::{Budget, FramePlan};
 use wgpu::util::DeviceExt as _;
 
 use crate::scope::{checked, Late};

@@ -17,7 +17,7 @@
 //! kind and blend mode: `new`'s kind at creation, any other kind with its first plan (see
 //! [Pass kinds](#pass-kinds)).
 //!
-//! Each segment is drawn with its plan's [`DrawState`](layerbatch_core::DrawState): the
+//! Each segment is drawn with its plan's [`DrawState`](layerbatch_core::plan::DrawState): the
 //! pipeline of its [`BlendMode`](layerbatch_core::BlendMode) (core's factors, an `ADD`
 //! equation; `Over` is premultiplied alpha), its clip rectangle as the pass's scissor
 //! (clamped to the viewport; a clip that leaves nothing skips the draw, and a segment without
@@ -27,7 +27,7 @@
 //! ## The plan contract
 //!
 //! - **Validated first.** [`Renderer::prepare`] runs every plan through core's
-//!   [`PlanValidator`](layerbatch_core::PlanValidator), the same one every executor uses,
+//!   [`PlanValidator`](layerbatch_core::plan::PlanValidator), the same one every executor uses,
 //!   before it touches the device. A plan that could not run, or one out of order (skipped or
 //!   repeated), is refused whole with [`Error::Plan`], and the same bad plan gets the same
 //!   [`PlanError`](layerbatch_core::PlanError) on every backend. The renderer checks nothing
@@ -41,7 +41,7 @@
 //!   [`Batcher::restore`](layerbatch_core::Batcher::restore) and re-upload the textures it
 //!   lists; its next plan has `rebuild` set, and the renderer drops every array, cached bind
 //!   group and slot binding before re-creating the live arrays.
-//! - **Binds.** The renderer follows core's draw walk (`layerbatch_core::DrawSteps`), which
+//! - **Binds.** The renderer follows core's draw walk (`layerbatch_core::execute::DrawSteps`), which
 //!   binds from nothing each plan: a draw's slot bind group holds what the walk bound, and is
 //!   set only when a bind or a tier change came before the draw and the group differs from
 //!   the one set. Bind groups are cached by (tier, arrays held).
@@ -62,10 +62,10 @@
 //!   pass commands) and [`Renderer::render`] draws it, so any number of plans are each drawn
 //!   in their own place, in one pass or several, prepared and rendered in any order before a
 //!   submit (see [Plans and passes](#plans-and-passes)).
-//! - **GPU copies.** [`ArrayOp::Grow`](layerbatch_core::ArrayOp::Grow) (more layers, or larger
+//! - **GPU copies.** [`ArrayOp::Grow`](layerbatch_core::plan::ArrayOp::Grow) (more layers, or larger
 //!   layers: each old layer is copied, all levels, as the old width x height to the origin of
-//!   the new one), [`ArrayOp::Shrink`](layerbatch_core::ArrayOp::Shrink) (fewer layers) and
-//!   [`ArrayOp::CopyRect`](layerbatch_core::ArrayOp::CopyRect) (a level-0 rectangle from a layer
+//!   the new one), [`ArrayOp::Shrink`](layerbatch_core::plan::ArrayOp::Shrink) (fewer layers) and
+//!   [`ArrayOp::CopyRect`](layerbatch_core::plan::ArrayOp::CopyRect) (a level-0 rectangle from a layer
 //!   of one array to another layer of it, or to a layer of another array: compaction) are
 //!   `copy_texture_to_texture` commands (one per layer and level for growth and shrinking)
 //!   recorded into the renderer's own encoder; every layer write after the plan's first GPU
@@ -120,11 +120,11 @@
 //!
 //! ## Sampling
 //!
-//! - **Texel coordinates.** An [`Instance`](layerbatch_core::Instance)'s `uv_rect` (the quad's
+//! - **Texel coordinates.** An [`Instance`](layerbatch_core::plan::Instance)'s `uv_rect` (the quad's
 //!   UVs mapped into the layer) and `tex_rect` (the texture's own rectangle) are in texels of
 //!   level 0. The shader divides by the bound layer's size (`textureDimensions`), so core can
 //!   grow an atlas page in size without touching an instance.
-//! - **Clamping.** With [`Instance::FLAG_CLAMP_TO_RECT`](layerbatch_core::Instance::FLAG_CLAMP_TO_RECT)
+//! - **Clamping.** With [`Instance::FLAG_CLAMP_TO_RECT`](layerbatch_core::plan::Instance::FLAG_CLAMP_TO_RECT)
 //!   the sampling position is clamped into `tex_rect` inset by half a texel (its centre on an
 //!   axis under one texel), so UVs outside 0..1, flipped UVs and linear filtering at any scale
 //!   never read a neighbour's or the padding's texels: the sampler's clamp-to-edge, exactly,
@@ -257,7 +257,7 @@
 //! `prepare` writes with `Queue::write_texture` / `write_buffer` / `write_buffer_with` (the
 //! instances, written by core straight into the queue's staging memory), which wgpu executes
 //! at the next `submit`, *before* every command buffer of that submit. GPU copies (growth, shrinking,
-//! rectangle copies: [`ArrayOp::is_gpu_copy`](layerbatch_core::ArrayOp::is_gpu_copy)) cannot
+//! rectangle copies: [`ArrayOp::is_gpu_copy`](layerbatch_core::plan::ArrayOp::is_gpu_copy)) cannot
 //! be queue writes: they are recorded into a command encoder of the renderer's own. A layer
 //! write that follows a GPU copy in the plan (e.g. a texture admitted into the grown array,
 //! or into the rectangle a compaction freed) would be overwritten by, or read by, the copy if

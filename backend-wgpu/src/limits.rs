@@ -1,7 +1,8 @@
 //! What core may plan for a wgpu device ([`limits`], [`device_limits`]), and whether a device
 //! can run a budget ([`check_device`]).
 
-use layerbatch_core::{Budget, FormatFamilies, FormatFamily, Instance, Limits};
+use layerbatch_core::plan::Instance;
+use layerbatch_core::{Budget, FormatFamilies, FormatFamily, Limits};
 
 use crate::pipelines::INSTANCE_ATTRIBUTES;
 use crate::Error;
@@ -74,15 +75,15 @@ pub fn format_families(features: wgpu::Features) -> FormatFamilies {
 }
 
 /// Checks that `device` can run `budget` before anything is created: core's own check of an
-/// edited budget first ([`Error::Budget`]), then the device's limits ([`Error::Unsupported`])
-/// and, on wgpu's GL backend, the layer counts ([`Error::UnsupportedBudget`]).
+/// edited budget first ([`Error::EditedBudget`]), then the device's limits ([`Error::BudgetAboveDevice`])
+/// and, on wgpu's GL backend, the layer counts ([`Error::BudgetNotForDevice`]).
 pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(), Error> {
     // A budget edited past what `Budget::new` makes would index past the slot tables.
-    budget.check().map_err(Error::Budget)?;
+    budget.check().map_err(Error::EditedBudget)?;
     let dl = device.limits();
     let check = |what, needed: u32, allowed: u32| {
         if needed > allowed {
-            Err(Error::Unsupported { what, needed, allowed })
+            Err(Error::BudgetAboveDevice { what, needed, allowed })
         } else {
             Ok(())
         }
@@ -111,9 +112,10 @@ pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(),
     // texture, a multiple of 6 a cube), whatever the view says. Core avoids those counts
     // when the budget says so; a budget that does not would draw wrong, silently.
     if device.adapter_info().backend == wgpu::Backend::Gl && !budget.avoid_ambiguous_layer_counts {
-        return Err(Error::UnsupportedBudget {
+        return Err(Error::BudgetNotForDevice {
             reason: "wgpu's GL backend reads an array of 1 layer or a multiple of 6 layers as a 2D or cube \
-                     texture, and this budget allows such arrays (avoid_ambiguous_layer_counts is off)",
+                     texture, and this budget allows such arrays (avoid_ambiguous_layer_counts is off)"
+                .to_string(),
         });
     }
     Ok(())

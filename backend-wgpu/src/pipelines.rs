@@ -7,7 +7,8 @@
 
 use std::collections::HashMap;
 
-use layerbatch_core::{AttributeFormat, BlendFactor, BlendMode, Budget, FramePlan, Instance};
+use layerbatch_core::plan::{AttributeFormat, BlendFactor, Instance};
+use layerbatch_core::{BlendMode, Budget, FramePlan};
 
 use crate::scope::{scoped, Late, What};
 use crate::{lighting, shader};
@@ -198,7 +199,7 @@ impl Pipelines {
     }
 
     /// Index of the pipeline of a tier's program (by [`Pipelines::tier_index`] and
-    /// `effects`: [`layerbatch_core::Segment::effects`]), blend mode and vertex kind
+    /// `effects`: [`layerbatch_core::plan::Segment::effects`]), blend mode and vertex kind
     /// (`indexed`, which the renderer always has: see `kinds`).
     pub(crate) fn index(&self, tier_index: usize, effects: bool, mode: BlendMode, indexed: bool) -> usize {
         let kind = self.kinds.iter().position(|&k| k == indexed).unwrap_or(0);

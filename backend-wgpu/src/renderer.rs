@@ -3,8 +3,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use layerbatch_core::execute::DrawSteps;
 use layerbatch_core::execute::PlanRunner;
-use layerbatch_core::{ArrayId, Budget, DeviceCounters, DrawSteps, FramePlan, PlanTarget, Stats, Viewport};
+use layerbatch_core::plan::ArrayId;
+use layerbatch_core::{Budget, DeviceCounters, FramePlan, PlanTarget, Stats, Viewport};
 
 use crate::arrays::{out_of_step, own_encoder, wgpu_format, ArrayOps, Arrays};
 use crate::bind_groups::BindGroups;
@@ -132,9 +134,9 @@ impl Renderer {
     /// [`crate::device_limits`] of this device.
     ///
     /// # Errors
-    /// [`Error::Budget`] when `budget` was edited into one core's `Budget::check` refuses (checked
-    /// first); [`Error::Unsupported`] when the device cannot bind the budget's slots or hold a block
-    /// of its instances in one buffer; [`Error::UnsupportedBudget`] on wgpu's GL backend when
+    /// [`Error::EditedBudget`] when `budget` was edited into one core's `Budget::check` refuses (checked
+    /// first); [`Error::BudgetAboveDevice`] when the device cannot bind the budget's slots or hold a block
+    /// of its instances in one buffer; [`Error::BudgetNotForDevice`] on wgpu's GL backend when
     /// the budget allows layer counts that backend misreads (a budget not made from
     /// [`crate::device_limits`]); [`Error::Shader`] / [`Error::Pipeline`] when a tier does not
     /// compile or link; [`Error::Device`] when wgpu refuses another object.

@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use layerbatch_core::{ArrayDesc, Filter, Sampler, Wrap};
+use layerbatch_core::plan::ArrayDesc;
+use layerbatch_core::{Filter, Sampler, Wrap};
 
 use crate::scope::{checked, Late};
 use crate::Error;

@@ -27,7 +27,7 @@ impl What {
     pub(crate) fn error(self, e: &wgpu::Error) -> Error {
         match self {
             What::Device(op) => Error::Device { op, message: e.to_string() },
-            What::Shader { tier } => Error::Shader { tier, message: e.to_string() },
+            What::Shader { tier } => Error::Shader { tier: Some(tier), message: e.to_string() },
             What::Pipeline { tier, detail } => Error::Pipeline { tier, message: format!("{detail}: {e}") },
         }
     }

@@ -60,7 +60,8 @@
 
 use std::fmt::Write as _;
 
-use layerbatch_core::{AttributeFormat, Effect, Instance};
+use layerbatch_core::plan::{AttributeFormat, Instance};
+use layerbatch_core::Effect;
 
 use crate::lighting;
 

@@ -8,9 +8,9 @@ mod common;
 use layerbatch_testkit::plans;
 
 use common::{color, draw, setup, solid, Frame, Gpu, CLEAR, SIZE};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, Instance};
 use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, Format, Instance, MockDevice, Quad,
-    Sampler, TextureDesc, TextureId, Wrap,
+    mip_size, Batcher, Budget, Config, Filter, Format, MockDevice, Quad, Sampler, TextureDesc, TextureId, Wrap,
 };
 use plans::PlanBuilder;
 

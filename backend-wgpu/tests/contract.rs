@@ -10,9 +10,10 @@ use layerbatch_testkit::plans;
 use std::time::Instant;
 
 use common::{assert_no_uncaptured, color, draw, record_uncaptured, setup, solid, try_draw, Gpu, CLEAR, SIZE};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, FlushCause, ResourceOp};
 use layerbatch_core::{
-    ArrayDesc, ArrayId, ArrayOp, Batcher, Config, Filter, FlushCause, Format, FramePlan, PlanError, Quad, QuadVertices,
-    ResourceOp, Sampler, TextureDesc, TextureId, Usage, Wrap,
+    Batcher, Config, Filter, Format, FramePlan, PlanError, Quad, QuadVertices, Sampler, TextureDesc, TextureId, Usage,
+    Wrap,
 };
 use layerbatch_wgpu::{device_limits, Error, Renderer, RendererOptions};
 

@@ -6,7 +6,8 @@ mod common;
 use layerbatch_testkit::plans;
 
 use common::{color, draw, setup, Frame, Gpu, CLEAR};
-use layerbatch_core::{ArrayDesc, ArrayId, ArrayOp, Config, Filter, Format, Instance, MockDevice, Sampler, Wrap};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, Instance};
+use layerbatch_core::{Config, Filter, Format, MockDevice, Sampler, Wrap};
 use plans::PlanBuilder;
 
 on_both_backends!(

@@ -8,7 +8,8 @@
 mod common;
 
 use common::{draw, gpu, setup, try_draw, Frame, Gpu, CLEAR, FORMAT, SIZE};
-use layerbatch_core::{Batcher, BlendMode, Config, DrawState, PointLight, Quad, TextureId, Viewport};
+use layerbatch_core::plan::DrawState;
+use layerbatch_core::{Batcher, BlendMode, Config, PointLight, Quad, TextureId, Viewport};
 
 on_both_backends!(
     additive_sums_overlaps,

@@ -13,7 +13,8 @@
 mod common;
 
 use common::{color, draw, solid, Gpu, FORMAT};
-use layerbatch_core::{ArrayDesc, ArrayId, Batcher, Config, Limits, Quad, TextureDesc, Usage};
+use layerbatch_core::plan::{ArrayDesc, ArrayId};
+use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc, Usage};
 use layerbatch_wgpu::{device_limits, limits, Error, Renderer, RendererOptions};
 
 on_both_backends!(layer_counts_1_6_12_sample_correctly);
@@ -111,7 +112,7 @@ fn layer_counts_1_6_12_sample_correctly(gpu: &Gpu) {
     let limits = if gpu.backend == wgpu::Backend::Gl {
         let b = Batcher::new(unguarded, config).unwrap();
         let err = Renderer::new(&gpu.device, FORMAT, b.budget(), &RendererOptions::default()).unwrap_err();
-        assert!(matches!(err, Error::UnsupportedBudget { .. }), "{}: {err}", gpu.adapter);
+        assert!(matches!(err, Error::BudgetNotForDevice { .. }), "{}: {err}", gpu.adapter);
         device_limits(&gpu.device)
     } else {
         unguarded

@@ -6,9 +6,8 @@ mod common;
 use layerbatch_testkit::plans;
 
 use common::{color, draw, setup, solid, Gpu, CLEAR, SIZE};
-use layerbatch_core::{
-    mip_size, Config, Filter, MockDevice, Quad, QuadError, ResourceOp, TextureDesc, TextureId, Usage, Wrap,
-};
+use layerbatch_core::plan::ResourceOp;
+use layerbatch_core::{mip_size, Config, Filter, MockDevice, Quad, QuadError, TextureDesc, TextureId, Usage, Wrap};
 
 on_both_backends!(
     forty_solid_textures_one_draw,
@@ -500,7 +499,7 @@ fn bad_plan_is_an_error(gpu: &Gpu) {
     b.begin_frame();
     b.push(&Quad::rect(t, [0.0, 0.0], [16.0, 16.0])).unwrap();
     let mut plan = b.finish().clone();
-    plan.ops.retain(|op| !matches!(op, layerbatch_core::ResourceOp::Array(_)));
+    plan.ops.retain(|op| !matches!(op, layerbatch_core::plan::ResourceOp::Array(_)));
     let err = r.prepare(&gpu.device, &gpu.queue, &plan, [SIZE, SIZE]).unwrap_err();
     assert!(matches!(err, layerbatch_wgpu::Error::Plan(layerbatch_core::PlanError::UnknownArray { .. })), "{err}");
 }
@@ -513,7 +512,7 @@ fn budget_beyond_device_is_an_error(gpu: &Gpu) {
             .unwrap();
     assert!(budget.slots > gpu.device.limits().max_sampled_textures_per_shader_stage);
     let err = layerbatch_wgpu::Renderer::new(&gpu.device, common::FORMAT, &budget, &Default::default()).unwrap_err();
-    assert!(matches!(err, layerbatch_wgpu::Error::Unsupported { needed: 32, .. }), "{err}");
+    assert!(matches!(err, layerbatch_wgpu::Error::BudgetAboveDevice { needed: 32, .. }), "{err}");
 }
 
 /// A budget cloned and edited into one no executor can honour (more than
@@ -537,7 +536,7 @@ fn edited_budget_is_an_error(gpu: &Gpu) {
     no_slots.tiers.clear();
     for (what, budget) in [("64 slots", &wide), ("tiers 1, 3", &odd_tiers), ("0 slots", &no_slots)] {
         match new(budget) {
-            Err(Error::Budget(ConfigError::EditedBudget { slots, tiers, max_slots })) => {
+            Err(Error::EditedBudget(ConfigError::EditedBudget { slots, tiers, max_slots })) => {
                 assert_eq!((slots, &tiers, max_slots), (budget.slots, &budget.tiers, MAX_SLOTS_PER_DRAW), "{what}");
             }
             other => panic!("{}: {what}: {other:?}", gpu.adapter),

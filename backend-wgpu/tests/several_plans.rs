@@ -195,7 +195,7 @@ fn three_plans(gpu: &Gpu, order: Order) {
         let quads = specs[2].sprites.len() as u64;
         assert_eq!(
             s.device_frame.instance_bytes_written,
-            quads * u64::from(layerbatch_core::Instance::quad_bytes(r.indexed_quads())),
+            quads * u64::from(layerbatch_core::plan::Instance::quad_bytes(r.indexed_quads())),
             "{what}: instances of the last plan"
         );
     }
@@ -246,7 +246,7 @@ fn instance_memory_stays_bounded(gpu: &Gpu) {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         (seed >> 33) as u32
     };
-    let quad_bytes = u64::from(layerbatch_core::Instance::quad_bytes(r.indexed_quads()));
+    let quad_bytes = u64::from(layerbatch_core::plan::Instance::quad_bytes(r.indexed_quads()));
     // The largest plan prepared into each prepared plan, in quads.
     let mut largest = [0u32; 3];
     let (mut last_quads, mut last_plans, mut most_spaces) = (0, 0, 0);

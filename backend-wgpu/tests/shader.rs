@@ -179,7 +179,7 @@ fn one_sample_per_slot_and_nothing_else_in_the_switch() {
 /// source unpacks an instance with those names only (no literal shift, mask or flag).
 #[test]
 fn shader_constants_match_rust() {
-    use layerbatch_core::Instance;
+    use layerbatch_core::plan::Instance;
     let expected: BTreeSet<(String, u32)> =
         Instance::SHADER_CONSTANTS.iter().map(|&(name, value)| (name.to_string(), value)).collect();
     assert_eq!(expected.len(), Instance::SHADER_CONSTANTS.len(), "names are unique");

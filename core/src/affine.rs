@@ -152,7 +152,7 @@ mod tests {
         // +x turns towards +y.
         assert!(close(Affine2::rotation(std::f32::consts::FRAC_PI_2).transform_point([1.0, 0.0]), [0.0, 1.0]));
         // The layout is the batcher's.
-        assert_eq!(Affine2::IDENTITY.0, crate::DrawState::IDENTITY);
+        assert_eq!(Affine2::IDENTITY.0, crate::plan::DrawState::IDENTITY);
         let m = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         assert_eq!(<[f32; 6]>::from(Affine2::from(m)), m);
         assert_eq!(Affine2(m).transform_point([1.0, 1.0]), [1.0 + 3.0 + 5.0, 2.0 + 4.0 + 6.0]);

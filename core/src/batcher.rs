@@ -1,12 +1,14 @@
 //! The batcher: the texture registry ([`registry`], [`textures`]), the frame recorder
 //! ([`recorder`]), the allocator and the slot ladder, joined into plans at `finish`.
 
+use crate::alloc::Allocator;
 use crate::alloc::{Admission, Moved, Placement};
 use crate::ladder::SlotLadder;
+use crate::plan::ArrayId;
 use crate::plan::{ArrayOp, FramePlan, Instance, PlanTarget, ResidentOp, ResourceOp};
 use crate::texture::Usage;
 use crate::writes::PendingWrites;
-use crate::{Allocator, ArrayId, Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
+use crate::{Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
 
 mod frames;
 mod memory;

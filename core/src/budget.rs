@@ -3,7 +3,8 @@
 
 use crate::error::ConfigError;
 use crate::limits::{QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
-use crate::{Config, FormatFamilies, FormatFamily, Instance, Limits};
+use crate::plan::Instance;
+use crate::{Config, FormatFamilies, FormatFamily, Limits};
 
 /// What the batcher works with: [`Config`] clamped by [`Limits`], derived once at creation and
 /// never changed afterwards.
@@ -60,7 +61,7 @@ pub struct Budget {
 impl Budget {
     /// Checks a budget that may have been edited after [`Budget::new`] (its fields are
     /// public): at most [`MAX_SLOTS_PER_DRAW`] slots, and the tiers [`Budget::new`] would make
-    /// for them. Every executor ([`crate::MockDevice`], [`crate::PlanValidator`], both
+    /// for them. Every executor ([`crate::MockDevice`], [`crate::plan::PlanValidator`], both
     /// backends) works only with a budget that passes; a budget from [`Budget::new`] always
     /// does.
     ///
@@ -185,7 +186,7 @@ impl Budget {
     }
 
     /// Programs (GL) or shader modules (wgpu) each tier has: 1, or 2 with declared effects, a
-    /// plain one and one with every effect ([`crate::Segment::effects`] picks), so that quads
+    /// plain one and one with every effect ([`crate::plan::Segment::effects`] picks), so that quads
     /// without an effect never pay for the effects' code.
     ///
     /// ```

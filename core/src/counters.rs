@@ -184,7 +184,7 @@ pub struct DeviceCounters {
     pub frames: u64,
     /// Draw calls issued.
     pub draw_calls: u64,
-    /// Slot binds of the draw walk ([`crate::DrawStep::Bind`]): an array bound in a slot a
+    /// Slot binds of the draw walk ([`crate::walk::DrawStep::Bind`]): an array bound in a slot a
     /// draw samples, where the walk (which starts from nothing bound) had another or none. GL
     /// issues one `glBindTexture` each; wgpu changes the slot's entry of the next bind group.
     pub texture_binds: u64,
@@ -201,8 +201,8 @@ pub struct DeviceCounters {
     pub pipeline_compiles: u64,
     /// Texture bytes written from the CPU.
     pub texture_bytes_written: u64,
-    /// Vertex bytes written from the CPU: each quad's [`crate::Instance`] once per corner,
-    /// [`crate::Instance::QUAD_BYTES`] a quad.
+    /// Vertex bytes written from the CPU: each quad's [`crate::plan::Instance`] once per corner,
+    /// [`crate::plan::Instance::QUAD_BYTES`] a quad.
     pub instance_bytes_written: u64,
     /// Layers copied on the GPU (growth).
     pub layers_copied: u64,
@@ -223,15 +223,15 @@ pub struct DeviceCounters {
     /// Segments the draw walk skipped because their clip leaves nothing of the target
     /// ([`crate::Clip::Empty`]): no draw, no bind, no upload for them.
     pub segments_clipped_away: u64,
-    /// Steps of the draw walk ([`crate::DrawSteps`]): every block, bind, program, blend, state,
+    /// Steps of the draw walk ([`crate::walk::DrawSteps`]): every block, bind, program, blend, state,
     /// scissor and draw a device was told to change or issue.
     pub draw_steps: u64,
-    /// Resident layer buffers created on the device ([`crate::ResidentOp::Create`]).
+    /// Resident layer buffers created on the device ([`crate::plan::ResidentOp::Create`]).
     pub residents_created: u64,
     /// Resident layer buffers destroyed on the device (rebuilds included).
     pub residents_destroyed: u64,
     /// Vertex bytes written into resident layer buffers from the CPU (a resident instance is
-    /// [`crate::Instance::quad_bytes`] of them): 0 in a frame that left every resident
+    /// [`crate::plan::Instance::quad_bytes`] of them): 0 in a frame that left every resident
     /// untouched, however many it drew.
     pub resident_bytes_written: u64,
     /// Bytes of the resident layer buffers the device holds after the frame's resource ops

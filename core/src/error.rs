@@ -243,12 +243,12 @@ pub enum TextureError {
         /// The budget.
         budget_bytes: u64,
     },
-    /// [`crate::Allocator::free`] of a placement the allocator did not issue, or freed
+    /// [`crate::alloc::Allocator::free`] of a placement the allocator did not issue, or freed
     /// already.
     #[error("array {array:?}, layer {layer}, rectangle {rect_px:?} is not allocated here")]
     NotAllocated {
         /// The placement's array.
-        array: crate::ArrayId,
+        array: crate::plan::ArrayId,
         /// Its layer.
         layer: u32,
         /// Its rectangle.

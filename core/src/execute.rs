@@ -9,8 +9,10 @@
 //!
 //! ```
 //! use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
-//! use layerbatch_core::{ArrayDesc, ArrayId, Batcher, Config, DeviceCounters, Limits, PlanError};
-//! use layerbatch_core::{ResidentId, ResidentWrite};
+//! use layerbatch_core::{Batcher, Config, DeviceCounters, Limits, PlanError};
+//! use layerbatch_core::plan::{ArrayDesc, ArrayId};
+//! use layerbatch_core::ResidentId;
+//! use layerbatch_core::plan::ResidentWrite;
 //! use layerbatch_core::{TextureDesc, Quad};
 //!
 //! /// A device that executes nothing: counts come from the runner alone.
@@ -46,12 +48,13 @@
 
 use std::collections::HashMap;
 
+use crate::plan::Instance;
 use crate::plan::{
     ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, PlanError, PlanValidator, ResidentId, ResidentOp,
     ResidentWrite, ResourceOp,
 };
 use crate::texture::{mip_size, Format};
-use crate::Instance;
+pub use crate::walk::{DrawStep, DrawSteps};
 use crate::{Budget, DeviceCounters, TextureId};
 
 /// What a device does for a plan's resource ops. The [`PlanRunner`] calls these in the

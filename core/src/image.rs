@@ -69,7 +69,8 @@ impl Batcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Config, Limits, MockDevice, ResourceOp};
+    use crate::plan::ResourceOp;
+    use crate::{Config, Limits, MockDevice};
 
     fn png(img: &::image::RgbaImage) -> Vec<u8> {
         let mut out = std::io::Cursor::new(Vec::new());

@@ -4,8 +4,9 @@
 //! one slot no pending quad references (no flush); only when every slot is referenced, flush
 //! and replace one. Never wipe all slots (except in the `WipeAll` comparison mode).
 
+use crate::plan::ArrayId;
 use crate::plan::{FlushCause, FramePlan, Instance, Segment, SlotBind};
-use crate::{ArrayId, Budget, Counters, VictimChoice};
+use crate::{Budget, Counters, VictimChoice};
 
 const NONE: u8 = u8::MAX;
 /// Tag on a recorded quad's array id: its slot was written at push time, from a slot that held

@@ -46,11 +46,20 @@
 //! let camera = glam::Affine2::from_scale_angle_translation(zoom, angle, pan);
 //! batcher.set_transform(mint::ColumnMatrix3::from(glam::Mat3::from(camera)));
 //! ```
+//!
+//! ## Where things are
+//!
+//! The crate root is the host's API: the [`Batcher`], textures, quads, limits and
+//! configuration, counters, errors, and the [`FramePlan`] a host hands its backend. What a
+//! backend or a tool needs lives in modules: [`plan`] (a plan's ops, instances, segments,
+//! draw state and the [`plan::PlanValidator`]), [`execute`] (the [`execute::Executor`] trait a
+//! backend implements, the runner, the draw walk), [`alloc`] (the texture allocator, usable
+//! alone), [`mock`] (the [`MockDevice`]'s recorded calls).
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod affine;
-mod alloc;
+pub mod alloc;
 mod batcher;
 mod budget;
 mod counters;
@@ -68,7 +77,7 @@ mod ladder;
 mod light;
 mod limits;
 mod mesh;
-mod mock;
+pub mod mock;
 mod nine_slice;
 mod pages;
 pub mod plan;
@@ -87,7 +96,6 @@ mod writes;
 #[cfg(feature = "ktx2")]
 pub use crate::ktx2::{format_from_vk, read_ktx2, Ktx2Error, Ktx2Limits, Ktx2Texture};
 pub use affine::Affine2;
-pub use alloc::{Admission, Allocator, ClassKey, Moved, Placement};
 pub use batcher::{Batcher, FormatMemory};
 pub use budget::Budget;
 pub use counters::{Counters, DeviceCounters, Stats};
@@ -101,20 +109,15 @@ pub use image::{premultiplied, ImageError};
 pub use light::{LightError, PointLight, MAX_LIGHTS};
 pub use limits::{Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mesh::{Mesh, Vertex};
-pub use mock::{Call, MockDevice};
+pub use mock::MockDevice;
 pub use nine_slice::{NineSlice, NineSliceError, SliceFill};
-pub use plan::{
-    flip_y, ArrayDesc, ArrayId, ArrayOp, AttributeFormat, BlendFactor, BlendMode, Clip, DrawState, FlushCause,
-    FramePlan, Instance, InstanceAttribute, LevelWrite, PlanError, PlanTarget, PlanValidator, RampWrite, ResidentId,
-    ResidentOp, ResidentWrite, ResourceOp, Segment, SlotBind, Viewport,
-};
+pub use plan::{BlendMode, Clip, FramePlan, PlanError, PlanTarget, ResidentId, Viewport};
 pub use quad::{premultiply, Quad};
 pub use resident::{ResidentError, ResidentStyle};
 pub use sort::SortKey;
 pub use texture::{
     max_mip_levels, mip_chain_bytes, mip_size, Alpha, Filter, Sampler, TextureDesc, TextureId, Usage, Wrap,
 };
-pub use walk::{DrawStep, DrawSteps};
 
 #[cfg(test)]
 mod model_tests;

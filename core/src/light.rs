@@ -3,7 +3,7 @@
 //!
 //! A batcher made with [`crate::Config::with_lights`] gives every uncompressed array a
 //! sibling normal-map array of the same size, layers and mip levels
-//! ([`crate::ArrayDesc::normal_map`]); a texture's normal map
+//! ([`crate::plan::ArrayDesc::normal_map`]); a texture's normal map
 //! ([`crate::Batcher::register_normal_map`]) lies at the same slot, layer and rectangle there,
 //! so lit sprites keep one draw and the arrays their capacity. Every tier program samples the
 //! sibling of the quad's slot: a lit program of `n` slots takes `2n` samplers, so lights halve

@@ -31,7 +31,7 @@ pub struct Limits {
     /// Largest buffer the device can create, bytes (`max_buffer_size` on wgpu; on GL, whose
     /// buffer sizes and attribute offsets are 32-bit signed, `i32::MAX`). Caps
     /// [`Config::instance_capacity`], so that one block of primitives always fits one buffer
-    /// even indexed ([`Instance::QUAD_BYTES`](crate::Instance::QUAD_BYTES) each: plans with triangles are drawn indexed).
+    /// even indexed ([`Instance::QUAD_BYTES`](crate::plan::Instance::QUAD_BYTES) each: plans with triangles are drawn indexed).
     pub max_buffer_bytes: u64,
     /// The device rasterizes on the CPU (llvmpipe, lavapipe, SwiftShader: Chromium's WebGL2
     /// and WebGPU without a GPU). [`QuadVertices::Auto`] draws indexed quads there. `false`
@@ -154,7 +154,7 @@ impl Limits {
     }
 }
 
-/// How backends feed quads to the GPU. Either way a quad is one 64-byte [`Instance`](crate::Instance) in the
+/// How backends feed quads to the GPU. Either way a quad is one 64-byte [`Instance`](crate::plan::Instance) in the
 /// plan and the pixels are the same; what differs is the vertex bytes and the draw call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -163,12 +163,12 @@ pub enum QuadVertices {
     /// [`QuadVertices::Instanced`] elsewhere. The default.
     #[default]
     Auto,
-    /// One instance per quad, drawn instanced over 4 vertices: [`Instance::BYTES`](crate::Instance::BYTES) a quad.
+    /// One instance per quad, drawn instanced over 4 vertices: [`Instance::BYTES`](crate::plan::Instance::BYTES) a quad.
     /// Measured on an NVIDIA H200 (stress scene, 20,000 to 1,000,000 sprites, CPU-bound): 3-19%
     /// shorter frames than indexed quads, for a quarter of the bytes.
     Instanced,
     /// Each instance written once per corner and drawn as two indexed triangles
-    /// ([`Instance::VERTICES`](crate::Instance::VERTICES)): [`Instance::QUAD_BYTES`](crate::Instance::QUAD_BYTES) a quad. Software rasterizers run an
+    /// ([`Instance::VERTICES`](crate::plan::Instance::VERTICES)): [`Instance::QUAD_BYTES`](crate::plan::Instance::QUAD_BYTES) a quad. Software rasterizers run an
     /// instanced draw as one internal draw per instance. In Chromium's SwiftShader, in one
     /// run (20,000 sprites of one texture), layerbatch-gl took 291 ms a frame instanced and
     /// 118 ms indexed, layerbatch-wgpu on WebGL2 505 and 116 ms.
@@ -226,7 +226,7 @@ pub struct Config {
     /// Quads per vertex-buffer block. A frame with more quads flushes (counted) at each
     /// multiple. Default 65536: 4 MiB of instances, or with indexed quads
     /// ([`QuadVertices::Indexed`]) 16 MiB of vertices (4 of 64 bytes a quad,
-    /// [`Instance::QUAD_BYTES`](crate::Instance::QUAD_BYTES)) and an index buffer of 1.5 MiB (6 `u32` a quad) that each
+    /// [`Instance::QUAD_BYTES`](crate::plan::Instance::QUAD_BYTES)) and an index buffer of 1.5 MiB (6 `u32` a quad) that each
     /// backend makes once. Clamped so one block fits the device's `max_buffer_bytes`.
     pub instance_capacity: u32,
     /// Victim choice of the slot ladder. Default [`VictimChoice::NextUse`].

@@ -167,7 +167,8 @@ impl MockArray {
 /// The mock device.
 ///
 /// ```
-/// # use layerbatch_core::{Batcher, Config, Limits, MockDevice, Call};
+/// # use layerbatch_core::{Batcher, Config, Limits, MockDevice};
+/// # use layerbatch_core::mock::Call;
 /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
 /// let mut device = MockDevice::new(batcher.budget());
 /// batcher.begin_frame();

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::plan::*;
 use crate::*;
 
 use crate::test_rng::Rng;

@@ -89,7 +89,7 @@ pub enum ResidentError {
         instances: usize,
         /// Bytes they take on the device.
         bytes: u64,
-        /// Bytes a quad takes: [`crate::Instance::quad_bytes`] of the budget's `indexed_quads`.
+        /// Bytes a quad takes: [`crate::plan::Instance::quad_bytes`] of the budget's `indexed_quads`.
         quad_bytes: u32,
         /// The device's `max_buffer_bytes`.
         max_buffer_bytes: u64,

@@ -101,7 +101,7 @@ impl Default for Sampler {
 ///
 /// layerbatch blends premultiplied colour (`ONE, ONE_MINUS_SRC_ALPHA`), so texels are expected
 /// premultiplied. A texture registered [`Alpha::Straight`] is premultiplied in the shader right
-/// after sampling ([`crate::Instance::FLAG_STRAIGHT_ALPHA`]): exact at scale 1 with nearest
+/// after sampling ([`crate::plan::Instance::FLAG_STRAIGHT_ALPHA`]): exact at scale 1 with nearest
 /// filtering, and, like every straight-alpha texture, filtered before it is premultiplied, so a
 /// linear filter across a transparent edge blends in the transparent texels' colour. Core's mips
 /// of an RGBA8 straight texture are box-filtered straight colours too. Premultiply before

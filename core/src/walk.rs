@@ -8,7 +8,8 @@
 //! change here, and every executor skips, binds and counts alike.
 //!
 //! ```
-//! use layerbatch_core::{Batcher, Clip, Config, DeviceCounters, DrawStep, DrawSteps, Limits, Quad, TextureDesc};
+//! use layerbatch_core::{Batcher, Clip, Config, DeviceCounters, Limits, Quad, TextureDesc};
+//! use layerbatch_core::execute::{DrawStep, DrawSteps};
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
 //! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
 //! batcher.begin_frame();
@@ -28,8 +29,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::plan::ArrayId;
 use crate::plan::{BlendMode, Clip, FramePlan, ResidentId, SlotBind, Viewport};
-use crate::{ArrayId, DeviceCounters, MAX_SLOTS_PER_DRAW};
+use crate::{DeviceCounters, MAX_SLOTS_PER_DRAW};
 
 /// One change a device makes while drawing a plan, in order ([`DrawSteps::walk`]).
 ///
@@ -72,7 +74,7 @@ pub enum DrawStep {
         bind: SlotBind,
     },
     /// Draw with the program of `tier` slots, from segment `segment`'s draw on: the tier's
-    /// effect program when `effects` ([`crate::Segment::effects`]), else its plain one.
+    /// effect program when `effects` ([`crate::plan::Segment::effects`]), else its plain one.
     Program {
         /// The segment whose draw needs it (for errors).
         segment: u32,
@@ -90,7 +92,7 @@ pub enum DrawStep {
         state: u32,
         /// The transform to draw with.
         transform: [f32; 6],
-        /// The tint every quad's colour is multiplied with ([`crate::DrawState::tint`]).
+        /// The tint every quad's colour is multiplied with ([`crate::plan::DrawState::tint`]).
         tint: [f32; 4],
     },
     /// Set the scissor ([`Viewport::scissor`]): a rectangle of the target (y down), or
@@ -162,7 +164,7 @@ impl DrawSteps {
     /// `segments_clipped_away`. Binds are relative to the walk's start, where nothing is
     /// bound: the first draw that samples a slot binds it, whatever earlier plans bound.
     ///
-    /// For a plan the [`crate::PlanValidator`] accepted: slots, tiers and ranges are taken as
+    /// For a plan the [`crate::plan::PlanValidator`] accepted: slots, tiers and ranges are taken as
     /// they are (a slot past [`MAX_SLOTS_PER_DRAW`] is not bound).
     pub fn walk(&mut self, plan: &FramePlan, vp: &Viewport, indexed_quads: bool, counters: &mut DeviceCounters) {
         self.steps.clear();

@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use layerbatch_core::{ArrayDesc, ArrayId, Batcher, Config, Limits, MockDevice, Quad, TextureId};
+use layerbatch_core::plan::{ArrayDesc, ArrayId};
+use layerbatch_core::{Batcher, Config, Limits, MockDevice, Quad, TextureId};
 use layerbatch_testkit::asset_sets::{game_like, real_like, texel_bytes, Asset};
 
 /// What a loaded set came to.

@@ -3,7 +3,8 @@
 //! reused). Alone in its test binary, so the process's memory is the test's.
 //! `LAYERBATCH_RESIZE_FRAMES=1000000` runs the long version.
 
-use layerbatch_core::{Batcher, Config, Limits, PlanValidator, Quad, TextureDesc, Usage};
+use layerbatch_core::plan::PlanValidator;
+use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc, Usage};
 
 fn solid(d: &TextureDesc, v: u8) -> Vec<u8> {
     vec![v; d.byte_len()]

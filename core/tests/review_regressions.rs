@@ -1,11 +1,12 @@
 //! Regression tests for what a hostile review of core found, each named after the finding,
 //! through the public API, on the mock device.
 
+use layerbatch_core::alloc::{Allocator, Placement};
 use layerbatch_core::plan::Segment;
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, FlushCause, PlanValidator, ResourceOp};
 use layerbatch_core::{
-    Allocator, ArrayDesc, ArrayId, ArrayOp, Batcher, Budget, Config, Filter, FlushCause, Format, FramePlan, Limits,
-    MockDevice, Placement, PlanError, PlanValidator, Quad, QuadError, ResourceOp, Sampler, TextureDesc, TextureError,
-    Usage, Wrap,
+    Batcher, Budget, Config, Filter, Format, FramePlan, Limits, MockDevice, PlanError, Quad, QuadError, Sampler,
+    TextureDesc, TextureError, Usage, Wrap,
 };
 
 fn solid(d: &TextureDesc, v: u8) -> Vec<u8> {

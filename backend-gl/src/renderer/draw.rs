@@ -5,10 +5,9 @@
 
 use glow::HasContext;
 
-use layerbatch_core::{
-    flip_y, AttributeFormat, BlendFactor, BlendMode, Clip, DrawState, DrawStep, DrawSteps, Format, FramePlan, Instance,
-    PlanError, SlotBind, Viewport,
-};
+use layerbatch_core::execute::{DrawStep, DrawSteps};
+use layerbatch_core::plan::{flip_y, AttributeFormat, BlendFactor, DrawState, Instance, SlotBind};
+use layerbatch_core::{BlendMode, Clip, Format, FramePlan, PlanError, Viewport};
 
 use super::Renderer;
 use crate::error::Error;
@@ -334,7 +333,7 @@ impl Renderer {
     /// byte `base` on, stride [`Instance::BYTES`].
     fn set_attributes(&self, base: u64) -> Result<(), Error> {
         let stride = Instance::BYTES as i32;
-        let past = || Error::Gl { op: format!("point attributes at byte {base}"), code: glow::INVALID_VALUE };
+        let past = || Error::gl(format!("point attributes at byte {base}"), glow::INVALID_VALUE);
         for a in &Instance::ATTRIBUTES {
             let (size, ty, normalized) = gl_attribute(a.format);
             let offset = i32::try_from(base + u64::from(a.offset)).map_err(|_| past())?;

@@ -87,7 +87,7 @@ impl MipPass {
                 Ok(vao) => vao,
                 Err(message) => {
                     gl.delete_program(program);
-                    return Err(Error::CreateObject { object: "vertex array", message });
+                    return Err(Error::create_object("vertex array", message));
                 }
             };
             let fbo = match gl.create_framebuffer() {
@@ -95,7 +95,7 @@ impl MipPass {
                 Err(message) => {
                     gl.delete_program(program);
                     gl.delete_vertex_array(vao);
-                    return Err(Error::CreateObject { object: "framebuffer", message });
+                    return Err(Error::create_object("framebuffer", message));
                 }
             };
             gl.use_program(Some(program));

@@ -97,7 +97,8 @@ const NO_OWNER: u32 = u32::MAX;
 /// size class (or an array of their own):
 ///
 /// ```
-/// use layerbatch_core::{Allocator, Budget, Config, Limits, TextureDesc, Wrap};
+/// use layerbatch_core::{Budget, Config, Limits, TextureDesc, Wrap};
+/// use layerbatch_core::alloc::Allocator;
 /// let budget = Budget::new(&Limits::guaranteed_minimum(), &Config::default()).unwrap();
 /// let mut alloc = Allocator::new(&budget);
 /// let a = alloc.admit(&TextureDesc::new(64, 64)).unwrap().placement; // a 64 px page

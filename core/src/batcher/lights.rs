@@ -35,7 +35,8 @@ impl Batcher {
     /// is shaded by it, rotated with the quad; without one the quad faces the viewer.
     ///
     /// ```
-    /// use layerbatch_core::{Batcher, Config, Instance, Limits, PointLight, Quad, TextureDesc};
+    /// use layerbatch_core::{Batcher, Config, Limits, PointLight, Quad, TextureDesc};
+    /// use layerbatch_core::plan::Instance;
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_lights(8))?;
     /// let wall = batcher.register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
     /// batcher.register_normal_map(wall, &[128, 128, 255, 255].repeat(16 * 16))?;
@@ -107,7 +108,7 @@ impl Batcher {
     /// tightly packed rows, top row first, the normal's x (right), y (up) and z (towards the
     /// viewer) mapped from `-1..1` to `0..=255` in red, green and blue, alpha unused (the
     /// usual "OpenGL" normal map: flat is `[128, 128, 255, 255]`). It lies at the texture's
-    /// slot, layer and rectangle in its array's sibling ([`crate::ArrayDesc::normal_map`]), so
+    /// slot, layer and rectangle in its array's sibling ([`crate::plan::ArrayDesc::normal_map`]), so
     /// lit quads keep one draw; its mip levels are made like an RGBA8 texture's. Registering
     /// again replaces it; it lives as long as the texture.
     ///

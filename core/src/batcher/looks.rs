@@ -4,7 +4,8 @@
 use super::recorder::Look;
 use super::Batcher;
 use crate::effect::pack_params;
-use crate::{EffectError, EffectId, Instance};
+use crate::plan::Instance;
+use crate::{EffectError, EffectId};
 
 impl Batcher {
     /// Quads pushed from now on (and meshes, nine-slices, shapes and text) draw with `effect`,

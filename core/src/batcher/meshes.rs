@@ -13,7 +13,7 @@ impl Batcher {
     /// Vertex `uv`s are `0..1` over `texture` (as [`crate::Quad::uv`]); a texture that shares
     /// its layer (an atlas page) is clamped to its own rectangle, so no uv reads a neighbour.
     /// Colours are premultiplied and interpolated across each triangle. Each triangle is one
-    /// primitive ([`crate::Instance::FLAG_TRIANGLE`]): a plan with triangles is drawn indexed
+    /// primitive ([`crate::plan::Instance::FLAG_TRIANGLE`]): a plan with triangles is drawn indexed
     /// ([`crate::FramePlan::indexed`]).
     ///
     /// ```

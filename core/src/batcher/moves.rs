@@ -4,8 +4,8 @@
 
 use super::Batcher;
 use crate::alloc::{Moved, Placement, Relaid};
+use crate::plan::ArrayId;
 use crate::plan::ResourceOp;
-use crate::ArrayId;
 
 impl Batcher {
     /// Every placement in array `old` now lives at the same place of `new` (a growth, which

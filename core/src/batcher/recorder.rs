@@ -8,8 +8,9 @@ use super::registry::Hot;
 use super::sorting::FrameSort;
 use super::Batcher;
 use crate::ladder::{Prefix, PREPLACED};
+use crate::plan::ArrayId;
 use crate::plan::{BlendMode, Corner, DrawState, FlushCause, Instance, PlanTarget};
-use crate::{ArrayId, Counters, MeshError, Quad, QuadError, RejectedQuad, TextureId, Vertex};
+use crate::{Counters, MeshError, Quad, QuadError, RejectedQuad, TextureId, Vertex};
 
 /// Quads `push_all` checks and converts at a time: a chunk's quads (56 KiB) stay in L2 for the
 /// planner's pass. Measured: 256 took 480 µs for 100,000 quads, 1,024 and 4,096 took 429.

@@ -3,11 +3,12 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::alloc::Allocator;
 use crate::alloc::Placement;
 use crate::ladder::SlotLadder;
 use crate::plan::Instance;
 use crate::texture::{Filter, Wrap};
-use crate::{Allocator, TextureDesc, TextureError, TextureId};
+use crate::{TextureDesc, TextureError, TextureId};
 
 /// Tags of batchers created in this process, so an id from one is rejected by another.
 static NEXT_BATCHER_TAG: AtomicU32 = AtomicU32::new(1);

@@ -70,7 +70,7 @@ impl Instance {
     /// name every row.
     ///
     /// ```
-    /// use layerbatch_core::Instance;
+    /// use layerbatch_core::plan::Instance;
     /// let bytes: u32 = Instance::ATTRIBUTES.iter().map(|a| a.format.bytes()).sum();
     /// assert_eq!(bytes, Instance::BYTES);
     /// assert!(Instance::ATTRIBUTES.iter().enumerate().all(|(i, a)| a.location == i as u32));

@@ -44,7 +44,7 @@ pub use viewport::{flip_y, Viewport};
 /// shader generators take those values from [`Instance::SHADER_CONSTANTS`]:
 ///
 /// ```
-/// use layerbatch_core::Instance;
+/// use layerbatch_core::plan::Instance;
 /// let packed = Instance::pack(3, Instance::FLAG_LINEAR, 700);
 /// let i = Instance { slot_flags_layer: packed, ..Instance::default() };
 /// assert_eq!((i.slot(), i.flags(), i.layer()), (3, Instance::FLAG_LINEAR, 700));
@@ -337,7 +337,8 @@ impl DrawState {
     /// case a backend issues no draw for the segment. Both backends scissor with this.
     ///
     /// ```
-    /// use layerbatch_core::{Clip, DrawState};
+    /// use layerbatch_core::Clip;
+    /// use layerbatch_core::plan::DrawState;
     /// let clipped = |clip_px| DrawState { clip_px, ..DrawState::default() }.clip_within([100, 50]);
     /// assert_eq!(clipped(None), Clip::Full);
     /// assert_eq!(clipped(Some([90, 40, 20, 20])), Clip::Rect([90, 40, 10, 10]));

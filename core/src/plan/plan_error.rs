@@ -233,7 +233,7 @@ pub enum PlanError {
         layers: u32,
     },
     /// An instance names an effect its budget does not declare (or sets bits of
-    /// [`crate::Instance::effect`] other than the id).
+    /// [`crate::plan::Instance::effect`] other than the id).
     #[error("instance {instance} draws with effect {effect}: the budget declares {declared} effects")]
     InstanceEffect {
         /// Index of the instance.
@@ -257,7 +257,7 @@ pub enum PlanError {
     },
     /// A segment drawn with the plain program holds an instance with an effect (`instance`),
     /// or one is marked for the effect program without declared effects or in a resident
-    /// layer (`instance` `None`): [`crate::Segment::effects`].
+    /// layer (`instance` `None`): [`crate::plan::Segment::effects`].
     #[error("segment {segment}: {}", match instance { Some(i) => format!("instance {i} draws with an effect and the segment is not marked `effects`"), None => "marked `effects` without declared effects, or drawing a resident layer".to_string() })]
     SegmentEffects {
         /// Index of the segment.

@@ -15,7 +15,8 @@ use crate::Budget;
 /// plan, on `Err` it is unchanged.
 ///
 /// ```
-/// use layerbatch_core::{Batcher, Config, Limits, PlanError, PlanValidator};
+/// use layerbatch_core::{Batcher, Config, Limits, PlanError};
+/// use layerbatch_core::plan::PlanValidator;
 /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
 /// let mut validator = PlanValidator::new(batcher.budget());
 /// batcher.begin_frame();

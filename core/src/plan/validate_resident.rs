@@ -57,7 +57,7 @@ pub(super) fn check_op(
             if *indexed != limits.indexed_quads {
                 return bad("created with another vertex layout than the budget's");
             }
-            if u64::from(*instances) * u64::from(crate::Instance::quad_bytes(*indexed)) > limits.budget_bytes {
+            if u64::from(*instances) * u64::from(crate::plan::Instance::quad_bytes(*indexed)) > limits.budget_bytes {
                 return bad("created larger than the byte budget");
             }
             let state = ResidentState { len: *instances, slots: 0, max_layer: [0; MAX_SLOTS_PER_DRAW as usize] };

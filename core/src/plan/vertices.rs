@@ -77,7 +77,8 @@ pub fn quad_indices(quads: u32) -> impl ExactSizeIterator<Item = u32> {
 /// blocks, which may hold triangles, use [`FramePlan::expand_block`].
 ///
 /// ```
-/// use layerbatch_core::{plan::expand_quads, Instance};
+/// use layerbatch_core::plan::expand_quads;
+/// use layerbatch_core::plan::Instance;
 /// let a = Instance { color: [1, 2, 3, 4], ..Instance::default() };
 /// let mut vertices = Vec::new();
 /// expand_quads(&[a, Instance::default()], &mut vertices);
@@ -124,7 +125,8 @@ impl FramePlan {
     /// shorter.
     ///
     /// ```
-    /// use layerbatch_core::{FramePlan, Instance};
+    /// use layerbatch_core::FramePlan;
+    /// use layerbatch_core::plan::Instance;
     /// let plan = FramePlan { instances: vec![Instance::default(); 3], instance_capacity: 2, ..FramePlan::default() };
     /// let mut mapped = vec![0u8; 1024];
     /// assert_eq!(plan.write_block(1, true, &mut mapped), Some(256)); // block 1: one quad, 4 vertices

@@ -168,7 +168,7 @@ impl FramePlan {
 /// texture, so that texel row 0 is the top row there too ([`super::PlanTarget`]).
 ///
 /// ```
-/// let t = layerbatch_core::flip_y([1.0, 0.0, 0.0, 1.0, 5.0, 0.0], 64.0);
+/// let t = layerbatch_core::plan::flip_y([1.0, 0.0, 0.0, 1.0, 5.0, 0.0], 64.0);
 /// // (x, y) -> (x + 5, 64 - y)
 /// assert_eq!(t, [1.0, 0.0, 0.0, -1.0, 5.0, 64.0]);
 /// ```
@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn full_viewport_matches_clip_within() {
-        use crate::DrawState;
+        use crate::plan::DrawState;
         for clip in [None, Some([0, 0, 10, 10]), Some([90, 40, 20, 20]), Some([100, 0, 5, 5]), Some([u32::MAX; 4])] {
             let state = DrawState { clip_px: clip, ..DrawState::default() };
             assert_eq!(Viewport::full([100, 50]).scissor(clip), state.clip_within([100, 50]), "{clip:?}");
@@ -222,7 +222,7 @@ mod tests {
         assert_eq!(Viewport::rect([100, 100], [10, 10, -5, 5]).visible_px(), None);
         let big = Viewport::rect([100, 100], [-10, -10, i32::MAX, i32::MAX]);
         assert_eq!(big.visible_px(), Some([0, 0, 100, 100]));
-        assert_eq!(big.transform(crate::DrawState::IDENTITY)[4..], [-10.0, -10.0]);
+        assert_eq!(big.transform(crate::plan::DrawState::IDENTITY)[4..], [-10.0, -10.0]);
         assert_eq!(big.scissor(Some([u32::MAX; 4])), Clip::Empty);
         assert_eq!(big.scissor(Some([5, 5, 10, 10])), Clip::Rect([0, 0, 5, 5]));
         // A host clip outside the visible part leaves nothing; restoring gives it back.

@@ -2,6 +2,9 @@
 //! a hand-made plan naming an undeclared effect is refused by every executor's validator.
 
 use super::register_n;
+use crate::mock::Call;
+use crate::plan::*;
+use crate::walk::DrawStep;
 use crate::*;
 
 const EFFECTS: [Effect; 5] = Effect::BUILT_IN;

@@ -1,5 +1,6 @@
 //! Formats the device lacks, and compressed textures' blocks in the allocator.
 
+use crate::plan::*;
 use crate::*;
 
 #[cfg(not(feature = "decode"))]

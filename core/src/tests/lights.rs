@@ -2,6 +2,8 @@
 //! siblings and their writes, and every bad input refused with its terms.
 
 use super::register_n;
+use crate::mock::Call;
+use crate::plan::*;
 use crate::*;
 
 fn batcher(lights: u32, keep_pixels: bool) -> (Batcher, Vec<TextureId>) {

@@ -2,6 +2,7 @@
 //! order, the vertices backends upload, meshes refused whole) and nine-slices.
 
 use super::register_n;
+use crate::plan::*;
 use crate::*;
 
 const RED: [u8; 4] = [255, 0, 0, 255];

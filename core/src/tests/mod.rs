@@ -4,6 +4,8 @@
 //! [`regressions`]: one test per review finding; [`pages_and_state`]: atlas pages, sprite
 //! helpers, draw states and render targets.
 
+use crate::alloc::*;
+use crate::plan::*;
 use crate::*;
 
 fn solid(desc: &TextureDesc, seed: u32) -> Vec<u8> {

@@ -3,6 +3,8 @@
 //! the device is lost, or the host hands in bad input.
 
 use super::{register_n, solid};
+use crate::mock::Call;
+use crate::plan::*;
 use crate::*;
 
 /// Mixed sizes, packed into pages and class arrays: several arrays, one draw.

@@ -3,6 +3,7 @@
 //! segments, states, binds, slot tables) as the items pushed in submission order with keys.
 
 use super::register_n;
+use crate::plan::*;
 use crate::test_rng::Rng;
 use crate::*;
 

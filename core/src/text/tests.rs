@@ -63,7 +63,7 @@ fn expected_texels(fonts: &mut FontSystem, key: CacheKey) -> (Vec<u8>, SwashCont
 }
 
 /// An axis-aligned instance's `[x0, y0, x1, y1]`.
-fn rect(inst: &crate::Instance) -> [f32; 4] {
+fn rect(inst: &crate::plan::Instance) -> [f32; 4] {
     let [x, y] = inst.origin;
     [x, y, x + inst.axis_x[0], y + inst.axis_y[1]]
 }

@@ -7,8 +7,9 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use layerbatch::plan::Instance;
 use layerbatch::{
-    Batcher, Config, Filter, FramePlan, Instance, Quad, QuadVertices, ResidentStyle, TextureDesc, TextureId, Usage,
+    Batcher, Config, Filter, FramePlan, Quad, QuadVertices, ResidentStyle, TextureDesc, TextureId, Usage,
 };
 use layerbatch_gl::glow::{self, HasContext};
 use wasm_bindgen::{JsCast, JsValue};
@@ -389,7 +390,7 @@ async fn padding_poison_with(backend: Backend, what: &str, config: Config) -> Re
         let px: Vec<u8> = (0..24 * 24).flat_map(|i| if i % 24 < 12 { GREEN } else { BLUE }).collect();
         let t = batcher.register(&TextureDesc::new(24, 24).with_filter(filter), &px).map_err(|e| e.to_string())?;
         let place = batcher.placement(t).map_err(|e| e.to_string())?;
-        let at = |p: layerbatch::Placement| (p.array, p.layer, p.rect_px[0], p.rect_px[1]);
+        let at = |p: layerbatch::alloc::Placement| (p.array, p.layer, p.rect_px[0], p.rect_px[1]);
         ensure!(at(place) == at(poison_place), "{what}, {filter:?}: not in the poison's place");
         textures.push(t);
     }

@@ -2,10 +2,8 @@
 //! write at an offset in a layer), and a set of bad plans every executor must refuse with the
 //! same [`PlanError`]. Used by `backend-gl/tests`, `backend-wgpu/tests` and the root tests.
 
-use layerbatch_core::{
-    mip_size, ArrayDesc, ArrayId, ArrayOp, Budget, Filter, FlushCause, Format, FramePlan, Instance, PlanError,
-    ResourceOp, Sampler, Segment, SlotBind, TextureId, Wrap,
-};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, FlushCause, Instance, ResourceOp, Segment, SlotBind};
+use layerbatch_core::{mip_size, Budget, Filter, Format, FramePlan, PlanError, Sampler, TextureId, Wrap};
 
 /// A hand-made plan, built op by op and quad by quad, for backend tests of plan shapes core
 /// does not produce (or not yet).

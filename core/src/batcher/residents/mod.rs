@@ -14,8 +14,9 @@ use crate::batcher::recorder::{check_quad, resident_instance};
 mod planning;
 use crate::batcher::registry::Hot;
 use crate::batcher::Batcher;
+use crate::plan::ArrayId;
 use crate::plan::{BlendMode, DrawState, Instance, ResidentId, ResidentOp, ResourceOp, Segment};
-use crate::{Affine2, ArrayId, Quad, ResidentError, ResidentStyle, TextureError, TextureId};
+use crate::{Affine2, Quad, ResidentError, ResidentStyle, TextureError, TextureId};
 
 /// Where a texture was when a resident's instances were last written from it.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -2,7 +2,8 @@
 //! path, the pixels it should have where they are certain, text where the texts are, and the
 //! same pixels on the three paths.
 
-use layerbatch::{premultiply, FramePlan, Instance, Quad, Stats};
+use layerbatch::plan::Instance;
+use layerbatch::{premultiply, FramePlan, Quad, Stats};
 use layerbatch_testkit::hud::{self, HudItem, HudScene};
 use layerbatch_testkit::text_ref::TextReference;
 

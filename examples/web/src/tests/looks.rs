@@ -5,7 +5,8 @@
 //! [`looks::TOLERANCE`] of the CPU reference on each path, and the three paths within 2 of
 //! one another.
 
-use layerbatch::{Batcher, Instance};
+use layerbatch::plan::Instance;
+use layerbatch::Batcher;
 use layerbatch_testkit::hud::draw::font_system_from_bytes;
 use layerbatch_testkit::looks::{self, TextLayer};
 use layerbatch_testkit::looks_text::LooksText;

@@ -4,9 +4,9 @@
 use super::check_plan;
 use crate::rng::{Reader, Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
+use layerbatch_core::plan::PlanValidator;
 use layerbatch_core::{
-    read_ktx2, Batcher, Config, Format, FormatFamilies, FormatFamily, Ktx2Limits, Limits, MockDevice, PlanValidator,
-    TextureDesc,
+    read_ktx2, Batcher, Config, Format, FormatFamilies, FormatFamily, Ktx2Limits, Limits, MockDevice, TextureDesc,
 };
 
 /// What `read_ktx2` may allocate in this target (the batcher's budget is the same).

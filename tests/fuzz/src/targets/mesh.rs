@@ -6,7 +6,8 @@
 use super::check_plan;
 use crate::rng::{Reader, Rng};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::{Batcher, Config, Limits, Mesh, MockDevice, PlanValidator, TextureDesc, Vertex};
+use layerbatch_core::plan::PlanValidator;
+use layerbatch_core::{Batcher, Config, Limits, Mesh, MockDevice, TextureDesc, Vertex};
 
 pub struct MeshTarget;
 

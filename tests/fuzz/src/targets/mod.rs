@@ -9,7 +9,8 @@ mod shapes;
 mod text;
 
 use crate::runner::Target;
-use layerbatch_core::{Batcher, FramePlan, MockDevice, PlanValidator};
+use layerbatch_core::plan::PlanValidator;
+use layerbatch_core::{Batcher, FramePlan, MockDevice};
 
 /// Every target, in the order a run takes them.
 pub const NAMES: [&str; 7] = ["ktx2", "decode", "shapes", "mesh", "nine_slice", "plan", "text"];

@@ -5,9 +5,8 @@
 use super::check_plan;
 use crate::rng::{Reader, Rng};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::{
-    Batcher, Config, Limits, MockDevice, NineSlice, PlanValidator, SliceFill, TextureDesc, TextureId,
-};
+use layerbatch_core::plan::PlanValidator;
+use layerbatch_core::{Batcher, Config, Limits, MockDevice, NineSlice, SliceFill, TextureDesc, TextureId};
 
 pub struct NineSliceTarget;
 

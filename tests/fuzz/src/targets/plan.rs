@@ -6,9 +6,10 @@
 
 use crate::rng::{Reader, Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
+use layerbatch_core::plan::{ArrayId, ArrayOp, PlanValidator, ResidentOp, ResourceOp};
 use layerbatch_core::{
-    ArrayId, ArrayOp, Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice,
-    PlanTarget, PlanValidator, Quad, ResidentId, ResidentOp, ResidentStyle, ResourceOp, TextureDesc, Usage, Vertex,
+    Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice, PlanTarget, Quad,
+    ResidentId, ResidentStyle, TextureDesc, Usage, Vertex,
 };
 
 /// A plan to mutate, the plans before it, and the budget of the batcher that made them.
@@ -147,7 +148,7 @@ fn f32_from(r: &mut Reader<'_>, v: f32) -> f32 {
     }
 }
 
-fn mutate_desc(r: &mut Reader<'_>, d: &mut layerbatch_core::ArrayDesc) {
+fn mutate_desc(r: &mut Reader<'_>, d: &mut layerbatch_core::plan::ArrayDesc) {
     match r.below(6) {
         0 => d.width_px = u32_from(r, d.width_px),
         1 => d.height_px = u32_from(r, d.height_px),
