@@ -9,6 +9,13 @@ if [ -n "$(find "$dest" -name '*.png' -print -quit 2>/dev/null)" ]; then
   echo "fetch-assets: $dest already holds the pack"
   exit 0
 fi
+# A fresh Debian has neither python3 nor pip (found by running setup.sh in a new Debian 12).
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -m pip --version >/dev/null 2>&1; then
+  sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  export DEBIAN_FRONTEND=noninteractive
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed apt-get install -y -qq python3 python3-pip >/dev/null
+fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 python3 -m pip download --quiet --no-deps --only-binary :all: arcade==3.3.3 -d "$tmp"
