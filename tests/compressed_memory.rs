@@ -224,7 +224,7 @@ fn bad_compressed_input_is_refused_and_nothing_admitted() {
         b.update_region(id, rect, &vec![1; bytes])
     };
     // Sub-rectangles: on blocks, whole blocks or reaching the edge.
-    assert!(matches!(region(&mut b, [1, 0, 4, 4]), Err(TextureError::BlockAlign { block_px: 4, .. })));
+    assert!(matches!(region(&mut b, [1, 0, 4, 4]), Err(TextureError::BlockAlign { block_px: [4, 4], .. })));
     assert!(matches!(region(&mut b, [0, 0, 3, 4]), Err(TextureError::BlockAlign { .. })));
     assert!(matches!(region(&mut b, [4, 4, 8, 6]), Err(TextureError::BlockAlign { .. })));
     region(&mut b, [4, 4, 8, 8]).unwrap();
@@ -350,7 +350,7 @@ fn bad_ktx2_files_are_refused_and_nothing_admitted() {
     let e = b.register_ktx2(&huge, &like).unwrap_err();
     assert!(matches!(e, Ktx2Error::TooLarge { layers: 1_073_741_824, .. }), "{e}");
     assert!(matches!(
-        layerbatch::read_ktx2(&huge, &like, layerbatch::Ktx2Limits::new(u64::MAX >> 20, 256)),
+        layerbatch::read_ktx2(&huge, &like, layerbatch::FileLimits::new(u64::MAX >> 20, 256)),
         Err(Ktx2Error::TooLarge { .. })
     ));
     // A layer the batcher refuses (too large for the device) frees nothing admitted.

@@ -368,9 +368,21 @@ fn cases() -> Vec<Case> {
         });
         out.push(Case::new(Format::EacRg11Unorm, mode, rg));
     }
-    out.push(Case::new(Format::Astc4x4RgbaUnorm, "void-extent, no extent", blocks(rng, |r| void_extent(r, false))));
-    out.push(Case::new(Format::Astc4x4RgbaUnorm, "void-extent, random extent", blocks(rng, |r| void_extent(r, true))));
-    out.push(Case::new(Format::Astc4x4RgbaUnorm, "random blocks", blocks(rng, |r| r.bytes::<16>())));
+    out.push(Case::new(
+        Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false },
+        "void-extent, no extent",
+        blocks(rng, |r| void_extent(r, false)),
+    ));
+    out.push(Case::new(
+        Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false },
+        "void-extent, random extent",
+        blocks(rng, |r| void_extent(r, true)),
+    ));
+    out.push(Case::new(
+        Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false },
+        "random blocks",
+        blocks(rng, |r| r.bytes::<16>()),
+    ));
     out
 }
 
@@ -382,10 +394,18 @@ fn astcenc_cases() -> Vec<Case> {
     let noisy = astcenc_blocks("noise", &noise(&mut rng));
     let (pic_m, noisy_m) = (mutated(&mut rng, &pic), mutated(&mut rng, &noisy));
     vec![
-        Case::new(Format::Astc4x4RgbaUnorm, "astcenc -fast: picture", pic),
-        Case::new(Format::Astc4x4RgbaUnorm, "astcenc -fast: noise", noisy),
-        Case::new(Format::Astc4x4RgbaUnorm, "astcenc -fast: picture, 1-3 bits flipped", pic_m),
-        Case::new(Format::Astc4x4RgbaUnorm, "astcenc -fast: noise, 1-3 bits flipped", noisy_m),
+        Case::new(Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false }, "astcenc -fast: picture", pic),
+        Case::new(Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false }, "astcenc -fast: noise", noisy),
+        Case::new(
+            Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false },
+            "astcenc -fast: picture, 1-3 bits flipped",
+            pic_m,
+        ),
+        Case::new(
+            Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false },
+            "astcenc -fast: noise, 1-3 bits flipped",
+            noisy_m,
+        ),
     ]
 }
 
@@ -625,11 +645,15 @@ fn astc_decoder_matches_astcenc() {
     let mut cases = astcenc_cases();
     let mut rng = Rng(0x5EED_1234_ABCD_0003);
     cases.push(Case::new(
-        Format::Astc4x4RgbaUnorm,
+        Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false },
         "void-extent, random extent",
         blocks(&mut rng, |r| void_extent(r, true)),
     ));
-    cases.push(Case::new(Format::Astc4x4RgbaUnorm, "random blocks", blocks(&mut rng, |r| r.bytes::<16>())));
+    cases.push(Case::new(
+        Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false },
+        "random blocks",
+        blocks(&mut rng, |r| r.bytes::<16>()),
+    ));
     let mut rows = Vec::new();
     for case in &cases {
         // astcenc decodes the whole 64 x 1024 strip; texture k is rows 64k.. of it.

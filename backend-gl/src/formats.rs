@@ -28,6 +28,8 @@ pub(crate) fn gl_format(format: Format) -> (u32, Upload) {
         Rgba8UnormSrgb => return (glow::SRGB8_ALPHA8, rgba),
         Bc1RgbaUnorm => glow::COMPRESSED_RGBA_S3TC_DXT1_EXT,
         Bc1RgbaUnormSrgb => glow::COMPRESSED_SRGB_ALPHA_S3TC_DXT1_EXT,
+        Bc2RgbaUnorm => glow::COMPRESSED_RGBA_S3TC_DXT3_EXT,
+        Bc2RgbaUnormSrgb => glow::COMPRESSED_SRGB_ALPHA_S3TC_DXT3_EXT,
         Bc3RgbaUnorm => glow::COMPRESSED_RGBA_S3TC_DXT5_EXT,
         Bc3RgbaUnormSrgb => glow::COMPRESSED_SRGB_ALPHA_S3TC_DXT5_EXT,
         Bc4RUnorm => glow::COMPRESSED_RED_RGTC1,
@@ -42,8 +44,9 @@ pub(crate) fn gl_format(format: Format) -> (u32, Upload) {
         Etc2Rgba8UnormSrgb => glow::COMPRESSED_SRGB8_ALPHA8_ETC2_EAC,
         EacR11Unorm => glow::COMPRESSED_R11_EAC,
         EacRg11Unorm => glow::COMPRESSED_RG11_EAC,
-        Astc4x4RgbaUnorm => glow::COMPRESSED_RGBA_ASTC_4x4_KHR,
-        Astc4x4RgbaUnormSrgb => glow::COMPRESSED_SRGB8_ALPHA8_ASTC_4x4_KHR,
+        // The 14 sizes are consecutive in both ranges, in `AstcBlock::ALL`'s order.
+        Astc { block, srgb: false } => glow::COMPRESSED_RGBA_ASTC_4x4_KHR + block.index(),
+        Astc { block, srgb: true } => glow::COMPRESSED_SRGB8_ALPHA8_ASTC_4x4_KHR + block.index(),
         // `Format` is non-exhaustive: a format added to core without a GL mapping is one
         // the device is never said to have (`format_families`), so no plan names it.
         _ => return (glow::RGBA8, rgba),
@@ -59,7 +62,7 @@ pub(crate) fn gl_format(format: Format) -> (u32, Upload) {
 ///   `GL_EXT_texture_compression_rgtc`) and BPTC (GL 4.2, `GL_ARB_texture_compression_bptc`,
 ///   `GL_EXT_texture_compression_bptc`); in a browser the `WEBGL_`/`EXT_` equivalents.
 /// - ETC2/EAC: GLES 3.0, GL 4.3, `GL_ARB_ES3_compatibility`; `WEBGL_compressed_texture_etc`.
-/// - ASTC 4x4: `GL_KHR_texture_compression_astc_ldr`; `WEBGL_compressed_texture_astc`.
+/// - ASTC (all 14 LDR block sizes): `GL_KHR_texture_compression_astc_ldr`; `WEBGL_compressed_texture_astc`.
 pub(crate) fn format_families(gl: &glow::Context) -> FormatFamilies {
     let v = gl.version();
     let ext = gl.supported_extensions();
@@ -87,4 +90,51 @@ pub(crate) fn format_families(gl: &glow::Context) -> FormatFamilies {
         }
     }
     families
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use layerbatch_core::AstcBlock;
+
+    /// The GL enums of `KHR_texture_compression_astc_ldr`, as glow names them.
+    #[test]
+    fn astc_enums_are_the_extensions() {
+        let rgba = [
+            glow::COMPRESSED_RGBA_ASTC_4x4_KHR,
+            glow::COMPRESSED_RGBA_ASTC_5x4_KHR,
+            glow::COMPRESSED_RGBA_ASTC_5x5_KHR,
+            glow::COMPRESSED_RGBA_ASTC_6x5_KHR,
+            glow::COMPRESSED_RGBA_ASTC_6x6_KHR,
+            glow::COMPRESSED_RGBA_ASTC_8x5_KHR,
+            glow::COMPRESSED_RGBA_ASTC_8x6_KHR,
+            glow::COMPRESSED_RGBA_ASTC_8x8_KHR,
+            glow::COMPRESSED_RGBA_ASTC_10x5_KHR,
+            glow::COMPRESSED_RGBA_ASTC_10x6_KHR,
+            glow::COMPRESSED_RGBA_ASTC_10x8_KHR,
+            glow::COMPRESSED_RGBA_ASTC_10x10_KHR,
+            glow::COMPRESSED_RGBA_ASTC_12x10_KHR,
+            glow::COMPRESSED_RGBA_ASTC_12x12_KHR,
+        ];
+        let srgb = [
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_4x4_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_5x4_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_5x5_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_6x5_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_6x6_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_8x5_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_8x6_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_8x8_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_10x5_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_10x6_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_10x8_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_10x10_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_12x10_KHR,
+            glow::COMPRESSED_SRGB8_ALPHA8_ASTC_12x12_KHR,
+        ];
+        for (i, block) in AstcBlock::ALL.into_iter().enumerate() {
+            assert_eq!(gl_format(Format::Astc { block, srgb: false }).0, rgba[i], "{block:?}");
+            assert_eq!(gl_format(Format::Astc { block, srgb: true }).0, srgb[i], "{block:?}");
+        }
+    }
 }

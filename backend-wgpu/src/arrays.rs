@@ -220,7 +220,7 @@ impl Executor for ArrayOps<'_> {
                 // Compressed: whole blocks (wgpu copies a level's physical size).
                 let f = copy.format;
                 for (level, [w, h]) in copy.levels() {
-                    let (w, h) = (f.round_up_px(w), f.round_up_px(h));
+                    let [w, h] = f.round_up_px([w, h]);
                     for layer in 0..copy.layers {
                         encoder.copy_texture_to_texture(
                             copy_info(old, level, [0, 0, layer]),
@@ -353,12 +353,14 @@ pub(crate) fn out_of_step(array: ArrayId) -> Error {
 
 /// wgpu's format for core's.
 pub(crate) fn wgpu_format(format: Format) -> wgpu::TextureFormat {
-    use wgpu::{AstcBlock, AstcChannel, TextureFormat as T};
+    use wgpu::{AstcChannel, TextureFormat as T};
     match format {
         Format::Rgba8Unorm => T::Rgba8Unorm,
         Format::Rgba8UnormSrgb => T::Rgba8UnormSrgb,
         Format::Bc1RgbaUnorm => T::Bc1RgbaUnorm,
         Format::Bc1RgbaUnormSrgb => T::Bc1RgbaUnormSrgb,
+        Format::Bc2RgbaUnorm => T::Bc2RgbaUnorm,
+        Format::Bc2RgbaUnormSrgb => T::Bc2RgbaUnormSrgb,
         Format::Bc3RgbaUnorm => T::Bc3RgbaUnorm,
         Format::Bc3RgbaUnormSrgb => T::Bc3RgbaUnormSrgb,
         Format::Bc4RUnorm => T::Bc4RUnorm,
@@ -373,11 +375,35 @@ pub(crate) fn wgpu_format(format: Format) -> wgpu::TextureFormat {
         Format::Etc2Rgba8UnormSrgb => T::Etc2Rgba8UnormSrgb,
         Format::EacR11Unorm => T::EacR11Unorm,
         Format::EacRg11Unorm => T::EacRg11Unorm,
-        Format::Astc4x4RgbaUnorm => T::Astc { block: AstcBlock::B4x4, channel: AstcChannel::Unorm },
-        Format::Astc4x4RgbaUnormSrgb => T::Astc { block: AstcBlock::B4x4, channel: AstcChannel::UnormSrgb },
+        Format::Astc { block, srgb } => T::Astc {
+            block: wgpu_astc_block(block),
+            channel: if srgb { AstcChannel::UnormSrgb } else { AstcChannel::Unorm },
+        },
         // `Format` is non-exhaustive: a format added to core without a wgpu mapping is one
         // the device is never said to have (`limits`), so no plan names it.
         _ => T::Rgba8Unorm,
+    }
+}
+
+/// wgpu's ASTC block for core's.
+fn wgpu_astc_block(block: layerbatch_core::AstcBlock) -> wgpu::AstcBlock {
+    use layerbatch_core::AstcBlock as A;
+    use wgpu::AstcBlock as W;
+    match block {
+        A::B4x4 => W::B4x4,
+        A::B5x4 => W::B5x4,
+        A::B5x5 => W::B5x5,
+        A::B6x5 => W::B6x5,
+        A::B6x6 => W::B6x6,
+        A::B8x5 => W::B8x5,
+        A::B8x6 => W::B8x6,
+        A::B8x8 => W::B8x8,
+        A::B10x5 => W::B10x5,
+        A::B10x6 => W::B10x6,
+        A::B10x8 => W::B10x8,
+        A::B10x10 => W::B10x10,
+        A::B12x10 => W::B12x10,
+        A::B12x12 => W::B12x12,
     }
 }
 
@@ -404,4 +430,21 @@ pub(crate) fn own_encoder<'a>(
     own.get_or_insert_with(|| {
         device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("layerbatch copies and targets") })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// wgpu's own table agrees with core's block arithmetic for every format.
+    #[test]
+    fn block_sizes_and_bytes_are_wgpus() {
+        for format in Format::ALL {
+            let w = wgpu_format(format);
+            let [bw, bh] = format.block_size_px();
+            assert_eq!(w.block_dimensions(), (bw, bh), "{format}");
+            assert_eq!(w.block_copy_size(None), Some(format.block_bytes()), "{format}");
+            assert_eq!(w.is_srgb(), format.is_srgb(), "{format}");
+        }
+    }
 }

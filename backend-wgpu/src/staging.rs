@@ -117,7 +117,8 @@ impl<'a> Staging<'a> {
                 ),
             });
         }
-        let block_px = write.format.block_px();
+        // Rows of blocks: each is the block's height in texels.
+        let block_px = write.format.block_size_px()[1];
         let mut row = 0;
         while row < level.rows {
             let room = (self.limit - self.bytes) / padded;

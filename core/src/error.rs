@@ -147,14 +147,18 @@ pub enum TextureError {
         format: Format,
     },
     /// A compressed texture that is not whole blocks (its width or height is not a multiple
-    /// of the block) with mip levels, or a repeating wrap along an axis that is not whole blocks. Its layer is whole blocks (wgpu
-    /// creates no other), so the texture sits padded in it: a repeat would tile the encoder's
-    /// padding, and mip levels past 0 would sample it. Register it with one level and
-    /// clamp-to-edge, or encode it at a size in whole blocks.
+    /// of the block) with mip levels, or a repeating wrap along an axis that is not whole
+    /// blocks. Its layer is whole blocks (wgpu creates no other), so the texture sits padded
+    /// in it: a repeat would tile the encoder's padding, and the layer's levels would not line
+    /// up with the texture's. Register it with one level and clamp-to-edge, or encode it at a
+    /// size in whole blocks. With the `decode` feature such a texture is decoded to RGBA8
+    /// (every authored level) instead, and counted in `textures_decoded`.
     #[error(
-        "a {width_px}x{height_px} {format} texture is not whole {block_px}x{block_px} blocks: it cannot have \
+        "a {width_px}x{height_px} {format} texture is not whole {}x{} blocks: it cannot have \
          {mip_levels} mip levels or wrap {wrap_u:?} x {wrap_v:?} (only one level, clamp-to-edge along an axis \
-         that is not whole blocks)"
+         that is not whole blocks)",
+        block_px[0],
+        block_px[1]
     )]
     PartialBlocks {
         /// Format.
@@ -163,8 +167,8 @@ pub enum TextureError {
         width_px: u32,
         /// Height asked for.
         height_px: u32,
-        /// The format's block side.
-        block_px: u32,
+        /// The format's block width and height.
+        block_px: [u32; 2],
         /// Levels asked for.
         mip_levels: u32,
         /// Horizontal wrap asked for.
@@ -173,10 +177,12 @@ pub enum TextureError {
         wrap_v: crate::Wrap,
     },
     /// An [`crate::Batcher::update_region`] rectangle of a compressed texture that is not in
-    /// whole blocks: its left and top edges must be multiples of `block_px`, and so must its
-    /// width and height, unless it reaches the texture's right or bottom edge.
+    /// whole blocks: its left and top edges must be multiples of `block_px`'s width and
+    /// height, and so must its width and height, unless it reaches the texture's right or bottom edge.
     #[error(
-        "region {rect_px:?} of a {width_px}x{height_px} {format} texture is not in whole {block_px}x{block_px} blocks"
+        "region {rect_px:?} of a {width_px}x{height_px} {format} texture is not in whole {}x{} blocks",
+        block_px[0],
+        block_px[1]
     )]
     BlockAlign {
         /// `[x, y, width, height]` asked for.
@@ -188,7 +194,7 @@ pub enum TextureError {
         /// The format.
         format: Format,
         /// Its block's width and height.
-        block_px: u32,
+        block_px: [u32; 2],
     },
     /// An [`crate::Batcher::update_region`] rectangle that is empty, reaches past the
     /// texture, or names a texture with mip levels.

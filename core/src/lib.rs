@@ -68,6 +68,8 @@ mod decode;
 mod effect;
 mod error;
 pub mod execute;
+#[cfg(feature = "ktx2")]
+mod files;
 mod format;
 #[cfg(feature = "image")]
 mod image;
@@ -94,7 +96,7 @@ mod walk;
 mod writes;
 
 #[cfg(feature = "ktx2")]
-pub use crate::ktx2::{format_from_vk, read_ktx2, Ktx2Error, Ktx2Limits, Ktx2Texture};
+pub use crate::ktx2::{format_from_vk, read_ktx2, FileLimits, FileTexture, Ktx2Error};
 pub use affine::Affine2;
 pub use batcher::{Batcher, FormatMemory};
 pub use budget::Budget;
@@ -103,7 +105,11 @@ pub use counters::{Counters, DeviceCounters, Stats};
 pub use decode::{decode_rgba8, DecodeError};
 pub use effect::{Effect, EffectError, EffectId, RampError, MAX_EFFECTS, RAMP_ROWS, RAMP_WIDTH_PX};
 pub use error::{ConfigError, MeshError, QuadError, RejectedQuad, TextureError};
-pub use format::{Format, FormatFamilies, FormatFamily};
+#[cfg(feature = "dds")]
+pub use files::read_dds;
+#[cfg(feature = "ktx2")]
+pub use files::{read_astc, read_file, FileError, FileKind};
+pub use format::{AstcBlock, Format, FormatFamilies, FormatFamily};
 #[cfg(feature = "image")]
 pub use image::{premultiplied, ImageError};
 pub use light::{LightError, PointLight, MAX_LIGHTS};

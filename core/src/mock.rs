@@ -140,7 +140,7 @@ impl MockArray {
         let list = &mut self.content[layer as usize];
         // In blocks (texels, for RGBA8): compressed rectangles are whole blocks.
         let f = self.desc.format;
-        let (b, bpb) = (f.block_px(), f.block_bytes() as usize);
+        let ([bw, bh], bpb) = (f.block_size_px(), f.block_bytes() as usize);
         let inside = |o: &Written| {
             o.texture == texture
                 && o.rect != rect
@@ -150,10 +150,10 @@ impl MockArray {
                 && rect[1] + rect[3] <= o.rect[1] + o.rect[3]
         };
         if let Some(o) = list.iter_mut().find(|o| inside(o)) {
-            let row = (rect[2] / b) as usize * bpb;
-            for r in 0..(rect[3] / b) as usize {
-                let y = ((rect[1] - o.rect[1]) / b) as usize + r;
-                let at = (y * (o.rect[2] / b) as usize + ((rect[0] - o.rect[0]) / b) as usize) * bpb;
+            let row = (rect[2] / bw) as usize * bpb;
+            for r in 0..(rect[3] / bh) as usize {
+                let y = ((rect[1] - o.rect[1]) / bh) as usize + r;
+                let at = (y * (o.rect[2] / bw) as usize + ((rect[0] - o.rect[0]) / bw) as usize) * bpb;
                 o.pixels[at..at + row].copy_from_slice(&pixels[r * row..(r + 1) * row]);
             }
             o.hash = MockDevice::hash(&o.pixels);
@@ -468,7 +468,7 @@ fn sample(
     let held = arrays.get(&array)?;
     let [x0, y0, x1, y1] = inst.tex_rect.map(u32::from);
     let f = held.desc.format;
-    let size = [x1.saturating_sub(x0), y1.saturating_sub(y0)].map(|v| f.round_up_px(v));
+    let size = f.round_up_px([x1.saturating_sub(x0), y1.saturating_sub(y0)]);
     let rect = [x0, y0, size[0], size[1]];
     held.content.get(inst.layer() as usize)?.iter().find(|w| w.rect == rect).map(|w| (w.texture, w.hash))
 }

@@ -52,7 +52,7 @@ pub(crate) struct Pages {
     size_px: [u32; 2],
     /// Rectangles are whole blocks of this side (4 for a compressed format, else 1): sizes
     /// are rounded up to it, and with a page side that is a multiple, so is every corner.
-    block_px: u32,
+    block_px: [u32; 2],
     /// Every allocation: its allocator id, its size and its owner (the batcher's registry
     /// index), so a moved rectangle names its texture without a search.
     ids: HashMap<Spot, (AllocId, [u32; 2], u32), SpotHash>,
@@ -98,10 +98,10 @@ impl std::fmt::Debug for Pages {
 }
 
 impl Pages {
-    /// `layers` empty layers of `size_px` (each side a multiple of `block_px`), holding
-    /// rectangles in whole `block_px` blocks.
-    pub(crate) fn new(size_px: [u32; 2], block_px: u32, layers: u32) -> Self {
-        debug_assert!(size_px[0] % block_px == 0 && size_px[1] % block_px == 0);
+    /// `layers` empty layers of `size_px` (each side a multiple of the block's), holding
+    /// rectangles in whole `block_px` (width, height) blocks.
+    pub(crate) fn new(size_px: [u32; 2], block_px: [u32; 2], layers: u32) -> Self {
+        debug_assert!(size_px[0] % block_px[0] == 0 && size_px[1] % block_px[1] == 0);
         let mut p = Self { layers: Vec::new(), size_px, block_px, ids: HashMap::default() };
         p.add_layers(layers);
         p
@@ -112,15 +112,15 @@ impl Pages {
         self.size_px
     }
 
-    /// The side of the blocks rectangles are made of.
-    pub(crate) fn block_px(&self) -> u32 {
+    /// Width and height of the blocks rectangles are made of.
+    pub(crate) fn block_px(&self) -> [u32; 2] {
         self.block_px
     }
 
     /// `[w, h]` rounded up to whole blocks: the rectangle a texture takes.
     pub(crate) fn rounded(&self, [w, h]: [u32; 2]) -> [u32; 2] {
-        let b = self.block_px;
-        [w.div_ceil(b) * b, h.div_ceil(b) * b]
+        let [bw, bh] = self.block_px;
+        [w.div_ceil(bw) * bw, h.div_ceil(bh) * bh]
     }
 
     /// Layers.
@@ -219,8 +219,8 @@ impl Pages {
     /// `n` empty layers more.
     pub(crate) fn add_layers(&mut self, n: u32) {
         let [w, h] = self.size_px;
-        let b = self.block_px as i32;
-        let options = AllocatorOptions { alignment: size2(b, b), ..AllocatorOptions::default() };
+        let [bw, bh] = self.block_px.map(|b| b as i32);
+        let options = AllocatorOptions { alignment: size2(bw, bh), ..AllocatorOptions::default() };
         for _ in 0..n {
             self.layers.push(Layer {
                 atlas: AtlasAllocator::with_options(size2(w as i32, h as i32), &options),
@@ -242,7 +242,7 @@ impl Pages {
     /// not of where the rectangles are now, so a set registered at once and one registered
     /// over many frames settle into the same layout. Returns the pages and, for each
     /// rectangle (by index into `rects`), its new place.
-    pub(crate) fn laid_out(rects: &[Rect], size_px: [u32; 2], block_px: u32) -> (Pages, Vec<Spot>) {
+    pub(crate) fn laid_out(rects: &[Rect], size_px: [u32; 2], block_px: [u32; 2]) -> (Pages, Vec<Spot>) {
         let mut order: Vec<usize> = (0..rects.len()).collect();
         order.sort_by_key(|&i| {
             let ([w, h], owner) = rects[i];
@@ -276,8 +276,8 @@ impl Pages {
         for (s, (_, [w, h], _)) in &self.ids {
             assert!((s.layer as usize) < self.layers.len(), "allocation in a missing layer");
             assert!(s.x + w <= self.size_px[0] && s.y + h <= self.size_px[1], "allocation outside its page");
-            let b = self.block_px;
-            assert!(s.x % b == 0 && s.y % b == 0 && w % b == 0 && h % b == 0, "allocation not in whole blocks");
+            let [bw, bh] = self.block_px;
+            assert!(s.x % bw == 0 && s.y % bh == 0 && w % bw == 0 && h % bh == 0, "allocation not in whole blocks");
             by_layer.entry(s.layer).or_default().push([s.x, s.y, *w, *h]);
         }
         for (layer, rects) in by_layer {

@@ -346,7 +346,9 @@ fn linear_to_srgb(l: f32) -> u8 {
 /// Appends a full mip chain generated from level 0 (`pixels`, RGBA8 of `format`) to `out`:
 /// level 0 itself, then each level a box filter of the previous one (2x2 texels, 3 along an
 /// odd axis's last row or column). sRGB textures are averaged in linear light (decoded,
-/// averaged, encoded; alpha is linear), so their mips keep their brightness.
+/// averaged, encoded; alpha is linear), so their mips keep their brightness. `pixels` that
+/// hold more than level 0 hold every level already (a compressed texture's authored levels,
+/// or those levels decoded to RGBA8 on the CPU) and are copied as they are.
 pub(crate) fn push_mip_chain(
     out: &mut Vec<u8>,
     pixels: &[u8],
@@ -357,7 +359,7 @@ pub(crate) fn push_mip_chain(
 ) {
     let start = out.len();
     out.extend_from_slice(pixels);
-    if format.is_compressed() {
+    if format.is_compressed() || pixels.len() as u64 > format.image_bytes(width_px, height_px) {
         // Authored: `pixels` holds every level already.
         return;
     }

@@ -277,7 +277,7 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
                     "bc7" => Format::Bc7RgbaUnorm,
                     "bc1" => Format::Bc1RgbaUnorm,
                     "etc2" => Format::Etc2Rgb8Unorm,
-                    "astc" => Format::Astc4x4RgbaUnorm,
+                    "astc" => Format::Astc { block: layerbatch::AstcBlock::B4x4, srgb: false },
                     other => return Err(format!("--format must be rgba8, bc7, bc1, etc2 or astc, not {other:?}")),
                 }
             }

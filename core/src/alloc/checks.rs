@@ -13,7 +13,7 @@ impl Allocator {
             if let Some(p) = &a.pages {
                 p.check();
                 assert_eq!(p.size_px(), [a.desc.width_px, a.desc.height_px], "page size drifted");
-                assert_eq!(p.block_px(), a.desc.format.block_px(), "page blocks drifted");
+                assert_eq!(p.block_px(), a.desc.format.block_size_px(), "page blocks drifted");
                 assert_eq!(p.layer_count(), a.desc.layers, "page layers drifted");
                 for l in 0..a.desc.layers {
                     assert_eq!(p.layer_used(l), a.used[l as usize], "page layer {l} use drifted");

@@ -331,8 +331,8 @@ impl Allocator {
         }
         // Compressed layers are whole blocks (a 30 px texture's data is 32 px of blocks).
         Some(ClassKey {
-            width_px: desc.format.round_up_px(cw),
-            height_px: desc.format.round_up_px(ch),
+            width_px: desc.format.round_up_px([cw, ch])[0],
+            height_px: desc.format.round_up_px([cw, ch])[1],
             format: desc.format,
             mip_levels: desc.mip_levels,
             sampler: desc.sampler,
@@ -340,7 +340,11 @@ impl Allocator {
     }
 
     /// Whether a texture is packed into atlas pages: a static, clamp-to-edge texture of one
-    /// level, at most `max_packed_size_px` a side.
+    /// level, at most `max_packed_size_px` a side, of a format whose blocks tile the pages'
+    /// power-of-two sides (RGBA8, BC, ETC2, ASTC 4x4 and 8x8). ASTC's other block sizes
+    /// (5, 6, 10 or 12 texels a side) take size classes: a page of whole 6x6 blocks would be
+    /// 96 or 258 texels a side, and positions divided by such a side are not exact in
+    /// floating point (see `next_side`).
     pub fn packs(&self, desc: &TextureDesc) -> bool {
         self.arrays_enabled
             && self.max_packed_px > 0
@@ -351,8 +355,8 @@ impl Allocator {
             && desc.height_px <= self.max_packed_px
             // In whole blocks, within a page's side in whole blocks (a page side that is not
             // a multiple of 4 holds one block less than it says).
-            && desc.format.round_up_px(desc.width_px) <= self.page_side_cap(desc.format)
-            && desc.format.round_up_px(desc.height_px) <= self.page_side_cap(desc.format)
+            && desc.format.block_size_px().iter().all(|b| FIRST_PAGE_PX % b == 0)
+            && desc.format.round_up_px([desc.width_px, desc.height_px]).iter().all(|s| *s <= self.page_side_cap(desc.format))
     }
 
     /// [`Allocator::admit_for`] without an owner (`Moved::Rect::owner` is then `u32::MAX`).
@@ -380,8 +384,8 @@ impl Allocator {
         let Some(key) = self.class_of(desc) else {
             let layers = self.layer_count(1);
             let adesc = ArrayDesc {
-                width_px: desc.format.round_up_px(desc.width_px),
-                height_px: desc.format.round_up_px(desc.height_px),
+                width_px: desc.format.round_up_px([desc.width_px, desc.height_px])[0],
+                height_px: desc.format.round_up_px([desc.width_px, desc.height_px])[1],
                 layers,
                 format: desc.format,
                 mip_levels: desc.mip_levels,

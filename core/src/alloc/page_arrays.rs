@@ -90,7 +90,7 @@ impl Allocator {
         }
         let id = self.create(adesc, false, Born::Created { relayable: true });
         self.arrays[id.0 as usize].as_mut().expect("just created").pages =
-            Some(Box::new(Pages::new(size, desc.format.block_px(), adesc.layers)));
+            Some(Box::new(Pages::new(size, desc.format.block_size_px(), adesc.layers)));
         self.pages.entry(key).or_default().push(id);
         let placement = self.place_in_pages(id, w, h, owner).expect("a new page has room");
         Ok(Admission { placement, moved: None })
@@ -98,7 +98,8 @@ impl Allocator {
 
     /// The largest page side for `format`: `page_size_px`, in whole blocks.
     pub(super) fn page_side_cap(&self, format: Format) -> u32 {
-        let b = format.block_px();
+        // Paged formats have square blocks that divide `FIRST_PAGE_PX` (`Allocator::packs`).
+        let b = format.block_size_px()[0];
         (self.page_px / b * b).max(b)
     }
 
@@ -148,11 +149,11 @@ impl Allocator {
     /// take if packed perfectly, and the search stops once that bound cannot beat the best
     /// layout found (or after [`MAX_LAYOUT_TRIES`] layouts).
     fn best_layout(&self, rects: &[Rect], like: &ArrayDesc, only_size: Option<[u32; 2]>) -> Option<Layout> {
-        let b = like.format.block_px();
-        let round = |v: u32| v.div_ceil(b) * b;
-        let widest = rects.iter().map(|([w, _], _)| round(*w)).max()?;
-        let tallest = rects.iter().map(|([_, h], _)| round(*h)).max()?;
-        let area: u64 = rects.iter().map(|([w, h], _)| u64::from(round(*w)) * u64::from(round(*h))).sum();
+        let b = like.format.block_size_px();
+        let round = |size: [u32; 2]| like.format.round_up_px(size);
+        let widest = rects.iter().map(|(size, _)| round(*size)[0]).max()?;
+        let tallest = rects.iter().map(|(size, _)| round(*size)[1]).max()?;
+        let area: u64 = rects.iter().map(|(size, _)| round(*size).map(u64::from).iter().product::<u64>()).sum();
         let cap = self.max_layers.max(2);
         let bound = |[w, h]: [u32; 2]| {
             let page_area = u64::from(w) * u64::from(h);
@@ -315,7 +316,7 @@ const NEWEST_FIRST_LAYOUTS_ABOVE: usize = 2048;
 /// rather than 2 of 2048x2048). Non-power-of-two sides were tried (steps of a quarter: 64, 80,
 /// 96, ...) and packed a little tighter, but a sampling position divided by 80 is not exact in
 /// floating point: the same sprite filtered linearly came out 1 apart in pages of two sizes.
-/// Powers of two from 16 are whole blocks of every format.
+/// Powers of two from 16 are whole blocks of every paged format (`Allocator::packs`).
 fn next_side(side: u32) -> u32 {
     side.saturating_add(1).checked_next_power_of_two().unwrap_or(u32::MAX).max(FIRST_PAGE_PX)
 }

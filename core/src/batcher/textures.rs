@@ -36,9 +36,14 @@ impl Batcher {
         let decoded = self.decode_if_unsupported(desc, pixels)?;
         #[cfg(feature = "decode")]
         let (desc, pixels) = match &decoded {
+            // Checked as the compressed texture it was; its pixels are every level, decoded.
             Some((d, p)) => (d, p.as_slice()),
-            None => (desc, pixels),
+            None => {
+                self.validate(desc, pixels)?;
+                (desc, pixels)
+            }
         };
+        #[cfg(not(feature = "decode"))]
         self.validate(desc, pixels)?;
         // The registry index the texture will get: rectangles that move later name it.
         let index = self.registry.next_index();
@@ -103,15 +108,15 @@ impl Batcher {
             });
         }
         let f = desc.format;
-        let b = f.block_px();
-        let whole = |at: u32, len: u32, edge: u32| at % b == 0 && (len % b == 0 || at + len == edge);
-        if !whole(x, w, desc.width_px) || !whole(y, h, desc.height_px) {
+        let [bw, bh] = f.block_size_px();
+        let whole = |at: u32, len: u32, edge: u32, b: u32| at % b == 0 && (len % b == 0 || at + len == edge);
+        if !whole(x, w, desc.width_px, bw) || !whole(y, h, desc.height_px, bh) {
             return Err(TextureError::BlockAlign {
                 rect_px,
                 width_px: desc.width_px,
                 height_px: desc.height_px,
                 format: f,
-                block_px: b,
+                block_px: [bw, bh],
             });
         }
         let region = TextureDesc { width_px: w, height_px: h, ..desc };
@@ -123,7 +128,7 @@ impl Batcher {
             let texture_row = f.row_bytes(desc.width_px) as usize;
             let skip = f.row_bytes(x) as usize;
             for r in 0..f.block_rows(h) as usize {
-                let at = (y / b) as usize * texture_row + r * texture_row + skip;
+                let at = (y / bh) as usize * texture_row + r * texture_row + skip;
                 e.pixels[at..at + row].copy_from_slice(&pixels[r * row..(r + 1) * row]);
             }
         }
@@ -250,9 +255,12 @@ impl Batcher {
         Ok(self.registry.entry(id)?.desc)
     }
 
-    /// With the `decode` feature, a texture of a family the device lacks: its RGBA8 version
-    /// (counted in `textures_decoded`; each format logged once at `warn!`). `None` for any
-    /// other texture.
+    /// With the `decode` feature, a texture of a family the device lacks, or a compressed one
+    /// whose authored levels cannot line up with a layer of whole blocks (mips or a repeat
+    /// along an axis that is not whole blocks, e.g. nvcompress's full chain of a 37x29 image,
+    /// refused as [`TextureError::PartialBlocks`] without the feature): its RGBA8 version, every
+    /// level decoded (counted in `textures_decoded`; each format logged once at `warn!`).
+    /// `None` for any other texture.
     #[cfg(feature = "decode")]
     fn decode_if_unsupported(
         &mut self,
@@ -260,7 +268,12 @@ impl Batcher {
         pixels: &[u8],
     ) -> Result<Option<(TextureDesc, Vec<u8>)>, TextureError> {
         let format = desc.format;
-        if self.budget.format_families.contains(format.family()) || pixels.is_empty() {
+        let supported = self.budget.format_families.contains(format.family());
+        // Asked as if the device had the family: a partial texture of a family it lacks too.
+        let with_family = self.budget.format_families.with(format.family());
+        let partial = format.is_compressed()
+            && matches!(self.validate_for(desc, pixels, with_family, true), Err(TextureError::PartialBlocks { .. }));
+        if (supported && !partial) || pixels.is_empty() {
             return Ok(None);
         }
         // Every check that does not depend on the family comes before the work: the size, the
@@ -268,11 +281,21 @@ impl Batcher {
         // (a file may declare gigabytes of blocks; decoding them to be refused after is the
         // cost an attacker wants).
         let target = TextureDesc { format: decoded_format(format), ..*desc };
-        self.validate_for(desc, pixels, self.budget.format_families.with(format.family()))?;
+        self.validate_for(desc, pixels, with_family, !partial)?;
         let levels = target.mip_levels;
         self.alloc.check(mip_chain_bytes(target.width_px, target.height_px, levels, target.format), target.format)?;
         let decoded = crate::decode::decoded(desc, pixels)?;
-        if !self.decoded_formats.contains(&format) {
+        if partial && !self.decoded_formats.contains(&format) {
+            self.decoded_formats.push(format);
+            let [bw, bh] = format.block_size_px();
+            log::warn!(
+                "layerbatch: a {}x{} {format} texture of {} levels is not whole {bw}x{bh} blocks, so its levels cannot \
+                 line up with a layer's: {format} textures like it are decoded to RGBA8 on the CPU",
+                desc.width_px,
+                desc.height_px,
+                desc.mip_levels
+            );
+        } else if !partial && !self.decoded_formats.contains(&format) {
             self.decoded_formats.push(format);
             log::warn!(
                 "layerbatch: the device has no {:?} formats: {format} textures are decoded to RGBA8 on the CPU ({}x \
@@ -286,11 +309,19 @@ impl Batcher {
     }
 
     fn validate(&self, desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
-        self.validate_for(desc, pixels, self.budget.format_families)
+        self.validate_for(desc, pixels, self.budget.format_families, true)
     }
 
     /// [`Batcher::register`]'s checks, with `available` as the device's families.
-    fn validate_for(&self, desc: &TextureDesc, pixels: &[u8], available: FormatFamilies) -> Result<(), TextureError> {
+    /// `whole_blocks`: whether [`TextureError::PartialBlocks`] applies (not to a texture
+    /// about to be decoded to RGBA8).
+    fn validate_for(
+        &self,
+        desc: &TextureDesc,
+        pixels: &[u8],
+        available: FormatFamilies,
+        whole_blocks: bool,
+    ) -> Result<(), TextureError> {
         let (w, h) = (desc.width_px, desc.height_px);
         if w == 0 || h == 0 {
             return Err(TextureError::ZeroSize { width_px: w, height_px: h });
@@ -305,16 +336,17 @@ impl Batcher {
         // In whole blocks: a compressed texture's layer is (a device size that is not a
         // multiple of 4 holds one block less than it says).
         let max_px = self.budget.max_texture_size_px;
-        if format.round_up_px(w) > max_px || format.round_up_px(h) > max_px {
+        let [rw, rh] = format.round_up_px([w, h]);
+        if rw > max_px || rh > max_px {
             return Err(TextureError::TooLarge { width_px: w, height_px: h, max_px });
         }
-        let block_px = format.block_px();
-        let partial = w % block_px != 0 || h % block_px != 0;
+        let block_px = format.block_size_px();
+        let partial = w % block_px[0] != 0 || h % block_px[1] != 0;
         // Padding shows only along an axis that wraps and is not whole blocks.
         let (wrap_u, wrap_v) = (desc.sampler.wrap_u, desc.sampler.wrap_v);
-        let tiles_padding =
-            (w % block_px != 0 && wrap_u != Wrap::ClampToEdge) || (h % block_px != 0 && wrap_v != Wrap::ClampToEdge);
-        if partial && (desc.mip_levels > 1 || tiles_padding) {
+        let tiles_padding = (w % block_px[0] != 0 && wrap_u != Wrap::ClampToEdge)
+            || (h % block_px[1] != 0 && wrap_v != Wrap::ClampToEdge);
+        if whole_blocks && partial && (desc.mip_levels > 1 || tiles_padding) {
             let mip_levels = desc.mip_levels;
             return Err(TextureError::PartialBlocks {
                 format,

@@ -1,4 +1,4 @@
-//! BC1, BC3, BC4, BC5 and BC7 blocks through bcdec_rs (a safe pure-Rust port of iOrange's
+//! BC1, BC2, BC3, BC4, BC5 and BC7 blocks through bcdec_rs (a safe pure-Rust port of iOrange's
 //! bcdec, fuzzed against the C original). bcdec follows the formats as Direct3D and the Khronos
 //! Data Format Specification define them, and computes BC1-BC5 palettes exactly: the formulas'
 //! values (RGB565 endpoints as `r / 31`, `g / 63`, `b / 31`; "(2*RGB0+RGB1)/3";
@@ -31,6 +31,14 @@ fn rgba(px: &[u8; 64], out: &mut Texels) {
 pub(super) fn bc1(block: &[u8; 8], out: &mut Texels) {
     let mut px = [0u8; 64];
     bcdec_rs::bc1(block, &mut px, 16);
+    rgba(&px, out);
+}
+
+/// A BC2 block (16 bytes: sixteen 4-bit alphas, `a * 17`, then a BC1 colour block decoded as
+/// four colours always, as BC3's).
+pub(super) fn bc2(block: &[u8; 16], out: &mut Texels) {
+    let mut px = [0u8; 64];
+    bcdec_rs::bc2(block, &mut px, 16);
     rgba(&px, out);
 }
 

@@ -73,6 +73,7 @@ const ERROR_COLOUR: [u8; 4] = [255, 0, 255, 255];
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum BlockDecoder {
     Bc1,
+    Bc2,
     Bc3,
     Bc4,
     Bc5,
@@ -93,6 +94,7 @@ impl BlockDecoder {
         Some(match format {
             Rgba8Unorm | Rgba8UnormSrgb => return None,
             Bc1RgbaUnorm | Bc1RgbaUnormSrgb => Self::Bc1,
+            Bc2RgbaUnorm | Bc2RgbaUnormSrgb => Self::Bc2,
             Bc3RgbaUnorm | Bc3RgbaUnormSrgb => Self::Bc3,
             Bc4RUnorm => Self::Bc4,
             Bc5RgUnorm => Self::Bc5,
@@ -102,7 +104,7 @@ impl BlockDecoder {
             Etc2Rgba8Unorm | Etc2Rgba8UnormSrgb => Self::Etc2Rgba,
             EacR11Unorm => Self::EacR11,
             EacRg11Unorm => Self::EacRg11,
-            Astc4x4RgbaUnorm | Astc4x4RgbaUnormSrgb => Self::Astc([4, 4]),
+            Astc { block, .. } => Self::Astc(block.size_px()),
         })
     }
 
@@ -127,6 +129,7 @@ impl BlockDecoder {
     fn decode(self, block: &[u8], out: &mut Texels) {
         match self {
             Self::Bc1 => bc::bc1(&bytes(block), out),
+            Self::Bc2 => bc::bc2(&bytes(block), out),
             Self::Bc3 => bc::bc3(&bytes(block), out),
             Self::Bc4 => bc::bc4(&bytes(block), out),
             Self::Bc5 => bc::bc5(&bytes(block), out),
@@ -234,12 +237,31 @@ fn decode_level(decoder: BlockDecoder, width_px: u32, height_px: u32, blocks: &[
     }
 }
 
-/// The RGBA8 texture a compressed one is decoded into: the same size, levels (core makes them
-/// from the decoded level 0), filter, wrap and usage, in [`Format::Rgba8UnormSrgb`] for an
-/// sRGB format and [`Format::Rgba8Unorm`] otherwise; and its level-0 pixels.
+/// The RGBA8 texture a compressed one is decoded into: the same size, levels, filter, wrap and
+/// usage, in [`Format::Rgba8UnormSrgb`] for an sRGB format and [`Format::Rgba8Unorm`]
+/// otherwise; and its pixels: every authored level decoded, level 0 first (so the mips drawn
+/// are the file's, not ones filtered from level 0).
 pub(crate) fn decoded(desc: &TextureDesc, blocks: &[u8]) -> Result<(TextureDesc, Vec<u8>), DecodeError> {
-    let level0 = desc.format.image_bytes(desc.width_px, desc.height_px) as usize;
-    let pixels = decode_rgba8(desc.format, desc.width_px, desc.height_px, blocks.get(..level0).unwrap_or(blocks))?;
     let format = if desc.format.is_srgb() { Format::Rgba8UnormSrgb } else { Format::Rgba8Unorm };
+    let mut pixels = Vec::new();
+    let mut at = 0usize;
+    for level in 0..desc.mip_levels {
+        let (w, h) = crate::mip_size(desc.width_px, desc.height_px, level);
+        let len = desc.format.image_bytes(w, h) as usize;
+        let level_blocks = blocks.get(at..at.saturating_add(len)).unwrap_or(&[]);
+        let rgba = decode_rgba8(desc.format, w, h, level_blocks)?;
+        if level == 0 {
+            pixels = rgba;
+        } else {
+            pixels.try_reserve(rgba.len()).map_err(|_| DecodeError::Decoder {
+                format: desc.format,
+                width_px: w,
+                height_px: h,
+                message: "the decoded levels could not be allocated".to_string(),
+            })?;
+            pixels.extend_from_slice(&rgba);
+        }
+        at = at.saturating_add(len);
+    }
     Ok((TextureDesc { format, ..*desc }, pixels))
 }

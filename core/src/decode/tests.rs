@@ -611,21 +611,24 @@ fn astc_void_extent_is_one_colour() {
     // all 1s (no extent): bytes 0xFC 0xFD 0xFF x 6; then R G B A as UNORM16, little-endian:
     // 0xFFFF, 0x8080, 0x0000, 0xFFFF -> (255, 128, 0, 255).
     let bytes = [0xFC, 0xFD, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0x80, 0, 0, 0xFF, 0xFF];
-    assert_eq!(block(Format::Astc4x4RgbaUnorm, &bytes), vec![[255, 128, 0, 255]; 16]);
-    assert_eq!(block(Format::Astc4x4RgbaUnormSrgb, &bytes), vec![[255, 128, 0, 255]; 16]);
+    assert_eq!(
+        block(Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }, &bytes),
+        vec![[255, 128, 0, 255]; 16]
+    );
+    assert_eq!(block(Format::Astc { block: crate::AstcBlock::B4x4, srgb: true }, &bytes), vec![[255, 128, 0, 255]; 16]);
 }
 
 #[test]
 fn astc_illegal_blocks_are_magenta() {
     let magenta = vec![[255, 0, 255, 255]; 16];
     // Every bit 0: block mode bits 3..0 are 0000, a reserved block mode.
-    assert_eq!(block(Format::Astc4x4RgbaUnorm, &[0; 16]), magenta);
+    assert_eq!(block(Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }, &[0; 16]), magenta);
     // A void-extent block whose coordinates are all 0: not all 1s, and S min >= S max.
     let bytes = [0xFC, 0x0D, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 0, 0, 0xFF, 0xFF];
-    assert_eq!(block(Format::Astc4x4RgbaUnorm, &bytes), magenta);
+    assert_eq!(block(Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }, &bytes), magenta);
     // An HDR void-extent block (bit 9 set) in the LDR profile.
     let bytes = [0xFC, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0x3C, 0, 0x3C, 0, 0x3C, 0, 0x3C];
-    assert_eq!(block(Format::Astc4x4RgbaUnorm, &bytes), magenta);
+    assert_eq!(block(Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }, &bytes), magenta);
 }
 
 // Two multi-partition blocks built field by field from the specification (bits from bit 0 of
@@ -645,7 +648,10 @@ fn astc_hdr_partition_is_magenta_and_the_next_reads_its_own_values() {
     // small block (the specification's select_partition): rows 0110 1110 1100 1100.
     let bytes = [0x53, 0x28, 0x80, 0x18, 0x19, 0x99, 0x47, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0];
     let (m, g) = ([255, 0, 255, 255], [60, 60, 60, 255]);
-    assert_eq!(block(Format::Astc4x4RgbaUnorm, &bytes), rows([[m, g, g, m], [g, g, g, m], [g, g, m, m], [g, g, m, m]]));
+    assert_eq!(
+        block(Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }, &bytes),
+        rows([[m, g, g, m], [g, g, g, m], [g, g, m, m], [g, g, m, m]])
+    );
 }
 
 #[test]
@@ -663,11 +669,17 @@ fn astc_unallocated_colour_bits_are_not_read() {
     // read by the decoding process and can have any value"): read as T5, T6 they would make
     // t = 1, 2, 2 and partition 2's blue 153.
     let bytes = [0x53, 0x10, 0x00, 0xD0, 0x63, 0x45, 0xF1, 0xC4, 0xB3, 0xFF, 0, 0, 0, 0, 0, 0];
-    assert_eq!(block(Format::Astc4x4RgbaUnorm, &bytes), vec![[51, 102, 255, 255]; 16]);
+    assert_eq!(
+        block(Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }, &bytes),
+        vec![[51, 102, 255, 255]; 16]
+    );
     // The same block with those bits 0 decodes the same.
     let mut clean = bytes;
     clean[9] = 0x0F;
-    assert_eq!(block(Format::Astc4x4RgbaUnorm, &clean), vec![[51, 102, 255, 255]; 16]);
+    assert_eq!(
+        block(Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }, &clean),
+        vec![[51, 102, 255, 255]; 16]
+    );
 }
 
 // --- The whole level ------------------------------------------------------------------------
@@ -743,7 +755,9 @@ fn random_blocks_never_panic_in_any_format() {
                         transparent += usize::from(t[3] == 0);
                     }
                     Format::Etc2Rgb8Unorm => assert_eq!(t[3], 255),
-                    Format::Astc4x4RgbaUnorm => illegal_astc += usize::from(t == [255, 0, 255, 255]),
+                    Format::Astc { block: crate::AstcBlock::B4x4, srgb: false } => {
+                        illegal_astc += usize::from(t == [255, 0, 255, 255])
+                    }
                     _ => {}
                 }
             }
@@ -752,7 +766,7 @@ fn random_blocks_never_panic_in_any_format() {
         if matches!(format, Format::Bc1RgbaUnorm | Format::Etc2Rgb8A1Unorm) {
             assert!(transparent > 0, "{format}: no transparent texel");
         }
-        if format == Format::Astc4x4RgbaUnorm {
+        if format == (Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }) {
             assert!(illegal_astc > 0 && illegal_astc < decoded * 16, "ASTC: {illegal_astc} magenta texels");
         }
     }

@@ -5,7 +5,7 @@
 //! are the texture's authored mips.
 //!
 //! A KTX2 file is untrusted input: a few hundred bytes may declare a million layers, 33 levels
-//! or terabytes of texels. Everything the header declares is checked against [`Ktx2Limits`]
+//! or terabytes of texels. Everything the header declares is checked against [`FileLimits`]
 //! before anything is allocated for it, and the zstd decoder may neither write past a level's
 //! declared size nor keep a window larger than twice it.
 
@@ -22,33 +22,33 @@ const MIN_ZSTD_WINDOW_BYTES: u64 = 1 << 20;
 /// is allocated for the texture.
 ///
 /// ```
-/// use layerbatch_core::Ktx2Limits;
-/// let limits = Ktx2Limits::new(64 << 20, 16);
+/// use layerbatch_core::FileLimits;
+/// let limits = FileLimits::new(64 << 20, 16);
 /// assert_eq!((limits.max_bytes, limits.max_layers), (64 << 20, 16));
-/// assert_eq!(Ktx2Limits::default(), Ktx2Limits::new(256 << 20, 256));
+/// assert_eq!(FileLimits::default(), FileLimits::new(256 << 20, 256));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub struct Ktx2Limits {
+pub struct FileLimits {
     /// Most bytes the texture may take: every layer's levels in whole blocks (for a BC1 RGB
-    /// file decoded to RGBA8, the decoded texels), plus [`Ktx2Limits::LAYER_BOOKKEEPING_BYTES`] a layer.
-    /// Default [`Ktx2Limits::DEFAULT_MAX_BYTES`]; [`Batcher::register_ktx2`] uses the
+    /// file decoded to RGBA8, the decoded texels), plus [`FileLimits::LAYER_BOOKKEEPING_BYTES`] a layer.
+    /// Default [`FileLimits::DEFAULT_MAX_BYTES`]; [`Batcher::register_ktx2`] uses the
     /// budget's `budget_bytes`.
     pub max_bytes: u64,
-    /// Most array layers. Default [`Ktx2Limits::DEFAULT_MAX_LAYERS`];
+    /// Most array layers. Default [`FileLimits::DEFAULT_MAX_LAYERS`];
     /// [`Batcher::register_ktx2`] uses the budget's `max_layers_per_array` (a KTX2 array is
     /// one array's worth of layers).
     pub max_layers: u32,
 }
 
-impl Ktx2Limits {
-    /// The default [`Ktx2Limits::max_bytes`]: 256 MiB, the default `Config::budget_bytes`.
+impl FileLimits {
+    /// The default [`FileLimits::max_bytes`]: 256 MiB, the default `Config::budget_bytes`.
     pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
-    /// The default [`Ktx2Limits::max_layers`]: 256, the fewest array layers a GLES 3.0 or
+    /// The default [`FileLimits::max_layers`]: 256, the fewest array layers a GLES 3.0 or
     /// WebGL2 device has (`Limits::guaranteed_minimum`).
     pub const DEFAULT_MAX_LAYERS: u32 = 256;
     /// Bytes counted per layer on top of its data: the `Vec` its levels are kept in. With the
-    /// data (at least one block per level), this is what [`Ktx2Limits::max_bytes`] bounds.
+    /// data (at least one block per level), this is what [`FileLimits::max_bytes`] bounds.
     pub const LAYER_BOOKKEEPING_BYTES: u64 = std::mem::size_of::<Vec<u8>>() as u64;
 
     /// Limits of `max_bytes` and `max_layers`.
@@ -57,7 +57,7 @@ impl Ktx2Limits {
     }
 }
 
-impl Default for Ktx2Limits {
+impl Default for FileLimits {
     fn default() -> Self {
         Self::new(Self::DEFAULT_MAX_BYTES, Self::DEFAULT_MAX_LAYERS)
     }
@@ -104,7 +104,7 @@ pub enum Ktx2Error {
         /// The most that size has.
         max_levels: u32,
     },
-    /// The header declares more bytes than the reader may allocate ([`Ktx2Limits::max_bytes`];
+    /// The header declares more bytes than the reader may allocate ([`FileLimits::max_bytes`];
     /// for [`Batcher::register_ktx2`], the budget).
     #[error(
         "KTX2 {width_px}x{height_px}, {layers} layer(s), {levels} level(s) take {total_bytes} bytes: more than the \
@@ -120,12 +120,12 @@ pub enum Ktx2Error {
         /// Levels.
         levels: u32,
         /// Bytes the texture would take: every layer's levels in whole blocks (decoded, for a
-        /// BC1 RGB file decoded to RGBA8) and [`Ktx2Limits::LAYER_BOOKKEEPING_BYTES`] a layer.
+        /// BC1 RGB file decoded to RGBA8) and [`FileLimits::LAYER_BOOKKEEPING_BYTES`] a layer.
         total_bytes: u64,
         /// The most allowed.
         max_bytes: u64,
     },
-    /// The header declares more array layers than allowed ([`Ktx2Limits::max_layers`]; for
+    /// The header declares more array layers than allowed ([`FileLimits::max_layers`]; for
     /// [`Batcher::register_ktx2`], the budget's `max_layers_per_array`).
     #[error("KTX2 declares {layers} array layers: at most {max_layers} allowed")]
     TooManyLayers {
@@ -194,7 +194,7 @@ pub enum Ktx2Error {
 /// A KTX2 file read into core's terms: the description of each layer and each layer's bytes,
 /// every level of it, level 0 first, as [`Batcher::register`] takes them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ktx2Texture {
+pub struct FileTexture {
     /// Size, format, levels and alpha (filter, wrap and usage as the caller gave them).
     pub desc: TextureDesc,
     /// Each array layer's levels, back to back (one entry for a plain 2D file).
@@ -210,6 +210,8 @@ pub fn format_from_vk(vk_format: u32) -> Option<Format> {
         43 => Format::Rgba8UnormSrgb,
         131 | 133 => Format::Bc1RgbaUnorm,
         132 | 134 => Format::Bc1RgbaUnormSrgb,
+        135 => Format::Bc2RgbaUnorm,
+        136 => Format::Bc2RgbaUnormSrgb,
         137 => Format::Bc3RgbaUnorm,
         138 => Format::Bc3RgbaUnormSrgb,
         139 => Format::Bc4RUnorm,
@@ -224,10 +226,56 @@ pub fn format_from_vk(vk_format: u32) -> Option<Format> {
         152 => Format::Etc2Rgba8UnormSrgb,
         153 => Format::EacR11Unorm,
         155 => Format::EacRg11Unorm,
-        157 => Format::Astc4x4RgbaUnorm,
-        158 => Format::Astc4x4RgbaUnormSrgb,
+        // VK_FORMAT_ASTC_{4x4 .. 12x12}_{UNORM, SRGB}_BLOCK, in `AstcBlock::ALL`'s order.
+        157..=184 => {
+            let i = vk_format - 157;
+            Format::Astc { block: crate::AstcBlock::ALL[(i / 2) as usize], srgb: i % 2 == 1 }
+        }
         _ => return None,
     })
+}
+
+/// An 8-bit uncompressed format other than RGBA8, widened to RGBA8 as it is read: `channels`
+/// bytes a texel, in BGR(A) order when `bgr`.
+#[derive(Clone, Copy, Debug)]
+struct Narrow {
+    channels: u8,
+    bgr: bool,
+}
+
+impl Narrow {
+    /// Appends `texels` (tightly packed, as KTX2 stores uncompressed levels) as RGBA8: R as
+    /// `(r, 0, 0, 255)`, RG as `(r, g, 0, 255)`, RGB as `(r, g, b, 255)`, as GPUs sample them.
+    fn widen(self, texels: &[u8], out: &mut Vec<u8>) {
+        for t in texels.chunks_exact(usize::from(self.channels)) {
+            let mut rgba = [0, 0, 0, 255];
+            rgba[..t.len()].copy_from_slice(t);
+            if self.bgr {
+                rgba.swap(0, 2);
+            }
+            out.extend_from_slice(&rgba);
+        }
+    }
+}
+
+/// RGBA8 (linear or sRGB) for the 8-bit uncompressed formats `toktx` writes besides RGBA8:
+/// R8, RG8, RGB8, BGR8 and BGRA8, UNORM and SRGB.
+fn narrow_8bit(vk_format: u32) -> Option<(Format, Narrow)> {
+    let (channels, bgr, srgb) = match vk_format {
+        9 => (1, false, false),
+        15 => (1, false, true),
+        16 => (2, false, false),
+        22 => (2, false, true),
+        23 => (3, false, false),
+        29 => (3, false, true),
+        30 => (3, true, false),
+        36 => (3, true, true),
+        44 => (4, true, false),
+        50 => (4, true, true),
+        _ => return None,
+    };
+    let format = if srgb { Format::Rgba8UnormSrgb } else { Format::Rgba8Unorm };
+    Some((format, Narrow { channels, bgr }))
 }
 
 /// Whether texels of the file's format carry alpha: BC1 RGB (131, 132), BC4, BC5, ETC2 RGB
@@ -241,10 +289,10 @@ const fn has_alpha(vk_format: u32, format: Format) -> bool {
     }
 }
 
-/// Bytes `layers` layers of `levels` levels take, as [`Ktx2Limits::max_bytes`] counts them.
+/// Bytes `layers` layers of `levels` levels take, as [`FileLimits::max_bytes`] counts them.
 fn footprint(width_px: u32, height_px: u32, levels: u32, layers: u32, format: Format) -> u64 {
     crate::mip_chain_bytes(width_px, height_px, levels, format)
-        .saturating_add(Ktx2Limits::LAYER_BOOKKEEPING_BYTES)
+        .saturating_add(FileLimits::LAYER_BOOKKEEPING_BYTES)
         .saturating_mul(u64::from(layers))
 }
 
@@ -286,8 +334,8 @@ fn check_dfd(bytes: &[u8]) -> Result<(), String> {
 /// `decode` feature, refused without ([`Ktx2Error::Bc1RgbBlackTexels`]).
 ///
 /// ```
-/// use layerbatch_core::{read_ktx2, Ktx2Error, Ktx2Limits, TextureDesc};
-/// let err = read_ktx2(b"not a ktx2 file", &TextureDesc::new(1, 1), Ktx2Limits::default()).unwrap_err();
+/// use layerbatch_core::{read_ktx2, Ktx2Error, FileLimits, TextureDesc};
+/// let err = read_ktx2(b"not a ktx2 file", &TextureDesc::new(1, 1), FileLimits::default()).unwrap_err();
 /// assert!(matches!(err, Ktx2Error::Container { .. }));
 /// ```
 ///
@@ -298,13 +346,16 @@ fn check_dfd(bytes: &[u8]) -> Result<(), String> {
 /// ([`Ktx2Error::TooLarge`]: a file of a few bytes may declare terabytes) and at most
 /// `limits.max_layers` layers ([`Ktx2Error::TooManyLayers`]); a zstd level is decompressed only
 /// once its declared size matches its dimensions, into a buffer of that size.
-pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: Ktx2Limits) -> Result<Ktx2Texture, Ktx2Error> {
+pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result<FileTexture, Ktx2Error> {
     let container = |message: String| Ktx2Error::Container { len: bytes.len(), message };
     check_dfd(bytes).map_err(container)?;
     let reader = ktx2::Reader::new(bytes).map_err(|e| container(e.to_string()))?;
     let h = reader.header();
     let vk_format = h.format.map_or(0, |f| f.value());
-    let format = format_from_vk(vk_format).ok_or(Ktx2Error::Format { vk_format })?;
+    let (format, narrow) = match format_from_vk(vk_format) {
+        Some(format) => (format, None),
+        None => narrow_8bit(vk_format).map(|(f, n)| (f, Some(n))).ok_or(Ktx2Error::Format { vk_format })?,
+    };
     let unsupported = |what: String| Err(Ktx2Error::Unsupported { what });
     if h.face_count != 1 {
         return unsupported(format!("a cube map ({} faces)", h.face_count));
@@ -341,7 +392,11 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: Ktx2Limits) -> Result
     for (level, data) in reader.levels().enumerate() {
         let level = level as u32;
         let (lw, lh) = crate::mip_size(w, h_px, level);
-        let image = format.image_bytes(lw, lh);
+        // In the file's format: fewer bytes a texel than RGBA8 for a narrow one.
+        let image = match narrow {
+            Some(n) => u64::from(lw) * u64::from(lh) * u64::from(n.channels),
+            None => format.image_bytes(lw, lh),
+        };
         let expected_bytes = image.saturating_mul(u64::from(layers));
         let size_error = |actual_bytes: u64| Ktx2Error::LevelSize {
             level,
@@ -366,10 +421,14 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: Ktx2Limits) -> Result
             return Err(size_error(data.len() as u64));
         }
         for (layer, chunk) in per_layer.iter_mut().zip(data.chunks_exact(image as usize)) {
-            layer.extend_from_slice(chunk);
+            match narrow {
+                Some(n) => n.widen(chunk, layer),
+                None => layer.extend_from_slice(chunk),
+            }
         }
     }
-    let alpha = if !has_alpha(vk_format, format) {
+    let with_alpha = narrow.map_or(has_alpha(vk_format, format), |n| n.channels == 4);
+    let alpha = if !with_alpha {
         Alpha::Premultiplied
     } else {
         match reader.is_alpha_premultiplied() {
@@ -385,7 +444,7 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: Ktx2Limits) -> Result
             return bc1_rgb_decoded(desc, per_layer, black, limits);
         }
     }
-    Ok(Ktx2Texture { desc, layers: per_layer })
+    Ok(FileTexture { desc, layers: per_layer })
 }
 
 /// Decompresses one zstd level of `expected_bytes` into a buffer of exactly that size (the
@@ -487,8 +546,8 @@ fn bc1_rgb_decoded(
     desc: TextureDesc,
     blocks: Vec<Vec<u8>>,
     _black: u64,
-    limits: Ktx2Limits,
-) -> Result<Ktx2Texture, Ktx2Error> {
+    limits: FileLimits,
+) -> Result<FileTexture, Ktx2Error> {
     let format = if desc.format.is_srgb() { Format::Rgba8UnormSrgb } else { Format::Rgba8Unorm };
     let (w, h, levels, layers) = (desc.width_px, desc.height_px, desc.mip_levels, blocks.len() as u32);
     let total_bytes = footprint(w, h, levels, layers, format);
@@ -514,7 +573,7 @@ fn bc1_rgb_decoded(
         decoded.push(rgba);
     }
     let desc = TextureDesc { format, alpha: Alpha::Premultiplied, ..desc };
-    Ok(Ktx2Texture { desc, layers: decoded })
+    Ok(FileTexture { desc, layers: decoded })
 }
 
 /// A BC1 RGB texture with `black` blocks RGBA cannot draw, without the `decode` feature.
@@ -523,14 +582,14 @@ fn bc1_rgb_decoded(
     _desc: TextureDesc,
     _blocks: Vec<Vec<u8>>,
     black: u64,
-    _limits: Ktx2Limits,
-) -> Result<Ktx2Texture, Ktx2Error> {
+    _limits: FileLimits,
+) -> Result<FileTexture, Ktx2Error> {
     Err(Ktx2Error::Bc1RgbBlackTexels { blocks: black })
 }
 
 impl Batcher {
     /// Registers every layer of a KTX2 file as a texture ([`read_ktx2`] with the budget's
-    /// `budget_bytes` and `max_layers_per_array` as its [`Ktx2Limits`]; `like` gives filter,
+    /// `budget_bytes` and `max_layers_per_array` as its [`FileLimits`]; `like` gives filter,
     /// wrap and usage): one id for a 2D file, one per layer for an array file. An RGBA8 file
     /// keeps only its level 0 (core makes the mips of RGBA8 textures); a compressed one keeps
     /// every level. A file whose format has alpha and whose data format descriptor lacks
@@ -549,27 +608,7 @@ impl Batcher {
     /// before it are freed: nothing stays admitted.
     pub fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
         let budget = self.budget();
-        let file = read_ktx2(bytes, like, Ktx2Limits::new(budget.budget_bytes, budget.max_layers_per_array))?;
-        let d = file.desc;
-        let max = self.budget().max_texture_size_px;
-        if d.width_px > max || d.height_px > max {
-            let source = TextureError::TooLarge { width_px: d.width_px, height_px: d.height_px, max_px: max };
-            return Err(Ktx2Error::Texture { layer: 0, source });
-        }
-        let mut ids = Vec::with_capacity(file.layers.len());
-        for (layer, data) in file.layers.iter().enumerate() {
-            let data = if d.format.is_compressed() { &data[..] } else { &data[..d.byte_len()] };
-            match self.register(&d, data) {
-                Ok(id) => ids.push(id),
-                Err(source) => {
-                    for id in ids {
-                        // Just registered: a free cannot fail.
-                        let _ = self.free(id);
-                    }
-                    return Err(Ktx2Error::Texture { layer: layer as u32, source });
-                }
-            }
-        }
-        Ok(ids)
+        let file = read_ktx2(bytes, like, FileLimits::new(budget.budget_bytes, budget.max_layers_per_array))?;
+        self.register_layers(&file).map_err(|(layer, source)| Ktx2Error::Texture { layer, source })
     }
 }

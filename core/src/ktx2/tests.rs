@@ -3,7 +3,7 @@
 //! alpha, the descriptor and zstd.
 
 use super::*;
-use crate::{Config, Limits};
+use crate::{Alpha, Config, Limits};
 
 /// A KTX2 file written by hand: the header, the level index, a data format descriptor and
 /// the levels (each holding every layer), zstd-compressed when asked.
@@ -122,16 +122,16 @@ fn more_levels_than_the_size_has_are_refused_before_allocating() {
     // 33 levels of a 1x1 BC7 texture, in 885 bytes: level 32 shifted by 32 (a debug panic; in
     // release the max_bytes check counted only 32 levels and level 32 wrapped to full size).
     let file = Ktx2File::new(BC7, 1, 1, chain(Format::Bc7RgbaUnorm, 1, 1, 33, 1, 0)).write();
-    let e = read_ktx2(&file, &like(), Ktx2Limits::new(2 << 20, 1)).unwrap_err();
+    let e = read_ktx2(&file, &like(), FileLimits::new(2 << 20, 1)).unwrap_err();
     assert_eq!(e, Ktx2Error::TooManyLevels { width_px: 1, height_px: 1, levels: 33, max_levels: 1 });
     assert!(e.to_string().contains("33") && e.to_string().contains("at most 1"), "{e}");
     // Two levels of a 1x1 texture, and 12 of a 1024x16 one (11 at most), are refused alike,
     // whatever the level index holds.
     let two = Ktx2File::new(BC7, 1, 1, chain(Format::Bc7RgbaUnorm, 1, 1, 2, 1, 0)).write();
-    assert!(matches!(read_ktx2(&two, &like(), Ktx2Limits::default()), Err(Ktx2Error::TooManyLevels { levels: 2, .. })));
+    assert!(matches!(read_ktx2(&two, &like(), FileLimits::default()), Err(Ktx2Error::TooManyLevels { levels: 2, .. })));
     let mut big = Ktx2File::new(BC7, 1024, 16, chain(Format::Bc7RgbaUnorm, 1, 1, 12, 1, 0));
     big.level_count = Some(12);
-    let e = read_ktx2(&big.write(), &like(), Ktx2Limits::default()).unwrap_err();
+    let e = read_ktx2(&big.write(), &like(), FileLimits::default()).unwrap_err();
     assert_eq!(e, Ktx2Error::TooManyLevels { width_px: 1024, height_px: 16, levels: 12, max_levels: 11 });
     // Through the batcher too.
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
@@ -146,7 +146,7 @@ fn a_full_mip_chain_reads_every_level() {
         .enumerate()
         .map(|(i, l)| vec![i as u8; l.len()])
         .collect();
-    let t = read_ktx2(&Ktx2File::new(BC7, 64, 16, levels.clone()).write(), &like(), Ktx2Limits::default()).unwrap();
+    let t = read_ktx2(&Ktx2File::new(BC7, 64, 16, levels.clone()).write(), &like(), FileLimits::default()).unwrap();
     assert_eq!((t.desc.width_px, t.desc.height_px, t.desc.mip_levels), (64, 16, 7));
     assert_eq!(t.layers, vec![levels.concat()]);
     assert_eq!(t.layers[0].len(), t.desc.byte_len());
@@ -168,7 +168,7 @@ fn a_million_layers_are_refused_before_allocating() {
     // and every plan after slow).
     let file = many_layers(1 << 20);
     assert!(file.len() < 400, "{} bytes", file.len());
-    let e = read_ktx2(&file, &like(), Ktx2Limits::new(u64::MAX, 256)).unwrap_err();
+    let e = read_ktx2(&file, &like(), FileLimits::new(u64::MAX, 256)).unwrap_err();
     assert_eq!(e, Ktx2Error::TooManyLayers { layers: 1 << 20, max_layers: 256 });
     assert!(e.to_string().contains("1048576") && e.to_string().contains("256"), "{e}");
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
@@ -181,9 +181,9 @@ fn a_million_layers_are_refused_before_allocating() {
 #[test]
 fn layers_up_to_the_limit_read() {
     let file = many_layers(4);
-    let t = read_ktx2(&file, &like(), Ktx2Limits::new(1 << 20, 4)).unwrap();
+    let t = read_ktx2(&file, &like(), FileLimits::new(1 << 20, 4)).unwrap();
     assert_eq!(t.layers, vec![vec![0u8; 4]; 4]);
-    let e = read_ktx2(&file, &like(), Ktx2Limits::new(1 << 20, 3)).unwrap_err();
+    let e = read_ktx2(&file, &like(), FileLimits::new(1 << 20, 3)).unwrap_err();
     assert_eq!(e, Ktx2Error::TooManyLayers { layers: 4, max_layers: 3 });
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     assert_eq!(b.register_ktx2(&file, &like()).unwrap().len(), 4);
@@ -193,16 +193,16 @@ fn layers_up_to_the_limit_read() {
 fn each_layer_counts_its_bookkeeping_against_max_bytes() {
     // 1000 layers of one 1x1 RGBA8 texel: 4000 bytes of texels, but a vector each too.
     let file = many_layers(1000);
-    let per_layer = 4 + Ktx2Limits::LAYER_BOOKKEEPING_BYTES;
-    const { assert!(Ktx2Limits::LAYER_BOOKKEEPING_BYTES >= 24, "a Vec's header at least") };
-    let e = read_ktx2(&file, &like(), Ktx2Limits::new(4000, 1000)).unwrap_err();
+    let per_layer = 4 + FileLimits::LAYER_BOOKKEEPING_BYTES;
+    const { assert!(FileLimits::LAYER_BOOKKEEPING_BYTES >= 24, "a Vec's header at least") };
+    let e = read_ktx2(&file, &like(), FileLimits::new(4000, 1000)).unwrap_err();
     let total_bytes = 1000 * per_layer;
     assert!(
         matches!(e, Ktx2Error::TooLarge { layers: 1000, total_bytes: t, max_bytes: 4000, .. } if t == total_bytes),
         "{e}"
     );
-    assert!(read_ktx2(&file, &like(), Ktx2Limits::new(total_bytes - 1, 1000)).is_err());
-    assert!(read_ktx2(&file, &like(), Ktx2Limits::new(total_bytes, 1000)).is_ok());
+    assert!(read_ktx2(&file, &like(), FileLimits::new(total_bytes - 1, 1000)).is_err());
+    assert!(read_ktx2(&file, &like(), FileLimits::new(total_bytes, 1000)).is_ok());
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn huge_dimensions_are_refused_by_bytes_first() {
     // integration tests count on TooLarge here).
     let mut file = Ktx2File::new(BC7, 16384, 16384, vec![vec![0; 16]]);
     file.layers = 1 << 30;
-    let e = read_ktx2(&file.write(), &like(), Ktx2Limits::default()).unwrap_err();
+    let e = read_ktx2(&file.write(), &like(), FileLimits::default()).unwrap_err();
     assert!(matches!(e, Ktx2Error::TooLarge { layers: 1_073_741_824, .. }), "{e}");
 }
 
@@ -267,7 +267,7 @@ fn bc1_rgb_without_black_texels_reads_unchanged() {
         // 3-colour mode without index 3.
         bc1(RED, WHITE, [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0]),
     ];
-    let t = read_ktx2(&bc1_file(BC1_RGB, 8, 4, &blocks), &like(), Ktx2Limits::default()).unwrap();
+    let t = read_ktx2(&bc1_file(BC1_RGB, 8, 4, &blocks), &like(), FileLimits::default()).unwrap();
     assert_eq!(t.layers[0], blocks.concat());
     assert_eq!((t.desc.format, t.desc.alpha), (Format::Bc1RgbaUnorm, Alpha::Premultiplied));
 }
@@ -287,7 +287,7 @@ fn bc1_rgb_black_texels_are_rewritten_to_draw_the_same_as_rgba() {
         bc1(RED, WHITE, [3; 16]),
     ];
     for vk in [BC1_RGB, BC1_RGB_SRGB] {
-        let t = read_ktx2(&bc1_file(vk, 20, 4, &blocks), &like(), Ktx2Limits::default()).unwrap();
+        let t = read_ktx2(&bc1_file(vk, 20, 4, &blocks), &like(), FileLimits::default()).unwrap();
         let srgb = vk == BC1_RGB_SRGB;
         assert_eq!(t.desc.format, if srgb { Format::Bc1RgbaUnormSrgb } else { Format::Bc1RgbaUnorm });
         assert_eq!(t.desc.alpha, Alpha::Premultiplied, "BC1 RGB has no alpha");
@@ -308,7 +308,7 @@ fn bc1_rgb_black_texels_are_rewritten_to_draw_the_same_as_rgba() {
         }
     }
     // The same blocks as BC1 RGBA (133) mean transparent texels: left alone.
-    let t = read_ktx2(&bc1_file(BC1_RGBA, 20, 4, &blocks), &like(), Ktx2Limits::default()).unwrap();
+    let t = read_ktx2(&bc1_file(BC1_RGBA, 20, 4, &blocks), &like(), FileLimits::default()).unwrap();
     assert_eq!(t.layers[0], blocks.concat());
 }
 
@@ -317,11 +317,11 @@ fn bc1_rgb_index_3_past_the_edge_is_not_black_texels() {
     // A 2x2 level: the block's texels outside x < 2, y < 2 are never sampled, so index 3
     // there (with two colours besides: no rewrite could keep it) is no reason to refuse.
     let block = bc1(RED, WHITE, [0, 1, 3, 3, 2, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]);
-    let t = read_ktx2(&bc1_file(BC1_RGB, 2, 2, &[block]), &like(), Ktx2Limits::default()).unwrap();
+    let t = read_ktx2(&bc1_file(BC1_RGB, 2, 2, &[block]), &like(), FileLimits::default()).unwrap();
     assert_eq!(t.layers[0], block);
     // A 3x4 texture sees column 2 (texel 2 of the first row is index 3): a rewrite that keeps
     // red and white cannot be made.
-    let r = read_ktx2(&bc1_file(BC1_RGB, 3, 4, &[block]), &like(), Ktx2Limits::default());
+    let r = read_ktx2(&bc1_file(BC1_RGB, 3, 4, &[block]), &like(), FileLimits::default());
     #[cfg(not(feature = "decode"))]
     assert_eq!(r, Err(Ktx2Error::Bc1RgbBlackTexels { blocks: 1 }));
     #[cfg(feature = "decode")]
@@ -345,7 +345,7 @@ fn bc1_rgb_black_texels_rgba_cannot_draw_are_refused_without_decode() {
     let layer = blocks.concat();
     let mut file = Ktx2File::new(BC1_RGB, 12, 4, vec![[layer.clone(), layer].concat()]);
     file.layers = 2;
-    let e = read_ktx2(&file.write(), &like(), Ktx2Limits::default()).unwrap_err();
+    let e = read_ktx2(&file.write(), &like(), FileLimits::default()).unwrap_err();
     assert_eq!(e, Ktx2Error::Bc1RgbBlackTexels { blocks: 4 });
     assert!(e.to_string().contains("decode"), "{e}");
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
@@ -359,7 +359,7 @@ fn bc1_rgb_black_texels_rgba_cannot_draw_are_decoded_with_decode() {
     for (vk, format) in [(BC1_RGB, Format::Rgba8Unorm), (BC1_RGB_SRGB, Format::Rgba8UnormSrgb)] {
         // 8x4, two levels (the second 4x2, one block: the first block again).
         let file = Ktx2File::new(vk, 8, 4, vec![blocks.concat(), blocks[0].to_vec()]).write();
-        let t = read_ktx2(&file, &like(), Ktx2Limits::default()).unwrap();
+        let t = read_ktx2(&file, &like(), FileLimits::default()).unwrap();
         assert_eq!((t.desc.format, t.desc.mip_levels, t.desc.alpha), (format, 2, Alpha::Premultiplied));
         let texels = |block: &[u8; 8]| decode_bc1(block, true);
         let (a, b) = (texels(&blocks[0]), texels(&blocks[1]));
@@ -380,8 +380,8 @@ fn bc1_rgb_black_texels_rgba_cannot_draw_are_decoded_with_decode() {
         assert!(t.layers[0].chunks_exact(4).any(|t| t == [0, 0, 0, 255]));
         // Fits max_bytes decoded, or is refused: 24 bytes of blocks and 24 of bookkeeping
         // fit 150, the 160 decoded bytes do not.
-        let e = read_ktx2(&file, &like(), Ktx2Limits::new(150, 1)).unwrap_err();
-        let total_bytes = 160 + Ktx2Limits::LAYER_BOOKKEEPING_BYTES;
+        let e = read_ktx2(&file, &like(), FileLimits::new(150, 1)).unwrap_err();
+        let total_bytes = 160 + FileLimits::LAYER_BOOKKEEPING_BYTES;
         assert!(matches!(e, Ktx2Error::TooLarge { total_bytes: t, max_bytes: 150, .. } if t == total_bytes), "{e}");
     }
 }
@@ -397,7 +397,7 @@ fn with_flags(vk: u32, format: Format, flags: Option<u8>) -> Vec<u8> {
 #[test]
 fn straight_alpha_files_are_read_straight() {
     let alpha = |vk: u32, format: Format, flags: Option<u8>, like: TextureDesc| {
-        read_ktx2(&with_flags(vk, format, flags), &like, Ktx2Limits::default()).unwrap().desc.alpha
+        read_ktx2(&with_flags(vk, format, flags), &like, FileLimits::default()).unwrap().desc.alpha
     };
     let straight = like().with_alpha(Alpha::Straight);
     for (vk, format) in [
@@ -407,7 +407,7 @@ fn straight_alpha_files_are_read_straight() {
         (BC7, Format::Bc7RgbaUnorm),
         (149, Format::Etc2Rgb8A1Unorm),
         (151, Format::Etc2Rgba8Unorm),
-        (157, Format::Astc4x4RgbaUnorm),
+        (157, Format::Astc { block: crate::AstcBlock::B4x4, srgb: false }),
     ] {
         assert_eq!(
             alpha(vk, format, Some(0), like()),
@@ -453,11 +453,11 @@ fn a_texel_block_dimension_of_256_is_refused_not_a_panic() {
     file.dfd_flags = Some(1);
     for dims in [[255, 3, 0, 0], [3, 3, 0, 255]] {
         file.dfd_block_dims = dims;
-        let e = read_ktx2(&file.write(), &like(), Ktx2Limits::default()).unwrap_err();
+        let e = read_ktx2(&file.write(), &like(), FileLimits::default()).unwrap_err();
         assert!(matches!(&e, Ktx2Error::Container { message, .. } if message.contains("256")), "{e}");
     }
     file.dfd_block_dims = [254, 3, 0, 0];
-    assert!(read_ktx2(&file.write(), &like(), Ktx2Limits::default()).is_ok(), "255 is a size like any");
+    assert!(read_ktx2(&file.write(), &like(), FileLimits::default()).is_ok(), "255 is a size like any");
 }
 
 #[test]
@@ -471,7 +471,7 @@ fn zstd_levels_read_as_written() {
     let mut file = Ktx2File::new(BC7, 16, 8, levels.clone());
     file.layers = 2;
     file.zstd = true;
-    let t = read_ktx2(&file.write(), &like(), Ktx2Limits::default()).unwrap();
+    let t = read_ktx2(&file.write(), &like(), FileLimits::default()).unwrap();
     let layer =
         |i: usize| levels.iter().flat_map(|l| l[i * l.len() / 2..(i + 1) * l.len() / 2].to_vec()).collect::<Vec<u8>>();
     assert_eq!(t.layers, vec![layer(0), layer(1)]);
@@ -500,9 +500,9 @@ fn zstd_file(frame: Vec<u8>, uncompressed: u64) -> Vec<u8> {
 fn zstd_windows_past_twice_the_level_are_refused() {
     // 16 bytes in a frame declaring a 128 MiB window: ruzstd allocated the window first.
     let ok = zstd_file(zstd_frame(20, &[7; 16]), 16);
-    assert_eq!(read_ktx2(&ok, &like(), Ktx2Limits::default()).unwrap().layers, vec![vec![7; 16]]);
+    assert_eq!(read_ktx2(&ok, &like(), FileLimits::default()).unwrap().layers, vec![vec![7; 16]]);
     let huge = zstd_file(zstd_frame(27, &[7; 16]), 16);
-    let e = read_ktx2(&huge, &like(), Ktx2Limits::default()).unwrap_err();
+    let e = read_ktx2(&huge, &like(), FileLimits::default()).unwrap_err();
     assert!(matches!(e, Ktx2Error::Zstd { level: 0, .. }), "{e}");
 }
 
@@ -510,12 +510,45 @@ fn zstd_windows_past_twice_the_level_are_refused() {
 fn zstd_frames_holding_more_than_the_level_are_refused() {
     // The frame holds 32 bytes, the level is (and declares) 16: ruzstd writes into a buffer
     // of 16 and stops.
-    let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 32]), 16), &like(), Ktx2Limits::default()).unwrap_err();
+    let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 32]), 16), &like(), FileLimits::default()).unwrap_err();
     assert!(matches!(e, Ktx2Error::Zstd { level: 0, .. }), "{e}");
     // Fewer bytes than declared.
-    let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 8]), 16), &like(), Ktx2Limits::default()).unwrap_err();
+    let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 8]), 16), &like(), FileLimits::default()).unwrap_err();
     assert!(matches!(e, Ktx2Error::LevelSize { actual_bytes: 8, expected_bytes: 16, .. }), "{e}");
     // A declared size that is not the level's: refused before anything is decompressed.
-    let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 16]), 1 << 40), &like(), Ktx2Limits::default()).unwrap_err();
+    let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 16]), 1 << 40), &like(), FileLimits::default()).unwrap_err();
     assert!(matches!(e, Ktx2Error::LevelSize { actual_bytes: 1_099_511_627_776, expected_bytes: 16, .. }), "{e}");
+}
+
+/// `toktx`'s 8-bit outputs besides RGBA8 (R8, RG8, RGB8, BGR8, BGRA8, linear and sRGB) are
+/// widened to RGBA8 as GPUs sample them: `(r, 0, 0, 1)`, `(r, g, 0, 1)`, `(r, g, b, 1)`.
+#[test]
+fn narrow_8bit_formats_read_as_rgba8() {
+    let texels: Vec<u8> = (1..=24).collect();
+    for (vk, channels, format, want) in [
+        (9, 1, Format::Rgba8Unorm, [1, 0, 0, 255, 2, 0, 0, 255]),
+        (22, 2, Format::Rgba8UnormSrgb, [1, 2, 0, 255, 3, 4, 0, 255]),
+        (23, 3, Format::Rgba8Unorm, [1, 2, 3, 255, 4, 5, 6, 255]),
+        (36, 3, Format::Rgba8UnormSrgb, [3, 2, 1, 255, 6, 5, 4, 255]),
+        (44, 4, Format::Rgba8Unorm, [3, 2, 1, 4, 7, 6, 5, 8]),
+    ] {
+        // 3x2, two levels (3x2 then 1x1), zstd for every other one.
+        let level0 = texels[..6 * channels].to_vec();
+        let level1 = texels[..channels].to_vec();
+        let mut file = Ktx2File::new(vk, 3, 2, vec![level0, level1]);
+        file.zstd = vk % 2 == 0;
+        let t = read_ktx2(&file.write(), &like(), FileLimits::default()).unwrap();
+        assert_eq!((t.desc.format, t.desc.mip_levels), (format, 2), "vk {vk}");
+        assert_eq!(t.layers[0].len(), (6 + 1) * 4, "vk {vk}");
+        assert_eq!(t.layers[0][..8], want, "vk {vk}");
+        let expected_alpha = if channels == 4 { Alpha::Straight } else { Alpha::Premultiplied };
+        assert!(channels == 4 || t.desc.alpha == expected_alpha, "vk {vk}: opaque formats are premultiplied");
+        // A level one texel short is refused, naming its size in the file's format.
+        let short = Ktx2File::new(vk, 3, 2, vec![texels[..6 * channels - channels].to_vec()]);
+        let e = read_ktx2(&short.write(), &like(), FileLimits::default()).unwrap_err();
+        assert!(
+            matches!(e, Ktx2Error::LevelSize { expected_bytes, .. } if expected_bytes == 6 * channels as u64),
+            "{e}"
+        );
+    }
 }

@@ -63,7 +63,7 @@ impl ResourceOp {
             let len = row_bytes as usize * rows as usize;
             let bytes = offset..offset + len;
             offset += len;
-            let (width_px, height_px) = (format.round_up_px(lw), format.round_up_px(lh));
+            let [width_px, height_px] = format.round_up_px([lw, lh]);
             LevelWrite { level, x_px: x >> level, y_px: y >> level, width_px, height_px, row_bytes, rows, bytes }
         })
     }

@@ -228,8 +228,7 @@ impl PlanValidator {
         if !self.format_families.contains(d.format.family()) {
             return bad("a format whose family the budget's device lacks");
         }
-        let b = d.format.block_px();
-        if d.width_px % b != 0 || d.height_px % b != 0 {
+        if !d.format.on_block([d.width_px, d.height_px]) {
             return bad("a compressed array whose width or height is not whole blocks");
         }
         if d.render_target && d.format.is_compressed() {
@@ -331,8 +330,8 @@ impl PlanValidator {
                     if size[0] == 0 || size[1] == 0 || !fits(*from_xy, src) || !fits(*to_xy, dst) {
                         return bad("an empty rectangle, or one reaching past the layer's edge");
                     }
-                    let b = src.format.block_px();
-                    if [from_xy[0], from_xy[1], to_xy[0], to_xy[1], size[0], size[1]].iter().any(|v| v % b != 0) {
+                    let f = src.format;
+                    if !f.on_block(*from_xy) || !f.on_block(*to_xy) || !f.on_block(*size) {
                         return bad("a compressed rectangle not in whole blocks");
                     }
                     if src.format.is_compressed() && !self.compressed_copies {
@@ -379,10 +378,10 @@ impl PlanValidator {
                     let f = format;
                     for level in 0..*mip_levels {
                         let (lw, lh) = mip_size(d.width_px, d.height_px, level);
-                        let (lw, lh) = (f.round_up_px(lw), f.round_up_px(lh));
+                        let [lw, lh] = f.round_up_px([lw, lh]);
                         let (w, h) = mip_size(*width_px, *height_px, level);
-                        let (w, h) = (f.round_up_px(w), f.round_up_px(h));
-                        if (*x_px >> level) % f.block_px() != 0 || (*y_px >> level) % f.block_px() != 0 {
+                        let [w, h] = f.round_up_px([w, h]);
+                        if !f.on_block([*x_px >> level, *y_px >> level]) {
                             return bad("a compressed rectangle that does not start on a block");
                         }
                         let right = u64::from(*x_px >> level) + u64::from(w);

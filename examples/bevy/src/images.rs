@@ -327,6 +327,8 @@ fn layerbatch_format(format: TextureFormat) -> Option<Format> {
         T::Rgba8UnormSrgb => Format::Rgba8UnormSrgb,
         T::Bc1RgbaUnorm => Format::Bc1RgbaUnorm,
         T::Bc1RgbaUnormSrgb => Format::Bc1RgbaUnormSrgb,
+        T::Bc2RgbaUnorm => Format::Bc2RgbaUnorm,
+        T::Bc2RgbaUnormSrgb => Format::Bc2RgbaUnormSrgb,
         T::Bc3RgbaUnorm => Format::Bc3RgbaUnorm,
         T::Bc3RgbaUnormSrgb => Format::Bc3RgbaUnormSrgb,
         T::Bc4RUnorm => Format::Bc4RUnorm,
@@ -341,8 +343,27 @@ fn layerbatch_format(format: TextureFormat) -> Option<Format> {
         T::Etc2Rgba8UnormSrgb => Format::Etc2Rgba8UnormSrgb,
         T::EacR11Unorm => Format::EacR11Unorm,
         T::EacRg11Unorm => Format::EacRg11Unorm,
-        T::Astc { block: AstcBlock::B4x4, channel: AstcChannel::Unorm } => Format::Astc4x4RgbaUnorm,
-        T::Astc { block: AstcBlock::B4x4, channel: AstcChannel::UnormSrgb } => Format::Astc4x4RgbaUnormSrgb,
+        T::Astc { block, channel: channel @ (AstcChannel::Unorm | AstcChannel::UnormSrgb) } => {
+            // Bevy's blocks are wgpu's, in the Khronos order, as core's are.
+            let [w, h] = match block {
+                AstcBlock::B4x4 => [4, 4],
+                AstcBlock::B5x4 => [5, 4],
+                AstcBlock::B5x5 => [5, 5],
+                AstcBlock::B6x5 => [6, 5],
+                AstcBlock::B6x6 => [6, 6],
+                AstcBlock::B8x5 => [8, 5],
+                AstcBlock::B8x6 => [8, 6],
+                AstcBlock::B8x8 => [8, 8],
+                AstcBlock::B10x5 => [10, 5],
+                AstcBlock::B10x6 => [10, 6],
+                AstcBlock::B10x8 => [10, 8],
+                AstcBlock::B10x10 => [10, 10],
+                AstcBlock::B12x10 => [12, 10],
+                AstcBlock::B12x12 => [12, 12],
+            };
+            let block = layerbatch_core::AstcBlock::from_size_px([w, h])?;
+            Format::Astc { block, srgb: channel == AstcChannel::UnormSrgb }
+        }
         _ => return None,
     })
 }

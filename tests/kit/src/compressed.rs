@@ -25,8 +25,8 @@ pub const ENCODABLE: [Format; 12] = [
     Format::Bc7RgbaUnormSrgb,
     Format::Etc2Rgb8Unorm,
     Format::Etc2Rgb8UnormSrgb,
-    Format::Astc4x4RgbaUnorm,
-    Format::Astc4x4RgbaUnormSrgb,
+    Format::Astc { block: layerbatch_core::AstcBlock::B4x4, srgb: false },
+    Format::Astc { block: layerbatch_core::AstcBlock::B4x4, srgb: true },
 ];
 
 /// `rgba` (`w` x `h`, tight RGBA8) padded to whole 4x4 blocks by repeating its last row and
@@ -66,7 +66,8 @@ pub fn encode(format: Format, rgba: &[u8], w: u32, h: u32) -> Option<Vec<u8>> {
             t::bc7::compress_blocks(&t::bc7::alpha_very_fast_settings(), &surface)
         }
         Format::Etc2Rgb8Unorm | Format::Etc2Rgb8UnormSrgb => etc1_blocks(&data, pw, ph),
-        Format::Astc4x4RgbaUnorm | Format::Astc4x4RgbaUnormSrgb => astc_void_extent(&data, pw, ph),
+        Format::Astc { block: layerbatch_core::AstcBlock::B4x4, srgb: false }
+        | Format::Astc { block: layerbatch_core::AstcBlock::B4x4, srgb: true } => astc_void_extent(&data, pw, ph),
         _ => return None,
     })
 }

@@ -1,19 +1,13 @@
 //! `ktx2`: mutations of valid KTX2 files (several formats, levels, layers, zstd or not)
 //! through `read_ktx2` and `Batcher::register_ktx2`.
 
-use super::check_plan;
+use super::{check_file, file_input, mutate, Mutation, MUTATION_BYTES};
 use crate::rng::{Reader, Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::PlanValidator;
-use layerbatch_core::{
-    read_ktx2, Batcher, Config, Format, FormatFamilies, FormatFamily, Ktx2Limits, Limits, MockDevice, TextureDesc,
-};
+use layerbatch_core::{read_ktx2, FileLimits, Format, TextureDesc};
 
 /// What `read_ktx2` may allocate in this target (the batcher's budget is the same).
 const MAX_BYTES: u64 = 32 << 20;
-
-/// Bytes of the input each mutation reads (past them it reads zeros).
-const MUTATION_BYTES: usize = 12;
 
 /// A KTX2 file: header fields, levels (every layer of each, back to back), an optional
 /// basic descriptor block with these flags, zstd or not.
@@ -113,7 +107,7 @@ fn seeds() -> Vec<Vec<u8>> {
         spec(147, Format::Etc2Rgb8Unorm, 8, 8, 0, 4, false, Some(0)),
         spec(151, Format::Etc2Rgba8Unorm, 8, 4, 2, 1, false, Some(1)),
         spec(155, Format::EacRg11Unorm, 4, 8, 0, 2, true, None),
-        spec(158, Format::Astc4x4RgbaUnormSrgb, 12, 12, 0, 2, true, Some(0)),
+        spec(158, Format::Astc { block: layerbatch_core::AstcBlock::B4x4, srgb: true }, 12, 12, 0, 2, true, Some(0)),
     ];
     // BC1 RGB whose 3-colour blocks draw opaque black: some rewritable, some to decode.
     let black: Vec<u8> = [
@@ -196,32 +190,10 @@ impl Ktx2 {
             let r = &mut r;
             let len = file.len();
             match r.u8() % 11 {
-                0 | 1 => {
-                    // Bit flip.
-                    let at = r.u16() as usize;
-                    if len > 0 {
-                        file[at % len] ^= 1 << (r.u8() % 8);
-                    }
-                }
-                2 => {
-                    // Byte set.
-                    let at = r.u16() as usize;
-                    let v = r.u8();
-                    if len > 0 {
-                        file[at % len] = v;
-                    }
-                }
-                3 => {
-                    // Truncation.
-                    let at = r.u16() as usize;
-                    file.truncate(at % (len + 1));
-                }
-                4 => {
-                    // Extension.
-                    let n = r.below(200);
-                    let v = r.u8();
-                    file.extend(std::iter::repeat_n(v, n));
-                }
+                0 | 1 => mutate(&mut file, Mutation::BitFlip, r, &self.seeds),
+                2 => mutate(&mut file, Mutation::ByteSet, r, &self.seeds),
+                3 => mutate(&mut file, Mutation::Truncation, r, &self.seeds),
+                4 => mutate(&mut file, Mutation::Extension(200), r, &self.seeds),
                 5 | 6 => {
                     // A header field (offsets 12..48, and the DFD/KVD index to 64) at an edge.
                     let field = 12 + 4 * r.below(13);
@@ -265,15 +237,7 @@ impl Ktx2 {
                         file.extend_from_slice(&frame);
                     }
                 }
-                _ => {
-                    // Splice: a run of another seed's bytes over this one's.
-                    let other = &self.seeds[r.below(self.seeds.len())];
-                    let from = r.u16() as usize % other.len();
-                    let n = r.below(64).min(other.len() - from);
-                    let at = r.u16() as usize % (len + 1);
-                    let end = (at + n).min(len);
-                    file[at..end].copy_from_slice(&other[from..from + (end - at)]);
-                }
+                _ => mutate(&mut file, Mutation::Splice, r, &self.seeds),
             }
         }
         file
@@ -290,57 +254,13 @@ impl Target for Ktx2 {
     }
 
     fn generate(&mut self, rng: &mut Rng) -> Vec<u8> {
-        // A seed, then 1 to 4 mutations (half the inputs one) of up to 12 bytes each.
-        let mut input = vec![rng.byte()];
-        let mutations = [1, 1, 1, 1, 2, 2, 3, 4][rng.index(8)];
-        for _ in 0..mutations {
-            input.extend(rng.bytes(MUTATION_BYTES));
-        }
-        input
+        file_input(rng)
     }
 
     fn run(&mut self, input: &[u8]) -> Outcome {
         let file = self.file(input);
         let like = TextureDesc::new(1, 1);
-        let read = read_ktx2(&file, &like, Ktx2Limits::new(MAX_BYTES, 256));
-        if let Ok(t) = &read {
-            let chain = t.desc.byte_len();
-            if t.layers.iter().any(|l| l.len() < chain) {
-                return Outcome::Finding(format!("read_ktx2 gave a layer shorter than its desc: {:?}", t.desc));
-            }
-        }
-        // Through a batcher: half the time one whose device has only RGBA8 (compressed
-        // layers are decoded on the CPU), half the time one with every family.
-        let families = if input.last().is_some_and(|b| b & 1 == 1) {
-            FormatFamilies::ALL
-        } else {
-            FormatFamilies::RGBA8.with(FormatFamily::Bc)
-        };
-        let limits = Limits::guaranteed_minimum().with_format_families(families);
-        let config = Config::default().with_budget_bytes(MAX_BYTES);
-        let mut batcher = match Batcher::new(limits, config) {
-            Ok(b) => b,
-            Err(e) => return Outcome::Finding(format!("Batcher::new: {e}")),
-        };
-        match batcher.register_ktx2(&file, &like) {
-            Ok(ids) => {
-                if read.is_err() {
-                    return Outcome::Finding(format!("register_ktx2 took a file read_ktx2 refused: {read:?}"));
-                }
-                let mut validator = PlanValidator::new(batcher.budget());
-                let mut device = MockDevice::new(batcher.budget());
-                batcher.begin_frame();
-                for id in &ids {
-                    if let Err(e) = batcher.push(&layerbatch_core::Quad::rect(*id, [0.0, 0.0], [16.0, 16.0])) {
-                        return Outcome::Finding(format!("a registered KTX2 layer cannot be drawn: {e}"));
-                    }
-                }
-                match check_plan(&mut batcher, &mut validator, &mut device) {
-                    Ok(()) => Outcome::Ok,
-                    Err(m) => Outcome::Finding(m),
-                }
-            }
-            Err(e) => Outcome::err(&e),
-        }
+        let read = read_ktx2(&file, &like, FileLimits::new(MAX_BYTES, 256));
+        check_file(input, MAX_BYTES, &read, ("read_ktx2", "register_ktx2"), |b| b.register_ktx2(&file, &like))
     }
 }

@@ -100,9 +100,11 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     // Compressed textures with mips, in class arrays and pages.
     let mut b = Batcher::new(limits, Config::default()).map_err(|e| err(&e))?;
     let mut ids = Vec::new();
-    for (format, w, h, levels) in
-        [(Format::Bc7RgbaUnorm, 32, 32, 6), (Format::Bc1RgbaUnorm, 12, 8, 1), (Format::Astc4x4RgbaUnorm, 64, 16, 3)]
-    {
+    for (format, w, h, levels) in [
+        (Format::Bc7RgbaUnorm, 32, 32, 6),
+        (Format::Bc1RgbaUnorm, 12, 8, 1),
+        (Format::Astc { block: layerbatch_core::AstcBlock::B4x4, srgb: false }, 64, 16, 3),
+    ] {
         let desc = TextureDesc::new(w, h).with_format(format).with_mip_levels(levels);
         ids.push(b.register(&desc, &vec![0x5A; desc.byte_len()]).map_err(|e| err(&e))?);
     }
