@@ -7,7 +7,7 @@
 #   scripts/install-fonts.sh        the fonts the text tests and the HUD draw with (fonts-*)
 #   scripts/fetch-assets.sh         the CC0 asset pack of the loading tests (Python Arcade's
 #                                   wheel, from PyPI with pip, into target/assets/)
-#   scripts/install-test-tools.sh   ARM's astcenc and NVIDIA's nvcompress: real files and reference decoders
+#   scripts/install-test-tools.sh   astcenc, nvcompress, bc7enc: real files and reference decoders
 #
 # Each step does nothing when what it installs is there. .ci/run runs this too.
 set -euo pipefail

@@ -22,8 +22,12 @@
 //!   where the device has BC; a 37x29 chain is not whole blocks, so every device draws it
 //!   decoded to RGBA8 (`TextureError::PartialBlocks` without the `decode` feature).
 //!
+//! - **DDS, DX10 header, BC7** (bc7enc 1.0.8, prebuilt in npm's `@gpu-tex-enc/bc`) of a 64x32
+//!   and a 37x29 picture with alpha, against bc7enc's own decode: 0 on the CPU, 0 drawn at
+//!   scale 1 on every device; the same file marked `BC7_UNORM_SRGB` reads as sRGB.
+//!
 //! Under `CI=true` a device or tool that cannot be had fails the test; elsewhere it prints
-//! `skipped:` (`scripts/install-test-tools.sh` installs astcenc and nvcompress).
+//! `skipped:` (`scripts/install-test-tools.sh` installs astcenc, nvcompress and bc7enc).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -302,6 +306,63 @@ fn nvcompress_dds_files_read_decode_and_draw_as_nvidias_decoder_and_their_levels
                 let most = if decoded { 1 } else { 2 };
                 assert!(d <= most, "{kind:?} {flag} {w}x{h} level {l}: {d} from the file's level");
             }
+            batcher.free(ids[0]).expect("free");
+        }
+    }
+}
+
+/// bc7enc, where `scripts/install-test-tools.sh` puts it.
+fn bc7enc_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules/@gpu-tex-enc/bc/bin/linux/bc7enc")
+}
+
+#[test]
+fn bc7enc_dx10_dds_files_read_decode_and_draw_as_bc7encs_decoder() {
+    const TEST: &str = "bc7enc_dx10_dds_files_read_decode_and_draw_as_bc7encs_decoder";
+    let tool = bc7enc_path();
+    if !tool.exists() {
+        ci::skip(TEST, &format!("{} is missing; scripts/install-test-tools.sh installs it", tool.display()));
+        return;
+    }
+    let s = |p: &PathBuf| p.to_str().expect("utf-8 temp path").to_string();
+    let mut files = Vec::new();
+    for (w, h) in [(64, 32), (37, 29)] {
+        let rgba = picture(w, h, 9, true);
+        let (png, dds, unpacked) =
+            (scratch(&format!("bc7-{w}.png")), scratch(&format!("bc7-{w}.dds")), scratch(&format!("bc7-{w}-d.png")));
+        save_png(&png, &rgba, w, h);
+        // bc7enc writes a DX10 header (DXGI 98, BC7_UNORM) and its own decode of the blocks.
+        let Some(()) = run(TEST, &s(&tool), &["-q", &s(&png), &s(&dds), &s(&unpacked)]) else { return };
+        let file = std::fs::read(&dds).expect("bc7enc's file");
+        // Its decode is two images: the colour, and the alpha as grey.
+        let alpha_png = scratch(&format!("bc7-{w}-d_alpha.png"));
+        let mut reference = load_png(&unpacked);
+        for (texel, alpha) in reference.chunks_exact_mut(4).zip(load_png(&alpha_png).chunks_exact(4)) {
+            texel[3] = alpha[0];
+        }
+        let _ = [&png, &dds, &unpacked, &alpha_png].map(std::fs::remove_file);
+        let read = layerbatch::read_file(&file, &nearest(), Default::default()).expect("bc7enc's file reads");
+        assert_eq!((read.desc.format, read.desc.width_px, read.desc.mip_levels), (Format::Bc7RgbaUnorm, w, 1));
+        let decoded = decode_rgba8(Format::Bc7RgbaUnorm, w, h, &read.layers[0]).expect("decodes");
+        let d = worst(&decoded, &reference, 4);
+        eprintln!("bc7enc {w}x{h}: core's decode vs bc7enc's: worst {d}");
+        assert_eq!(d, 0, "{w}x{h}: BC7 decodes exactly, as the spec's integer interpolation is exact");
+        // The same file marked sRGB (DXGI 99, BC7_UNORM_SRGB) reads as the sRGB format.
+        let mut srgb = file.clone();
+        srgb[128] = 99;
+        let read = layerbatch::read_file(&srgb, &nearest(), Default::default()).expect("reads");
+        assert_eq!(read.desc.format, Format::Bc7RgbaUnormSrgb);
+        files.push(([w, h], file, decoded));
+    }
+    for kind in DeviceKind::ALL {
+        let Some((mut dev, mut batcher)) = open(kind, TEST) else { continue };
+        for ([w, h], file, decoded) in &files {
+            let ids = batcher.register_file(file, &nearest()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+            let drawn = draw_one(&mut dev, &mut batcher, ids[0], [*w, *h]);
+            // Premultiplied colour over opaque black leaves the colour: RGB is compared.
+            let d = worst(&drawn, decoded, 3);
+            eprintln!("{kind:?} bc7enc {w}x{h}: worst {d}");
+            assert!(d <= 1, "{kind:?} bc7enc {w}x{h}: {d} from bc7enc's decode");
             batcher.free(ids[0]).expect("free");
         }
     }

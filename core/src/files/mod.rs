@@ -255,12 +255,18 @@ impl Batcher {
     /// # Errors
     /// [`FileError`]; a KTX2 file's as [`FileError::Ktx2`].
     pub fn register_file(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, FileError> {
-        if FileKind::of(bytes) == Some(FileKind::Ktx2) {
-            return Ok(self.register_ktx2(bytes, like)?);
-        }
+        let kind = match FileKind::of(bytes) {
+            Some(FileKind::Ktx2) => return Ok(self.register_ktx2(bytes, like)?),
+            Some(kind) => kind,
+            None => {
+                return Err(FileError::UnknownKind {
+                    len: bytes.len(),
+                    start: bytes.iter().take(12).copied().collect(),
+                })
+            }
+        };
         let budget = self.budget();
         let file = read_file(bytes, like, FileLimits::new(budget.budget_bytes, budget.max_layers_per_array))?;
-        let kind = FileKind::of(bytes).unwrap_or(FileKind::Astc);
         self.register_layers(&file).map_err(|(layer, source)| FileError::Texture { kind, layer, source })
     }
 
