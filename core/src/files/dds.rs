@@ -118,7 +118,8 @@ pub fn read_dds(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result<
 fn mapped(header: &Header, like: &TextureDesc) -> Result<Mapped, FileError> {
     let kind = FileKind::Dds;
     let refused = |format: String, why: &'static str| Err(FileError::Format { kind, format, why });
-    let plain = |format: Format| Ok(Mapped { format, bgra: false, premultiplied: false });
+    let mapped = |format: Format, bgra: bool, premultiplied: bool| Ok(Mapped { format, bgra, premultiplied });
+    let plain = |format: Format| mapped(format, false, false);
     match header {
         Header::Dx10(h) => {
             let srgb = h.dxgi_format.is_srgb();
@@ -130,11 +131,7 @@ fn mapped(header: &Header, like: &TextureDesc) -> Result<Mapped, FileError> {
                     plain(pick(Format::Rgba8Unorm, Format::Rgba8UnormSrgb))
                 }
                 DxgiFormat::B8G8R8A8_TYPELESS | DxgiFormat::B8G8R8A8_UNORM | DxgiFormat::B8G8R8A8_UNORM_SRGB => {
-                    Ok(Mapped {
-                        format: pick(Format::Rgba8Unorm, Format::Rgba8UnormSrgb),
-                        bgra: true,
-                        premultiplied: false,
-                    })
+                    mapped(pick(Format::Rgba8Unorm, Format::Rgba8UnormSrgb), true, false)
                 }
                 DxgiFormat::BC1_TYPELESS | DxgiFormat::BC1_UNORM | DxgiFormat::BC1_UNORM_SRGB => {
                     plain(pick(Format::Bc1RgbaUnorm, Format::Bc1RgbaUnormSrgb))
@@ -170,26 +167,18 @@ fn mapped(header: &Header, like: &TextureDesc) -> Result<Mapped, FileError> {
             match f {
                 D::BC1_UNORM => plain(pick(Format::Bc1RgbaUnorm, Format::Bc1RgbaUnormSrgb)),
                 D::BC3_UNORM => plain(pick(Format::Bc3RgbaUnorm, Format::Bc3RgbaUnormSrgb)),
-                D::BC3_UNORM_PREMULTIPLIED_ALPHA => Ok(Mapped {
-                    format: pick(Format::Bc3RgbaUnorm, Format::Bc3RgbaUnormSrgb),
-                    bgra: false,
-                    premultiplied: true,
-                }),
+                D::BC3_UNORM_PREMULTIPLIED_ALPHA => {
+                    mapped(pick(Format::Bc3RgbaUnorm, Format::Bc3RgbaUnormSrgb), false, true)
+                }
                 D::BC4_UNORM => plain(Format::Bc4RUnorm),
                 D::BC5_UNORM => plain(Format::Bc5RgUnorm),
                 D::BC7_UNORM => plain(pick(Format::Bc7RgbaUnorm, Format::Bc7RgbaUnormSrgb)),
                 D::R8G8B8A8_UNORM => plain(pick(Format::Rgba8Unorm, Format::Rgba8UnormSrgb)),
-                D::B8G8R8A8_UNORM => Ok(Mapped {
-                    format: pick(Format::Rgba8Unorm, Format::Rgba8UnormSrgb),
-                    bgra: true,
-                    premultiplied: false,
-                }),
+                D::B8G8R8A8_UNORM => mapped(pick(Format::Rgba8Unorm, Format::Rgba8UnormSrgb), true, false),
                 D::BC2_UNORM => plain(pick(Format::Bc2RgbaUnorm, Format::Bc2RgbaUnormSrgb)),
-                D::BC2_UNORM_PREMULTIPLIED_ALPHA => Ok(Mapped {
-                    format: pick(Format::Bc2RgbaUnorm, Format::Bc2RgbaUnormSrgb),
-                    bgra: false,
-                    premultiplied: true,
-                }),
+                D::BC2_UNORM_PREMULTIPLIED_ALPHA => {
+                    mapped(pick(Format::Bc2RgbaUnorm, Format::Bc2RgbaUnormSrgb), false, true)
+                }
                 other => refused(format!("{other:?}"), "only BC1-BC5, BC7 and 8-bit RGBA/BGRA are stored"),
             }
         }

@@ -167,6 +167,13 @@ pub enum FileError {
     },
 }
 
+impl FileError {
+    /// [`FileError::UnknownKind`] of `bytes`.
+    fn unknown_kind(bytes: &[u8]) -> Self {
+        FileError::UnknownKind { len: bytes.len(), start: bytes.iter().take(12).copied().collect() }
+    }
+}
+
 /// Checks a file's declared size against `limits` and [`crate::max_mip_levels`], before
 /// anything is allocated for it.
 pub(crate) fn check_declared(
@@ -232,7 +239,7 @@ pub fn read_file(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result
             kind: FileKind::Dds,
             what: "DDS data, in a build without layerbatch-core's `dds` feature".to_string(),
         }),
-        None => Err(FileError::UnknownKind { len: bytes.len(), start: bytes.iter().take(12).copied().collect() }),
+        None => Err(FileError::unknown_kind(bytes)),
     }
 }
 
@@ -258,12 +265,7 @@ impl Batcher {
         let kind = match FileKind::of(bytes) {
             Some(FileKind::Ktx2) => return Ok(self.register_ktx2(bytes, like)?),
             Some(kind) => kind,
-            None => {
-                return Err(FileError::UnknownKind {
-                    len: bytes.len(),
-                    start: bytes.iter().take(12).copied().collect(),
-                })
-            }
+            None => return Err(FileError::unknown_kind(bytes)),
         };
         let budget = self.budget();
         let file = read_file(bytes, like, FileLimits::new(budget.budget_bytes, budget.max_layers_per_array))?;

@@ -3,8 +3,8 @@
 //! `Batcher::register_file`. Seeds alternate kinds, so each gets half the inputs. (KTX2 has
 //! its own target, `ktx2`.)
 
-use super::{check_file, file_input, mutate, Mutation, MUTATION_BYTES};
-use crate::rng::{Reader, Rng, EDGE_U32};
+use super::{check_file, file_input, mutate, mutated, Mutation};
+use crate::rng::{Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
 use layerbatch_core::{read_file, AstcBlock, FileLimits, TextureDesc};
 
@@ -88,19 +88,15 @@ impl Files {
     }
 
     /// The file an input describes: byte 0 picks the seed, then each run of
-    /// [`MUTATION_BYTES`] is one mutation.
+    /// [`super::MUTATION_BYTES`] is one mutation.
     fn file(&self, input: &[u8]) -> Vec<u8> {
-        let Some((&seed, mutations)) = input.split_first() else { return self.seeds[0].clone() };
-        let mut file = self.seeds[usize::from(seed) % self.seeds.len()].clone();
-        for chunk in mutations.chunks(MUTATION_BYTES) {
-            let mut r = Reader::new(chunk);
-            let r = &mut r;
+        mutated(&self.seeds, input, |file, op, r| {
             let len = file.len();
-            match r.u8() % 8 {
-                0 | 1 => mutate(&mut file, Mutation::BitFlip, r, &self.seeds),
-                2 => mutate(&mut file, Mutation::ByteSet, r, &self.seeds),
-                3 => mutate(&mut file, Mutation::Truncation, r, &self.seeds),
-                4 => mutate(&mut file, Mutation::Extension(300), r, &self.seeds),
+            match op % 8 {
+                0 | 1 => mutate(file, Mutation::BitFlip, r, &self.seeds),
+                2 => mutate(file, Mutation::ByteSet, r, &self.seeds),
+                3 => mutate(file, Mutation::Truncation, r, &self.seeds),
+                4 => mutate(file, Mutation::Extension(300), r, &self.seeds),
                 5 | 6 => {
                     // A header field at an edge: DDS's u32 fields (to the end of the DX10
                     // header), or an ASTC block size or 24-bit dimension.
@@ -120,10 +116,9 @@ impl Files {
                         }
                     }
                 }
-                _ => mutate(&mut file, Mutation::Splice, r, &self.seeds),
+                _ => mutate(file, Mutation::Splice, r, &self.seeds),
             }
-        }
-        file
+        })
     }
 }
 

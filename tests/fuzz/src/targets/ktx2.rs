@@ -1,7 +1,7 @@
 //! `ktx2`: mutations of valid KTX2 files (several formats, levels, layers, zstd or not)
 //! through `read_ktx2` and `Batcher::register_ktx2`.
 
-use super::{check_file, file_input, mutate, Mutation, MUTATION_BYTES};
+use super::{check_file, file_input, mutate, mutated, Mutation};
 use crate::rng::{Reader, Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
 use layerbatch_core::{read_ktx2, FileLimits, Format, TextureDesc};
@@ -181,19 +181,15 @@ impl Ktx2 {
     }
 
     /// The file an input describes: byte 0 picks the seed, then each run of
-    /// [`MUTATION_BYTES`] is one mutation, applied in order.
+    /// [`super::MUTATION_BYTES`] is one mutation, applied in order.
     fn file(&self, input: &[u8]) -> Vec<u8> {
-        let Some((&seed, mutations)) = input.split_first() else { return self.seeds[0].clone() };
-        let mut file = self.seeds[usize::from(seed) % self.seeds.len()].clone();
-        for chunk in mutations.chunks(MUTATION_BYTES) {
-            let mut r = Reader::new(chunk);
-            let r = &mut r;
+        mutated(&self.seeds, input, |file, op, r| {
             let len = file.len();
-            match r.u8() % 11 {
-                0 | 1 => mutate(&mut file, Mutation::BitFlip, r, &self.seeds),
-                2 => mutate(&mut file, Mutation::ByteSet, r, &self.seeds),
-                3 => mutate(&mut file, Mutation::Truncation, r, &self.seeds),
-                4 => mutate(&mut file, Mutation::Extension(200), r, &self.seeds),
+            match op % 11 {
+                0 | 1 => mutate(file, Mutation::BitFlip, r, &self.seeds),
+                2 => mutate(file, Mutation::ByteSet, r, &self.seeds),
+                3 => mutate(file, Mutation::Truncation, r, &self.seeds),
+                4 => mutate(file, Mutation::Extension(200), r, &self.seeds),
                 5 | 6 => {
                     // A header field (offsets 12..48, and the DFD/KVD index to 64) at an edge.
                     let field = 12 + 4 * r.below(13);
@@ -237,10 +233,9 @@ impl Ktx2 {
                         file.extend_from_slice(&frame);
                     }
                 }
-                _ => mutate(&mut file, Mutation::Splice, r, &self.seeds),
+                _ => mutate(file, Mutation::Splice, r, &self.seeds),
             }
-        }
-        file
+        })
     }
 }
 

@@ -115,6 +115,23 @@ pub(crate) fn file_input(rng: &mut Rng) -> Vec<u8> {
     input
 }
 
+/// The file an input describes: byte 0 picks a seed, then each run of [`MUTATION_BYTES`] is
+/// one mutation, its first byte given to `apply` with a reader of the rest.
+pub(crate) fn mutated(
+    seeds: &[Vec<u8>],
+    input: &[u8],
+    mut apply: impl FnMut(&mut Vec<u8>, u8, &mut Reader<'_>),
+) -> Vec<u8> {
+    let Some((&seed, mutations)) = input.split_first() else { return seeds[0].clone() };
+    let mut file = seeds[usize::from(seed) % seeds.len()].clone();
+    for chunk in mutations.chunks(MUTATION_BYTES) {
+        let mut r = Reader::new(chunk);
+        let op = r.u8();
+        apply(&mut file, op, &mut r);
+    }
+    file
+}
+
 /// The mutations every file target makes, whatever the container.
 pub(crate) enum Mutation {
     /// One bit flipped.
