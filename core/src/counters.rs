@@ -69,6 +69,9 @@ pub struct Counters {
     /// Textures of a format the device lacks, decoded to RGBA8 on the CPU at registration
     /// (the `decode` feature; always 0 without it).
     pub textures_decoded: u64,
+    /// Textures (layers) of Basis Universal files transcoded at registration (the `basis`
+    /// feature; always 0 without it), to the target `BasisTarget::choose` gives the device.
+    pub textures_transcoded: u64,
     /// Resident layers drawn ([`crate::Batcher::draw_resident`]): one segment each (more
     /// with indexed quads, one per block of `instance_capacity`).
     pub resident_draws: u64,
@@ -127,6 +130,7 @@ impl Counters {
             max_slot_tier,
             cpu_copy_bytes,
             textures_decoded,
+            textures_transcoded,
             flushes_resident,
             resident_draws,
             resident_instances_written,
@@ -164,6 +168,7 @@ impl Counters {
         self.max_slot_tier = self.max_slot_tier.max(max_slot_tier);
         self.cpu_copy_bytes = cpu_copy_bytes;
         self.textures_decoded += textures_decoded;
+        self.textures_transcoded += textures_transcoded;
         self.flushes_resident += flushes_resident;
         self.resident_draws += resident_draws;
         self.resident_instances_written += resident_instances_written;

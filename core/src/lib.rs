@@ -95,8 +95,10 @@ pub mod tilemap;
 mod walk;
 mod writes;
 
+#[cfg(feature = "basis")]
+pub use crate::ktx2::read_basis;
 #[cfg(feature = "ktx2")]
-pub use crate::ktx2::{format_from_vk, read_ktx2, FileLimits, FileTexture, Ktx2Error};
+pub use crate::ktx2::{format_from_vk, read_ktx2, BasisMode, BasisTarget, FileLimits, FileTexture, Ktx2Error};
 pub use affine::Affine2;
 pub use batcher::{Batcher, FormatMemory};
 pub use budget::Budget;

@@ -11,7 +11,9 @@
 # The HUD scene's font files (Debian's fonts-dejavu-core, fonts-droid-fallback and
 # fonts-noto-color-emoji; scripts/install-fonts.sh installs them) are copied from
 # /usr/share/fonts into SITE_DIR/fonts/, where the page fetches them; never committed. A
-# missing one is reported, and the HUD test and bench then fail saying which.
+# missing one is reported, and the HUD test and bench then fail saying which. The Basis
+# Universal files of the `basis_files` test are made into SITE_DIR/basis/ by
+# scripts/web/basis-files.sh, likewise never committed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target_dir="${CARGO_TARGET_DIR:-target}"
@@ -31,4 +33,6 @@ for font in dejavu/DejaVuSans.ttf droid/DroidSansFallbackFull.ttf noto/NotoColor
     echo "web: no /usr/share/fonts/truetype/$font (scripts/install-fonts.sh installs it): the HUD test and bench will fail" >&2
   fi
 done
+# The Basis Universal files of the `basis_files` test and their reference transcodes.
+scripts/web/basis-files.sh "$site/basis"
 echo "web: page built in $site ($(du -h "$site/pkg/layerbatch_web_bg.wasm" | cut -f1) of wasm)" >&2

@@ -11,8 +11,13 @@
 
 use crate::{Alpha, Batcher, Format, TextureDesc, TextureError, TextureId};
 
+mod basis;
 #[cfg(test)]
 mod tests;
+
+#[cfg(feature = "basis")]
+pub use basis::read_basis;
+pub use basis::{BasisMode, BasisTarget};
 
 /// The smallest zstd window a level may declare, whatever its size: a frame's window is what
 /// ruzstd allocates before decoding, so it is bounded by twice the level's size or this.
@@ -76,12 +81,40 @@ pub enum Ktx2Error {
         /// The reader's message.
         message: String,
     },
-    /// A format core does not store (`vk_format` is the file's `vkFormat`; 0 is "undefined",
-    /// as in Basis Universal files, which need transcoding first).
-    #[error("KTX2 vkFormat {vk_format} is not one layerbatch stores (RGBA8, BC1/3/4/5/7, ETC2/EAC, ASTC 4x4)")]
+    /// A format core does not store (`vk_format` is the file's `vkFormat`; 0 is "undefined":
+    /// a Basis Universal file is [`Ktx2Error::NotTranscoded`] instead).
+    #[error(
+        "KTX2 vkFormat {vk_format} is not one layerbatch stores (RGBA8 and the 8-bit formats widened to it, \
+         BC1-5/7, ETC2/EAC, ASTC at all 14 block sizes, Basis Universal ETC1S/UASTC)"
+    )]
     Format {
         /// The file's `vkFormat`.
         vk_format: u32,
+    },
+    /// A Basis Universal file, which must be transcoded for a device: [`read_ktx2`] does not
+    /// know the device (use `read_basis` or [`Batcher::register_ktx2`]), or the build lacks
+    /// layerbatch-core's `basis` feature.
+    #[error("a Basis Universal {mode} KTX2 file needs transcoding for the device: {how}")]
+    NotTranscoded {
+        /// The file's Basis mode.
+        mode: BasisMode,
+        /// What to do.
+        how: &'static str,
+    },
+    /// The Basis Universal transcoder refused one image of a file (corrupt codebooks or
+    /// blocks).
+    #[error("Basis Universal {mode} level {level}, layer {layer}, to {target}: the transcoder says {message}")]
+    Transcode {
+        /// The file's Basis mode.
+        mode: BasisMode,
+        /// The level.
+        level: u32,
+        /// The layer.
+        layer: u32,
+        /// What it was transcoded to.
+        target: BasisTarget,
+        /// The transcoder's error.
+        message: String,
     },
     /// A cube map, 3D texture or supercompression other than zstd.
     #[error("KTX2 {what} is not supported (2D textures and 2D arrays, uncompressed or zstd)")]
@@ -351,6 +384,11 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result
     check_dfd(bytes).map_err(container)?;
     let reader = ktx2::Reader::new(bytes).map_err(|e| container(e.to_string()))?;
     let h = reader.header();
+    if let Some(mode) = basis::basis_mode(&reader) {
+        let how = "read_ktx2 does not know the device's families: use read_basis or Batcher::register_ktx2 (the \
+                   `basis` feature)";
+        return Err(Ktx2Error::NotTranscoded { mode, how });
+    }
     let vk_format = h.format.map_or(0, |f| f.value());
     let (format, narrow) = match format_from_vk(vk_format) {
         Some(format) => (format, None),
@@ -595,6 +633,12 @@ impl Batcher {
     /// every level. A file whose format has alpha and whose data format descriptor lacks
     /// `KHR_DF_FLAG_ALPHA_PREMULTIPLIED` is registered [`Alpha::Straight`].
     ///
+    /// A Basis Universal file (ETC1S or UASTC) is transcoded for this device with the `basis`
+    /// feature (`read_basis` with the budget's limits and `format_families`: ASTC 4x4, BC7,
+    /// ETC2 or RGBA8, [`BasisTarget::choose`]), each texture counted in
+    /// `Counters::textures_transcoded`, each target logged once at `debug!`; without the
+    /// feature it is refused ([`Ktx2Error::NotTranscoded`]).
+    ///
     /// ```
     /// # use layerbatch_core::{Batcher, Config, Ktx2Error, Limits, TextureDesc};
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
@@ -608,7 +652,18 @@ impl Batcher {
     /// before it are freed: nothing stays admitted.
     pub fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
         let budget = self.budget();
-        let file = read_ktx2(bytes, like, FileLimits::new(budget.budget_bytes, budget.max_layers_per_array))?;
-        self.register_layers(&file).map_err(|(layer, source)| Ktx2Error::Texture { layer, source })
+        let limits = FileLimits::new(budget.budget_bytes, budget.max_layers_per_array);
+        // check_dfd first: ktx2's reader panics on a block dimension of 256.
+        let basis =
+            check_dfd(bytes).ok().and_then(|()| ktx2::Reader::new(bytes).ok()).and_then(|r| basis::basis_mode(&r));
+        let file = match basis {
+            Some(mode) => self.transcoded(bytes, like, limits, mode)?,
+            None => read_ktx2(bytes, like, limits)?,
+        };
+        let ids = self.register_layers(&file).map_err(|(layer, source)| Ktx2Error::Texture { layer, source })?;
+        if basis.is_some() {
+            self.count_transcoded(ids.len() as u64);
+        }
+        Ok(ids)
     }
 }

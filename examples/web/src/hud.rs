@@ -31,17 +31,15 @@ pub fn scene_json(seed: u32) -> Result<String, String> {
     serde_json::to_string(&hud::scene(seed)).map_err(|e| e.to_string())
 }
 
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+/// The bytes at `url` on the page's site; `missing` says where they come from when absent.
+pub(crate) async fn fetch_bytes(url: &str, missing: &str) -> Result<Vec<u8>, String> {
     let window = web_sys::window().ok_or("no window")?;
     let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url))
         .await
         .map_err(|e| format!("fetch {url}: {e:?}"))?;
     let response: web_sys::Response = response.dyn_into().map_err(|_| format!("fetch {url}: not a Response"))?;
     if !response.ok() {
-        return Err(format!(
-            "fetch {url}: HTTP {} (the site has no font files: scripts/web/build.sh copies them from /usr/share/fonts; scripts/install-fonts.sh installs them)",
-            response.status()
-        ));
+        return Err(format!("fetch {url}: HTTP {} ({missing})", response.status()));
     }
     let buffer = response.array_buffer().map_err(|e| format!("fetch {url}: {e:?}"))?;
     let buffer = wasm_bindgen_futures::JsFuture::from(buffer).await.map_err(|e| format!("fetch {url}: {e:?}"))?;
@@ -56,7 +54,14 @@ pub async fn font_files() -> Result<[Vec<u8>; 3], String> {
         None => {
             let mut got = Vec::new();
             for url in FONT_FILES {
-                got.push(fetch_bytes(url).await?);
+                got.push(
+                    fetch_bytes(
+                        url,
+                        "the site has no font files: scripts/web/build.sh copies them from /usr/share/fonts; \
+                         scripts/install-fonts.sh installs them",
+                    )
+                    .await?,
+                );
             }
             let files: [Vec<u8>; 3] = got.try_into().map_err(|_| "three font files".to_string())?;
             let files = Rc::new(files);

@@ -43,6 +43,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "hud_glyphs", backends: EVERY_PATH },
     Test { name: "hud_parity", backends: &["all"] },
     Test { name: "compressed_families", backends: EVERY_PATH },
+    Test { name: "basis_files", backends: EVERY_PATH },
     Test { name: "looks_one_draw", backends: EVERY_PATH },
     Test { name: "looks_parity", backends: &["all"] },
 ];
@@ -118,6 +119,7 @@ macro_rules! ensure {
 }
 
 // After `ensure!`, which they use.
+mod basis;
 mod compressed;
 mod hud;
 mod looks;
@@ -162,6 +164,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "hud_one_draw" => Box::pin(hud::hud_one_draw(b)),
         "hud_glyphs" => Box::pin(hud::hud_glyphs(b)),
         "compressed_families" => Box::pin(compressed::compressed_families(b)),
+        "basis_files" => Box::pin(basis::basis_files(b)),
         "looks_one_draw" => Box::pin(looks::looks_one_draw(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })

@@ -133,6 +133,37 @@ fn seeds() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// Sets a level index field (offset, length, uncompressed length) of one of the first four
+/// levels, or the SGD's offset or length, to an edge value.
+pub(crate) fn set_level_index_field(file: &mut [u8], r: &mut Reader<'_>) {
+    let level = r.below(4);
+    let field = if r.below(5) == 0 { 64 + 8 * r.below(2) } else { 80 + 24 * level + 8 * r.below(3) };
+    let v: u64 = match r.below(4) {
+        0 => u64::from(EDGE_U32[r.below(EDGE_U32.len())]),
+        1 => u64::MAX - u64::from(r.u8()),
+        2 => u64::from(r.u16()),
+        _ => u64::from(r.u32()) << (r.u8() % 32),
+    };
+    if field + 8 <= file.len() {
+        file[field..field + 8].copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// Replaces level 0's data by a hostile zstd frame ([`hostile_frame`]), appended, and marks
+/// the file zstd.
+pub(crate) fn hostile_zstd_level(file: &mut Vec<u8>, r: &mut Reader<'_>) {
+    let frame = hostile_frame(r);
+    let len = file.len();
+    if len >= 104 {
+        let at = len.next_multiple_of(16);
+        file.resize(at, 0);
+        file[44..48].copy_from_slice(&2u32.to_le_bytes());
+        file[80..88].copy_from_slice(&(at as u64).to_le_bytes());
+        file[88..96].copy_from_slice(&(frame.len() as u64).to_le_bytes());
+        file.extend_from_slice(&frame);
+    }
+}
+
 /// A zstd frame that is hostile: a huge declared window, or many RLE blocks (a small frame
 /// that decompresses to far more than its level).
 fn hostile_frame(r: &mut Reader<'_>) -> Vec<u8> {
@@ -198,20 +229,7 @@ impl Ktx2 {
                         file[field..field + 4].copy_from_slice(&v.to_le_bytes());
                     }
                 }
-                7 => {
-                    // A level index field (offset, length, uncompressed length) or the SGD's.
-                    let level = r.below(4);
-                    let field = if r.below(5) == 0 { 64 + 8 * r.below(2) } else { 80 + 24 * level + 8 * r.below(3) };
-                    let v: u64 = match r.below(4) {
-                        0 => u64::from(EDGE_U32[r.below(EDGE_U32.len())]),
-                        1 => u64::MAX - u64::from(r.u8()),
-                        2 => u64::from(r.u16()),
-                        _ => u64::from(r.u32()) << (r.u8() % 32),
-                    };
-                    if field + 8 <= len {
-                        file[field..field + 8].copy_from_slice(&v.to_le_bytes());
-                    }
-                }
+                7 => set_level_index_field(file, r),
                 8 => {
                     // The descriptor's basic block: flags or texel block dimensions.
                     let dfd = file.get(48..52).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
@@ -221,18 +239,7 @@ impl Ktx2 {
                         file[at] = v;
                     }
                 }
-                9 => {
-                    // Level 0's data replaced by a hostile zstd frame, marked zstd.
-                    let frame = hostile_frame(r);
-                    if len >= 104 {
-                        let at = len.next_multiple_of(16);
-                        file.resize(at, 0);
-                        file[44..48].copy_from_slice(&2u32.to_le_bytes());
-                        file[80..88].copy_from_slice(&(at as u64).to_le_bytes());
-                        file[88..96].copy_from_slice(&(frame.len() as u64).to_le_bytes());
-                        file.extend_from_slice(&frame);
-                    }
-                }
+                9 => hostile_zstd_level(file, r),
                 _ => mutate(file, Mutation::Splice, r, &self.seeds),
             }
         })

@@ -1,5 +1,6 @@
 //! The targets, one module each.
 
+mod basis;
 mod decode;
 mod files;
 mod ktx2;
@@ -17,13 +18,14 @@ use layerbatch_core::{
 };
 
 /// Every target, in the order a run takes them.
-pub const NAMES: [&str; 8] = ["ktx2", "files", "decode", "shapes", "mesh", "nine_slice", "plan", "text"];
+pub const NAMES: [&str; 9] = ["ktx2", "files", "basis", "decode", "shapes", "mesh", "nine_slice", "plan", "text"];
 
 /// The target called `name`, or why it cannot run here.
 pub fn make(name: &str) -> Result<Box<dyn Target>, String> {
     Ok(match name {
         "ktx2" => Box::new(ktx2::Ktx2::new()),
         "files" => Box::new(files::Files::new()),
+        "basis" => Box::new(basis::Basis::new()?),
         "decode" => Box::new(decode::Decode),
         "shapes" => Box::new(shapes::ShapesTarget::new()),
         "mesh" => Box::new(mesh::MeshTarget),
