@@ -21,6 +21,8 @@
 //!   files are drawn natively
 //!   where the device has BC; a 37x29 chain is not whole blocks, so every device draws it
 //!   decoded to RGBA8 (`TextureError::PartialBlocks` without the `decode` feature).
+//!   `nvcompress -rgb` (uncompressed 32-bit BGRA masks, full chains) reads as RGBA8: level 0
+//!   against `nvdecompress` and drawn at scale 1 (core makes an RGBA8 texture's mips).
 //!
 //! - **DDS, DX10 header, BC7** (bc7enc 1.0.8, prebuilt in npm's `@gpu-tex-enc/bc`) of a 64x32
 //!   and a 37x29 picture with alpha, against bc7enc's own decode: 0 on the CPU, 0 drawn at
@@ -43,8 +45,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use layerbatch::{
-    decode_rgba8, read_basis, AstcBlock, BasisTarget, Batcher, Config, Filter, Format, FormatFamilies, FormatFamily,
-    Quad, TextureDesc, TextureId,
+    decode_rgba8, read_basis, Alpha, AstcBlock, BasisTarget, Batcher, Config, Filter, Format, FormatFamilies,
+    FormatFamily, Quad, TextureDesc, TextureId,
 };
 use layerbatch_testkit::asset_sets::game_like;
 use layerbatch_testkit::ci;
@@ -259,6 +261,8 @@ fn nvcompress_dds_files_read_decode_and_draw_as_nvidias_decoder_and_their_levels
         ("-bc3", Format::Bc3RgbaUnorm, 4),
         ("-bc4", Format::Bc4RUnorm, 1),
         ("-bc5", Format::Bc5RgUnorm, 2),
+        // Uncompressed: a legacy header of 32-bit BGRA masks, read as RGBA8.
+        ("-rgb", Format::Rgba8Unorm, 4),
     ];
     let s = |p: &PathBuf| p.to_str().expect("utf-8 temp path").to_string();
     let mut files = Vec::new();
@@ -295,17 +299,19 @@ fn nvcompress_dds_files_read_decode_and_draw_as_nvidias_decoder_and_their_levels
                 decoded_levels.push(decode_rgba8(format, lw, lh, &read.layers[0][at..at + n]).expect("decodes"));
                 at += n;
             }
-            files.push((flag, [w, h], file, decoded_levels, channels));
+            files.push((flag, format, [w, h], file, decoded_levels, channels));
         }
         let _ = std::fs::remove_file(&png);
     }
     for kind in DeviceKind::ALL {
         let Some((mut dev, mut batcher)) = open(kind, TEST) else { continue };
-        for (flag, [w, h], file, levels, channels) in &files {
+        for (flag, format, [w, h], file, levels, channels) in &files {
             // Premultiplied colour over opaque black leaves the colour: RGB is compared.
             let ids = batcher.register_file(file, &nearest()).unwrap_or_else(|e| panic!("{kind:?} {flag}: {e}"));
-            let decoded = batcher.desc(ids[0]).expect("live").format == Format::Rgba8Unorm;
-            for l in 0..3u32 {
+            let decoded = format.is_compressed() && batcher.desc(ids[0]).expect("live").format == Format::Rgba8Unorm;
+            // An RGBA8 texture keeps level 0: core makes its mips.
+            let drawn_levels = if format.is_compressed() { 3 } else { 1 };
+            for l in 0..drawn_levels {
                 let (lw, lh) = (w >> l, h >> l);
                 let drawn = draw_one(&mut dev, &mut batcher, ids[0], [lw, lh]);
                 let d = worst(&drawn, &levels[l as usize], (*channels).min(3));
@@ -526,6 +532,17 @@ fn basis_files_transcode_as_binomials_transcoder_and_draw_on_every_device() {
             eprintln!("{} to {chosen}: {} bytes a layer, identical to Binomial's", file.name, read.layers[0].len());
         }
     }
+    // Alpha: basisu writes straight colours (no KHR_DF_FLAG_ALPHA_PREMULTIPLIED); the same file
+    // with the flag set reads premultiplied; a file without alpha is premultiplied (alpha 1).
+    let alpha_of = |bytes: &[u8]| {
+        read_basis(bytes, &nearest(), Default::default(), FormatFamilies::ALL).expect("reads").desc.alpha
+    };
+    let (with_alpha, opaque) = (&files[0].0, &files[1].0);
+    assert_eq!((alpha_of(&with_alpha.bytes), alpha_of(&opaque.bytes)), (Alpha::Straight, Alpha::Premultiplied));
+    let mut flagged = with_alpha.bytes.clone();
+    let dfd = u32::from_le_bytes([flagged[48], flagged[49], flagged[50], flagged[51]]) as usize;
+    flagged[dfd + 15] |= 1;
+    assert_eq!(alpha_of(&flagged), Alpha::Premultiplied, "KHR_DF_FLAG_ALPHA_PREMULTIPLIED");
     // The pixels: each device, as itself and restricted to each target's families, draws
     // each level at 1, 1/2 and 1/4 as the CPU decodes the transcoded bytes (core's decoders,
     // checked against astcenc, bc7enc and the spec above and in tests/decode_conformance.rs).

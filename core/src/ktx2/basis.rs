@@ -192,7 +192,8 @@ const MAX_SIDE_PX: u32 = 1 << 15;
 ///
 /// # Errors
 /// [`Ktx2Error`]: [`Ktx2Error::Format`] for a KTX2 file that is not Basis; the limits
-/// ([`Ktx2Error::TooLarge`] counts the transcoded bytes, [`Ktx2Error::TooManyLayers`],
+/// ([`Ktx2Error::TooLarge`] counts the transcoded bytes, or a UASTC file's plain blocks
+/// where they are more, [`Ktx2Error::TooManyLayers`],
 /// [`Ktx2Error::TooManyLevels`]) checked before anything is allocated;
 /// [`Ktx2Error::LevelSize`] for a UASTC level of the wrong size; [`Ktx2Error::Container`] for
 /// ETC1S global data whose offsets leave their section; [`Ktx2Error::Unsupported`] for a cube
@@ -253,8 +254,13 @@ pub fn read_basis(
     };
     let srgb = reader.transfer_function() == Some(ktx2::TransferFunction::SRGB);
     let format = target.format(has_alpha, srgb);
-    // The transcoded texture, and the plain (zstd-free) UASTC levels on the way, both bounded.
-    let total_bytes = footprint(w, h_px, levels, layers, format);
+    // The transcoded texture, and the plain (zstd-free) UASTC levels on the way (16 bytes a
+    // block: twice an opaque file's ETC1), both bounded.
+    let plain_uastc_bytes = match mode {
+        BasisMode::Uastc => footprint(w, h_px, levels, layers, Format::Bc7RgbaUnorm),
+        BasisMode::Etc1s => 0,
+    };
+    let total_bytes = footprint(w, h_px, levels, layers, format).max(plain_uastc_bytes);
     if total_bytes > limits.max_bytes {
         let max_bytes = limits.max_bytes;
         return Err(Ktx2Error::TooLarge { width_px: w, height_px: h_px, layers, levels, total_bytes, max_bytes });
