@@ -653,15 +653,13 @@ impl Batcher {
     pub fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
         let budget = self.budget();
         let limits = FileLimits::new(budget.budget_bytes, budget.max_layers_per_array);
-        // check_dfd first: ktx2's reader panics on a block dimension of 256.
-        let basis =
-            check_dfd(bytes).ok().and_then(|()| ktx2::Reader::new(bytes).ok()).and_then(|r| basis::basis_mode(&r));
-        let file = match basis {
-            Some(mode) => self.transcoded(bytes, like, limits, mode)?,
-            None => read_ktx2(bytes, like, limits)?,
+        let (file, transcoded) = match read_ktx2(bytes, like, limits) {
+            // read_ktx2 tells a Basis file but does not know the device: this batcher does.
+            Err(Ktx2Error::NotTranscoded { mode, .. }) => (self.transcoded(bytes, like, limits, mode)?, true),
+            read => (read?, false),
         };
         let ids = self.register_layers(&file).map_err(|(layer, source)| Ktx2Error::Texture { layer, source })?;
-        if basis.is_some() {
+        if transcoded {
             self.count_transcoded(ids.len() as u64);
         }
         Ok(ids)
