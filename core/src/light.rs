@@ -103,6 +103,10 @@ pub enum LightError {
     /// The batcher was made without lights ([`crate::Config::with_lights`]).
     #[error("lights are off: this batcher was made with Config::lights = 0")]
     Off,
+    /// A light is added between frames: lights last one frame, the one being recorded
+    /// ([`crate::Batcher::begin_frame`] first).
+    #[error("no frame is being recorded: add lights between begin_frame and finish")]
+    NoFrame,
     /// A position or height is NaN or infinite.
     #[error("light at {position_px:?}, {height_px} px high: not finite")]
     Position {

@@ -1,6 +1,12 @@
 //! The pending layer writes of each texture, so that a whole write supersedes the texture's
 //! earlier ones: a host that updates a texture a thousand times while it skips frames queues
 //! one write, not a thousand.
+//!
+//! Nothing is ever removed from the pending ops in place: an op that no longer belongs in
+//! the plan (a superseded write, a resident's creation taken back) is a tombstone here until
+//! the ops are compacted, which re-indexes every live write. So the indices this table keeps
+//! never shift under it (a removal did once, and `finish` panicked or dropped another
+//! texture's upload).
 
 use std::collections::HashMap;
 
@@ -16,7 +22,7 @@ pub(crate) struct PendingWrites {
     /// Indices into the pending ops of each texture's writes. By id, not registry index: a
     /// texture freed in a frame that draws it keeps its writes when its index is reused.
     by_texture: HashMap<TextureId, Vec<u32>>,
-    /// Indices of superseded writes.
+    /// Indices of superseded writes and taken-back ops (tombstones).
     dead: Vec<u32>,
     dead_bytes: u64,
 }
@@ -45,7 +51,11 @@ impl PendingWrites {
         let Some(list) = self.by_texture.get_mut(&texture) else { return };
         let (dead, dead_bytes) = (&mut self.dead, &mut self.dead_bytes);
         list.retain(|&i| match ops.get(i as usize) {
-            Some(ResourceOp::WriteLayer { bytes, normal_map: n, .. }) if normal_map.is_none_or(|w| w == *n) => {
+            // The op's own texture is checked too: an index that pointed elsewhere would kill
+            // another texture's upload.
+            Some(ResourceOp::WriteLayer { texture: t, bytes, normal_map: n, .. })
+                if *t == texture && normal_map.is_none_or(|w| w == *n) =>
+            {
                 *dead_bytes += bytes.len() as u64;
                 dead.push(i);
                 false
@@ -56,6 +66,19 @@ impl PendingWrites {
         if self.dead_bytes > COMPACT_ABOVE_BYTES && self.dead_bytes > live_bytes {
             self.compact(ops, upload);
         }
+    }
+
+    /// Op `op` (a resource op that carries no bytes) leaves the plan: a tombstone until the
+    /// ops are compacted.
+    pub(crate) fn take_back(&mut self, op: usize) {
+        if !self.is_dead(op) {
+            self.dead.push(op as u32);
+        }
+    }
+
+    /// Whether op `op` is superseded or taken back.
+    pub(crate) fn is_dead(&self, op: usize) -> bool {
+        self.dead.contains(&(op as u32))
     }
 
     /// Removes the dead writes and their bytes, and forgets every index: the ops are handed
@@ -75,7 +98,9 @@ impl PendingWrites {
     fn compact(&mut self, ops: &mut Vec<ResourceOp>, upload: &mut Vec<u8>) {
         let mut dead = vec![false; ops.len()];
         for &i in &self.dead {
-            dead[i as usize] = true;
+            if let Some(d) = dead.get_mut(i as usize) {
+                *d = true;
+            }
         }
         let live_bytes = upload.len() - (self.dead_bytes as usize).min(upload.len());
         let mut packed = Vec::with_capacity(live_bytes);

@@ -92,12 +92,16 @@ impl Batcher {
     /// reads the cap's worth of lights, whatever the count.
     ///
     /// # Errors
-    /// [`LightError::Off`] without lights; [`LightError::Radius`],
+    /// [`LightError::Off`] without lights; [`LightError::NoFrame`] outside a frame (a light
+    /// added between frames would belong to none); [`LightError::Radius`],
     /// [`LightError::Position`], [`LightError::Color`] or [`LightError::Falloff`] for a
     /// light that cannot light anything sensibly (then nothing is added).
     pub fn add_light(&mut self, light: PointLight) -> Result<(), LightError> {
         if self.budget.max_lights == 0 {
             return Err(LightError::Off);
+        }
+        if !self.recorder.open {
+            return Err(LightError::NoFrame);
         }
         light.check()?;
         self.lighting.lights.push(light);
@@ -110,7 +114,11 @@ impl Batcher {
     /// usual "OpenGL" normal map: flat is `[128, 128, 255, 255]`). It lies at the texture's
     /// slot, layer and rectangle in its array's sibling ([`crate::plan::ArrayDesc::normal_map`]), so
     /// lit quads keep one draw; its mip levels are made like an RGBA8 texture's. Registering
-    /// again replaces it; it lives as long as the texture.
+    /// again replaces it; it lives as long as the texture, or until the texture is resized
+    /// ([`Batcher::resize`] drops it: it no longer fits). Core keeps a CPU copy of every normal
+    /// map (counted in `cpu_copy_bytes`), whatever [`Config::keep_pixels`](crate::Config::keep_pixels)
+    /// says, so that [`Batcher::restore`] brings it back by itself: a host re-sends the
+    /// textures `restore` lists, and nothing else.
     ///
     /// # Errors
     /// [`LightError::Off`] without lights; [`LightError::Stale`];
@@ -147,13 +155,13 @@ impl Batcher {
     }
 
     /// Queues the write of a normal map into the sibling at the texture's place, superseding
-    /// its earlier pending normal-map writes, and keeps the CPU copy if asked.
+    /// its earlier pending normal-map writes, and keeps the CPU copy (always: a restore
+    /// without it would leave lit sprites flat, and nothing would tell the host).
     pub(super) fn queue_normal_write(&mut self, id: TextureId, normals: &[u8]) {
         self.writes.supersede(id, Some(true), &mut self.ops, &mut self.upload_bytes);
         self.writes.note(id, self.ops.len());
-        let keep = self.budget.keep_pixels;
         let e = &mut self.registry.entries[id.index as usize];
-        let old = e.normals.replace(if keep { normals.to_vec() } else { Vec::new() });
+        let old = e.normals.replace(normals.to_vec());
         self.cpu_copy_bytes =
             self.cpu_copy_bytes - old.map_or(0, |o| o.len() as u64) + e.normals.as_ref().map_or(0, |n| n.len() as u64);
         let start = self.upload_bytes.len();
@@ -177,5 +185,18 @@ impl Batcher {
         self.plan.lights.extend_from_slice(&l.lights);
         l.lights.clear();
         (self.plan.lights.len() as u64, u64::from(dropped))
+    }
+
+    /// Texture `id` loses its normal map (a resize: it no longer fits): its pending writes
+    /// are dead, its copy goes, and its quads draw flat until one is registered again.
+    pub(super) fn drop_normal_map(&mut self, id: TextureId) {
+        if !self.recorder.open {
+            // No quad of an open frame draws the old place: its pending writes are dead.
+            self.writes.supersede(id, Some(true), &mut self.ops, &mut self.upload_bytes);
+        }
+        let e = &mut self.registry.entries[id.index as usize];
+        if let Some(old) = e.normals.take() {
+            self.cpu_copy_bytes -= old.len() as u64;
+        }
     }
 }

@@ -154,7 +154,8 @@ impl Batcher {
     /// Changes a [`Usage::Dynamic`] texture's size and pixels. Its one-texture array is
     /// replaced; the id stays valid. Quads pushed before the resize in the frame being
     /// recorded still draw the old pixels (unlike [`Batcher::update`], whose pixels apply to
-    /// the whole frame): the old array lives until the frame is planned.
+    /// the whole frame): the old array lives until the frame is planned. Its normal map, if
+    /// it had one, is dropped (register one of the new size again).
     ///
     /// # Errors
     /// [`TextureError::NotDynamic`], [`TextureError::Stale`], or any registration error for
@@ -169,6 +170,8 @@ impl Batcher {
         let admission = self.alloc.admit_for(&desc, id.index)?;
         self.apply_admission(&admission);
         self.release(old.placement, None);
+        // Its normal map no longer fits: dropped, not left flagged over an unwritten layer.
+        self.drop_normal_map(id);
         let e = &mut self.registry.entries[id.index as usize];
         e.desc = desc;
         e.placement = admission.placement;

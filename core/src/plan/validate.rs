@@ -157,7 +157,15 @@ impl PlanValidator {
         if needs_copy {
             self.scratch_arrays.clone_from(&self.arrays);
             self.scratch_bound.clone_from(&self.bound);
-            self.scratch_residents.clone_from(&self.residents);
+            // Resident states hold a word per instance: copied only for a plan that changes
+            // them, else lent and given back as they were.
+            let touches_residents =
+                plan.rebuild || plan.ops.iter().any(|op| matches!(op, super::ResourceOp::Resident(_)));
+            if touches_residents {
+                self.scratch_residents.clone_from(&self.residents);
+            } else {
+                self.scratch_residents = std::mem::take(&mut self.residents);
+            }
             if plan.rebuild {
                 self.scratch_arrays.clear();
                 self.scratch_bound.iter_mut().for_each(|b| *b = None);
@@ -174,12 +182,20 @@ impl PlanValidator {
                 Ok(()) => {
                     self.scratch_arrays = std::mem::replace(&mut self.arrays, arrays);
                     self.scratch_bound = std::mem::replace(&mut self.bound, bound);
-                    self.scratch_residents = std::mem::replace(&mut self.residents, residents);
+                    if touches_residents {
+                        self.scratch_residents = std::mem::replace(&mut self.residents, residents);
+                    } else {
+                        self.residents = residents;
+                    }
                 }
                 Err(e) => {
                     self.scratch_arrays = arrays;
                     self.scratch_bound = bound;
-                    self.scratch_residents = residents;
+                    if touches_residents {
+                        self.scratch_residents = residents;
+                    } else {
+                        self.residents = residents;
+                    }
                     return Err(e);
                 }
             }

@@ -2,24 +2,84 @@
 //!
 //! A resident's instances are on the device, so a draw cannot look at them without costing
 //! what the resident saves. They are checked when written instead, and the validator keeps,
-//! per resident, the slots they sample and the highest layer of each: a segment drawing the
-//! resident must hold an array in each of those slots with that many layers.
+//! per resident, what each instance samples now (its slot and layer) and, per slot, how many
+//! instances sample each layer: a segment drawing the resident must hold an array in each slot
+//! sampled now with more layers than the highest sampled now. What an instance sampled before
+//! it was written again no longer counts, so core may empty a slot or lower a layer (a table
+//! settled anew, a page compacted, an array shrunk) without a plan being refused.
 
 use std::collections::HashMap;
 
 use super::{ArrayDesc, ArrayId, FramePlan, PlanError, ResidentId, ResidentOp, Segment};
 use crate::MAX_SLOTS_PER_DRAW;
 
+/// An instance not written yet: it samples nothing.
+const UNWRITTEN: u32 = u32::MAX;
+
 /// What the device holds for one resident layer, as far as plans said.
 #[derive(Clone, Debug)]
 pub(super) struct ResidentState {
-    /// Instances it holds.
-    len: u32,
-    /// Slots any instance written so far samples, one bit each.
-    slots: u32,
-    /// The highest layer an instance written so far samples, per slot.
-    max_layer: [u32; MAX_SLOTS_PER_DRAW as usize],
+    /// What each instance samples: its slot in the top 5 bits and its layer below
+    /// ([`UNWRITTEN`]: nothing yet).
+    sampled: Vec<u32>,
+    /// Per slot, how many instances sample each layer.
+    per_slot: Vec<SlotUse>,
 }
+
+/// The instances of one resident sampling one slot.
+#[derive(Clone, Debug, Default)]
+struct SlotUse {
+    /// Instances per layer.
+    counts: Vec<u32>,
+    /// Instances in all.
+    total: u64,
+    /// The highest layer with an instance (valid while `total > 0`).
+    max_layer: u32,
+}
+
+impl SlotUse {
+    fn add(&mut self, layer: u32) {
+        let l = layer as usize;
+        if self.counts.len() <= l {
+            self.counts.resize(l + 1, 0);
+        }
+        self.counts[l] += 1;
+        self.max_layer = if self.total == 0 { layer } else { self.max_layer.max(layer) };
+        self.total += 1;
+    }
+
+    fn remove(&mut self, layer: u32) {
+        let Some(c) = self.counts.get_mut(layer as usize).filter(|c| **c > 0) else { return };
+        *c -= 1;
+        self.total -= 1;
+        if self.total > 0 && layer == self.max_layer && *c == 0 {
+            self.max_layer = self.counts.iter().rposition(|&c| c > 0).unwrap_or(0) as u32;
+        }
+    }
+}
+
+impl ResidentState {
+    fn new(len: u32) -> Self {
+        Self { sampled: vec![UNWRITTEN; len as usize], per_slot: vec![SlotUse::default(); MAX_SLOTS_PER_DRAW as usize] }
+    }
+
+    fn len(&self) -> u32 {
+        self.sampled.len() as u32
+    }
+
+    /// Instance `index` samples `slot` and `layer` from now on.
+    fn write(&mut self, index: usize, slot: u32, layer: u32) {
+        let old = self.sampled[index];
+        if old != UNWRITTEN {
+            self.per_slot[(old >> 27) as usize].remove(old & LAYER_MASK);
+        }
+        self.sampled[index] = slot << 27 | layer;
+        self.per_slot[slot as usize].add(layer);
+    }
+}
+
+/// The layer bits of a packed sample (slots are below 32, layers below 2^27).
+const LAYER_MASK: u32 = (1 << 27) - 1;
 
 /// The limits a resident op is checked against.
 pub(super) struct ResidentLimits {
@@ -60,25 +120,24 @@ pub(super) fn check_op(
             if u64::from(*instances) * u64::from(crate::plan::Instance::quad_bytes(*indexed)) > limits.budget_bytes {
                 return bad("created larger than the byte budget");
             }
-            let state = ResidentState { len: *instances, slots: 0, max_layer: [0; MAX_SLOTS_PER_DRAW as usize] };
-            residents.insert(*resident, state);
+            residents.insert(*resident, ResidentState::new(*instances));
         }
         ResidentOp::Write { resident, first, instances } => {
             let state = residents.get_mut(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
             let count = instances.end.saturating_sub(instances.start);
             let end = u64::from(*first) + u64::from(count);
             let in_plan = instances.start <= instances.end && instances.end as usize <= plan.resident_instances.len();
-            if !in_plan || count == 0 || end > u64::from(state.len) {
+            if !in_plan || count == 0 || end > u64::from(state.len()) {
                 return Err(PlanError::ResidentRange {
                     at,
                     resident: *resident,
                     start: *first,
                     end: end.min(u64::from(u32::MAX)) as u32,
-                    len: state.len,
+                    len: state.len(),
                     available: plan.resident_instances.len(),
                 });
             }
-            for i in plan.resident_write_instances(op) {
+            for (k, i) in plan.resident_write_instances(op).iter().enumerate() {
                 let (slot, layer) = (i.slot(), i.layer());
                 let bad = |reason| Err(PlanError::ResidentInstance { at, resident: *resident, slot, reason });
                 if i.is_triangle() {
@@ -93,8 +152,10 @@ pub(super) fn check_op(
                 if !super::validate::effect_bits_ok(i.effect, limits.effects, limits.lights) {
                     return bad("draws with an effect the budget does not declare");
                 }
-                state.slots |= 1 << slot;
-                state.max_layer[slot as usize] = state.max_layer[slot as usize].max(layer);
+                if slot >= MAX_SLOTS_PER_DRAW || layer > LAYER_MASK {
+                    return bad("samples a slot or layer past what a draw can bind");
+                }
+                state.write(*first as usize + k, slot, layer);
             }
         }
         ResidentOp::Destroy { resident } => {
@@ -124,13 +185,13 @@ pub(super) fn check_segment(
     // `end > start` first: an empty range has no last instance.
     let crosses =
         |r: &std::ops::Range<u32>| u64::from(r.start) / u64::from(span) != (u64::from(r.end) - 1) / u64::from(span);
-    if r.end <= r.start || r.end > state.len || crosses(r) {
+    if r.end <= r.start || r.end > state.len() || crosses(r) {
         return Err(PlanError::ResidentRange {
             at,
             resident,
             start: r.start,
             end: r.end,
-            len: state.len,
+            len: state.len(),
             available: plan.resident_instances.len(),
         });
     }
@@ -138,8 +199,8 @@ pub(super) fn check_segment(
         return Err(PlanError::BadResident { at, resident, reason: "drawn by a segment with binds" });
     }
     let table = plan.slots(seg);
-    for slot in 0..MAX_SLOTS_PER_DRAW {
-        if state.slots & (1 << slot) == 0 {
+    for (slot, used) in (0..MAX_SLOTS_PER_DRAW).zip(&state.per_slot) {
+        if used.total == 0 {
             continue;
         }
         let bad = |reason| Err(PlanError::ResidentInstance { at, resident, slot, reason });
@@ -147,7 +208,7 @@ pub(super) fn check_segment(
             return bad("is drawn with a slot its instances sample left empty");
         };
         let desc = arrays.get(array).ok_or(PlanError::UnknownArray { at, array: *array })?;
-        if state.max_layer[slot as usize] >= desc.layers {
+        if used.max_layer >= desc.layers {
             return bad("samples a layer past the last of the array in the slot");
         }
     }

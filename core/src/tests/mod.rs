@@ -562,6 +562,7 @@ mod meshes;
 mod pages_and_state;
 mod props;
 mod regressions;
+mod resident_trust;
 mod residents;
 mod sorting;
 mod tiles;

@@ -100,11 +100,18 @@ impl Residents {
         }
     }
 
-    /// A live (or doomed) resident sampling texture `index`, and how many of its quads do.
+    /// A live (or doomed) resident sampling texture `index`, and how many of its quads do;
+    /// the quads of updates parked until the frame's end count (they will be drawn).
     pub(super) fn sampling(&self, index: u32) -> Option<(ResidentId, u32)> {
-        self.entries.iter().enumerate().find_map(|(i, e)| {
+        let held = self.entries.iter().enumerate().find_map(|(i, e)| {
             let n = e.textures.get(&index).map_or(0, |t| t.0);
             (e.life != Life::Dead && n > 0).then_some((ResidentId { index: i as u32, generation: e.generation }, n))
+        });
+        held.or_else(|| {
+            self.parked.iter().find_map(|(id, _, quads)| {
+                let n = quads.iter().filter(|q| q.texture.index == index).count() as u32;
+                (n > 0).then_some((*id, n))
+            })
         })
     }
 }
@@ -238,10 +245,28 @@ impl Batcher {
                 .map_err(|error| ResidentError::Quad { index, error })?;
         }
         if self.drawn_earlier_this_frame(id) {
+            // Checked whole now (the slots after every update parked before it): applying
+            // it at the frame's end cannot fail, and nothing accepted is dropped later.
+            self.table_after(id, Some((first, quads)))?;
             self.residents.parked.push((id, first, quads.to_vec()));
             return Ok(());
         }
+        self.check_drawn_into_target(id, quads)?;
         self.write_resident_range(id, first, quads)
+    }
+
+    /// [`ResidentError::SamplesTarget`] when the open frame, drawn into a render target,
+    /// already draws resident `id` and `quads` would sample that target (the plan would draw
+    /// them).
+    fn check_drawn_into_target(&self, id: ResidentId, quads: &[Quad]) -> Result<(), ResidentError> {
+        let Some(target) = self.recorder.target_texture() else { return Ok(()) };
+        if !self.residents.drawn.iter().any(|d| d.1 == id) {
+            return Ok(());
+        }
+        match quads.iter().find(|q| q.texture == target) {
+            Some(_) => Err(ResidentError::SamplesTarget { resident: id, texture: target }),
+            None => Ok(()),
+        }
     }
 
     /// Replaces every quad of a resident layer, whatever their number: the layer keeps its
@@ -253,6 +278,7 @@ impl Batcher {
     pub fn replace_resident(&mut self, id: ResidentId, quads: &[Quad]) -> Result<(), ResidentError> {
         let old_bytes = self.residents.entry(id)?.bytes;
         let bytes = self.check_resident_quads(quads)?;
+        self.check_drawn_into_target(id, quads)?;
         let (table, textures) = survey(&self.registry.hot, quads);
         self.check_table(table.len())?;
         self.alloc.release_buffer(old_bytes);
@@ -429,22 +455,7 @@ impl Batcher {
     fn write_resident_range(&mut self, id: ResidentId, first: u32, quads: &[Quad]) -> Result<(), ResidentError> {
         // Where its textures are now is what the new quads are made from: the rest follows.
         self.settle_resident(id);
-        let hot = &self.registry.hot;
-        let e = &self.residents.entries[id.index as usize];
-        // The arrays the layer samples after the update, each keeping its slot.
-        let mut textures = e.textures.clone();
-        for q in &e.quads[first as usize..first as usize + quads.len()] {
-            if let Some(t) = textures.get_mut(&q.texture.index) {
-                t.0 -= 1;
-            }
-        }
-        for q in quads {
-            let h = &hot[q.texture.index as usize];
-            textures.entry(q.texture.index).or_insert((0, Seen::of(h))).0 += 1;
-        }
-        textures.retain(|_, t| t.0 > 0);
-        let table = settled_table(&e.table, textures.values().map(|t| t.1.array));
-        self.check_table(table.iter().flatten().count())?;
+        let (table, textures) = self.table_after(id, Some((first, quads)))?;
         let e = &mut self.residents.entries[id.index as usize];
         e.table = table;
         e.textures = textures;
@@ -453,6 +464,39 @@ impl Batcher {
             self.queue_resident_write(id, first..first + quads.len() as u32);
         }
         Ok(())
+    }
+
+    /// The slot table and texture map of resident `id` once the updates parked for it, then
+    /// `update` (quads at a first index), are applied: each array keeps its slot.
+    ///
+    /// # Errors
+    /// [`ResidentError::TooManyArrays`] when they would sample more arrays than one draw binds.
+    fn table_after(
+        &self,
+        id: ResidentId,
+        update: Option<(u32, &[Quad])>,
+    ) -> Result<(Vec<Option<ArrayId>>, Sampled), ResidentError> {
+        let hot = &self.registry.hot;
+        let e = &self.residents.entries[id.index as usize];
+        let mut textures = e.textures.clone();
+        // The texture at each quad an earlier parked update rewrites.
+        let mut overlay: HashMap<u32, u32> = HashMap::new();
+        let parked = self.residents.parked.iter().filter(|p| p.0 == id).map(|p| (p.1, p.2.as_slice()));
+        for (first, quads) in parked.chain(update) {
+            for (k, q) in (first..).zip(quads) {
+                let old = overlay.get(&k).copied().unwrap_or(e.quads[k as usize].texture.index);
+                if let Some(t) = textures.get_mut(&old) {
+                    t.0 -= 1;
+                }
+                let h = &hot[q.texture.index as usize];
+                textures.entry(q.texture.index).or_insert((0, Seen::of(h))).0 += 1;
+                overlay.insert(k, q.texture.index);
+            }
+        }
+        textures.retain(|_, t| t.0 > 0);
+        let table = settled_table(&e.table, textures.values().map(|t| t.1.array));
+        self.check_table(table.iter().flatten().count())?;
+        Ok((table, textures))
     }
 
     /// [`TextureError::InResident`] when a resident layer samples `id`.

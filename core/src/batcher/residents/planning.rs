@@ -192,10 +192,15 @@ impl Batcher {
     /// Queues the destruction of `id`'s buffer, or, when no plan has carried its creation
     /// yet, takes the creation back (a buffer made and destroyed in one plan is no use).
     pub(super) fn drop_resident_buffer(&mut self, id: ResidentId) {
-        let pending = |op: &ResourceOp| matches!(op, ResourceOp::Resident(ResidentOp::Create { resident, .. }) if *resident == id);
-        match self.ops.iter().position(pending) {
-            Some(at) => {
-                self.ops.remove(at);
+        let writes = &self.writes;
+        let pending = |(at, op): &(usize, &ResourceOp)| {
+            matches!(op, ResourceOp::Resident(ResidentOp::Create { resident, .. }) if *resident == id)
+                && !writes.is_dead(*at)
+        };
+        match self.ops.iter().enumerate().find(pending) {
+            Some((at, _)) => {
+                // A tombstone, not a removal: the pending writes' indices stay true.
+                self.writes.take_back(at);
                 self.residents.unwritten.retain(|u| *u != id);
             }
             None => self.ops.push(ResourceOp::Resident(ResidentOp::Destroy { resident: id })),
@@ -204,13 +209,20 @@ impl Batcher {
 
     /// At the end of a host frame: the updates parked while its plans drew their layers.
     pub(in crate::batcher) fn apply_parked_residents(&mut self) {
+        // Each was checked whole when parked, and its textures cannot be freed nor its layer
+        // replaced or destroyed without it (those take it back): applying cannot fail, unless
+        // its textures moved into more arrays than a draw binds since, which `settle_resident`
+        // reports for any layer.
+        // Taken out while applied: each was checked against the ones before it, which are
+        // applied by then.
         for (id, first, quads) in std::mem::take(&mut self.residents.parked) {
-            let checked = self.residents.entry(id).map(|_| ()).and_then(|()| {
+            let (id, quads) = (&id, &quads);
+            let checked = self.residents.entry(*id).map(|_| ()).and_then(|()| {
                 quads.iter().enumerate().try_for_each(|(index, q)| {
                     check_quad(&self.registry.hot, q, NO_TARGET).map_err(|error| ResidentError::Quad { index, error })
                 })
             });
-            if let Err(e) = checked.and_then(|()| self.write_resident_range(id, first, &quads)) {
+            if let Err(e) = checked.and_then(|()| self.write_resident_range(*id, first, quads)) {
                 log::warn!("a resident layer update waiting for the frame's end was dropped: {e}");
             }
         }
