@@ -3,10 +3,11 @@
 //! A [`TileTable`] maps a tile id to its place: a rectangle of a tileset texture, any of the
 //! batcher's textures (tilesets live in the arrays and pages like every texture, so a map
 //! may use as many as it likes). A [`Tilemap`] is a grid of tile ids recorded once into a
-//! resident layer ([`Batcher::create_resident`]), chunk after chunk: [`Tilemap::draw`] draws
-//! the run of chunks from the first the camera sees to the last, in one draw call, whatever
-//! the map's size. Its cost a frame on the CPU is one item, not a tile; the device shades the
-//! run's tiles (whole chunk rows of the map between the first visible chunk and the last).
+//! resident layer ([`Batcher::create_resident`]), chunk after chunk, one quad a tile (edge
+//! chunks are cut to the map, never padded): [`Tilemap::draw`] draws the run of chunks from
+//! the first the camera sees to the last, in one draw call, whatever the map's size. Its cost
+//! a frame on the CPU is one item, not a tile; the device shades the run's tiles (whole chunk
+//! rows of the map between the first visible chunk and the last).
 //!
 //! Animated tiles follow a frame table ([`TileTable::animate`]): when a frame changes,
 //! [`Tilemap::advance`] rewrites the instances of the tiles showing that animation (a range
@@ -35,6 +36,56 @@
 //! ```
 
 use crate::{Batcher, Quad, ResidentError, ResidentId, ResidentStyle, TextureId};
+
+/// A map cut into chunks, and where each tile's quad is in the layer: chunk after chunk, row
+/// after row of chunks, each chunk's tiles row after row. A chunk is `chunk` tiles a side, or
+/// what remains of the map at its right and bottom edges: the layer holds one quad a tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Grid {
+    /// The map, tiles.
+    size: [u32; 2],
+    /// Chunk side, tiles.
+    chunk: u32,
+    /// Chunks across and down.
+    chunks: [u32; 2],
+}
+
+impl Grid {
+    fn new(size: [u32; 2], chunk: u32) -> Self {
+        Self { size, chunk, chunks: size.map(|v| v.div_ceil(chunk)) }
+    }
+
+    /// Tiles in the map.
+    fn tiles(&self) -> u64 {
+        u64::from(self.size[0]) * u64::from(self.size[1])
+    }
+
+    /// Chunk `[cx, cy]`'s width and height, tiles: the chunk side, or what remains of the map.
+    fn dims(&self, [cx, cy]: [u32; 2]) -> [u32; 2] {
+        let c = self.chunk;
+        [c.min(self.size[0] - cx * c), c.min(self.size[1] - cy * c)]
+    }
+
+    /// The quad of chunk `[cx, cy]`'s first tile: the rows of chunks above hold `chunk` whole
+    /// map rows each, the chunks to its left `chunk` columns of its row's height each.
+    fn start(&self, [cx, cy]: [u32; 2]) -> u64 {
+        let c = u64::from(self.chunk);
+        let height = u64::from(self.dims([cx, cy])[1]);
+        u64::from(cy) * c * u64::from(self.size[0]) + u64::from(cx) * c * height
+    }
+
+    /// Where quad `q` is, tiles.
+    fn tile_of(&self, q: u32) -> [u32; 2] {
+        let (q, c, w) = (u64::from(q), u64::from(self.chunk), u64::from(self.size[0]));
+        let cy = q / (c * w);
+        let height = u64::from(self.dims([0, cy as u32])[1]);
+        let rest = q - cy * c * w;
+        let cx = rest / (c * height);
+        let j = rest - cx * c * height;
+        let width = u64::from(self.dims([cx as u32, cy as u32])[0]);
+        [(cx * c + j % width) as u32, (cy * c + j / width) as u32]
+    }
+}
 
 /// One tile's place: a rectangle of a tileset.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -140,16 +191,16 @@ pub enum TilemapError {
 #[derive(Clone, Debug)]
 pub struct Tilemap {
     layer: ResidentId,
-    size: [u32; 2],
+    grid: Grid,
     tile_px: f32,
-    chunk: u32,
-    chunks: [u32; 2],
     table: TileTable,
     /// Per animation of the table: its frame shown, and the quad indices of its tiles.
     animated: Vec<(usize, Vec<u32>)>,
-    /// The id of each quad of the layer, as made (0 past the map's edge).
+    /// The id of each quad of the layer, as made.
     ids: Vec<u32>,
-    time_s: f32,
+    /// The animations' clock, seconds: `f64`, so that a frame of 1/60 s still counts whole
+    /// after years (an `f32` clock ran fast after 3 days and stopped after 6).
+    time_s: f64,
 }
 
 impl Tilemap {
@@ -157,9 +208,20 @@ impl Tilemap {
     /// with tiles of `tile_px` pixels, in chunks of `chunk` x `chunk` tiles, into a resident
     /// layer of the batcher.
     ///
+    /// **Memory: one quad a tile, whatever the chunk.** A chunk is `chunk` tiles a side, or
+    /// what remains of the map at its right and bottom edges (a 1 x 1 map at chunk 1024 is one
+    /// quad; a 16384 x 1 map is 16 chunks of 1024 x 1). A tile of id 0 is a quad of no size.
+    /// The layer's buffer is `width * height` quads of [`crate::plan::Instance::quad_bytes`]
+    /// (64 bytes, 256 with indexed quads) held against the byte budget; core keeps a
+    /// [`Quad`] (56 bytes) and an id (4 bytes) a tile, and while the layer is made, a second
+    /// copy of the quads. The budget and the device's largest buffer are checked before
+    /// anything is allocated for the tiles.
+    ///
     /// # Errors
     /// [`TilemapError::Shape`], [`TilemapError::UnknownTile`] for an id outside `table`, or
-    /// the resident layer's errors (a tileset freed, the budget, the device's largest buffer).
+    /// the resident layer's errors: [`ResidentError::OverBudget`] when `width * height` quads
+    /// do not fit the budget beside what is held, [`ResidentError::TooLarge`] past the
+    /// device's largest buffer (both before the quads are made), a tileset freed, ...
     /// Nothing is recorded then.
     pub fn new(
         batcher: &mut Batcher,
@@ -187,20 +249,24 @@ impl Tilemap {
                 return Err(TilemapError::UnknownTile { at, id, tiles: table.len() });
             }
         }
-        let chunks = [w.div_ceil(chunk), h.div_ceil(chunk)];
-        let per_chunk = chunk as usize * chunk as usize;
-        let total = chunks[0] as usize * chunks[1] as usize * per_chunk;
-        // A tile of no id, or past the map's edge in an edge chunk, is a quad of no size.
+        let grid = Grid::new(size, chunk);
+        // Before anything is allocated for the tiles: the layer's buffer must fit.
+        check_room(batcher, grid.tiles())?;
+        let total = grid.tiles() as usize;
+        // A tile of no id is a quad of no size.
         let any = table.tiles.first().map(|t| t.texture);
         let mut quads = Vec::with_capacity(total);
         let mut ids_by_quad = Vec::with_capacity(total);
-        for k in 0..chunks[0] as usize * chunks[1] as usize {
-            let (cx, cy) = (k as u32 % chunks[0], k as u32 / chunks[0]);
-            for j in 0..per_chunk as u32 {
-                let (x, y) = (cx * chunk + j % chunk, cy * chunk + j / chunk);
-                let id = if x < w && y < h { ids[(y * w + x) as usize] } else { 0 };
-                ids_by_quad.push(id);
-                quads.push(tile_quad(table, id, [x, y], tile_px, any));
+        for cy in 0..grid.chunks[1] {
+            for cx in 0..grid.chunks[0] {
+                let [cw, ch] = grid.dims([cx, cy]);
+                for y in cy * chunk..cy * chunk + ch {
+                    for x in cx * chunk..cx * chunk + cw {
+                        let id = ids[y as usize * w as usize + x as usize];
+                        ids_by_quad.push(id);
+                        quads.push(tile_quad(table, id, [x, y], tile_px, any));
+                    }
+                }
             }
         }
         let layer = batcher.create_resident(&quads)?;
@@ -212,7 +278,7 @@ impl Tilemap {
             })
             .collect();
         let table = table.clone();
-        Ok(Self { layer, size, tile_px, chunk, chunks, table, animated, ids: ids_by_quad, time_s: 0.0 })
+        Ok(Self { layer, grid, tile_px, table, animated, ids: ids_by_quad, time_s: 0.0 })
     }
 
     /// The resident layer holding the tiles.
@@ -222,7 +288,7 @@ impl Tilemap {
 
     /// The map's size, tiles.
     pub fn size(&self) -> [u32; 2] {
-        self.size
+        self.grid.size
     }
 
     /// The tiles of the chunks `view_px` (`[x, y, width, height]` in the map's pixels, before
@@ -230,21 +296,29 @@ impl Tilemap {
     /// such chunk to the last. Empty when it touches none.
     pub fn visible_run(&self, view_px: [f32; 4]) -> std::ops::Range<u32> {
         let [x, y, vw, vh] = view_px;
-        let chunk_px = self.tile_px * self.chunk as f32;
-        let span = |lo: f32, len: f32, n: u32| -> Option<(u32, u32)> {
+        let grid = &self.grid;
+        let chunk_px = self.tile_px * grid.chunk as f32;
+        // Chunks along an axis of `tiles` tiles (`n` chunks, the last cut to the map) that
+        // `lo..lo + len` touches.
+        let span = |lo: f32, len: f32, n: u32, tiles: u32| -> Option<(u32, u32)> {
             let (a, b) = ((lo / chunk_px).floor(), ((lo + len) / chunk_px).ceil() - 1.0);
             if !(a.is_finite() && b.is_finite()) || b < 0.0 || a >= n as f32 || b < a {
                 return None;
             }
+            if lo >= tiles as f32 * self.tile_px {
+                return None; // past the map's edge, in the last chunk's square
+            }
             Some((a.max(0.0) as u32, (b as u32).min(n - 1)))
         };
-        let (Some((x0, x1)), Some((y0, y1))) = (span(x, vw, self.chunks[0]), span(y, vh, self.chunks[1])) else {
+        let [xs, ys] = [span(x, vw, grid.chunks[0], grid.size[0]), span(y, vh, grid.chunks[1], grid.size[1])];
+        let (Some((x0, x1)), Some((y0, y1))) = (xs, ys) else {
             return 0..0;
         };
-        let per_chunk = self.chunk * self.chunk;
-        let first = (y0 * self.chunks[0] + x0) * per_chunk;
-        let last = (y1 * self.chunks[0] + x1 + 1) * per_chunk;
-        first..last
+        // Chunks lie in the layer row of chunks after row: the run ends with the last chunk's
+        // tiles. The layer holds at most `u32::MAX` quads ([`Tilemap::new`]).
+        let [w, h] = grid.dims([x1, y1]);
+        let last = grid.start([x1, y1]) + u64::from(w) * u64::from(h);
+        grid.start([x0, y0]) as u32..last as u32
     }
 
     /// Draws the chunks `view_px` touches (the map's pixels, before `style.transform`) in
@@ -258,19 +332,20 @@ impl Tilemap {
 
     /// Moves the animations `dt_s` seconds on: the tiles of each animation whose frame
     /// changed are rewritten (one range write per run of them). Returns the tiles rewritten.
+    /// The clock is an `f64`: steps of 1/60 s keep the animations' rate for millions of years.
     ///
     /// # Errors
     /// The resident layer's (a tileset freed).
     pub fn advance(&mut self, batcher: &mut Batcher, dt_s: f32) -> Result<usize, TilemapError> {
         if dt_s.is_finite() && dt_s > 0.0 {
-            self.time_s += dt_s;
+            self.time_s += f64::from(dt_s);
         }
         let any = self.table.tiles.first().map(|t| t.texture);
-        let (chunk, chunks, tile_px) = (self.chunk, self.chunks, self.tile_px);
+        let (grid, tile_px) = (self.grid, self.tile_px);
         let mut written = 0;
         for (a, (shown, at)) in self.animated.iter_mut().enumerate() {
             let (_, frames, frame_s) = &self.table.animations[a];
-            let frame = (self.time_s / frame_s) as usize % frames.len();
+            let frame = (self.time_s / f64::from(*frame_s)) as usize % frames.len();
             if frame == *shown || at.is_empty() {
                 continue;
             }
@@ -284,10 +359,8 @@ impl Tilemap {
                     k += 1;
                 }
                 k += 1;
-                let quads: Vec<Quad> = at[start..k]
-                    .iter()
-                    .map(|&q| tile_quad(&self.table, id, tile_of(chunk, chunks, q), tile_px, any))
-                    .collect();
+                let quads: Vec<Quad> =
+                    at[start..k].iter().map(|&q| tile_quad(&self.table, id, grid.tile_of(q), tile_px, any)).collect();
                 batcher.update_resident(self.layer, at[start], &quads)?;
                 written += quads.len();
             }
@@ -302,10 +375,7 @@ impl Tilemap {
         let any = self.table.tiles.first().map(|t| t.texture);
         let ids = self.ids_now();
         for q in self.visible_run(view_px) {
-            let [x, y] = tile_of(self.chunk, self.chunks, q);
-            if x < self.size[0] && y < self.size[1] {
-                out.push(tile_quad(&self.table, ids(q), [x, y], self.tile_px, any));
-            }
+            out.push(tile_quad(&self.table, ids(q), self.grid.tile_of(q), self.tile_px, any));
         }
     }
 
@@ -322,12 +392,26 @@ impl Tilemap {
     }
 }
 
-/// Where quad `q` of a map of `chunks` chunks of `chunk` x `chunk` tiles is, tiles.
-fn tile_of(chunk: u32, chunks: [u32; 2], q: u32) -> [u32; 2] {
-    let per_chunk = chunk * chunk;
-    let (k, j) = (q / per_chunk, q % per_chunk);
-    let (cx, cy) = (k % chunks[0], k / chunks[0]);
-    [cx * chunk + j % chunk, cy * chunk + j / chunk]
+/// Whether a layer of `tiles` quads fits the device's largest buffer and the byte budget
+/// beside what is held: the checks [`Batcher::create_resident`] makes, made before the quads
+/// are, with the same errors.
+fn check_room(batcher: &Batcher, tiles: u64) -> Result<(), ResidentError> {
+    let quad_bytes = batcher.budget().quad_bytes();
+    let bytes = tiles.saturating_mul(u64::from(quad_bytes));
+    let max_buffer_bytes = batcher.limits().max_buffer_bytes;
+    if bytes > max_buffer_bytes || tiles > u64::from(u32::MAX) {
+        log::debug!("tilemap of {tiles} tiles refused: {bytes} bytes, largest buffer {max_buffer_bytes}");
+        let instances = usize::try_from(tiles).unwrap_or(usize::MAX);
+        return Err(ResidentError::TooLarge { instances, bytes, quad_bytes, max_buffer_bytes });
+    }
+    let alloc = batcher.allocator();
+    let held_bytes = alloc.allocated_bytes().saturating_add(alloc.retired_bytes()).saturating_add(alloc.buffer_bytes());
+    let budget_bytes = alloc.budget_bytes();
+    if held_bytes.checked_add(bytes).is_none_or(|t| t > budget_bytes) {
+        log::debug!("tilemap of {tiles} tiles refused: {bytes} bytes beside {held_bytes} held, budget {budget_bytes}");
+        return Err(ResidentError::OverBudget { requested_bytes: bytes, held_bytes, budget_bytes });
+    }
+    Ok(())
 }
 
 /// Tile `id`'s quad at `[x, y]` tiles: a quad of no size for id 0 (of texture `any`, which

@@ -565,5 +565,6 @@ mod regressions;
 mod resident_trust;
 mod residents;
 mod sorting;
+mod tilemap_trust;
 mod tiles;
 mod trust;

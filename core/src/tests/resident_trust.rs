@@ -181,7 +181,9 @@ fn a_texture_a_parked_update_samples_cannot_be_freed() {
     let (mut b, mut dev, _, layer) = parked_setup();
     let n = reg(&mut b, 16, 16, 7);
     b.update_resident(layer, 1, &[rect(n, 8.0)]).unwrap();
-    assert!(matches!(b.free(n), Err(TextureError::InResident { texture, resident, quads: 1 }) if texture == n && resident == layer));
+    assert!(
+        matches!(b.free(n), Err(TextureError::InResident { texture, resident, quads: 1 }) if texture == n && resident == layer)
+    );
     b.end_frame();
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
@@ -230,7 +232,8 @@ fn restore_brings_normal_maps_back_without_keep_pixels() {
     b.push(&rect(t, 0.0)).unwrap();
     let plan = b.finish();
     assert_ne!(plan.instances[0].flags() & Instance::FLAG_NORMAL_MAP, 0, "still lit by its normal map");
-    let normal_writes = plan.ops.iter().filter(|o| matches!(o, ResourceOp::WriteLayer { normal_map: true, .. })).count();
+    let normal_writes =
+        plan.ops.iter().filter(|o| matches!(o, ResourceOp::WriteLayer { normal_map: true, .. })).count();
     assert_eq!(normal_writes, 1, "the normal map is written again");
     dev.execute(plan).unwrap();
 }
