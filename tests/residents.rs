@@ -153,3 +153,86 @@ fn wgpu_vulkan_layer_matches_pushed_quads() {
 fn wgpu_gl_layer_matches_pushed_quads() {
     layer_matches_pushed_quads(DeviceKind::WgpuGl, "wgpu_gl_layer_matches_pushed_quads");
 }
+
+/// Plans a device run draws per configuration (two configurations: at least 300 a device).
+const MODEL_PLANS: u64 = 160;
+
+/// The call-sequence model (`layerbatch_testkit::callseq`) on a real device: random calls over
+/// resident layers (created, updated, parked behind an earlier plan of the host frame,
+/// replaced, destroyed, drawn whole and by range), a tilemap animated and drawn, textures
+/// registered, updated, resized and freed (BC1 as KTX2 files where the device has BC), render
+/// targets, several plans a host frame, `compact` and `restore`. Every plan runs on the mock
+/// device and against the model first, then on the device, which must accept it; a plan
+/// drawn into the framebuffer must read back as the model's picture, tolerance 0.
+fn model_run(kind: DeviceKind, blit_path: bool, test: &str) {
+    let Some(probe) = headless::open_for_test(kind, layerbatch_testkit::callseq::TARGET_PX, test) else { return };
+    let limits = if blit_path { probe.blit_path_limits() } else { probe.limits() };
+    let adapter = probe.adapter().to_string();
+    drop(probe);
+    for (k, setup) in layerbatch_testkit::callseq::Setup::for_device(limits).into_iter().enumerate() {
+        let mut dev = Headless::new(kind, layerbatch_testkit::callseq::TARGET_PX).unwrap();
+        let mut world = layerbatch_testkit::callseq::World::new(setup).unwrap();
+        let budget = world.batcher.budget().clone();
+        if blit_path { dev.init_blit_path(&budget) } else { dev.init(&budget) }.unwrap();
+        let mut rng = layerbatch_testkit::callseq::SeqRng(0x5EED_0000 + k as u64 * 7919 + kind as u64);
+        let (mut compared, mut steps) = (0u64, 0u64);
+        while world.tally.plans < MODEL_PLANS {
+            steps += 1;
+            let what = format!("{kind:?}{} {} step {steps}", if blit_path { " blit path" } else { "" }, setup.name);
+            let planned = world.step(&mut rng).unwrap_or_else(|e| panic!("{what}: the model: {e}"));
+            let Some(planned) = planned else { continue };
+            dev.draw(world.batcher.plan()).unwrap_or_else(|e| panic!("{what}: the device refused the plan: {e}"));
+            if let (true, Some(want)) = (planned.to_framebuffer, world.picture()) {
+                let got = dev.read();
+                let (differing, worst) = headless::compare(&got, want, TARGET_W, 0, "device", "model");
+                assert_eq!(differing, 0, "{what}: {differing} pixels differ from the model's (worst {worst})");
+                compared += 1;
+            }
+        }
+        let t = world.tally;
+        eprintln!(
+            "{kind:?}{} on {adapter}, {}: {} calls, {} plans accepted by the device, {compared} pictures equal to \
+             the model's, {} resident quads checked, {} restores, {} refused as expected",
+            if blit_path { " blit path" } else { "" },
+            setup.name,
+            t.calls,
+            t.plans,
+            t.resident_quads,
+            t.restores,
+            t.refused
+        );
+        assert!(compared > MODEL_PLANS / 4, "{kind:?} {}: only {compared} pictures compared", setup.name);
+        assert!(
+            t.resident_quads > 0 && t.restores > 0,
+            "{kind:?} {}: the run drew no layer or never restored",
+            setup.name
+        );
+    }
+}
+
+const TARGET_W: u32 = layerbatch_testkit::callseq::TARGET_PX[0];
+
+#[test]
+fn call_sequences_draw_the_models_pixels_on_gl() {
+    model_run(DeviceKind::Gl, false, "call_sequences_draw_the_models_pixels_on_gl");
+}
+
+#[test]
+fn call_sequences_draw_the_models_pixels_on_gles() {
+    model_run(DeviceKind::Gles, false, "call_sequences_draw_the_models_pixels_on_gles");
+}
+
+#[test]
+fn call_sequences_draw_the_models_pixels_on_the_gl_blit_path() {
+    model_run(DeviceKind::Gl, true, "call_sequences_draw_the_models_pixels_on_the_gl_blit_path");
+}
+
+#[test]
+fn call_sequences_draw_the_models_pixels_on_wgpu_vulkan() {
+    model_run(DeviceKind::WgpuVulkan, false, "call_sequences_draw_the_models_pixels_on_wgpu_vulkan");
+}
+
+#[test]
+fn call_sequences_draw_the_models_pixels_on_wgpu_gl() {
+    model_run(DeviceKind::WgpuGl, false, "call_sequences_draw_the_models_pixels_on_wgpu_gl");
+}

@@ -50,7 +50,10 @@ impl Batcher {
     /// Optional while each plan is drawn before the next is made (GL; wgpu with one plan a
     /// submit): until the first call, every [`Batcher::finish`] ends a frame. A host that
     /// prepares several plans before one submit calls it after each submit; from its first
-    /// call on, only it ends frames.
+    /// call on, only it ends frames. Resident-layer updates parked during the frame
+    /// ([`Batcher::update_resident`]) apply now, or, when a frame is being recorded, once its
+    /// plan is made or it is discarded (its draws were checked against the layers as they
+    /// are).
     ///
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, MockDevice, Quad, TextureDesc};
@@ -79,7 +82,12 @@ impl Batcher {
             self.free_placement(placement);
         }
         self.drain_alloc_ops();
-        self.apply_parked_residents();
+        if self.recorder.open {
+            // The open frame may already draw a layer into a target its parked quads sample.
+            self.residents.apply_after_plan = true;
+        } else {
+            self.apply_parked_residents();
+        }
     }
 
     /// The number of the host frame being recorded: frames ended so far (by

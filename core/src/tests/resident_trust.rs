@@ -271,3 +271,26 @@ fn lights_are_refused_outside_a_frame() {
     assert_eq!(b.add_light(light), Err(LightError::NoFrame));
     assert_eq!(b.finish().lights.len(), 0);
 }
+
+#[test]
+fn updates_parked_before_a_frame_into_a_target_wait_for_its_plan() {
+    // Found by the call-sequence model (input 630, call 502): an update parked while the layer
+    // sampled ordinary textures was applied by an end_frame called while a frame into render
+    // target T was recorded; the layer, already drawn in that frame, then sampled T, and the
+    // batcher's own plan was refused ("a segment samples the array the plan draws into").
+    let (mut b, mut dev, _, layer) = parked_setup();
+    let target = b.register(&desc(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
+    b.update_resident(layer, 0, &[rect(target, 0.0)]).unwrap(); // parked: plan 1 drew the layer
+    b.begin_frame_into(target, None).unwrap();
+    b.draw_resident(layer, &ResidentStyle::default()).unwrap(); // it samples no target yet
+    b.end_frame(); // the host ends its frame while this one is recorded
+    run(&mut b, &mut dev).expect("the frame into the target draws the layer as it was");
+    assert!(dev.resident_sampled(layer).iter().all(|s| s.is_some_and(|s| s.0 != target)));
+    // From the next plan on, the update is drawn.
+    b.begin_frame();
+    b.draw_resident(layer, &ResidentStyle::default()).unwrap();
+    let target_array = b.placement(target).unwrap().array;
+    let plan = b.finish();
+    assert!(plan.slot_tables.contains(&Some(target_array)), "the layer samples the target now");
+    dev.execute(plan).unwrap();
+}

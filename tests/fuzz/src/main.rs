@@ -27,7 +27,7 @@ static GLOBAL: alloc::Counting = alloc::Counting;
 
 const USAGE: &str = "usage: fuzz [--target all|NAME[,NAME..]] [--iterations N] [--seed S] [--iteration I] \
                      [--input HEX] [--time-ceiling SECONDS] [--memory-ceiling MIB] [--describe]
-targets: ktx2 files basis decode shapes mesh nine_slice plan text";
+targets: ktx2 files basis decode shapes mesh nine_slice plan calls text";
 
 struct Args {
     targets: Vec<String>,

@@ -134,6 +134,31 @@ impl Headless {
         }
     }
 
+    /// [`Headless::init`] on GL's blit path, as on macOS's GL 4.1: no `glCopyImageSubData`,
+    /// no immutable texture storage (growth, shrinking and compaction blit layers between
+    /// framebuffers). Pair with [`Headless::blit_path_limits`]. wgpu: as `init`.
+    pub fn init_blit_path(&mut self, budget: &Budget) -> Result<(), String> {
+        match self {
+            Headless::Gl(g) => {
+                let caps = layerbatch_gl::Capabilities {
+                    copy_image: false,
+                    texture_storage: false,
+                    ..layerbatch_gl::Capabilities::detect(&g.gl)
+                };
+                let r = layerbatch_gl::Renderer::with_capabilities(g.gl.clone(), budget, caps);
+                g.renderer = Some(r.map_err(|e| e.to_string())?);
+                Ok(())
+            }
+            Headless::Wgpu(w) => w.init(budget),
+        }
+    }
+
+    /// The limits of GL's blit path: the device's, without compressed copies (blits cannot
+    /// copy compressed texels).
+    pub fn blit_path_limits(&self) -> Limits {
+        self.limits().with_compressed_copies(false)
+    }
+
     /// Clears the target and draws `plan` into it; returns when the device has finished, so
     /// timing a frame measures the device's work too.
     pub fn draw(&mut self, plan: &FramePlan) -> Result<(), DrawError> {

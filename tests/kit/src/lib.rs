@@ -27,6 +27,7 @@ extern crate self as layerbatch_testkit;
 
 pub mod asset_sets;
 pub mod blend;
+pub mod callseq;
 pub mod ci;
 pub mod cliff;
 #[cfg(feature = "compressed")]

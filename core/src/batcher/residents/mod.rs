@@ -80,6 +80,9 @@ pub(super) struct Residents {
     pub(in crate::batcher) drawn: Vec<(u32, ResidentId, u32, std::ops::Range<u32>)>,
     /// Updates waiting for the host frame to end: a plan of it draws the resident.
     parked: Vec<(ResidentId, u32, Vec<Quad>)>,
+    /// The host frame ended while a frame was being recorded: the parked updates apply once
+    /// that frame's plan is made (its draws were checked against the quads as they are).
+    pub(super) apply_after_plan: bool,
     /// Residents the open frame draws whose host destroyed them.
     doomed: Vec<ResidentId>,
     /// Residents whose buffer was created and not yet written: written whole when the next
@@ -244,7 +247,9 @@ impl Batcher {
             check_quad(&self.registry.hot, q, crate::batcher::recorder::NO_TARGET)
                 .map_err(|error| ResidentError::Quad { index, error })?;
         }
-        if self.drawn_earlier_this_frame(id) {
+        // Behind updates parked for it, an update parks too: the host's last word wins.
+        let behind = self.residents.apply_after_plan && self.residents.parked.iter().any(|p| p.0 == id);
+        if self.drawn_earlier_this_frame(id) || behind {
             // Checked whole now (the slots after every update parked before it): applying
             // it at the frame's end cannot fail, and nothing accepted is dropped later.
             self.table_after(id, Some((first, quads)))?;

@@ -172,6 +172,9 @@ impl Batcher {
             self.bury_resident(id);
         }
         self.residents.drawn.clear();
+        if std::mem::take(&mut self.residents.apply_after_plan) {
+            self.apply_parked_residents();
+        }
     }
 
     pub(super) fn bury_resident(&mut self, id: ResidentId) {

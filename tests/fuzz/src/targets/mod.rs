@@ -1,6 +1,7 @@
 //! The targets, one module each.
 
 mod basis;
+mod calls;
 mod decode;
 mod files;
 mod ktx2;
@@ -18,7 +19,8 @@ use layerbatch_core::{
 };
 
 /// Every target, in the order a run takes them.
-pub const NAMES: [&str; 9] = ["ktx2", "files", "basis", "decode", "shapes", "mesh", "nine_slice", "plan", "text"];
+pub const NAMES: [&str; 10] =
+    ["ktx2", "files", "basis", "decode", "shapes", "mesh", "nine_slice", "plan", "calls", "text"];
 
 /// The target called `name`, or why it cannot run here.
 pub fn make(name: &str) -> Result<Box<dyn Target>, String> {
@@ -31,6 +33,7 @@ pub fn make(name: &str) -> Result<Box<dyn Target>, String> {
         "mesh" => Box::new(mesh::MeshTarget),
         "nine_slice" => Box::new(nine_slice::NineSliceTarget),
         "plan" => Box::new(plan::PlanFuzz::new()?),
+        "calls" => Box::new(calls::Calls::default()),
         "text" => Box::new(text::TextTarget::new()?),
         _ => return Err(format!("no target {name}")),
     })

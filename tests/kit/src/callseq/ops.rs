@@ -1,0 +1,796 @@
+//! The calls the model makes, each with what the model expects of it.
+
+use std::collections::BTreeSet;
+
+use layerbatch_core::tilemap::{TileTable, Tilemap};
+use layerbatch_core::{
+    Affine2, EffectId, Filter, Format, LightError, PointLight, Quad, QuadError, ResidentError, ResidentId,
+    ResidentStyle, SortKey, TextureDesc, TextureError, TextureId, Usage,
+};
+
+use super::model::Res;
+use super::{Choices, Planned, World, CELL_PX, CLEAR, GRID};
+
+/// Bands of the grid's top half a resident layer's quads lie in (pixel-exact runs): the last
+/// is the tilemap's.
+const BANDS: u32 = 4;
+/// Cells in a band.
+const BAND_CELLS: u32 = GRID[0] * GRID[1] / 2 / BANDS;
+/// Cells pushed quads take, after the bands.
+const PUSH_CELLS: u32 = GRID[0] * GRID[1] / 2;
+/// A tilemap's size in tiles: one band, one chunk, one animated tile everywhere in pixel runs.
+const MAP: [u32; 2] = [GRID[0], BAND_CELLS / GRID[0]];
+/// Seconds a tile animation frame lasts; the clock advances by eighths (exact in binary).
+const FRAME_S: f32 = 0.25;
+
+/// The tilemap and its tilesets.
+#[derive(Debug)]
+pub(super) struct Tiles {
+    map: Tilemap,
+    /// The still tileset and the two animation frames' tilesets.
+    sets: [TextureId; 3],
+    /// The animation's clock in eighths of a second.
+    eighths: u64,
+    /// The frame the layer shows (applied), and one parked until the host frame ends.
+    shown: usize,
+    parked: Option<usize>,
+}
+
+/// The host's frames: whether it ends them ([`layerbatch_core::Batcher::end_frame`]), and the
+/// resident layers a plan of the current one drew (updates to those park).
+#[derive(Debug, Default)]
+pub(super) struct HostFrame {
+    ends_frames: bool,
+    drawn: BTreeSet<ResidentId>,
+    /// The host frame ended while a frame was recorded: parked updates apply after its plan.
+    apply_after_plan: bool,
+}
+
+fn solid(desc: &TextureDesc, color: [u8; 4]) -> Vec<u8> {
+    color.repeat(desc.width_px as usize * desc.height_px as usize)
+}
+
+/// A BC1 block of one colour (both endpoints the same 5:6:5 colour, every index 0), and that
+/// colour as the BC1 spec expands it to 8 bits.
+fn bc1_solid(c: &mut dyn Choices) -> ([u8; 8], [u8; 4]) {
+    let (r, g, b) = (c.below(32) as u16, c.below(64) as u16, c.below(32) as u16);
+    let v = (r << 11 | g << 5 | b).to_le_bytes();
+    let e5 = |x: u16| (x << 3 | x >> 2) as u8;
+    let e6 = |x: u16| (x << 2 | x >> 4) as u8;
+    ([v[0], v[1], v[0], v[1], 0, 0, 0, 0], [e5(r), e6(g), e5(b), 255])
+}
+
+/// Prints `what` when `LAYERBATCH_CALLS_TRACE` is set (replaying a finding).
+fn trace(what: impl FnOnce() -> String) {
+    if std::env::var_os("LAYERBATCH_CALLS_TRACE").is_some() {
+        eprintln!("  {}", what());
+    }
+}
+
+fn cell_quad(t: TextureId, cell: u32) -> Quad {
+    let (x, y) = ((cell % GRID[0] * CELL_PX) as f32, (cell / GRID[0] * CELL_PX) as f32);
+    Quad::rect(t, [x, y], [CELL_PX as f32; 2])
+}
+
+impl World {
+    pub(super) fn call(&mut self, c: &mut dyn Choices) -> Result<Option<Planned>, String> {
+        let pixel = self.setup.pixel_exact;
+        match c.below(100) {
+            0..=11 => self.register(c)?,
+            12..=17 => self.update(c)?,
+            18..=19 if !pixel => self.update_region(c)?,
+            20..=22 => self.resize(c)?,
+            23..=29 => self.free(c)?,
+            30..=35 => self.create_resident(c)?,
+            36..=40 => self.update_resident(c)?,
+            41..=42 => self.replace_resident(c)?,
+            43..=44 => self.destroy_resident(c)?,
+            45..=49 => self.draw_residents(c)?,
+            50..=52 => self.tilemap(c)?,
+            53..=55 if !pixel => self.looks(c)?,
+            56..=69 => self.push(c)?,
+            70..=72 => self.begin(c)?,
+            73..=74 => {
+                let moved = self.batcher.compact();
+                if self.model.frame.open && moved > 0 {
+                    return Err(format!("compact moved {moved} inside a frame"));
+                }
+            }
+            75..=76 => self.end_frame(),
+            77 => self.restore(c)?,
+            _ => return self.finish().map(Some),
+        }
+        Ok(None)
+    }
+
+    /// A live texture (not a tileset, not the frame's target), maybe only one `usable` says.
+    fn pick(&self, c: &mut dyn Choices, usable: impl Fn(&super::model::Tex) -> bool) -> Option<TextureId> {
+        let sets = self.tiles.as_ref().map_or([None; 3], |t| t.sets.map(Some));
+        let ids: Vec<TextureId> = (self.model.live.iter())
+            .filter(|(id, t)| usable(t) && !sets.contains(&Some(**id)) && self.model.frame.target != Some(**id))
+            .map(|(id, _)| *id)
+            .collect();
+        (!ids.is_empty()).then(|| ids[c.below(ids.len() as u64) as usize])
+    }
+
+    /// A texture quads may sample: known pixels in pixel-exact runs.
+    fn pick_drawable(&self, c: &mut dyn Choices) -> Option<TextureId> {
+        let pixel = self.setup.pixel_exact;
+        self.pick(c, |t| !pixel || (t.color.is_some() && t.desc.usage != Usage::RenderTarget))
+    }
+
+    fn color(&mut self, c: &mut dyn Choices) -> [u8; 4] {
+        self.stamp += 1;
+        [c.below(256) as u8, c.below(256) as u8, (self.stamp as u8) | 1, 255]
+    }
+
+    fn register(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let side = |c: &mut dyn Choices| if c.chance(60) { 1 << c.below(6) } else { 1 + c.below(40) as u32 };
+        let mut desc = TextureDesc::new(side(c), side(c));
+        if self.setup.pixel_exact || c.chance(30) {
+            desc = desc.with_filter(Filter::Nearest);
+        }
+        let (pixels, color) = match c.below(20) {
+            0 if !self.setup.pixel_exact => (Vec::new(), None),
+            0 => return Ok(()),
+            1 | 2 if self.setup.compressed => {
+                let (block, color) = bc1_solid(c);
+                let blocks = [c.below(4) as u32 + 1, c.below(4) as u32 + 1];
+                desc = TextureDesc::new(blocks[0] * 4, blocks[1] * 4).with_format(Format::Bc1RgbaUnorm);
+                desc = desc.with_filter(Filter::Nearest);
+                (block.repeat((blocks[0] * blocks[1]) as usize), Some(color))
+            }
+            3 => {
+                desc = desc.with_usage(Usage::Dynamic);
+                let color = self.color(c);
+                (solid(&desc, color), Some(color))
+            }
+            _ => {
+                let color = self.color(c);
+                (solid(&desc, color), Some(color))
+            }
+        };
+        if pixels.is_empty() {
+            desc = desc.with_usage(Usage::RenderTarget);
+        }
+        let registered = if desc.format == Format::Bc1RgbaUnorm {
+            self.register_blocks(c, &desc, &pixels)
+        } else {
+            self.batcher.register(&desc, &pixels).map_err(Some)
+        };
+        match registered {
+            Ok(id) => {
+                if self.model.live.contains_key(&id) || self.model.dead.contains(&id) {
+                    return Err(format!("register gave {id:?} again"));
+                }
+                trace(|| format!("register {id:?} {desc:?}"));
+                self.model.written(id, desc, &pixels, color);
+                Ok(())
+            }
+            Err(Some(TextureError::BudgetExhausted { .. }) | None) => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            Err(Some(e)) => Err(format!("register {desc:?}: {e}")),
+        }
+    }
+
+    /// Registers BC1 `blocks` of `desc`: as a KTX2 file (zstd or not) through `register_file`
+    /// where the kit makes files (feature `compressed`), else as blocks. `Err(None)`: refused
+    /// for the budget.
+    fn register_blocks(
+        &mut self,
+        c: &mut dyn Choices,
+        desc: &TextureDesc,
+        blocks: &[u8],
+    ) -> Result<TextureId, Option<TextureError>> {
+        #[cfg(feature = "compressed")]
+        if c.chance(70) {
+            use layerbatch_core::FileError;
+            let file = crate::compressed::ktx2_file(
+                desc.format,
+                desc.width_px,
+                desc.height_px,
+                0,
+                &[blocks.to_vec()],
+                c.chance(50),
+            );
+            let like = TextureDesc::new(1, 1).with_filter(Filter::Nearest);
+            return match self.batcher.register_file(&file, &like) {
+                Ok(ids) if ids.len() == 1 => Ok(ids[0]),
+                Ok(ids) => panic!("a one-texture KTX2 file registered as {} textures", ids.len()),
+                Err(
+                    FileError::Texture { source: TextureError::BudgetExhausted { .. }, .. }
+                    | FileError::TooLarge { .. },
+                ) => Err(None),
+                Err(FileError::Texture { source, .. }) => Err(Some(source)),
+                Err(e) => panic!("register_file of a KTX2 file of BC1 blocks: {e}"),
+            };
+        }
+        let _ = c;
+        self.batcher.register(desc, blocks).map_err(Some)
+    }
+
+    fn update(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some(id) = self.pick(c, |t| t.desc.usage != Usage::RenderTarget && t.desc.format == Format::Rgba8Unorm)
+        else {
+            return Ok(());
+        };
+        let desc = self.model.live[&id].desc;
+        let color = self.color(c);
+        let px = solid(&desc, color);
+        self.batcher.update(id, &px).map_err(|e| format!("update {id:?}: {e}"))?;
+        trace(|| format!("update {id:?}"));
+        self.model.written(id, desc, &px, Some(color));
+        Ok(())
+    }
+
+    fn update_region(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let region = |t: &super::model::Tex| t.desc.format == Format::Rgba8Unorm && t.desc.mip_levels == 1;
+        let Some(id) = self.pick(c, |t| region(t) && !t.pixels.is_empty()) else { return Ok(()) };
+        let t = self.model.live.get_mut(&id).ok_or("picked a dead texture")?;
+        let [w, h] = [t.desc.width_px, t.desc.height_px];
+        let (x, y) = (c.below(u64::from(w)) as u32, c.below(u64::from(h)) as u32);
+        let (rw, rh) = (1 + c.below(u64::from(w - x)) as u32, 1 + c.below(u64::from(h - y)) as u32);
+        let patch = [c.below(256) as u8, 7, 9, 255].repeat((rw * rh) as usize);
+        self.batcher.update_region(id, [x, y, rw, rh], &patch).map_err(|e| format!("update_region {id:?}: {e}"))?;
+        for r in 0..rh as usize {
+            let at = ((y as usize + r) * w as usize + x as usize) * 4;
+            t.pixels[at..at + rw as usize * 4].copy_from_slice(&patch[r * rw as usize * 4..(r + 1) * rw as usize * 4]);
+        }
+        // A region of a texture whose pixels the device lost leaves the rest unknown.
+        if t.content.is_some() {
+            t.content = Some(layerbatch_core::MockDevice::hash(&t.pixels));
+        }
+        t.color = None;
+        Ok(())
+    }
+
+    fn resize(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some(id) = self.pick(c, |t| t.desc.usage == Usage::Dynamic) else { return Ok(()) };
+        let old = self.model.live[&id].desc;
+        let desc = TextureDesc { width_px: 1 + c.below(40) as u32, height_px: 1 + c.below(40) as u32, ..old };
+        let color = self.color(c);
+        let px = solid(&desc, color);
+        match self.batcher.resize(id, desc.width_px, desc.height_px, &px) {
+            Ok(()) => {
+                trace(|| format!("resize {id:?} to {}x{}", desc.width_px, desc.height_px));
+                if self.model.frame.pushed.iter().any(|p| p.0 == id) {
+                    self.model.frame.resized.insert(id);
+                }
+                self.model.written(id, desc, &px, Some(color));
+                self.model.live.get_mut(&id).ok_or("resized a dead texture")?.normal_map = false;
+                Ok(())
+            }
+            Err(TextureError::BudgetExhausted { .. }) => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            Err(e) => Err(format!("resize {id:?}: {e}")),
+        }
+    }
+
+    fn free(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some(id) = self.pick(c, |_| true) else { return Ok(()) };
+        match (self.batcher.free(id), self.model.in_resident(id)) {
+            (Ok(()), false) => {
+                trace(|| format!("free {id:?}"));
+                if self.model.frame.open && self.model.frame.pushed.iter().any(|p| p.0 == id) {
+                    let shown = self.model.shown(id);
+                    self.model.frame.freed.insert(id, shown);
+                }
+                self.model.live.remove(&id);
+                self.model.dead.push(id);
+                match self.batcher.free(id) {
+                    Err(TextureError::Stale(s)) if s == id => Ok(()),
+                    r => Err(format!("double free of {id:?}: {r:?}")),
+                }
+            }
+            (Err(TextureError::InResident { texture, .. }), true) if texture == id => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            (r, sampled) => Err(format!("free {id:?}: {r:?}, the model says sampled by a resident: {sampled}")),
+        }
+    }
+
+    /// The cells of a new resident layer: the first free band (pixel-exact runs).
+    fn free_band(&self) -> Option<u32> {
+        let used: BTreeSet<u32> =
+            self.model.residents.values().filter(|r| !r.tilemap).map(|r| r.cells[0] / BAND_CELLS).collect();
+        (0..BANDS - 1).find(|b| !used.contains(b))
+    }
+
+    fn resident_quads(&mut self, c: &mut dyn Choices, cells: &[u32]) -> Option<Vec<Quad>> {
+        cells.iter().map(|&cell| self.pick_drawable(c).map(|t| cell_quad(t, cell))).collect()
+    }
+
+    fn create_resident(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some(band) = self.free_band() else { return Ok(()) };
+        let n = 1 + c.below(u64::from(BAND_CELLS)) as u32;
+        let cells: Vec<u32> = (band * BAND_CELLS..band * BAND_CELLS + n).collect();
+        let Some(quads) = self.resident_quads(c, &cells) else { return Ok(()) };
+        match self.batcher.create_resident(&quads) {
+            Ok(id) => {
+                let quads = quads.iter().map(|q| q.texture).collect();
+                trace(|| format!("create_resident {id:?} {quads:?}"));
+                self.model.residents.insert(id, Res { quads, parked: Vec::new(), cells, tilemap: false });
+                Ok(())
+            }
+            Err(ResidentError::OverBudget { .. } | ResidentError::TooManyArrays { .. }) => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            Err(e) => Err(format!("create_resident: {e}")),
+        }
+    }
+
+    fn pick_resident(&self, c: &mut dyn Choices) -> Option<ResidentId> {
+        let ids: Vec<ResidentId> = self.model.residents.iter().filter(|r| !r.1.tilemap).map(|r| *r.0).collect();
+        (!ids.is_empty()).then(|| ids[c.below(ids.len() as u64) as usize])
+    }
+
+    /// Whether an update of `id` now parks until the host frame ends.
+    fn parks(&self, id: ResidentId) -> bool {
+        let behind = self.host.apply_after_plan && self.model.residents.get(&id).is_some_and(|r| !r.parked.is_empty());
+        let tiles_behind = self.host.apply_after_plan
+            && self.tiles.as_ref().is_some_and(|t| t.parked.is_some() && t.map.layer() == id);
+        (self.host.ends_frames && self.host.drawn.contains(&id)) || behind || tiles_behind
+    }
+
+    fn update_resident(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some(id) = self.pick_resident(c) else { return Ok(()) };
+        let len = self.model.residents[&id].quads.len() as u32;
+        let first = c.below(u64::from(len)) as u32;
+        let count = 1 + c.below(u64::from(len - first)) as u32;
+        let cells = self.model.residents[&id].cells[first as usize..(first + count) as usize].to_vec();
+        let Some(mut quads) = self.resident_quads(c, &cells) else { return Ok(()) };
+        let target = self.model.frame.target;
+        let into_target = !self.setup.pixel_exact && target.is_some() && c.chance(10);
+        if let (true, Some(t)) = (into_target, target) {
+            quads[0].texture = t;
+        }
+        let drawn_now = self.model.frame.drawn.iter().any(|d| d.0 == id);
+        let parks = self.parks(id);
+        trace(|| {
+            format!(
+                "update_resident {id:?} {first}+{count} parks {parks} drawn now {drawn_now} into target {into_target}"
+            )
+        });
+        match self.batcher.update_resident(id, first, &quads) {
+            Ok(()) if !(into_target && drawn_now && !parks) => {
+                let textures = quads.iter().map(|q| q.texture).collect::<Vec<_>>();
+                let r = self.model.residents.get_mut(&id).ok_or("no such resident")?;
+                if parks {
+                    r.parked.push((first, textures));
+                } else {
+                    r.quads[first as usize..(first + count) as usize].copy_from_slice(&textures);
+                }
+                Ok(())
+            }
+            Err(ResidentError::SamplesTarget { .. }) if into_target && drawn_now && !parks => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            Err(ResidentError::TooManyArrays { .. }) => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            r => Err(format!("update_resident {id:?} {first}+{count} (parks {parks}): {r:?}")),
+        }
+    }
+
+    fn replace_resident(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some(id) = self.pick_resident(c) else { return Ok(()) };
+        let band = self.model.residents[&id].cells[0] / BAND_CELLS;
+        let n = 1 + c.below(u64::from(BAND_CELLS)) as u32;
+        let cells: Vec<u32> = (band * BAND_CELLS..band * BAND_CELLS + n).collect();
+        let Some(quads) = self.resident_quads(c, &cells) else { return Ok(()) };
+        match self.batcher.replace_resident(id, &quads) {
+            Ok(()) => {
+                trace(|| format!("replace_resident {id:?} with {} quads", quads.len()));
+                let quads = quads.iter().map(|q| q.texture).collect();
+                self.model.residents.insert(id, Res { quads, parked: Vec::new(), cells, tilemap: false });
+                Ok(())
+            }
+            Err(ResidentError::OverBudget { .. } | ResidentError::TooManyArrays { .. }) => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            Err(e) => Err(format!("replace_resident {id:?}: {e}")),
+        }
+    }
+
+    fn destroy_resident(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some(id) = self.pick_resident(c) else { return Ok(()) };
+        self.batcher.destroy_resident(id).map_err(|e| format!("destroy_resident {id:?}: {e}"))?;
+        trace(|| format!("destroy_resident {id:?}"));
+        if let Some(r) = self.model.residents.remove(&id) {
+            if self.model.frame.drawn.iter().any(|d| d.0 == id) {
+                // The frame's plan still draws it, and its textures stay sampled until then.
+                self.model.frame.doomed.push((id, r));
+            }
+        }
+        match self.batcher.destroy_resident(id) {
+            Err(ResidentError::Stale(s)) if s == id => Ok(()),
+            r => Err(format!("destroying {id:?} twice: {r:?}")),
+        }
+    }
+
+    fn draw_residents(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        if !self.model.frame.open {
+            return Ok(());
+        }
+        let Some(id) = self.pick_resident(c) else { return Ok(()) };
+        let pixel = self.setup.pixel_exact;
+        if pixel && (self.model.frame.drawn.iter().any(|d| d.0 == id) || self.model.frame.target.is_some()) {
+            return Ok(());
+        }
+        let len = self.model.residents[&id].quads.len() as u32;
+        let (start, end) = if c.chance(50) {
+            (0, len)
+        } else {
+            let s = c.below(u64::from(len)) as u32;
+            (s, s + c.below(u64::from(len - s) + 1) as u32)
+        };
+        let mut style = ResidentStyle::default();
+        if !pixel && c.chance(30) {
+            style = style.with_transform(Affine2::translation(c.below(50) as f32, 3.0)).with_tint([0.5; 4]);
+        }
+        if !pixel && c.chance(20) {
+            style = style.with_clip(Some([0, 0, c.below(300) as u32, 200]));
+            self.model.frame.clipped = true;
+        }
+        // An empty range draws nothing, and nothing is checked.
+        let samples_target =
+            self.model.frame.target.filter(|t| start < end && self.model.residents[&id].quads.contains(t));
+        match (self.batcher.draw_resident_range(id, start..end, &style), samples_target) {
+            (Ok(()), None) => {
+                if start < end {
+                    trace(|| format!("draw_resident_range {id:?} {start}..{end}"));
+                    self.model.frame.drawn.push((id, start..end));
+                }
+                Ok(())
+            }
+            (Err(ResidentError::SamplesTarget { texture, .. }), Some(t)) if texture == t => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            (r, t) => {
+                Err(format!("draw_resident_range {id:?} {start}..{end}: {r:?}, the model's target sampled: {t:?}"))
+            }
+        }
+    }
+
+    fn tilemap(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some(tiles) = &mut self.tiles else { return self.make_tilemap(c) };
+        let layer = tiles.map.layer();
+        match c.below(3) {
+            0 if self.model.frame.open && !(self.setup.pixel_exact && self.model.frame.target.is_some()) => {
+                if self.setup.pixel_exact && self.model.frame.drawn.iter().any(|d| d.0 == layer) {
+                    return Ok(());
+                }
+                let origin = ((BANDS - 1) * BAND_CELLS / GRID[0] * CELL_PX) as f32;
+                let style = ResidentStyle::default().with_transform(Affine2::translation(0.0, origin));
+                let view = [0.0, 0.0, (MAP[0] * CELL_PX) as f32, (MAP[1] * CELL_PX) as f32];
+                tiles.map.draw(&mut self.batcher, view, &style).map_err(|e| format!("tilemap draw: {e}"))?;
+                self.model.frame.drawn.push((layer, tiles.map.visible_run(view)));
+            }
+            _ => {
+                let eighths = 1 + c.below(3);
+                tiles.map.advance(&mut self.batcher, eighths as f32 / 8.0).map_err(|e| format!("advance: {e}"))?;
+                tiles.eighths += eighths;
+                let frame = (tiles.eighths as f32 / 8.0 / FRAME_S) as usize % 2;
+                if frame != tiles.parked.unwrap_or(tiles.shown) {
+                    if self.parks(layer) {
+                        if let Some(t) = &mut self.tiles {
+                            t.parked = Some(frame);
+                        }
+                    } else if let Some(t) = &mut self.tiles {
+                        t.shown = frame;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn make_tilemap(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let desc = TextureDesc::new(8, 8).with_filter(Filter::Nearest);
+        let mut sets = Vec::new();
+        for _ in 0..3 {
+            let color = self.color(c);
+            let px = solid(&desc, color);
+            match self.batcher.register(&desc, &px) {
+                Ok(id) => {
+                    self.model.written(id, desc, &px, Some(color));
+                    sets.push(id);
+                }
+                Err(TextureError::BudgetExhausted { .. }) => return Ok(()),
+                Err(e) => return Err(format!("tileset: {e}")),
+            }
+        }
+        let sets = [sets[0], sets[1], sets[2]];
+        let mut table = TileTable::new();
+        for s in sets {
+            table.push(s, [0.0, 0.0, 8.0, 8.0], [8, 8]);
+        }
+        table.animate(2, &[2, 3], FRAME_S).map_err(|e| format!("animate: {e}"))?;
+        let pixel = self.setup.pixel_exact;
+        let ids: Vec<u32> = (0..MAP[0] * MAP[1]).map(|_| if pixel || c.chance(50) { 2 } else { 1 }).collect();
+        let chunk = if pixel { MAP[0] } else { 1 + c.below(8) as u32 };
+        match Tilemap::new(&mut self.batcher, &table, MAP, CELL_PX as f32, chunk, &ids) {
+            Ok(map) => {
+                let origin = (BANDS - 1) * BAND_CELLS;
+                let res = Res {
+                    quads: ids.iter().map(|&i| sets[i as usize - 1]).collect(),
+                    parked: Vec::new(),
+                    cells: (origin..origin + MAP[0] * MAP[1]).collect(),
+                    tilemap: true,
+                };
+                self.model.residents.insert(map.layer(), res);
+                self.tiles = Some(Tiles { map, sets, eighths: 0, shown: 0, parked: None });
+                Ok(())
+            }
+            Err(layerbatch_core::tilemap::TilemapError::Resident(ResidentError::OverBudget { .. })) => Ok(()),
+            Err(e) => Err(format!("Tilemap::new: {e}")),
+        }
+    }
+
+    /// Effects, lights, normal maps, ramp rows, sort keys and clips (not in pixel-exact runs).
+    fn looks(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let budget = self.batcher.budget().clone();
+        let lights = budget.max_lights > 0;
+        match c.below(6) {
+            0 => {
+                let effects = budget.effects.len() as u64;
+                let id = EffectId(c.below(effects + 2) as u8);
+                let ok = u64::from(id.0) <= effects;
+                match self.batcher.set_effect(id, [0.5, 0.25, 1.0, 0.5]) {
+                    Ok(()) if ok => {}
+                    Err(_) if !ok => self.tally.refused += 1,
+                    r => return Err(format!("set_effect {id:?} of {effects}: {r:?}")),
+                }
+            }
+            1 => {
+                let light = PointLight::new([c.below(200) as f32, 10.0], 40.0, [1.0, 0.5, 0.2]);
+                match (self.batcher.add_light(light), lights, self.model.frame.open) {
+                    (Ok(()), true, true) => self.model.frame.lights += 1,
+                    (Err(LightError::Off), false, _) | (Err(LightError::NoFrame), true, false) => {
+                        self.tally.refused += 1
+                    }
+                    (r, l, o) => return Err(format!("add_light (lights {l}, frame open {o}): {r:?}")),
+                }
+                let _ = self.batcher.set_lit(c.chance(70));
+            }
+            2 => {
+                let Some(id) =
+                    self.pick(c, |t| t.desc.format == Format::Rgba8Unorm && t.desc.usage != Usage::RenderTarget)
+                else {
+                    return Ok(());
+                };
+                let d = self.model.live[&id].desc;
+                let normals = [128, 128, 255, 255].repeat((d.width_px * d.height_px) as usize);
+                match (self.batcher.register_normal_map(id, &normals), lights) {
+                    (Ok(()), true) => self.model.live.get_mut(&id).ok_or("dead")?.normal_map = true,
+                    (Err(LightError::Off), false) => self.tally.refused += 1,
+                    (Err(LightError::NormalMapUnsupported { .. }), true) => self.tally.refused += 1,
+                    (r, l) => return Err(format!("register_normal_map {id:?} (lights {l}): {r:?}")),
+                }
+            }
+            3 => {
+                let row = c.below(256) as u8;
+                let colors = vec![[c.below(256) as u8, 0, 0, 255]; 1 + c.below(256) as usize];
+                if self.batcher.write_ramp_row(row, &colors).is_ok() {
+                    self.model.ramp.insert(row, colors);
+                } else {
+                    self.tally.refused += 1;
+                }
+            }
+            4 => self.batcher.set_sort_key(SortKey::zy(c.below(5) as i16 - 2, c.below(100) as f32)),
+            _ => {
+                let clip = c.chance(50).then(|| [0, 0, c.below(300) as u32, c.below(300) as u32]);
+                self.model.frame.clipped |= clip.is_some();
+                self.batcher.set_clip(clip);
+            }
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        if !self.model.frame.open {
+            self.batcher.begin_frame();
+            self.model.frame.open = true;
+        }
+        for _ in 0..1 + c.below(12) {
+            let cell = GRID[0] * GRID[1] - PUSH_CELLS + self.model.frame.pushed.len() as u32;
+            if cell >= GRID[0] * GRID[1] {
+                return Ok(());
+            }
+            let into_target = !self.setup.pixel_exact && c.chance(3);
+            let t = match (into_target, self.model.frame.target) {
+                (true, Some(t)) => t,
+                _ => match self.pick_drawable(c) {
+                    Some(t) => t,
+                    None => return Ok(()),
+                },
+            };
+            match self.batcher.push(&cell_quad(t, cell)) {
+                Ok(()) if Some(t) != self.model.frame.target => {
+                    trace(|| format!("push {t:?} at cell {cell}"));
+                    let normal = self.model.live.get(&t).is_some_and(|x| x.normal_map);
+                    self.model.frame.pushed.push((t, cell, normal));
+                }
+                Err(QuadError::SamplesTarget(s)) if s == t && Some(t) == self.model.frame.target => {
+                    self.tally.refused += 1
+                }
+                r => return Err(format!("push of {t:?}: {r:?}")),
+            }
+        }
+        Ok(())
+    }
+
+    fn begin(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        // A frame open now is discarded, as after a `?` in the host; updates parked for its
+        // plan apply now.
+        if self.model.frame.open && std::mem::take(&mut self.host.apply_after_plan) {
+            self.apply_parked();
+        }
+        self.model.close_frame();
+        let target = self.pick(c, |t| t.desc.usage == Usage::RenderTarget).filter(|_| c.chance(40));
+        match target {
+            Some(t) => self.batcher.begin_frame_into(t, Some([0.0, 0.0, 0.0, 1.0])).map_err(|e| format!("{e}"))?,
+            // (traced below)
+            None => self.batcher.begin_frame(),
+        }
+        self.model.frame.open = true;
+        self.model.frame.target = target;
+        trace(|| format!("begin_frame into {target:?}"));
+        Ok(())
+    }
+
+    fn end_frame(&mut self) {
+        trace(|| "end_frame".to_string());
+        self.batcher.end_frame();
+        self.host.ends_frames = true;
+        self.host.drawn.clear();
+        if self.model.frame.open {
+            // Parked updates apply once the open frame's plan is made.
+            self.host.apply_after_plan = true;
+        } else {
+            self.apply_parked();
+        }
+    }
+
+    fn apply_parked(&mut self) {
+        for r in self.model.residents.values_mut() {
+            for (first, textures) in std::mem::take(&mut r.parked) {
+                r.quads[first as usize..first as usize + textures.len()].copy_from_slice(&textures);
+            }
+        }
+        if let Some(t) = &mut self.tiles {
+            t.shown = t.parked.take().unwrap_or(t.shown);
+        }
+    }
+
+    /// `finish`, then the plan on the mock device and against the model.
+    pub(super) fn finish(&mut self) -> Result<Planned, String> {
+        let target = self.model.frame.target;
+        let max_lights = self.batcher.budget().max_lights as usize;
+        let plan = self.batcher.finish();
+        self.tally.plans += 1;
+        trace(|| format!("finish: plan {}", plan.sequence));
+        if let Err(e) = self.device.execute(plan) {
+            let segments: Vec<String> = (plan.segments.iter())
+                .map(|s| {
+                    format!(
+                        "{:?} {:?} {:?}",
+                        s.resident,
+                        s.instances,
+                        &plan.slot_tables[s.slots.start as usize..s.slots.end as usize]
+                    )
+                })
+                .collect();
+            let sequence = plan.sequence;
+            let placed: Vec<String> = (self.model.live.keys())
+                .filter_map(|id| self.batcher.placement(*id).ok().map(|p| format!("{id:?}@{:?}/{}", p.array, p.layer)))
+                .collect();
+            return Err(format!(
+                "the batcher's own plan {sequence} is refused: {e}\nsegments {segments:?}\nplacements {placed:?}"
+            ));
+        }
+        let tiles = self.tiles.as_ref().map(|t| ([t.sets[0], t.sets[1 + t.shown]], t.sets[2 - t.shown]));
+        self.model.check_plan(plan, &self.device, tiles, max_lights)?;
+        for (row, colors) in &self.model.ramp {
+            let kept = self.batcher.ramp_row(*row).ok_or(format!("ramp row {row} written, not kept"))?;
+            if kept.get(..4) != Some(&colors[0][..]) {
+                return Err(format!("ramp row {row} holds other colours than written"));
+            }
+        }
+        self.tally.resident_quads += self.model.frame.drawn.iter().map(|d| u64::from(d.1.end - d.1.start)).sum::<u64>();
+        self.picture = match (self.setup.pixel_exact, target) {
+            (true, None) => {
+                let shown = self.tiles.as_ref().map(|t| [t.sets[0], t.sets[1 + t.shown]]);
+                self.model.picture(GRID, CELL_PX, CLEAR, shown)
+            }
+            _ => None,
+        };
+        self.host.drawn.extend(self.model.frame.drawn.iter().map(|d| d.0));
+        if !self.host.ends_frames {
+            // Each plan is a host frame of its own.
+            self.host.drawn.clear();
+        }
+        self.model.close_frame();
+        if std::mem::take(&mut self.host.apply_after_plan) {
+            self.apply_parked();
+        }
+        Ok(Planned { to_framebuffer: target.is_none() })
+    }
+
+    fn restore(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let keep = self.batcher.budget().keep_pixels;
+        let listed: BTreeSet<TextureId> = self.batcher.restore().into_iter().collect();
+        trace(|| format!("restore, listed {listed:?}"));
+        self.tally.restores += 1;
+        self.restored = true;
+        if keep && !listed.is_empty() {
+            return Err(format!("CPU copies on, yet restore listed {listed:?}"));
+        }
+        // Textures freed in the open frame are gone with the device: the quads pushed before
+        // their free show nothing known.
+        for f in self.model.frame.freed.values_mut() {
+            *f = (None, None);
+        }
+        if c.chance(50) {
+            // The device was lost: a new one.
+            self.device = layerbatch_core::MockDevice::new(self.batcher.budget());
+        }
+        let ids: Vec<TextureId> = self.model.live.keys().copied().collect();
+        for id in ids {
+            let t = &self.model.live[&id];
+            if t.desc.usage == Usage::RenderTarget {
+                if listed.contains(&id) {
+                    return Err(format!("restore listed render target {id:?}"));
+                }
+                continue;
+            }
+            if listed.contains(&id) {
+                if self.setup.pixel_exact || c.chance(90) {
+                    let (desc, color, px) = (t.desc, t.color, t.pixels.clone());
+                    self.batcher.update(id, &px).map_err(|e| format!("re-sending {id:?}: {e}"))?;
+                    self.model.written(id, desc, &px, color);
+                } else {
+                    let t = self.model.live.get_mut(&id).ok_or("dead")?;
+                    t.content = None;
+                    t.color = None;
+                }
+            }
+        }
+        for id in &listed {
+            if !self.model.live.contains_key(id) {
+                return Err(format!("restore listed dead or unknown {id:?}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Frees and destroys everything, then one last plan.
+    pub(super) fn wind_down(&mut self) -> Result<(), String> {
+        self.end_frame();
+        self.batcher.begin_frame();
+        self.model.close_frame();
+        self.model.frame.open = true;
+        let residents: Vec<ResidentId> = self.model.residents.keys().copied().collect();
+        for id in residents {
+            self.batcher.destroy_resident(id).map_err(|e| format!("destroy {id:?} at the end: {e}"))?;
+            self.model.residents.remove(&id);
+        }
+        self.tiles = None;
+        let ids: Vec<TextureId> = self.model.live.keys().copied().collect();
+        for id in ids {
+            self.batcher.free(id).map_err(|e| format!("free {id:?} at the end: {e}"))?;
+            self.model.live.remove(&id);
+        }
+        self.finish().map(|_| ())
+    }
+}
