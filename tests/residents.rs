@@ -174,7 +174,8 @@ fn model_run(kind: DeviceKind, blit_path: bool, test: &str) {
         let mut world = layerbatch_testkit::callseq::World::new(setup).unwrap();
         let budget = world.batcher.budget().clone();
         if blit_path { dev.init_blit_path(&budget) } else { dev.init(&budget) }.unwrap();
-        let mut rng = layerbatch_testkit::callseq::SeqRng(0x5EED_0000 + k as u64 * 7919 + kind as u64);
+        let salt = std::env::var("LAYERBATCH_MODEL_SALT").ok().and_then(|v| v.parse().ok()).unwrap_or(kind as u64);
+        let mut rng = layerbatch_testkit::callseq::SeqRng(0x5EED_0000 + k as u64 * 7919 + salt);
         let (mut compared, mut steps) = (0u64, 0u64);
         while world.tally.plans < MODEL_PLANS {
             steps += 1;
@@ -185,6 +186,30 @@ fn model_run(kind: DeviceKind, blit_path: bool, test: &str) {
             if let (true, Some(want)) = (planned.to_framebuffer, world.picture()) {
                 let got = dev.read();
                 let (differing, worst) = headless::compare(&got, want, TARGET_W, 0, "device", "model");
+                if differing > 0 {
+                    let p = world.batcher.plan();
+                    for s in &p.segments {
+                        eprintln!(
+                            "segment {:?} tier {} binds {:?} slots {:?} resident {:?}",
+                            s.instances,
+                            s.tier,
+                            &p.binds[s.binds.start as usize..s.binds.end as usize],
+                            &p.slot_tables[s.slots.start as usize..s.slots.end as usize],
+                            s.resident
+                        );
+                    }
+                    eprintln!(
+                        "ops {:?}",
+                        p.ops
+                            .iter()
+                            .filter(|o| !matches!(o, layerbatch::plan::ResourceOp::WriteLayer { .. }))
+                            .collect::<Vec<_>>()
+                    );
+                    eprintln!(
+                        "instances {:?}",
+                        p.instances.iter().map(|i| (i.slot(), i.layer(), i.tex_rect)).collect::<Vec<_>>()
+                    );
+                }
                 assert_eq!(differing, 0, "{what}: {differing} pixels differ from the model's (worst {worst})");
                 compared += 1;
             }
@@ -235,4 +260,90 @@ fn call_sequences_draw_the_models_pixels_on_wgpu_vulkan() {
 #[test]
 fn call_sequences_draw_the_models_pixels_on_wgpu_gl() {
     model_run(DeviceKind::WgpuGl, false, "call_sequences_draw_the_models_pixels_on_wgpu_gl");
+}
+
+/// Found by the call-sequence model on wgpu's GL backend (a BC1 texture admitted after a page
+/// compaction in the same plan drew black): a compressed write that follows a GPU copy in a
+/// plan draws, on every device. wgpu-hal 30's GL `copy_buffer_to_texture` loses a compressed
+/// write whose rows are not 256 bytes; layerbatch-wgpu queue-writes it there instead.
+#[test]
+fn a_compressed_write_after_a_gpu_copy_in_one_plan_draws_on_every_device() {
+    let test = "a_compressed_write_after_a_gpu_copy_in_one_plan_draws_on_every_device";
+    for kind in DeviceKind::ALL {
+        let Some(mut dev) = headless::open_for_test(kind, [64, 64], test) else { return };
+        if !dev.limits().format_families.contains(layerbatch::FormatFamily::Bc) {
+            panic!("{kind:?}: the device has no BC; the test needs it");
+        }
+        let config = Config::default().with_page_size_px(128).with_max_packed_size_px(64);
+        let mut b = Batcher::new(dev.limits(), config).unwrap();
+        dev.init(b.budget()).unwrap();
+        // Two page layers of 32x32 textures; all but one freed: compaction copies it.
+        let d = TextureDesc::new(32, 32).with_filter(layerbatch::Filter::Nearest);
+        let ids: Vec<_> =
+            (0..20).map(|i| b.register(&d, &[i as u8 * 10, 200, 0, 255].repeat(32 * 32)).unwrap()).collect();
+        b.begin_frame();
+        dev.draw(b.finish()).unwrap();
+        let kept = ids[19];
+        for id in &ids[..19] {
+            b.free(*id).unwrap();
+        }
+        b.begin_frame();
+        dev.draw(b.finish()).unwrap();
+        assert!(b.compact() > 0, "{kind:?}: compaction moved nothing");
+        // The next plan copies, then writes the BC1 texture (one block row: 8 bytes a row).
+        let bc1 = TextureDesc::new(4, 4)
+            .with_format(layerbatch::Format::Bc1RgbaUnorm)
+            .with_filter(layerbatch::Filter::Nearest);
+        let red = b.register(&bc1, &[0x00, 0xF8, 0x00, 0xF8, 0, 0, 0, 0]).unwrap();
+        b.begin_frame();
+        b.push(&Quad::rect(kept, [0.0, 0.0], [16.0, 16.0])).unwrap();
+        b.push(&Quad::rect(red, [32.0, 0.0], [16.0, 16.0])).unwrap();
+        let plan = b.finish();
+        let copies = plan
+            .ops
+            .iter()
+            .filter(|o| matches!(o, layerbatch::plan::ResourceOp::Array(layerbatch::plan::ArrayOp::CopyRect { .. })))
+            .count();
+        assert!(copies > 0, "{kind:?}: the plan copies nothing");
+        dev.draw(plan).unwrap();
+        let px = dev.read();
+        let at = |x: usize, y: usize| px[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4].to_vec();
+        assert_eq!(at(40, 8), [255, 0, 0, 255], "{kind:?}: the BC1 texture written after the copies");
+        assert_eq!(at(8, 8), [190, 200, 0, 255], "{kind:?}: the texture compaction moved");
+    }
+}
+
+/// F13 (issue 43): on GL's blit path (no copy-image, no texture storage, as macOS's GL 4.1), an
+/// array of mipmapped textures whose level 1 is one texel wide grew into an array Mesa gave no
+/// storage (its levels were sized before the array's max level and filters were set): the blit
+/// into it was `GL_FRAMEBUFFER_UNSUPPORTED` and the plan failed. Thin mipmapped textures grow
+/// their class array on GL 3.3 and GLES 3.0 on that path, and every one draws.
+#[test]
+fn thin_mipmapped_arrays_grow_on_the_gl_blit_path() {
+    let test = "thin_mipmapped_arrays_grow_on_the_gl_blit_path";
+    for kind in [DeviceKind::Gl, DeviceKind::Gles] {
+        let Some(mut dev) = headless::open_for_test(kind, [64, 64], test) else { return };
+        let mut b = Batcher::new(dev.blit_path_limits(), Config::default()).unwrap();
+        dev.init_blit_path(&b.budget().clone()).unwrap();
+        let d = TextureDesc::new(2, 16).with_mip_levels(2).with_filter(layerbatch::Filter::Nearest);
+        let colors: Vec<[u8; 4]> = (0..6).map(|i| [40 * i as u8 + 20, 255 - 30 * i as u8, 90, 255]).collect();
+        let mut ids = Vec::new();
+        let mut grew = 0;
+        for color in &colors {
+            ids.push(b.register(&d, &color.repeat(2 * 16)).unwrap());
+            b.begin_frame();
+            for (k, id) in ids.iter().enumerate() {
+                b.push(&Quad::rect(*id, [k as f32 * 8.0, 0.0], [8.0, 16.0])).unwrap();
+            }
+            let plan = b.finish();
+            grew += plan.counters.array_growths;
+            dev.draw(plan).unwrap_or_else(|e| panic!("{kind:?} blit path, {} textures: {e}", ids.len()));
+        }
+        assert!(grew > 0, "{kind:?}: the class array never grew");
+        let px = dev.read();
+        for (k, color) in colors.iter().enumerate() {
+            let at = (8 * 64 + k * 8 + 4) * 4;
+            assert_eq!(&px[at..at + 4], color, "{kind:?} blit path: texture {k}");
+        }
+    }
 }

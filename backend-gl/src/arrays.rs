@@ -376,6 +376,18 @@ impl Executor for GlArrays {
         let texture = unsafe {
             let texture = gl.create_texture().map_err(|message| Error::create_object("array texture", message))?;
             gl.bind_texture(glow::TEXTURE_2D_ARRAY, Some(texture));
+            // The levels and filters first: without texture storage, Mesa sizes a texture's
+            // storage from the first glTexImage3D and the sampler state then (the default
+            // NEAREST_MIPMAP_LINEAR filter, max level 1000). Set after, an array of 2+ layers
+            // with a level 1 texel wide ended up with no storage at all: blits into it were
+            // GL_FRAMEBUFFER_UNSUPPORTED (0x8CDD) and the plan failed.
+            let t = glow::TEXTURE_2D_ARRAY;
+            gl.tex_parameter_i32(t, glow::TEXTURE_BASE_LEVEL, 0);
+            gl.tex_parameter_i32(t, glow::TEXTURE_MAX_LEVEL, desc.mip_levels as i32 - 1);
+            gl.tex_parameter_i32(t, glow::TEXTURE_MIN_FILTER, min as i32);
+            gl.tex_parameter_i32(t, glow::TEXTURE_MAG_FILTER, mag as i32);
+            gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_S, wrap_s as i32);
+            gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_T, wrap_t as i32);
             let (w, h, layers) = (desc.width_px as i32, desc.height_px as i32, desc.layers as i32);
             if self.caps.texture_storage {
                 gl.tex_storage_3d(glow::TEXTURE_2D_ARRAY, desc.mip_levels as i32, internal, w, h, layers);
@@ -413,13 +425,6 @@ impl Executor for GlArrays {
                     }
                 }
             }
-            let t = glow::TEXTURE_2D_ARRAY;
-            gl.tex_parameter_i32(t, glow::TEXTURE_BASE_LEVEL, 0);
-            gl.tex_parameter_i32(t, glow::TEXTURE_MAX_LEVEL, desc.mip_levels as i32 - 1);
-            gl.tex_parameter_i32(t, glow::TEXTURE_MIN_FILTER, min as i32);
-            gl.tex_parameter_i32(t, glow::TEXTURE_MAG_FILTER, mag as i32);
-            gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_S, wrap_s as i32);
-            gl.tex_parameter_i32(t, glow::TEXTURE_WRAP_T, wrap_t as i32);
             texture
         };
         // Held before the check, so that a failed array is deleted with the others.

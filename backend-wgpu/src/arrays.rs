@@ -95,11 +95,12 @@ pub(crate) struct ArrayOps<'a> {
 }
 
 impl<'a> ArrayOps<'a> {
-    /// The executor of `plan`'s ops; staging buffers of at most `max_buffer_size` bytes.
+    /// The executor of `plan`'s ops; staging buffers of at most `max_buffer_size` bytes;
+    /// compressed writes staged only with the budget's `compressed_copies`.
     pub(crate) fn new(
         (device, queue, late): (&'a wgpu::Device, &'a wgpu::Queue, &'a Late),
         plan: &'a FramePlan,
-        max_buffer_size: u64,
+        (max_buffer_size, compressed_copies): (u64, bool),
         arrays: &'a mut Arrays,
         groups: &'a mut BindGroups,
         pipelines: &'a mut Pipelines,
@@ -112,7 +113,7 @@ impl<'a> ArrayOps<'a> {
             arrays,
             groups,
             pipelines,
-            writes: Staging::new(plan, max_buffer_size),
+            writes: Staging::new(plan, max_buffer_size, compressed_copies),
             pipeline_compiles: 0,
             own: None,
             ramp,

@@ -103,6 +103,9 @@ pub struct Renderer {
     steps: DrawSteps,
     /// The device's `max_buffer_size`: the largest staging buffer.
     max_buffer_size: u64,
+    /// The budget's `compressed_copies`: without them no GPU copy touches a compressed array,
+    /// and compressed writes are never staged ([`crate::staging`]).
+    compressed_copies: bool,
     /// Advanced when a device error reported late resets the renderer: plans prepared
     /// before then draw nothing.
     epoch: u64,
@@ -167,6 +170,7 @@ impl Renderer {
             blocks: Vec::new(),
             steps: DrawSteps::default(),
             max_buffer_size: device.limits().max_buffer_size,
+            compressed_copies: budget.compressed_copies,
             epoch: 0,
             stats,
             render_draws: AtomicU64::new(0),
@@ -508,7 +512,7 @@ impl Renderer {
         let mut ops = ArrayOps::new(
             (device, queue, &self.late),
             plan,
-            self.max_buffer_size,
+            (self.max_buffer_size, self.compressed_copies),
             &mut self.arrays,
             &mut self.groups,
             &mut self.pipelines,

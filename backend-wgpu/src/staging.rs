@@ -8,6 +8,15 @@
 //! buffers no larger than the device's `max_buffer_size` (a level larger than that is split by
 //! rows) and recorded into the same encoder with `copy_buffer_to_texture`, in op order around
 //! the copies.
+//!
+//! A write into a compressed array is never staged on a budget without `compressed_copies`
+//! (wgpu's GL backend): no GPU copy reads or writes a compressed array then, so a queue write
+//! cannot land in a copy's way. It must not be staged there: wgpu-hal 30's GL
+//! `copy_buffer_to_texture` hands `glCompressedTexSubImage3D` an image size of the padded row
+//! stride times the rows (GL ignores `UNPACK_ROW_LENGTH` for compressed data), which GL refuses
+//! unless a row is exactly 256 bytes, and the write was lost without an error (found by the
+//! call-sequence model: a BC1 texture admitted after a page compaction in the same plan drew
+//! black on wgpu GL only).
 
 use layerbatch_core::execute::LevelUpload;
 use layerbatch_core::FramePlan;
@@ -27,6 +36,8 @@ pub(crate) struct Staging<'a> {
     bytes: u64,
     /// A GPU copy has been recorded: writes from now on are staged.
     after_copy: bool,
+    /// The budget's `compressed_copies`: without them compressed writes are queue writes.
+    compressed_copies: bool,
 }
 
 /// Rows of one level of one layer write, at `offset` in the staging buffer being filled.
@@ -48,8 +59,8 @@ struct Piece {
 
 impl<'a> Staging<'a> {
     /// Nothing written yet; staging buffers of at most `limit` bytes.
-    pub(crate) fn new(plan: &'a FramePlan, limit: u64) -> Self {
-        Self { plan, limit, pieces: Vec::new(), bytes: 0, after_copy: false }
+    pub(crate) fn new(plan: &'a FramePlan, limit: u64, compressed_copies: bool) -> Self {
+        Self { plan, limit, pieces: Vec::new(), bytes: 0, after_copy: false, compressed_copies }
     }
 
     /// A GPU copy is about to be recorded into `own`: the writes staged so far (to its source,
@@ -66,7 +77,7 @@ impl<'a> Staging<'a> {
     }
 
     /// Writes one level into `texture`: a queue write before the plan's first GPU copy, staged
-    /// after it.
+    /// after it (compressed writes: queue writes where no copy can touch them).
     pub(crate) fn write(
         &mut self,
         device: &wgpu::Device,
@@ -77,7 +88,8 @@ impl<'a> Staging<'a> {
         write: &LevelUpload<'_>,
     ) -> Result<(), Error> {
         let level = &write.level;
-        if self.after_copy {
+        let copies_touch = self.compressed_copies || !write.format.is_compressed();
+        if self.after_copy && copies_touch {
             return self.push(device, late, own, texture, write);
         }
         let dst = copy_info(texture, level.level, [level.x_px, level.y_px, write.layer]);

@@ -146,6 +146,11 @@ impl World {
                 (solid(&desc, color), Some(color))
             }
             _ => {
+                // Mipmapped, sometimes: class arrays of several levels (thin ones too) grow.
+                if c.chance(20) {
+                    let most = layerbatch_core::max_mip_levels(desc.width_px, desc.height_px);
+                    desc = desc.with_mip_levels(1 + c.below(u64::from(most)) as u32);
+                }
                 let color = self.color(c);
                 (solid(&desc, color), Some(color))
             }
@@ -679,7 +684,26 @@ impl World {
         let max_lights = self.batcher.budget().max_lights as usize;
         let plan = self.batcher.finish();
         self.tally.plans += 1;
-        trace(|| format!("finish: plan {}", plan.sequence));
+        trace(|| {
+            let ops: Vec<String> = (plan.ops.iter())
+                .filter_map(|o| match o {
+                    layerbatch_core::plan::ResourceOp::Array(a) => Some(format!("{a:?}")),
+                    layerbatch_core::plan::ResourceOp::Resident(r) => Some(format!("{r:?}")),
+                    _ => None,
+                })
+                .collect();
+            let segs: Vec<String> = (plan.segments.iter())
+                .map(|s| {
+                    format!(
+                        "{:?} {:?} binds {:?}",
+                        s.resident,
+                        s.instances,
+                        &plan.binds[s.binds.start as usize..s.binds.end as usize]
+                    )
+                })
+                .collect();
+            format!("finish: plan {} rebuild {} ops {ops:?} segments {segs:?}", plan.sequence, plan.rebuild)
+        });
         if let Err(e) = self.device.execute(plan) {
             let segments: Vec<String> = (plan.segments.iter())
                 .map(|s| {
