@@ -75,6 +75,10 @@ pub struct Counters {
     /// Resident layers drawn ([`crate::Batcher::draw_resident`]): one segment each (more
     /// with indexed quads, one per block of `instance_capacity`).
     pub resident_draws: u64,
+    /// Resident layer draws of the frame not drawn: the layer's textures live in more arrays
+    /// than one draw binds (after a restore laid pages out afresh, say), logged once at
+    /// `warn!`. The layer is drawn again once they fit (`Batcher::compact`). 0 normally.
+    pub resident_draws_dropped: u64,
     /// Resident instances written to the device: created, updated by ranges, re-resolved
     /// after a texture moved, or restored. 0 in a frame that left every resident untouched.
     pub resident_instances_written: u64,
@@ -133,6 +137,7 @@ impl Counters {
             textures_transcoded,
             flushes_resident,
             resident_draws,
+            resident_draws_dropped,
             resident_instances_written,
             resident_bytes,
             sorted_items,
@@ -171,6 +176,7 @@ impl Counters {
         self.textures_transcoded += textures_transcoded;
         self.flushes_resident += flushes_resident;
         self.resident_draws += resident_draws;
+        self.resident_draws_dropped += resident_draws_dropped;
         self.resident_instances_written += resident_instances_written;
         self.resident_bytes = resident_bytes;
         self.sorted_items += sorted_items;

@@ -188,7 +188,8 @@ impl Allocator {
     }
 
     /// Repacks page array `id`, on the device, into a new array of its canonical layout (a
-    /// Create, a CopyRect per rectangle, a Destroy), if that saves memory (two of its layers
+    /// Create, a CopyRect per rectangle, a Destroy: `Moved::Rect`s, then
+    /// `Moved::Destroyed`), if that saves memory (two of its layers
     /// at least unless it is settling) and both arrays fit the budget during the copies.
     pub(super) fn compact_array(&mut self, id: ArrayId) -> Vec<Moved> {
         let a = self.arrays[id.0 as usize].as_ref().expect("live");
@@ -236,6 +237,10 @@ impl Allocator {
         self.replace_in_families(id, new);
         self.retire(id);
         self.ops.push(ArrayOp::Destroy { array: id });
+        // Said even when every rectangle moved with its owner: a rectangle of a freed texture
+        // (waiting for the host's frame to end) has none, and the slot that held the old
+        // array must not stay bound to its id, which a later array may get.
+        moved.push(Moved::Destroyed(id));
         moved
     }
 

@@ -93,6 +93,8 @@ pub(super) struct Residents {
     scratch: Vec<Segment>,
     /// Bytes held against the budget.
     pub(super) bytes: u64,
+    /// A layer whose textures spread over more arrays than a draw binds was logged.
+    pub(super) warned_spread: bool,
 }
 
 impl Residents {
@@ -499,7 +501,11 @@ impl Batcher {
             }
         }
         textures.retain(|_, t| t.0 > 0);
-        let table = settled_table(&e.table, textures.values().map(|t| t.1.array));
+        // Where the textures are now (a parked update's layer is not settled yet); a layer not
+        // written yet gets a fresh table, as its first write will.
+        let unwritten = self.residents.unwritten.contains(&id);
+        let base: &[Option<ArrayId>] = if unwritten { &[] } else { &e.table };
+        let table = settled_table(base, textures.keys().map(|&i| hot[i as usize].array));
         self.check_table(table.iter().flatten().count())?;
         Ok((table, textures))
     }

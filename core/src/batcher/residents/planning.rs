@@ -19,6 +19,12 @@ impl Batcher {
                 continue;
             }
             let (table, textures) = survey(hot, &e.quads);
+            if table.len() > self.budget.slots as usize {
+                // Its textures spread over more arrays than a draw binds (pages laid out
+                // afresh after a restore): written once they fit; not drawn until then.
+                self.residents.unwritten.push(id);
+                continue;
+            }
             e.table = table;
             e.textures = textures;
             let len = e.quads.len() as u32;
@@ -31,7 +37,10 @@ impl Batcher {
     /// then not drawn).
     pub(super) fn settle_resident(&mut self, id: ResidentId) -> bool {
         if self.residents.unwritten.contains(&id) {
-            return true;
+            // Written whole at the plan: from where its textures are then, if they fit.
+            let e = &self.residents.entries[id.index as usize];
+            let arrays = survey(&self.registry.hot, &e.quads).0.len();
+            return fits_or_warn(&mut self.residents.warned_spread, id, arrays, self.budget.slots);
         }
         let earlier = self.drawn_earlier_this_frame(id);
         let hot = &self.registry.hot;
@@ -42,8 +51,7 @@ impl Batcher {
             return true;
         }
         let table = settled_table(&e.table, e.textures.keys().map(|&i| hot[i as usize].array));
-        if table.iter().flatten().count() > self.budget.slots as usize {
-            log::warn!("resident layer {id:?}: its textures moved into more arrays than one draw binds; not drawn");
+        if !fits_or_warn(&mut self.residents.warned_spread, id, table.len(), self.budget.slots) {
             return false;
         }
         let rewrite: std::collections::HashSet<u32> = moved
@@ -107,7 +115,9 @@ impl Batcher {
                 skip.push(id);
             }
         }
+        let before = drawn.len();
         drawn.retain(|d| !skip.contains(&d.1));
+        self.frame.resident_draws_dropped += (before - drawn.len()) as u64;
         self.residents.drawn = drawn;
     }
 
@@ -245,4 +255,19 @@ impl Batcher {
             self.queue_resident_create(id);
         }
     }
+}
+
+/// Whether a layer's table of `slots` slots fits the budget's `max` slots; if not, its draws
+/// are dropped from the plan (counted in `resident_draws_dropped`), logged once (`warned`).
+fn fits_or_warn(warned: &mut bool, id: ResidentId, slots: usize, max: u32) -> bool {
+    if slots <= max as usize {
+        return true;
+    }
+    if !std::mem::replace(warned, true) {
+        log::warn!(
+            "resident layer {id:?}: its textures live in {slots} arrays, more than one draw binds ({max}); not drawn \
+             until they fit (Counters::resident_draws_dropped; Batcher::compact)"
+        );
+    }
+    false
 }

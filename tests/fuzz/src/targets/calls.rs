@@ -42,7 +42,7 @@ impl Target for Calls {
     }
 
     fn default_iterations(&self) -> u64 {
-        3_000
+        20_000
     }
 
     fn generate(&mut self, rng: &mut Rng) -> Vec<u8> {

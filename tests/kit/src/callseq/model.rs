@@ -187,9 +187,16 @@ impl Model {
         if got.keys().any(|t| !want.contains_key(t)) || unknown > unknown_pushed {
             return Err(format!("textures pushed {want:?}, sampled {got:?} and {unknown} nothing"));
         }
+        // A layer whose textures spread over more arrays than a draw binds is not drawn, and
+        // the plan says so.
+        let mut undrawn = 0;
         for (id, range) in &self.frame.drawn {
             let Some(r) = self.resident(*id) else { continue };
             let s = device.resident_sampled(*id);
+            if s.is_empty() && plan.counters.resident_draws_dropped > 0 {
+                undrawn += 1;
+                continue;
+            }
             let end = range.end.min(r.quads.len() as u32);
             for q in range.start..end {
                 let Some(Some((t, hash))) = s.get(q as usize) else {
@@ -216,6 +223,9 @@ impl Model {
                     return Err(format!("resident {id:?} quad {q} sampled other pixels of {t:?} than the model's"));
                 }
             }
+        }
+        if undrawn > plan.counters.resident_draws_dropped {
+            return Err(format!("{undrawn} resident draws missing, {} reported", plan.counters.resident_draws_dropped));
         }
         let lights = self.frame.lights.min(max_lights);
         if plan.lights.len() != lights {

@@ -732,8 +732,9 @@ impl World {
             }
         }
         self.tally.resident_quads += self.model.frame.drawn.iter().map(|d| u64::from(d.1.end - d.1.start)).sum::<u64>();
+        let dropped = self.batcher.plan().counters.resident_draws_dropped > 0;
         self.picture = match (self.setup.pixel_exact, target) {
-            (true, None) => {
+            (true, None) if !dropped => {
                 let shown = self.tiles.as_ref().map(|t| [t.sets[0], t.sets[1 + t.shown]]);
                 self.model.picture(GRID, CELL_PX, CLEAR, shown)
             }
