@@ -265,7 +265,7 @@ fn tilemap_animation_keeps_its_rate_after_seven_days() {
             b.begin_frame();
             map.draw(&mut b, [0.0, 0.0, 16.0, 8.0], &ResidentStyle::default()).unwrap();
             dev.execute(b.finish()).unwrap();
-            written += b.plan().counters.resident_instances_written as u64;
+            written += b.plan().counters.resident_instances_written;
         }
     }
     assert!(changes.abs_diff(400) <= 1, "{changes} frame changes in 100 s at day 7, expected 400");

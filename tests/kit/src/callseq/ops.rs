@@ -576,7 +576,9 @@ impl World {
                 };
                 let d = self.model.live[&id].desc;
                 let normals = [128, 128, 255, 255].repeat((d.width_px * d.height_px) as usize);
-                match (self.batcher.register_normal_map(id, &normals), lights) {
+                let r = self.batcher.register_normal_map(id, &normals);
+                trace(|| format!("register_normal_map {id:?}: {r:?}"));
+                match (r, lights) {
                     (Ok(()), true) => self.model.live.get_mut(&id).ok_or("dead")?.normal_map = true,
                     (Err(LightError::Off), false) => self.tally.refused += 1,
                     (Err(LightError::NormalMapUnsupported { .. }), true) => self.tally.refused += 1,
