@@ -12,6 +12,7 @@
 
 mod model;
 mod ops;
+mod residents;
 
 use layerbatch_core::{Batcher, Config, Effect, FormatFamilies, FormatFamily, Limits, MockDevice, QuadVertices};
 
@@ -189,7 +190,7 @@ pub struct World {
     pub device: MockDevice,
     setup: Setup,
     model: Model,
-    tiles: Option<ops::Tiles>,
+    tiles: Option<residents::Tiles>,
     stamp: u32,
     /// Plans made since the host frame began, and whether the host ends frames.
     host: ops::HostFrame,
