@@ -54,6 +54,8 @@ pub struct PlanValidator {
     scratch_arrays: HashMap<ArrayId, ArrayDesc>,
     scratch_bound: Vec<Option<ArrayId>>,
     scratch_residents: HashMap<ResidentId, ResidentState>,
+    /// How to take back a refused plan's resident ops (reused).
+    undo: Vec<resident::Undo>,
 }
 
 /// The plan's target, if any: a render-target layer that no segment samples.
@@ -105,6 +107,7 @@ impl PlanValidator {
             scratch_arrays: HashMap::new(),
             scratch_bound: Vec::new(),
             scratch_residents: HashMap::new(),
+            undo: Vec::new(),
         }
     }
 
@@ -157,44 +160,49 @@ impl PlanValidator {
         if needs_copy {
             self.scratch_arrays.clone_from(&self.arrays);
             self.scratch_bound.clone_from(&self.bound);
-            // Resident states hold a word per instance: copied only for a plan that changes
-            // them, else lent and given back as they were.
-            let touches_residents =
-                plan.rebuild || plan.ops.iter().any(|op| matches!(op, super::ResourceOp::Resident(_)));
-            if touches_residents {
-                self.scratch_residents.clone_from(&self.residents);
-            } else {
-                self.scratch_residents = std::mem::take(&mut self.residents);
-            }
+            // Resident states hold a word per instance: changed in place, and taken back from
+            // the undo log if the plan is refused. A rebuild plan starts from none; the old ones
+            // are kept aside until it is accepted.
+            let mut old_residents = None;
+            let mut residents = std::mem::take(&mut self.residents);
             if plan.rebuild {
                 self.scratch_arrays.clear();
                 self.scratch_bound.iter_mut().for_each(|b| *b = None);
-                self.scratch_residents.clear();
+                let mut fresh = std::mem::take(&mut self.scratch_residents);
+                fresh.clear();
+                old_residents = Some(std::mem::replace(&mut residents, fresh));
             }
             let mut arrays = std::mem::take(&mut self.scratch_arrays);
             let mut bound = std::mem::take(&mut self.scratch_bound);
-            let mut residents = std::mem::take(&mut self.scratch_residents);
+            let mut undo = std::mem::take(&mut self.undo);
             let result = self
-                .check_ops(plan, &mut arrays, &mut bound, &mut residents)
+                .check_ops(plan, &mut arrays, &mut bound, (&mut residents, &mut undo))
                 .and_then(|()| self.check_segments(plan, &arrays, &mut bound, &residents))
                 .and_then(|()| check_target(plan, &arrays));
             match result {
                 Ok(()) => {
+                    undo.clear();
+                    self.undo = undo;
                     self.scratch_arrays = std::mem::replace(&mut self.arrays, arrays);
                     self.scratch_bound = std::mem::replace(&mut self.bound, bound);
-                    if touches_residents {
-                        self.scratch_residents = std::mem::replace(&mut self.residents, residents);
-                    } else {
-                        self.residents = residents;
+                    self.residents = residents;
+                    if let Some(mut old) = old_residents {
+                        old.clear();
+                        self.scratch_residents = old;
                     }
                 }
                 Err(e) => {
+                    resident::roll_back(&mut residents, &mut undo);
+                    self.undo = undo;
                     self.scratch_arrays = arrays;
                     self.scratch_bound = bound;
-                    if touches_residents {
-                        self.scratch_residents = residents;
-                    } else {
-                        self.residents = residents;
+                    match old_residents {
+                        Some(old) => {
+                            residents.clear();
+                            self.scratch_residents = residents;
+                            self.residents = old;
+                        }
+                        None => self.residents = residents,
                     }
                     return Err(e);
                 }
@@ -264,7 +272,7 @@ impl PlanValidator {
         plan: &FramePlan,
         arrays: &mut HashMap<ArrayId, ArrayDesc>,
         bound: &mut [Option<ArrayId>],
-        residents: &mut HashMap<ResidentId, ResidentState>,
+        (residents, undo): (&mut HashMap<ResidentId, ResidentState>, &mut Vec<resident::Undo>),
     ) -> Result<(), PlanError> {
         let limits = ResidentLimits {
             slots: self.slots,
@@ -358,7 +366,7 @@ impl PlanValidator {
                     arrays.remove(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
                     unbind(bound, *array);
                 }
-                ResourceOp::Resident(op) => resident::check_op(&limits, plan, i, op, residents)?,
+                ResourceOp::Resident(op) => resident::check_op(&limits, plan, i, op, (residents, undo))?,
                 ResourceOp::WriteLayer {
                     array,
                     layer,

@@ -67,14 +67,47 @@ impl ResidentState {
         self.sampled.len() as u32
     }
 
-    /// Instance `index` samples `slot` and `layer` from now on.
-    fn write(&mut self, index: usize, slot: u32, layer: u32) {
+    /// Instance `index` samples `packed` (a slot and layer, or [`UNWRITTEN`]) from now on;
+    /// returns what it sampled before.
+    fn set(&mut self, index: usize, packed: u32) -> u32 {
         let old = self.sampled[index];
         if old != UNWRITTEN {
             self.per_slot[(old >> 27) as usize].remove(old & LAYER_MASK);
         }
-        self.sampled[index] = slot << 27 | layer;
-        self.per_slot[slot as usize].add(layer);
+        self.sampled[index] = packed;
+        if packed != UNWRITTEN {
+            self.per_slot[(packed >> 27) as usize].add(packed & LAYER_MASK);
+        }
+        old
+    }
+}
+
+/// How to take back what a refused plan's resident ops did to the validator's state: applied
+/// in place (a layer holds a word per instance: copying every touched layer for each plan
+/// would cost megabytes a frame), undone in reverse order when the plan is refused.
+#[derive(Clone, Debug)]
+pub(super) enum Undo {
+    Created(ResidentId),
+    Destroyed(ResidentId, ResidentState),
+    Wrote { resident: ResidentId, index: u32, old: u32 },
+}
+
+/// Takes back `undo` (in reverse order) from `residents`.
+pub(super) fn roll_back(residents: &mut HashMap<ResidentId, ResidentState>, undo: &mut Vec<Undo>) {
+    while let Some(u) = undo.pop() {
+        match u {
+            Undo::Created(id) => {
+                residents.remove(&id);
+            }
+            Undo::Destroyed(id, state) => {
+                residents.insert(id, state);
+            }
+            Undo::Wrote { resident, index, old } => {
+                if let Some(state) = residents.get_mut(&resident) {
+                    state.set(index as usize, old);
+                }
+            }
+        }
     }
 }
 
@@ -97,13 +130,14 @@ pub(super) struct ResidentLimits {
     pub(super) lights: bool,
 }
 
-/// Checks resident op `op` (at index `at` of the plan's ops) and applies it to `residents`.
+/// Checks resident op `op` (at index `at` of the plan's ops) and applies it to `residents`,
+/// noting in `undo` how to take it back.
 pub(super) fn check_op(
     limits: &ResidentLimits,
     plan: &FramePlan,
     at: usize,
     op: &ResidentOp,
-    residents: &mut HashMap<ResidentId, ResidentState>,
+    (residents, undo): (&mut HashMap<ResidentId, ResidentState>, &mut Vec<Undo>),
 ) -> Result<(), PlanError> {
     match op {
         ResidentOp::Create { resident, instances, indexed } => {
@@ -121,6 +155,7 @@ pub(super) fn check_op(
                 return bad("created larger than the byte budget");
             }
             residents.insert(*resident, ResidentState::new(*instances));
+            undo.push(Undo::Created(*resident));
         }
         ResidentOp::Write { resident, first, instances } => {
             let state = residents.get_mut(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
@@ -155,11 +190,14 @@ pub(super) fn check_op(
                 if slot >= MAX_SLOTS_PER_DRAW || layer > LAYER_MASK {
                     return bad("samples a slot or layer past what a draw can bind");
                 }
-                state.write(*first as usize + k, slot, layer);
+                let index = *first + k as u32;
+                let old = state.set(index as usize, slot << 27 | layer);
+                undo.push(Undo::Wrote { resident: *resident, index, old });
             }
         }
         ResidentOp::Destroy { resident } => {
-            residents.remove(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
+            let state = residents.remove(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
+            undo.push(Undo::Destroyed(*resident, state));
         }
     }
     Ok(())
