@@ -1,6 +1,6 @@
 //! The smallest layerbatch program on OpenGL (`cargo run --example hello_gl`): a winit window, a
 //! glutin context, one texture, three sprites, one draw call. Copy it: it uses only published crates
-//! (layerbatch, layerbatch-gl, glutin, glutin-winit, winit). `tour_gl` does more.
+//! (layerbatch, layerbatch-gl, glutin, glutin-winit, winit, env_logger). `tour_gl` does more.
 #![allow(unsafe_code)] // Making a GL context is unsafe in glutin and glow; layerbatch's API is safe.
 use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, PossiblyCurrentContext, Version};
 use glutin::{config::ConfigTemplateBuilder, display::GetGlDisplay, prelude::*, surface::*};
@@ -8,8 +8,7 @@ use glutin_winit::{DisplayBuilder, GlWindow as _};
 use layerbatch::{Batcher, Config, Filter, Quad, TextureDesc, TextureId};
 use layerbatch_gl::{glow, glow::HasContext, Renderer, Target};
 use std::{num::NonZeroU32, sync::Arc};
-use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::{application::ApplicationHandler, event::WindowEvent, raw_window_handle::HasWindowHandle, window::*};
+use winit::{application::*, event::WindowEvent, event_loop::*, raw_window_handle::HasWindowHandle, window::*};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -95,5 +94,6 @@ impl ApplicationHandler for App {
 }
 
 fn main() -> Result<()> {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init(); // budget cuts
     Ok(EventLoop::new()?.run_app(&mut App(None))?)
 }

@@ -1,11 +1,10 @@
 //! The smallest layerbatch program on wgpu (`cargo run --example hello_wgpu`): a winit window, one
 //! texture, three tinted sprites, one draw call in the host's render pass. Copy it: it uses only
-//! published crates (layerbatch, layerbatch-wgpu, wgpu, winit, pollster). `tour_wgpu` shows more.
+//! published crates (layerbatch, layerbatch-wgpu, wgpu, winit, pollster, env_logger). `tour_wgpu` shows more.
 use layerbatch::{Batcher, Config, Filter, Quad, TextureDesc, TextureId};
 use layerbatch_wgpu::{PreparedPlan, Renderer, RendererOptions};
 use std::sync::Arc;
-use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::{application::ApplicationHandler, event::WindowEvent, window::Window, window::WindowId};
+use winit::{application::ApplicationHandler, event::WindowEvent, event_loop::*, window::Window, window::WindowId};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -95,5 +94,6 @@ impl ApplicationHandler for App {
 }
 
 fn main() -> Result<()> {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init(); // budget cuts
     Ok(EventLoop::new()?.run_app(&mut App(None))?)
 }

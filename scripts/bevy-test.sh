@@ -15,6 +15,11 @@ if ! rustup run "$toolchain" rustc --version >/dev/null 2>&1; then
 fi
 rustup component add --toolchain "$toolchain" clippy rustfmt >/dev/null 2>&1 || true
 export CARGO_INCREMENTAL=0
+# The build's folder: "$CARGO_TARGET_DIR/bevy" when CI's shared target directory is set (so a
+# re-run on the same machine does not build Bevy again), else the crate's own target/.
+# scripts/package-bevy.sh builds in the same one.
+bevy_target="${CARGO_TARGET_DIR:+$CARGO_TARGET_DIR/bevy}"
+export CARGO_TARGET_DIR="${bevy_target:-$PWD/target}"
 # wgpu's Vulkan loader wants a private runtime dir; without one it only prints a warning.
 if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "$XDG_RUNTIME_DIR" ]; then
   XDG_RUNTIME_DIR="$(mktemp -d)"
@@ -25,9 +30,14 @@ cargo +"$toolchain" fmt --check
 # Every step with bevymark's feature: one feature set, so no step rebuilds Bevy for another
 # (bevymark's `rand` changes features of crates Bevy shares).
 features=(--features bevymark)
-cargo +"$toolchain" clippy --locked --release "${features[@]}" --all-targets -- -D warnings
+# Clippy lints the crate while it compiles (clippy-driver as the workspace's rustc wrapper,
+# as `cargo clippy` runs it, warnings denied): one release build serves the lints, the tests,
+# the examples and the package, and Bevy is compiled once. `cargo clippy` would compile Bevy
+# a second time, as metadata only.
+export RUSTC_WORKSPACE_WRAPPER="$(rustup which --toolchain "$toolchain" clippy-driver)"
+export CLIPPY_ARGS="-Dwarnings"
+cargo +"$toolchain" build --locked --release "${features[@]}" --all-targets
 RUSTDOCFLAGS="-D warnings" cargo +"$toolchain" doc --locked --release "${features[@]}" --no-deps
-cargo +"$toolchain" build --locked --release "${features[@]}" --bins --tests --examples
 started=$(date +%s)
 cargo +"$toolchain" test --locked --release "${features[@]}"
 tested=$(( $(date +%s) - started ))
@@ -38,7 +48,7 @@ echo "first_frame: $first"
 read -r -a scene <<< "${BEVYMARK_ARGS:---waves 2 --per-wave 1000 --material-texture-count 64 --width 800 --height 600 --warmup 2 --frames 3}"
 summary=()
 for mode in sprite mesh2d layerbatch; do
-  line="$(target/release/bevymark --benchmark --json --mode "$mode" "${scene[@]}" | tail -n 1)"
+  line="$("$CARGO_TARGET_DIR"/release/bevymark --benchmark --json --mode "$mode" "${scene[@]}" | tail -n 1)"
   echo "$line"
   summary+=("$(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print('%s %.0f ms / %d draws' % (r['mode'], r['median_ms'], r['phase_draws']))" "$line")")
 done

@@ -25,6 +25,7 @@ glutin-winit = "0.5"
 winit = "0.30"
 wgpu = "30"
 pollster = "1"
+env_logger = "0.11"
 
 [workspace]
 TOML

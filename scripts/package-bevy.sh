@@ -13,15 +13,18 @@ patches=(
   --config "patch.crates-io.layerbatch-wgpu.path=\"$root/backend-wgpu\""
 )
 export CARGO_INCREMENTAL=0
+# scripts/bevy-test.sh's build folder.
+bevy_target="${CARGO_TARGET_DIR:+$CARGO_TARGET_DIR/bevy}"
+export CARGO_TARGET_DIR="${bevy_target:-$root/examples/bevy/target}"
 cargo +"$toolchain" package --allow-dirty --no-verify "${patches[@]}" --quiet
 echo "bevy_layerbatch package files:"
 cargo +"$toolchain" package --allow-dirty --list "${patches[@]}" 2>/dev/null | sed 's/^/  /'
 unpacked="$(mktemp -d)"
-trap 'rm -rf "$unpacked" "$root/examples/bevy/target/package"' EXIT
-tar xzf target/package/bevy_layerbatch-*.crate -C "$unpacked"
+trap 'rm -rf "$unpacked" "$CARGO_TARGET_DIR/package"' EXIT
+tar xzf "$CARGO_TARGET_DIR"/package/bevy_layerbatch-*.crate -C "$unpacked"
 cd "$unpacked"/bevy_layerbatch-*
 cp "$root/examples/bevy/rust-toolchain.toml" .
 # The features bevy-test.sh builds with: the same Bevy build serves both.
-CARGO_TARGET_DIR="$root/examples/bevy/target" cargo +"$toolchain" build --release --locked --features bevymark \
+cargo +"$toolchain" build --release --locked --features bevymark \
   "${patches[@]}" --quiet
 echo "package-bevy: bevy_layerbatch builds from its package"

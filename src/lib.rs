@@ -60,3 +60,11 @@ pub struct SortingDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/effects.md")]
 pub struct EffectsDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/lights.md")]
+pub struct LightsDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/formats.md")]
+pub struct FormatsDoctests;

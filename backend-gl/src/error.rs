@@ -81,7 +81,7 @@ pub enum Error {
         /// The driver's info log.
         message: String,
     },
-    /// The plan was refused by the [`PlanValidator`](layerbatch_core::plan::PlanValidator), the
+    /// The plan was refused by the [`PlanValidator`](layerbatch_core::validate::PlanValidator), the
     /// same check every executor runs: nothing was done on the device, and the renderer is as
     /// it was. [`PlanError::Sequence`] after a skipped plan: call
     /// [`layerbatch_core::Batcher::restore`].

@@ -6,7 +6,7 @@
 //! segments, uploads, growths); the renderer only executes and counts what it issued.
 //! Its resource ops run through core's [`layerbatch_core::execute::PlanRunner`], as on every
 //! executor: before touching GL it checks each plan with core's
-//! [`layerbatch_core::plan::PlanValidator`], so a bad plan gets the same
+//! [`layerbatch_core::validate::PlanValidator`], so a bad plan gets the same
 //! [`layerbatch_core::PlanError`] here as anywhere else ([`Error::Plan`]), then walks the ops
 //! in order, calling the renderer's GL commands for each, and counts them.
 //!

@@ -452,7 +452,7 @@ impl Renderer {
     /// its tier, after binding the arrays its slot table names. Every plan the batcher
     /// finishes must be painted, once, in order.
     ///
-    /// The plan is checked first with the [`layerbatch_core::plan::PlanValidator`] every executor
+    /// The plan is checked first with the [`layerbatch_core::validate::PlanValidator`] every executor
     /// uses (through core's [`PlanRunner`], which then applies and counts its resource ops),
     /// before any GL call. Then errors the host left pending are drained (`glGetError` until `NO_ERROR`, at
     /// most 16, logged at `debug!`), so that a GL error after one of the renderer's own calls
@@ -564,7 +564,7 @@ impl Renderer {
             self.runner.fail(&mut self.arrays, &mut c);
         }
         saved.restore(&self.gl, &self.host, &self.state_caps, self.arrays.deleted());
-        self.stats.record(plan, c);
+        self.stats.record(plan.counters, plan.totals, c);
         result
     }
 

@@ -3,7 +3,7 @@
 // The tests drive GL directly (host-side state, readback): every call is in `unsafe`.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 // Hand-made plans, shared with the wgpu backend's tests.
 
 use common::{close, distinct_colors, over, solid, Ctx, Image, Offscreen};

@@ -4,7 +4,7 @@
 // The tests drive GL directly (readback): every call is in `unsafe`.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 // Hand-made plans, shared with the wgpu backend's tests.
 
 use common::{Ctx, Offscreen};

@@ -2,7 +2,7 @@
 // The tests drive GL directly (host-side state, readback): every call is in `unsafe`.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::Ctx;
 use layerbatch_core::{Batcher, Budget, Config, Limits};

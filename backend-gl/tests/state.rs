@@ -8,7 +8,7 @@
 // The tests drive GL directly (host-side state, readback): every call is in `unsafe`.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use std::ffi::{c_void, CStr};
 

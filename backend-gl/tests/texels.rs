@@ -6,7 +6,7 @@
 // The tests drive GL directly (host-side state, readback): every call is in `unsafe`.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::{solid, Ctx, Image, Offscreen};
 use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, Instance};

@@ -68,7 +68,7 @@ pub enum Error {
         /// wgpu's message (it names the stage and carries the driver's log).
         message: String,
     },
-    /// Core's [`layerbatch_core::plan::PlanValidator`] refused the plan; nothing was applied. For
+    /// Core's [`layerbatch_core::validate::PlanValidator`] refused the plan; nothing was applied. For
     /// [`PlanError::Sequence`] after a skipped plan, call [`layerbatch_core::Batcher::restore`].
     #[error(transparent)]
     Plan(#[from] PlanError),

@@ -27,7 +27,7 @@
 //! ## The plan contract
 //!
 //! - **Validated first.** [`Renderer::prepare`] runs every plan through core's
-//!   [`PlanValidator`](layerbatch_core::plan::PlanValidator), the same one every executor uses,
+//!   [`PlanValidator`](layerbatch_core::validate::PlanValidator), the same one every executor uses,
 //!   before it touches the device. A plan that could not run, or one out of order (skipped or
 //!   repeated), is refused whole with [`Error::Plan`], and the same bad plan gets the same
 //!   [`PlanError`](layerbatch_core::PlanError) on every backend. The renderer checks nothing

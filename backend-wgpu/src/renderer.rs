@@ -383,7 +383,7 @@ impl Renderer {
         };
         match result {
             Ok(()) => {
-                self.stats.record(plan, counters);
+                self.stats.record(plan.counters, plan.totals, counters);
                 Ok(())
             }
             Err(e) => {

@@ -3,7 +3,7 @@
 //! layers that grow in size, shrink and rectangle copies, and samplers that follow each
 //! array's filter and wrap.
 
-mod common;
+use crate::common;
 // Hand-made plans, shared with the GL backend's tests.
 use layerbatch_testkit::plans;
 

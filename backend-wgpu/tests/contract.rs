@@ -3,7 +3,7 @@
 //! from bounded buffers, staged writes respect `max_buffer_size`, and whatever wgpu refuses
 //! comes back from `prepare` as an error, never at the uncaptured-error handler.
 
-mod common;
+use crate::common;
 // Hand-made plans, shared with the GL backend's tests.
 use layerbatch_testkit::plans;
 

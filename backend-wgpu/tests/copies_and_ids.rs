@@ -1,7 +1,7 @@
 //! GPU copies after staged writes, and array ids that come back, from hand-made plans the
 //! validator accepts (each on wgpu's Vulkan backend, lavapipe, and its GL backend, llvmpipe).
 
-mod common;
+use crate::common;
 // Hand-made plans, shared with the GL backend's tests.
 use layerbatch_testkit::plans;
 

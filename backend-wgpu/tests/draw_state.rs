@@ -5,7 +5,7 @@
 //! segment without a clip draws everywhere again); the transform moves quad corners before
 //! the viewport mapping. Readback rows are top first, like quads (y down).
 
-mod common;
+use crate::common;
 
 use common::{draw, gpu, setup, try_draw, Frame, Gpu, CLEAR, FORMAT, SIZE};
 use layerbatch_core::plan::DrawState;

@@ -2,7 +2,7 @@
 //! after `prepare` (eframe does so when the surface is outdated, lost or occluded) loses none
 //! of the plan's texture changes, and a host pass into a render target's view draws there.
 
-mod common;
+use crate::common;
 
 use common::{color, gpu, setup, solid, Gpu, FORMAT, SIZE};
 use layerbatch_core::{Config, Quad, TextureDesc, Usage};

@@ -4,7 +4,7 @@
 //! spaces stay bounded by the frames in flight, and one rendered into an encoder the host
 //! drops is free again at once.
 
-mod common;
+use crate::common;
 
 use std::collections::VecDeque;
 

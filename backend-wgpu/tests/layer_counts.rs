@@ -10,7 +10,7 @@
 //!    `Renderer::new`, and the same textures, planned from the GL device's limits, sample
 //!    correctly in arrays of unambiguous sizes.
 
-mod common;
+use crate::common;
 
 use common::{color, draw, solid, Gpu, FORMAT};
 use layerbatch_core::plan::{ArrayDesc, ArrayId};

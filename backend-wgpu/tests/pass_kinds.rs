@@ -4,7 +4,7 @@
 //! `pipeline_compiles` and never again; a kind whose pipelines the device refuses is an
 //! error that applies nothing and leaves the other kinds drawing.
 
-mod common;
+use crate::common;
 
 use common::{color, setup, solid, Frame, Gpu, CLEAR, FORMAT, SIZE};
 use layerbatch_core::{Batcher, Config, FramePlan, Quad, TextureDesc, TextureId};

@@ -2,7 +2,7 @@
 //! llvmpipe): a mipmapped target's levels are regenerated after each plan drawn into it, and a
 //! host that only draws into targets (never calling `render`) holds bounded resources.
 
-mod common;
+use crate::common;
 
 use common::{color, draw, setup, Gpu, CLEAR, SIZE};
 use layerbatch_core::{Batcher, BlendMode, Config, Filter, Format, MockDevice, Quad, TextureDesc, Usage};

@@ -1,7 +1,7 @@
 //! Pixel-readback scenes, each on wgpu's Vulkan backend (lavapipe) and its GL backend
 //! (llvmpipe): `vulkan::<scene>` and `gl::<scene>`.
 
-mod common;
+use crate::common;
 // Hand-made plans, shared with the GL backend's tests.
 use layerbatch_testkit::plans;
 

@@ -3,7 +3,7 @@
 //! another's instances or viewport), in one pass or several, and the instance memory of many
 //! such frames stays bounded.
 
-mod common;
+use crate::common;
 
 use std::collections::VecDeque;
 

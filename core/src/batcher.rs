@@ -10,13 +10,18 @@ use crate::texture::Usage;
 use crate::writes::PendingWrites;
 use crate::{Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
 
+#[cfg(feature = "ktx2")]
+mod files;
 mod frames;
+#[cfg(feature = "image")]
+mod images;
 mod memory;
 pub use memory::FormatMemory;
 mod lights;
 mod looks;
 mod meshes;
 mod moves;
+mod nine_slices;
 mod ramp;
 mod recorder;
 mod registry;

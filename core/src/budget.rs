@@ -61,7 +61,7 @@ pub struct Budget {
 impl Budget {
     /// Checks a budget that may have been edited after [`Budget::new`] (its fields are
     /// public): at most [`MAX_SLOTS_PER_DRAW`] slots, and the tiers [`Budget::new`] would make
-    /// for them. Every executor ([`crate::MockDevice`], [`crate::plan::PlanValidator`], both
+    /// for them. Every executor ([`crate::MockDevice`], [`crate::validate::PlanValidator`], both
     /// backends) works only with a budget that passes; a budget from [`Budget::new`] always
     /// does.
     ///

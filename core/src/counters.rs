@@ -353,12 +353,12 @@ impl Stats {
         s
     }
 
-    /// Records an executed plan: core's counters come from the plan, the device's frame
-    /// counters replace the last frame's and are added to the totals. The one place a backend
-    /// updates its stats.
-    pub fn record(&mut self, plan: &crate::FramePlan, device_frame: DeviceCounters) {
-        self.core_frame = plan.counters;
-        self.core_total = plan.totals;
+    /// Records an executed plan: core's counters are the plan's (`FramePlan::counters` and
+    /// `totals`), the device's frame counters replace the last frame's and are added to the
+    /// totals. The one place a backend updates its stats.
+    pub fn record(&mut self, core_frame: Counters, core_total: Counters, device_frame: DeviceCounters) {
+        self.core_frame = core_frame;
+        self.core_total = core_total;
         self.device_frame = device_frame;
         self.device_total.accumulate(&device_frame);
     }

@@ -50,10 +50,10 @@ use std::collections::HashMap;
 
 use crate::plan::Instance;
 use crate::plan::{
-    ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, PlanError, PlanValidator, ResidentId, ResidentOp,
-    ResidentWrite, ResourceOp,
+    ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, PlanError, ResidentId, ResidentOp, ResidentWrite, ResourceOp,
 };
 use crate::texture::{mip_size, Format};
+use crate::validate::PlanValidator;
 pub use crate::walk::{DrawStep, DrawSteps};
 use crate::{Budget, DeviceCounters, TextureId};
 

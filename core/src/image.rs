@@ -1,11 +1,11 @@
 //! Loading textures through the [`image`](https://docs.rs/image) crate (feature `image`).
 //!
-//! The `image` crate's RGBA is straight alpha; [`Batcher::register`] takes premultiplied
+//! The `image` crate's RGBA is straight alpha; [`Batcher::register`](crate::Batcher::register) takes premultiplied
 //! pixels. These helpers premultiply on the way in, so a PNG with soft edges blends right.
 
-use crate::{premultiply, Batcher, TextureDesc, TextureError, TextureId};
+use crate::{premultiply, TextureError};
 
-/// Errors of [`Batcher::register_encoded`].
+/// Errors of [`Batcher::register_encoded`](crate::Batcher::register_encoded).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImageError {
@@ -19,7 +19,7 @@ pub enum ImageError {
 }
 
 /// The pixels of a straight-alpha image, premultiplied, rows top first: what
-/// [`Batcher::register`] and [`Batcher::update`] take.
+/// [`Batcher::register`](crate::Batcher::register) and [`Batcher::update`](crate::Batcher::update) take.
 ///
 /// ```
 /// let img = image::RgbaImage::from_raw(1, 1, vec![255, 128, 0, 128]).unwrap();
@@ -33,44 +33,11 @@ pub fn premultiplied(image: &::image::RgbaImage) -> Vec<u8> {
     out
 }
 
-impl Batcher {
-    /// Registers a straight-alpha image (premultiplied here). The size is the image's; `desc`
-    /// gives the rest (format, filter, wrap, mip levels, usage): pass
-    /// `TextureDesc::new(0, 0)` for the defaults.
-    ///
-    /// # Errors
-    /// As [`Batcher::register`].
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, Limits, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let img = image::RgbaImage::from_pixel(16, 8, image::Rgba([255, 0, 0, 128]));
-    /// let id = batcher.register_image(&img, TextureDesc::new(0, 0))?;
-    /// assert_eq!((batcher.desc(id)?.width_px, batcher.desc(id)?.height_px), (16, 8));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn register_image(&mut self, image: &::image::RgbaImage, desc: TextureDesc) -> Result<TextureId, TextureError> {
-        let desc = TextureDesc { width_px: image.width(), height_px: image.height(), ..desc };
-        self.register(&desc, &premultiplied(image))
-    }
-
-    /// Decodes an encoded image (PNG bytes, e.g. from `include_bytes!`) and registers it
-    /// like [`Batcher::register_image`].
-    ///
-    /// # Errors
-    /// [`ImageError::Decode`] for bytes that do not decode (nothing is registered), or
-    /// [`ImageError::Texture`] as [`Batcher::register`].
-    pub fn register_encoded(&mut self, bytes: &[u8], desc: TextureDesc) -> Result<TextureId, ImageError> {
-        let image = ::image::load_from_memory(bytes)?.to_rgba8();
-        Ok(self.register_image(&image, desc)?)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::ResourceOp;
-    use crate::{Config, Limits, MockDevice};
+    use crate::{Batcher, Config, Limits, MockDevice, TextureDesc};
 
     fn png(img: &::image::RgbaImage) -> Vec<u8> {
         let mut out = std::io::Cursor::new(Vec::new());

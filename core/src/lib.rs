@@ -52,7 +52,7 @@
 //! The crate root is the host's API: the [`Batcher`], textures, quads, limits and
 //! configuration, counters, errors, and the [`FramePlan`] a host hands its backend. What a
 //! backend or a tool needs lives in modules: [`plan`] (a plan's ops, instances, segments,
-//! draw state and the [`plan::PlanValidator`]), [`execute`] (the [`execute::Executor`] trait a
+//! draw state and the [`validate::PlanValidator`]), [`execute`] (the [`execute::Executor`] trait a
 //! backend implements, the runner, the draw walk), [`alloc`] (the texture allocator, usable
 //! alone), [`mock`] (the [`MockDevice`]'s recorded calls).
 #![deny(missing_docs)]
@@ -92,6 +92,7 @@ mod sort;
 pub mod text;
 mod texture;
 pub mod tilemap;
+pub mod validate;
 mod walk;
 mod writes;
 

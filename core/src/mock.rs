@@ -5,9 +5,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
-use crate::plan::{
-    ArrayDesc, ArrayId, FramePlan, Instance, PlanError, PlanValidator, ResidentId, ResidentWrite, Viewport,
-};
+use crate::plan::{ArrayDesc, ArrayId, FramePlan, Instance, PlanError, ResidentId, ResidentWrite, Viewport};
+use crate::validate::PlanValidator;
 use crate::walk::{DrawStep, DrawSteps};
 use crate::{Budget, DeviceCounters, TextureId};
 

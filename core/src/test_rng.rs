@@ -19,7 +19,8 @@ impl Rng {
     pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
-    /// Fills `bytes` with random bytes.
+    /// Fills `bytes` with random bytes (the decoders' tests: the `decode` feature).
+    #[cfg(feature = "decode")]
     pub(crate) fn fill(&mut self, bytes: &mut [u8]) {
         for chunk in bytes.chunks_mut(8) {
             let v = self.next().to_le_bytes();

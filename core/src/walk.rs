@@ -164,7 +164,7 @@ impl DrawSteps {
     /// `segments_clipped_away`. Binds are relative to the walk's start, where nothing is
     /// bound: the first draw that samples a slot binds it, whatever earlier plans bound.
     ///
-    /// For a plan the [`crate::plan::PlanValidator`] accepted: slots, tiers and ranges are taken as
+    /// For a plan the [`crate::validate::PlanValidator`] accepted: slots, tiers and ranges are taken as
     /// they are (a slot past [`MAX_SLOTS_PER_DRAW`] is not bound).
     pub fn walk(&mut self, plan: &FramePlan, vp: &Viewport, indexed_quads: bool, counters: &mut DeviceCounters) {
         self.steps.clear();

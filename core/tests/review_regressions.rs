@@ -3,7 +3,8 @@
 
 use layerbatch_core::alloc::{Allocator, Placement};
 use layerbatch_core::plan::Segment;
-use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, FlushCause, PlanValidator, ResourceOp};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, ArrayOp, FlushCause, ResourceOp};
+use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{
     Batcher, Budget, Config, Filter, Format, FramePlan, Limits, MockDevice, PlanError, Quad, QuadError, Sampler,
     TextureDesc, TextureError, Usage, Wrap,

@@ -1,6 +1,6 @@
 //! Texture files of any kind core reads, told apart by their magic number: KTX2
 //! ([`crate::read_ktx2`]), ARM's `.astc` (astcenc's output: one level of ASTC blocks) and DDS
-//! (the `dds` feature). [`read_file`] and [`Batcher::register_file`] are the one entry point.
+//! (the `dds` feature). [`read_file`] and [`Batcher::register_file`](crate::Batcher::register_file) are the one entry point.
 //!
 //! Every kind is untrusted input and is held to the same [`FileLimits`]: the header's sizes,
 //! levels and layers are checked before anything is allocated for the texture.
@@ -11,7 +11,7 @@ mod dds;
 #[cfg(test)]
 mod tests;
 
-use crate::{Batcher, FileLimits, FileTexture, Format, Ktx2Error, TextureDesc, TextureError, TextureId};
+use crate::{FileLimits, FileTexture, Format, Ktx2Error, TextureDesc, TextureError};
 
 pub use astc::read_astc;
 #[cfg(feature = "dds")]
@@ -62,7 +62,7 @@ impl std::fmt::Display for FileKind {
     }
 }
 
-/// Why a texture file was refused by [`read_file`] or [`Batcher::register_file`]. Nothing is
+/// Why a texture file was refused by [`read_file`] or [`Batcher::register_file`](crate::Batcher::register_file). Nothing is
 /// registered then.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -169,7 +169,7 @@ pub enum FileError {
 
 impl FileError {
     /// [`FileError::UnknownKind`] of `bytes`.
-    fn unknown_kind(bytes: &[u8]) -> Self {
+    pub(crate) fn unknown_kind(bytes: &[u8]) -> Self {
         FileError::UnknownKind { len: bytes.len(), start: bytes.iter().take(12).copied().collect() }
     }
 }
@@ -240,60 +240,5 @@ pub fn read_file(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result
             what: "DDS data, in a build without layerbatch-core's `dds` feature".to_string(),
         }),
         None => Err(FileError::unknown_kind(bytes)),
-    }
-}
-
-impl Batcher {
-    /// Registers every layer of a texture file of any kind core reads ([`read_file`]: KTX2,
-    /// `.astc`, DDS), as [`Batcher::register_ktx2`] does a KTX2 file: the budget's
-    /// `budget_bytes` and `max_layers_per_array` are the limits, checked before anything is
-    /// allocated; a format the device lacks is decoded (the `decode` feature) or refused with
-    /// its family and the device's families; when a layer is refused the layers before it are
-    /// freed, so nothing stays admitted.
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, FileError, Limits, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let err = batcher.register_file(b"GIF89a", &TextureDesc::new(1, 1)).unwrap_err();
-    /// assert!(matches!(err, FileError::UnknownKind { len: 6, .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`FileError`]; a KTX2 file's as [`FileError::Ktx2`].
-    pub fn register_file(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, FileError> {
-        let kind = match FileKind::of(bytes) {
-            Some(FileKind::Ktx2) => return Ok(self.register_ktx2(bytes, like)?),
-            Some(kind) => kind,
-            None => return Err(FileError::unknown_kind(bytes)),
-        };
-        let budget = self.budget();
-        let file = read_file(bytes, like, FileLimits::new(budget.budget_bytes, budget.max_layers_per_array))?;
-        self.register_layers(&file).map_err(|(layer, source)| FileError::Texture { kind, layer, source })
-    }
-
-    /// Registers each layer of `file`; on a refusal frees the layers registered before it and
-    /// returns the layer and why.
-    pub(crate) fn register_layers(&mut self, file: &FileTexture) -> Result<Vec<TextureId>, (u32, TextureError)> {
-        let d = file.desc;
-        let max = self.budget().max_texture_size_px;
-        if d.width_px > max || d.height_px > max {
-            return Err((0, TextureError::TooLarge { width_px: d.width_px, height_px: d.height_px, max_px: max }));
-        }
-        let mut ids = Vec::with_capacity(file.layers.len());
-        for (layer, data) in file.layers.iter().enumerate() {
-            let data = if d.format.is_compressed() { &data[..] } else { data.get(..d.byte_len()).unwrap_or(data) };
-            match self.register(&d, data) {
-                Ok(id) => ids.push(id),
-                Err(source) => {
-                    for id in ids {
-                        // Just registered: a free cannot fail.
-                        let _ = self.free(id);
-                    }
-                    return Err((layer as u32, source));
-                }
-            }
-        }
-        Ok(ids)
     }
 }

@@ -5,7 +5,7 @@
 use super::*;
 #[cfg(feature = "dds")]
 use crate::Alpha;
-use crate::{AstcBlock, Config, Limits};
+use crate::{AstcBlock, Batcher, Config, Limits};
 
 fn astc_file(block: [u8; 3], size: [u32; 3], data_bytes: usize) -> Vec<u8> {
     let mut f = vec![0x13, 0xAB, 0xA1, 0x5C, block[0], block[1], block[2]];

@@ -11,7 +11,7 @@
 //! format descriptor, global data and plain levels, nothing else.
 
 use super::{FileLimits, FileTexture, Ktx2Error};
-use crate::{AstcBlock, Batcher, Format, FormatFamilies, FormatFamily, TextureDesc, Wrap};
+use crate::{AstcBlock, Format, FormatFamilies, FormatFamily, TextureDesc, Wrap};
 
 #[cfg(feature = "basis")]
 use super::{check_dfd, footprint, unzstd};
@@ -128,43 +128,6 @@ pub(crate) fn basis_mode<D: AsRef<[u8]>>(reader: &ktx2::Reader<D>) -> Option<Bas
         ktx2::ColorModel::ETC1S => Some(BasisMode::Etc1s),
         ktx2::ColorModel::UASTC => Some(BasisMode::Uastc),
         _ => None,
-    }
-}
-
-impl Batcher {
-    /// A Basis file transcoded for this device ([`read_basis`]), its target logged once at
-    /// `debug!`.
-    #[cfg(feature = "basis")]
-    pub(super) fn transcoded(
-        &mut self,
-        bytes: &[u8],
-        like: &TextureDesc,
-        limits: FileLimits,
-        mode: BasisMode,
-    ) -> Result<FileTexture, Ktx2Error> {
-        let families = self.budget().format_families;
-        let file = read_basis(bytes, like, limits, families)?;
-        let target = BasisTarget::choose(families, &file.desc);
-        if self.note_transcode_target(target) {
-            log::debug!(
-                "layerbatch: Basis Universal files are transcoded to {target} on this device ({families}); the first, \
-                 {mode}, to {}",
-                file.desc.format
-            );
-        }
-        Ok(file)
-    }
-
-    /// A Basis file in a build without the `basis` feature: refused.
-    #[cfg(not(feature = "basis"))]
-    pub(super) fn transcoded(
-        &mut self,
-        _bytes: &[u8],
-        _like: &TextureDesc,
-        _limits: FileLimits,
-        mode: BasisMode,
-    ) -> Result<FileTexture, Ktx2Error> {
-        Err(Ktx2Error::NotTranscoded { mode, how: "build layerbatch-core with its `basis` feature to transcode it" })
     }
 }
 

@@ -9,7 +9,7 @@
 //! before anything is allocated for it, and the zstd decoder may neither write past a level's
 //! declared size nor keep a window larger than twice it.
 
-use crate::{Alpha, Batcher, Format, TextureDesc, TextureError, TextureId};
+use crate::{Alpha, Format, TextureDesc, TextureError};
 
 mod basis;
 #[cfg(test)]
@@ -37,11 +37,11 @@ const MIN_ZSTD_WINDOW_BYTES: u64 = 1 << 20;
 pub struct FileLimits {
     /// Most bytes the texture may take: every layer's levels in whole blocks (for a BC1 RGB
     /// file decoded to RGBA8, the decoded texels), plus [`FileLimits::LAYER_BOOKKEEPING_BYTES`] a layer.
-    /// Default [`FileLimits::DEFAULT_MAX_BYTES`]; [`Batcher::register_ktx2`] uses the
+    /// Default [`FileLimits::DEFAULT_MAX_BYTES`]; [`Batcher::register_ktx2`](crate::Batcher::register_ktx2) uses the
     /// budget's `budget_bytes`.
     pub max_bytes: u64,
     /// Most array layers. Default [`FileLimits::DEFAULT_MAX_LAYERS`];
-    /// [`Batcher::register_ktx2`] uses the budget's `max_layers_per_array` (a KTX2 array is
+    /// [`Batcher::register_ktx2`](crate::Batcher::register_ktx2) uses the budget's `max_layers_per_array` (a KTX2 array is
     /// one array's worth of layers).
     pub max_layers: u32,
 }
@@ -92,7 +92,7 @@ pub enum Ktx2Error {
         vk_format: u32,
     },
     /// A Basis Universal file, which must be transcoded for a device: [`read_ktx2`] does not
-    /// know the device (use `read_basis` or [`Batcher::register_ktx2`]), or the build lacks
+    /// know the device (use `read_basis` or [`Batcher::register_ktx2`](crate::Batcher::register_ktx2)), or the build lacks
     /// layerbatch-core's `basis` feature.
     #[error("a Basis Universal {mode} KTX2 file needs transcoding for the device: {how}")]
     NotTranscoded {
@@ -138,7 +138,7 @@ pub enum Ktx2Error {
         max_levels: u32,
     },
     /// The header declares more bytes than the reader may allocate ([`FileLimits::max_bytes`];
-    /// for [`Batcher::register_ktx2`], the budget).
+    /// for [`Batcher::register_ktx2`](crate::Batcher::register_ktx2), the budget).
     #[error(
         "KTX2 {width_px}x{height_px}, {layers} layer(s), {levels} level(s) take {total_bytes} bytes: more than the \
          {max_bytes} allowed"
@@ -159,7 +159,7 @@ pub enum Ktx2Error {
         max_bytes: u64,
     },
     /// The header declares more array layers than allowed ([`FileLimits::max_layers`]; for
-    /// [`Batcher::register_ktx2`], the budget's `max_layers_per_array`).
+    /// [`Batcher::register_ktx2`](crate::Batcher::register_ktx2), the budget's `max_layers_per_array`).
     #[error("KTX2 declares {layers} array layers: at most {max_layers} allowed")]
     TooManyLayers {
         /// Layers declared.
@@ -225,7 +225,7 @@ pub enum Ktx2Error {
 }
 
 /// A KTX2 file read into core's terms: the description of each layer and each layer's bytes,
-/// every level of it, level 0 first, as [`Batcher::register`] takes them.
+/// every level of it, level 0 first, as [`Batcher::register`](crate::Batcher::register) takes them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileTexture {
     /// Size, format, levels and alpha (filter, wrap and usage as the caller gave them).
@@ -623,45 +623,4 @@ fn bc1_rgb_decoded(
     _limits: FileLimits,
 ) -> Result<FileTexture, Ktx2Error> {
     Err(Ktx2Error::Bc1RgbBlackTexels { blocks: black })
-}
-
-impl Batcher {
-    /// Registers every layer of a KTX2 file as a texture ([`read_ktx2`] with the budget's
-    /// `budget_bytes` and `max_layers_per_array` as its [`FileLimits`]; `like` gives filter,
-    /// wrap and usage): one id for a 2D file, one per layer for an array file. An RGBA8 file
-    /// keeps only its level 0 (core makes the mips of RGBA8 textures); a compressed one keeps
-    /// every level. A file whose format has alpha and whose data format descriptor lacks
-    /// `KHR_DF_FLAG_ALPHA_PREMULTIPLIED` is registered [`Alpha::Straight`].
-    ///
-    /// A Basis Universal file (ETC1S or UASTC) is transcoded for this device with the `basis`
-    /// feature (`read_basis` with the budget's limits and `format_families`: ASTC 4x4, BC7,
-    /// ETC2 or RGBA8, [`BasisTarget::choose`]), each texture counted in
-    /// `Counters::textures_transcoded`, each target logged once at `debug!`; without the
-    /// feature it is refused ([`Ktx2Error::NotTranscoded`]).
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, Ktx2Error, Limits, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let err = batcher.register_ktx2(b"not a ktx2 file", &TextureDesc::new(1, 1)).unwrap_err();
-    /// assert!(matches!(err, Ktx2Error::Container { .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Ktx2Error`]; when a layer is refused ([`Ktx2Error::Texture`]) the layers registered
-    /// before it are freed: nothing stays admitted.
-    pub fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
-        let budget = self.budget();
-        let limits = FileLimits::new(budget.budget_bytes, budget.max_layers_per_array);
-        let (file, transcoded) = match read_ktx2(bytes, like, limits) {
-            // read_ktx2 tells a Basis file but does not know the device: this batcher does.
-            Err(Ktx2Error::NotTranscoded { mode, .. }) => (self.transcoded(bytes, like, limits, mode)?, true),
-            read => (read?, false),
-        };
-        let ids = self.register_layers(&file).map_err(|(layer, source)| Ktx2Error::Texture { layer, source })?;
-        if transcoded {
-            self.count_transcoded(ids.len() as u64);
-        }
-        Ok(ids)
-    }
 }

@@ -3,7 +3,7 @@
 //! alpha, the descriptor and zstd.
 
 use super::*;
-use crate::{Alpha, Config, Limits};
+use crate::{Alpha, Batcher, Config, Limits};
 
 /// A KTX2 file written by hand: the header, the level index, a data format descriptor and
 /// the levels (each holding every layer), zstd-compressed when asked.

@@ -4,7 +4,7 @@
 //! per-quad [`Instance`] and its bit layout, segments, slot tables and binds. Backends execute
 //! a plan in order and decide nothing. Before touching a device, every executor (the
 //! [`crate::MockDevice`], `layerbatch-gl`, `layerbatch-wgpu`) runs the plan through the same
-//! [`PlanValidator`], so the same bad plan gets the same [`PlanError`] everywhere.
+//! [`PlanValidator`](crate::validate::PlanValidator), so the same bad plan gets the same [`PlanError`] everywhere.
 
 use std::ops::Range;
 
@@ -17,16 +17,14 @@ mod attributes;
 mod levels;
 mod plan_error;
 mod resident;
-mod validate;
-mod validate_resident;
 mod vertices;
 mod viewport;
 
 pub use arrays::{ArrayDesc, ArrayId, ArrayOp};
 pub use attributes::{AttributeFormat, InstanceAttribute};
 pub use levels::LevelWrite;
+pub use plan_error::PlanError;
 pub use resident::{ResidentId, ResidentOp, ResidentWrite};
-pub use validate::{PlanError, PlanValidator};
 pub use vertices::{expand_quads, quad_indices, Corner};
 pub use viewport::{flip_y, Viewport};
 
@@ -194,7 +192,7 @@ impl Instance {
     ];
 
     /// Packs a slot, flags and a layer into `slot_flags_layer`. Out-of-range values are masked
-    /// (core never produces them; the [`PlanValidator`] rejects slots and layers their
+    /// (core never produces them; the [`PlanValidator`](crate::validate::PlanValidator) rejects slots and layers their
     /// segment cannot hold).
     pub const fn pack(slot: u32, flags: u32, layer: u32) -> u32 {
         (slot & Self::SLOT_MASK) | ((flags & Self::FLAGS_MASK) << Self::FLAGS_SHIFT) | (layer << Self::LAYER_SHIFT)

@@ -2,9 +2,9 @@
 
 use super::{ArrayId, ResidentId};
 #[cfg(doc)]
-use super::{FramePlan, Instance, PlanValidator};
+use super::{FramePlan, Instance};
 
-/// Why a plan cannot be executed. Returned by [`PlanValidator::check`], and so by every
+/// Why a plan cannot be executed. Returned by [`PlanValidator::check`](crate::validate::PlanValidator::check), and so by every
 /// executor ([`crate::MockDevice`], `layerbatch-gl`, `layerbatch-wgpu`) for the same plan.
 ///
 /// Nothing was applied to the device when a plan is refused.

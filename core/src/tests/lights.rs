@@ -4,6 +4,7 @@
 use super::register_n;
 use crate::mock::Call;
 use crate::plan::*;
+use crate::validate::PlanValidator;
 use crate::*;
 
 fn batcher(lights: u32, keep_pixels: bool) -> (Batcher, Vec<TextureId>) {

@@ -3,6 +3,7 @@
 
 use super::register_n;
 use crate::plan::*;
+use crate::validate::PlanValidator;
 use crate::*;
 
 const RED: [u8; 4] = [255, 0, 0, 255];

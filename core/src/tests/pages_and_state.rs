@@ -1,6 +1,7 @@
 //! Atlas pages, sprite helpers, draw states and render targets, through the mock device.
 
 use super::*;
+use crate::validate::PlanValidator;
 
 // Atlas pages: loose images of every size.
 

@@ -5,6 +5,7 @@
 use super::{register_n, solid};
 use crate::mock::Call;
 use crate::plan::*;
+use crate::validate::PlanValidator;
 use crate::*;
 
 /// Mixed sizes, packed into pages and class arrays: several arrays, one draw.

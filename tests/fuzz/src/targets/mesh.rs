@@ -6,7 +6,7 @@
 use super::check_plan;
 use crate::rng::{Reader, Rng};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::PlanValidator;
+use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{Batcher, Config, Limits, Mesh, MockDevice, TextureDesc, Vertex};
 
 pub struct MeshTarget;

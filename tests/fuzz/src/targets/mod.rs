@@ -13,7 +13,7 @@ mod text;
 
 use crate::rng::{Reader, Rng};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::PlanValidator;
+use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{
     Batcher, Config, FileTexture, FormatFamilies, FormatFamily, FramePlan, Limits, MockDevice, Quad, TextureId,
 };

@@ -5,7 +5,7 @@
 use super::check_plan;
 use crate::rng::{Reader, Rng};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::PlanValidator;
+use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{Batcher, Config, Limits, MockDevice, NineSlice, SliceFill, TextureDesc, TextureId};
 
 pub struct NineSliceTarget;

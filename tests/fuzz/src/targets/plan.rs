@@ -6,7 +6,8 @@
 
 use crate::rng::{Reader, Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::{ArrayId, ArrayOp, PlanValidator, ResidentOp, ResourceOp};
+use layerbatch_core::plan::{ArrayId, ArrayOp, ResidentOp, ResourceOp};
+use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{
     Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice, PlanTarget, Quad,
     ResidentId, ResidentStyle, TextureDesc, Usage, Vertex,

@@ -6,8 +6,8 @@
 use super::check_plan;
 use crate::rng::{Reader, Rng};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::PlanValidator;
 use layerbatch_core::shapes::{point, FillRule, FillStyle, LineCap, LineJoin, Path, ShapeError, Shapes, StrokeStyle};
+use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{Batcher, Config, Limits, Mesh, MeshError, MockDevice};
 use lyon_tessellation::math::Transform;
 

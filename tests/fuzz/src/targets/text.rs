@@ -7,9 +7,9 @@
 use super::check_plan;
 use crate::rng::{Reader, Rng};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::PlanValidator;
 use layerbatch_core::text::cosmic_text::{fontdb, Attrs, Buffer, FontSystem, Metrics, Shaping, Wrap};
 use layerbatch_core::text::{GlyphCache, GlyphCacheOptions};
+use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{Batcher, Config, Limits, MockDevice};
 
 pub struct TextTarget {

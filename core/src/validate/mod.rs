@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 
-pub use super::plan_error::PlanError;
-use super::validate_resident::{self as resident, ResidentLimits, ResidentState};
-use super::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, ResidentId, ResourceOp};
+use self::resident::{ResidentLimits, ResidentState};
+use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, PlanError, ResidentId, ResourceOp, Segment};
+
+mod resident;
 use crate::texture::{max_mip_levels, mip_size};
 use crate::Budget;
 
@@ -16,7 +17,7 @@ use crate::Budget;
 ///
 /// ```
 /// use layerbatch_core::{Batcher, Config, Limits, PlanError};
-/// use layerbatch_core::plan::PlanValidator;
+/// use layerbatch_core::validate::PlanValidator;
 /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
 /// let mut validator = PlanValidator::new(batcher.budget());
 /// batcher.begin_frame();
@@ -436,7 +437,7 @@ impl PlanValidator {
     }
 
     /// A segment's tier, draw state and slot-table ranges, whatever it draws.
-    fn check_segment_common(&self, plan: &FramePlan, si: usize, seg: &super::Segment) -> Result<(), PlanError> {
+    fn check_segment_common(&self, plan: &FramePlan, si: usize, seg: &Segment) -> Result<(), PlanError> {
         if !self.tiers.contains(&seg.tier) {
             return Err(PlanError::UnknownTier { segment: si, tier: seg.tier });
         }

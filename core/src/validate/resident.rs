@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::{ArrayDesc, ArrayId, FramePlan, PlanError, ResidentId, ResidentOp, Segment};
+use crate::plan::{ArrayDesc, ArrayId, FramePlan, PlanError, ResidentId, ResidentOp, Segment};
 use crate::MAX_SLOTS_PER_DRAW;
 
 /// An instance not written yet: it samples nothing.
@@ -184,7 +184,7 @@ pub(super) fn check_op(
                 if layer >= limits.max_layers {
                     return bad("samples a layer past the most an array has");
                 }
-                if !super::validate::effect_bits_ok(i.effect, limits.effects, limits.lights) {
+                if !super::effect_bits_ok(i.effect, limits.effects, limits.lights) {
                     return bad("draws with an effect the budget does not declare");
                 }
                 if slot >= MAX_SLOTS_PER_DRAW || layer > LAYER_MASK {

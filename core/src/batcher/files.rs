@@ -1,0 +1,136 @@
+//! Texture files registered: KTX2 (Basis Universal transcoded for this device), `.astc` and
+//! DDS, read by the `files` and `ktx2` readers and registered layer by layer.
+
+#[cfg(feature = "basis")]
+use crate::{read_basis, BasisTarget};
+use crate::{read_file, read_ktx2, BasisMode, FileError, FileKind, FileLimits, FileTexture, Ktx2Error};
+use crate::{Batcher, TextureDesc, TextureError, TextureId};
+
+impl Batcher {
+    /// Registers every layer of a KTX2 file as a texture ([`read_ktx2`] with the budget's
+    /// `budget_bytes` and `max_layers_per_array` as its [`FileLimits`]; `like` gives filter,
+    /// wrap and usage): one id for a 2D file, one per layer for an array file. An RGBA8 file
+    /// keeps only its level 0 (core makes the mips of RGBA8 textures); a compressed one keeps
+    /// every level. A file whose format has alpha and whose data format descriptor lacks
+    /// `KHR_DF_FLAG_ALPHA_PREMULTIPLIED` is registered [`Alpha::Straight`](crate::Alpha::Straight).
+    ///
+    /// A Basis Universal file (ETC1S or UASTC) is transcoded for this device with the `basis`
+    /// feature (`read_basis` with the budget's limits and `format_families`: ASTC 4x4, BC7,
+    /// ETC2 or RGBA8, [`BasisTarget::choose`]), each texture counted in
+    /// `Counters::textures_transcoded`, each target logged once at `debug!`; without the
+    /// feature it is refused ([`Ktx2Error::NotTranscoded`]).
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, Config, Ktx2Error, Limits, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let err = batcher.register_ktx2(b"not a ktx2 file", &TextureDesc::new(1, 1)).unwrap_err();
+    /// assert!(matches!(err, Ktx2Error::Container { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Ktx2Error`]; when a layer is refused ([`Ktx2Error::Texture`]) the layers registered
+    /// before it are freed: nothing stays admitted.
+    pub fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
+        let budget = self.budget();
+        let limits = FileLimits::new(budget.budget_bytes, budget.max_layers_per_array);
+        let (file, transcoded) = match read_ktx2(bytes, like, limits) {
+            // read_ktx2 tells a Basis file but does not know the device: this batcher does.
+            Err(Ktx2Error::NotTranscoded { mode, .. }) => (self.transcoded(bytes, like, limits, mode)?, true),
+            read => (read?, false),
+        };
+        let ids = self.register_layers(&file).map_err(|(layer, source)| Ktx2Error::Texture { layer, source })?;
+        if transcoded {
+            self.count_transcoded(ids.len() as u64);
+        }
+        Ok(ids)
+    }
+
+    /// Registers every layer of a texture file of any kind core reads ([`read_file`]: KTX2,
+    /// `.astc`, DDS), as [`Batcher::register_ktx2`] does a KTX2 file: the budget's
+    /// `budget_bytes` and `max_layers_per_array` are the limits, checked before anything is
+    /// allocated; a format the device lacks is decoded (the `decode` feature) or refused with
+    /// its family and the device's families; when a layer is refused the layers before it are
+    /// freed, so nothing stays admitted.
+    ///
+    /// ```
+    /// # use layerbatch_core::{Batcher, Config, FileError, Limits, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let err = batcher.register_file(b"GIF89a", &TextureDesc::new(1, 1)).unwrap_err();
+    /// assert!(matches!(err, FileError::UnknownKind { len: 6, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`FileError`]; a KTX2 file's as [`FileError::Ktx2`].
+    pub fn register_file(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, FileError> {
+        let kind = match FileKind::of(bytes) {
+            Some(FileKind::Ktx2) => return Ok(self.register_ktx2(bytes, like)?),
+            Some(kind) => kind,
+            None => return Err(FileError::unknown_kind(bytes)),
+        };
+        let budget = self.budget();
+        let file = read_file(bytes, like, FileLimits::new(budget.budget_bytes, budget.max_layers_per_array))?;
+        self.register_layers(&file).map_err(|(layer, source)| FileError::Texture { kind, layer, source })
+    }
+
+    /// Registers each layer of `file`; on a refusal frees the layers registered before it and
+    /// returns the layer and why.
+    pub(crate) fn register_layers(&mut self, file: &FileTexture) -> Result<Vec<TextureId>, (u32, TextureError)> {
+        let d = file.desc;
+        let max = self.budget().max_texture_size_px;
+        if d.width_px > max || d.height_px > max {
+            return Err((0, TextureError::TooLarge { width_px: d.width_px, height_px: d.height_px, max_px: max }));
+        }
+        let mut ids = Vec::with_capacity(file.layers.len());
+        for (layer, data) in file.layers.iter().enumerate() {
+            let data = if d.format.is_compressed() { &data[..] } else { data.get(..d.byte_len()).unwrap_or(data) };
+            match self.register(&d, data) {
+                Ok(id) => ids.push(id),
+                Err(source) => {
+                    for id in ids {
+                        // Just registered: a free cannot fail.
+                        let _ = self.free(id);
+                    }
+                    return Err((layer as u32, source));
+                }
+            }
+        }
+        Ok(ids)
+    }
+
+    /// A Basis file transcoded for this device ([`read_basis`]), its target logged once at
+    /// `debug!`.
+    #[cfg(feature = "basis")]
+    fn transcoded(
+        &mut self,
+        bytes: &[u8],
+        like: &TextureDesc,
+        limits: FileLimits,
+        mode: BasisMode,
+    ) -> Result<FileTexture, Ktx2Error> {
+        let families = self.budget().format_families;
+        let file = read_basis(bytes, like, limits, families)?;
+        let target = BasisTarget::choose(families, &file.desc);
+        if self.note_transcode_target(target) {
+            log::debug!(
+                "layerbatch: Basis Universal files are transcoded to {target} on this device ({families}); the first, \
+                 {mode}, to {}",
+                file.desc.format
+            );
+        }
+        Ok(file)
+    }
+
+    /// A Basis file in a build without the `basis` feature: refused.
+    #[cfg(not(feature = "basis"))]
+    fn transcoded(
+        &mut self,
+        _bytes: &[u8],
+        _like: &TextureDesc,
+        _limits: FileLimits,
+        mode: BasisMode,
+    ) -> Result<FileTexture, Ktx2Error> {
+        Err(Ktx2Error::NotTranscoded { mode, how: "build layerbatch-core with its `basis` feature to transcode it" })
+    }
+}

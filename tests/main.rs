@@ -1,0 +1,30 @@
+//! The workspace's integration tests: headless GL and wgpu devices, real files, both backends side by side.
+//!
+//! One test binary for the crate (each file a module): every module links the same graph once.
+
+mod compressed_memory;
+mod compressed_pixels;
+mod conformance;
+mod decode_conformance;
+mod device_loss;
+mod docs_pages;
+mod draw_state;
+mod effects;
+mod egui_wgpu;
+mod hello;
+mod hud;
+mod lights;
+mod loading;
+mod mip_levels;
+mod pages_and_sampling;
+mod parity;
+mod plan_contract;
+mod real_files;
+mod render_target;
+mod residents;
+mod shared_errors;
+mod sorting;
+mod straight_alpha;
+mod tilemap;
+mod tour;
+mod triangles;
