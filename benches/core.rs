@@ -68,11 +68,12 @@ fn push_vs_memcpy(c: &mut Criterion) {
             SortKey::zy(0, ((seed >> 33) % 100_000) as f32 * 0.01)
         })
         .collect();
-    group.bench_with_input(BenchmarkId::new("push_sorted_random_keys_finish", n), &quads, |b, quads| {
+    group.bench_with_input(BenchmarkId::new("sort_key_and_push_random_keys_finish", n), &quads, |b, quads| {
         b.iter(|| {
             batcher.begin_frame();
             for (q, &key) in quads.iter().zip(&keys) {
-                batcher.push_sorted(q, key).expect("live texture");
+                batcher.set_sort_key(key);
+                batcher.push(q).expect("live texture");
             }
             let plan = batcher.finish();
             assert_eq!((plan.segments.len(), plan.counters.sorted_items), (1, quads.len() as u64));

@@ -85,7 +85,8 @@ fn sorted_frame_matches_the_painter(kind: DeviceKind, test: &str) {
     b.begin_frame();
     for s in &sprites {
         let [x, y, w, h] = s.rect.map(|v| v as f32);
-        b.push_sorted(&Quad::rect(ids[s.texture], [x, y], [w, h]), s.key).expect("a live texture");
+        b.set_sort_key(s.key);
+        b.push(&Quad::rect(ids[s.texture], [x, y], [w, h])).expect("a live texture");
     }
     let plan = b.finish();
     assert_eq!(plan.counters.sorted_items, sprites.len() as u64, "{test}");

@@ -5,13 +5,14 @@ use crate::alloc::Allocator;
 use crate::alloc::{Admission, Moved, Placement};
 use crate::ladder::SlotLadder;
 use crate::plan::ArrayId;
-use crate::plan::{ArrayOp, FramePlan, Instance, PlanTarget, ResidentOp, ResourceOp};
+use crate::plan::{ArrayOp, FramePlan, PlanTarget, ResourceOp};
 use crate::texture::Usage;
 use crate::writes::PendingWrites;
 use crate::{Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
 
 #[cfg(feature = "ktx2")]
 mod files;
+mod finish;
 mod frames;
 #[cfg(feature = "image")]
 mod images;
@@ -27,6 +28,7 @@ mod recorder;
 mod registry;
 mod residents;
 mod sorting;
+mod state;
 mod textures;
 
 use frames::HostFrames;
@@ -263,139 +265,6 @@ impl Batcher {
         let clear_rgba = clear_rgba.map(|c| c.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) }));
         self.begin(Some(PlanTarget { texture: target, array: p.array, layer: p.layer, size_px, clear_rgba }));
         Ok(())
-    }
-
-    /// Plans the recorded frame: resource ops to apply, then segments to draw in order.
-    ///
-    /// Every plan must reach the backend, in order: its resource ops (creations, growths,
-    /// uploads) build on the previous plan's, and slot binds assume the previous plan's slot
-    /// tables. A host that skips drawing a frame (a minimised window) should skip
-    /// `begin_frame`/`finish` too, not just the draw. Plans are numbered
-    /// ([`FramePlan::sequence`]) and every executor refuses a gap or a repeat with
-    /// [`crate::PlanError::Sequence`]; after a gap, [`Batcher::restore`] is the way back.
-    ///
-    /// Without an open frame, this plans an empty frame (as if `begin_frame` had been called).
-    pub fn finish(&mut self) -> &FramePlan {
-        if !self.recorder.open {
-            self.begin_frame();
-        }
-        let target = self.recorder.close();
-        self.frame.sorted_items = self.sort_frame();
-        let plan = &mut self.plan;
-        plan.time_s = self.time_s;
-        (self.frame.lights, self.frame.lights_dropped) = self.plan_lights();
-        let plan = &mut self.plan;
-        plan.batcher = self.registry.tag;
-        plan.target = target;
-        self.sequence += 1;
-        plan.sequence = self.sequence;
-        plan.rebuild = std::mem::take(&mut self.rebuild_pending);
-        plan.segments.clear();
-        plan.binds.clear();
-        plan.slot_tables.clear();
-        self.writes.drop_superseded(&mut self.ops, &mut self.upload_bytes);
-        // Resident layers drawn whose textures moved are rewritten by this plan's ops.
-        self.settle_drawn_residents();
-        self.write_new_residents();
-        let plan = &mut self.plan;
-        std::mem::swap(&mut plan.ops, &mut self.ops);
-        self.ops.clear();
-        // Arrays born and grown inside this plan are created once, at their final size.
-        self.alloc.patch_ops(plan.ops.iter_mut().filter_map(|op| match op {
-            ResourceOp::Array(a) => Some(a),
-            ResourceOp::WriteLayer { .. } | ResourceOp::Resident(_) => None,
-        }));
-        // Arrays this plan destroys or grows from are freed once its commands finish.
-        self.alloc.end_plan();
-        self.frame.ramp_rows_written = self.plan_ramp();
-        let plan = &mut self.plan;
-        std::mem::swap(&mut plan.upload_bytes, &mut self.upload_bytes);
-        self.upload_bytes.clear();
-        std::mem::swap(&mut plan.resident_instances, &mut self.residents.pending);
-        self.residents.pending.clear();
-        std::mem::swap(&mut plan.instances, &mut self.recorder.instances);
-        std::mem::swap(&mut plan.triangles, &mut self.recorder.triangles);
-        // An instance cannot carry a triangle: a plan with triangles is drawn indexed.
-        plan.indexed = self.budget.indexed_quads || !plan.triangles.is_empty();
-        let c = &mut self.frame;
-        for op in &plan.ops {
-            match op {
-                ResourceOp::WriteLayer { bytes, .. } => {
-                    c.layer_uploads += 1;
-                    c.bytes_uploaded += bytes.len() as u64;
-                }
-                ResourceOp::Array(ArrayOp::Create { .. }) => c.arrays_created += 1,
-                ResourceOp::Array(ArrayOp::Grow { .. }) => {
-                    c.arrays_created += 1;
-                    c.arrays_destroyed += 1;
-                    c.array_growths += 1;
-                }
-                ResourceOp::Array(ArrayOp::Shrink { .. }) => {
-                    c.arrays_created += 1;
-                    c.arrays_destroyed += 1;
-                    c.array_shrinks += 1;
-                }
-                ResourceOp::Array(ArrayOp::CopyRect { .. }) => c.rect_copies += 1,
-                ResourceOp::Array(ArrayOp::Destroy { .. }) => c.arrays_destroyed += 1,
-                ResourceOp::Resident(ResidentOp::Write { instances, .. }) => {
-                    c.resident_instances_written += u64::from(instances.end - instances.start);
-                }
-                ResourceOp::Resident(_) => {}
-            }
-        }
-        c.bytes_uploaded += plan.ramp_writes.iter().map(|w| w.bytes.len() as u64).sum::<u64>();
-        c.quads = (plan.instances.len() - plan.triangles.len()) as u64;
-        c.frames = 1;
-        c.device_rebuilds = plan.rebuild as u64;
-        let r = &self.recorder;
-        self.ladder.plan_frame(&r.prefix, &r.quad_arrays, &r.flush_marks, &self.budget, plan, c);
-        // Each segment draws with the state its first quad was pushed under.
-        plan.states.clear();
-        plan.states.extend_from_slice(&r.states);
-        let mut marks = r.state_marks.iter().peekable();
-        let mut state = 0;
-        for seg in &mut plan.segments {
-            while let Some(&&(at, index)) = marks.peek() {
-                if at > seg.instances.start {
-                    break;
-                }
-                state = index;
-                marks.next();
-            }
-            seg.state = state;
-        }
-        if self.recorder.effects_used {
-            // Segments with an effect draw with their tier's effect program; the rest keep
-            // the plain one. (A frame that set no effect has none: no pass.)
-            for seg in &mut plan.segments {
-                let range = seg.instances.start as usize..seg.instances.end as usize;
-                seg.effects = plan.instances[range].iter().any(|i| i.effect & Instance::EFFECT_MASK != 0);
-            }
-        }
-        plan.index_triangle_blocks();
-        // Resident layers drawn go between the segments, in painter's order.
-        let resident_segments = self.splice_residents();
-        self.frame.draw_calls += resident_segments;
-        self.bury_doomed_residents();
-        self.refresh_slots();
-        // Layers freed during the plan are released now that it no longer needs them, or when
-        // the host's frame ends.
-        self.plan_finished();
-        // Memory comes back between frames: the next plan carries the ops.
-        let moved = self.alloc.maintain();
-        self.apply_moved(&moved);
-        self.refresh_slots();
-        self.drain_alloc_ops();
-        self.frame.bytes_allocated = self.alloc.allocated_bytes();
-        self.frame.resident_bytes = self.residents.bytes;
-        self.frame.cpu_copy_bytes = self.cpu_copy_bytes;
-        // Decoded at registration, maybe between plans: counted in the plan that uploads them.
-        self.frame.textures_decoded = std::mem::take(&mut self.decoded_pending);
-        self.frame.textures_transcoded = std::mem::take(&mut self.transcoded_pending);
-        self.total.accumulate(&self.frame);
-        self.plan.counters = self.frame;
-        self.plan.totals = self.total;
-        &self.plan
     }
 
     /// Resource ops queued for the next plan (registrations, updates and frees since the

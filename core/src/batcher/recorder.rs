@@ -61,6 +61,9 @@ pub(super) struct Recorder {
     /// (a frame without any skips that pass over its instances).
     pub(super) effects_used: bool,
     pub(super) look: Look,
+    /// The draw states, looks and sort keys `save_state` kept, the last on top; emptied
+    /// when a frame opens or closes.
+    saved: Vec<(DrawState, Look, crate::SortKey)>,
 }
 
 /// An effect and its parameters, as instances carry them.
@@ -93,6 +96,7 @@ impl Recorder {
             sort: FrameSort::default(),
             look: Look::default(),
             effects_used: false,
+            saved: Vec::new(),
         }
     }
 
@@ -118,11 +122,13 @@ impl Recorder {
         self.sort.open();
         self.look = Look::default();
         self.effects_used = false;
+        self.saved.clear();
     }
 
     /// Closes the frame: its target, with arrays moved during the frame followed.
     pub(super) fn close(&mut self) -> Option<PlanTarget> {
         self.open = false;
+        self.saved.clear();
         self.target_id = NO_TARGET;
         // Arrays that grew while the frame was recorded: quads recorded before still name the
         // old id; the layer is the same.
@@ -304,6 +310,20 @@ impl Recorder {
 
     /// Makes `state` current. The boundary it may need is marked lazily, at the next quad
     /// ([`Recorder::commit_state`]), so changes that are undone before any quad cost nothing.
+    /// Pushes the draw state, the look and the sort key (`Batcher::save_state`).
+    pub(super) fn save(&mut self) {
+        self.saved.push((self.state, self.look, self.sort.key()));
+    }
+
+    /// Pops the last saved draw state and look back into place and returns the sort key
+    /// saved with them, for the batcher to set; `None` with none saved.
+    pub(super) fn restore(&mut self) -> Option<crate::SortKey> {
+        let (state, look, key) = self.saved.pop()?;
+        self.set_state(state);
+        self.look = look;
+        Some(key)
+    }
+
     fn set_state(&mut self, state: DrawState) {
         self.state = state;
         self.alpha_mask = if state.blend == BlendMode::Additive { 0 } else { 0xFF };

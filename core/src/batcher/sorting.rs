@@ -7,7 +7,7 @@ use super::Batcher;
 use crate::ladder::PREPLACED;
 use crate::plan::{Corner, FlushCause, Instance};
 use crate::sort::{stable_order, SortKey};
-use crate::{Quad, QuadError, ResidentId};
+use crate::ResidentId;
 
 /// A frame with at least this many quads per key change is ordered by its runs of one key
 /// (each a block of instances) instead of quad by quad.
@@ -69,6 +69,11 @@ impl FrameSort {
     }
 
     /// Items from instance `at` on get `key`.
+    /// The key quads pushed now get.
+    pub(super) fn key(&self) -> SortKey {
+        self.key
+    }
+
     fn set(&mut self, at: u32, key: SortKey) {
         self.active = true;
         if key == self.key && !self.key_marks.is_empty() {
@@ -141,15 +146,6 @@ impl Batcher {
     /// The key items pushed now get ([`SortKey::default`] when none was set this frame).
     pub fn sort_key(&self) -> SortKey {
         self.recorder.sort.key
-    }
-
-    /// [`Batcher::set_sort_key`] then [`Batcher::push`]: a quad of a sorted frame.
-    ///
-    /// # Errors
-    /// As [`Batcher::push`]; the key is set either way.
-    pub fn push_sorted(&mut self, quad: &Quad, key: SortKey) -> Result<(), QuadError> {
-        self.set_sort_key(key);
-        self.push(quad)
     }
 
     /// In `finish`, after the recorder closed: puts a sorted frame's instances, their arrays,

@@ -555,6 +555,7 @@ fn mips_are_generated_and_uploaded_with_every_level() {
     assert!(plan.upload(write).iter().all(|&v| v == 200));
 }
 
+mod drawing_state;
 mod effects;
 mod formats;
 mod lights;

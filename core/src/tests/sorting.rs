@@ -196,7 +196,8 @@ fn one_hundred_thousand_quads_with_random_keys_are_one_stable_draw() {
         let mut q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [4.0, 4.0]);
         // The submission index, in the quad's position: read back after the sort.
         q.origin = [(i % 1000) as f32, (i / 1000) as f32];
-        b.push_sorted(&q, *key).unwrap();
+        b.set_sort_key(*key);
+        b.push(&q).unwrap();
     }
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 1);
@@ -241,8 +242,10 @@ fn quads_pushed_before_the_first_key_have_the_default_key() {
     let ids = register_n(&mut b, &[(16, 16)], 1);
     b.begin_frame();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [4.0, 4.0])).unwrap(); // default: z 0, y 0
-    b.push_sorted(&Quad::rect(ids[0], [1.0, 0.0], [4.0, 4.0]), SortKey::zy(0, -1.0)).unwrap();
-    b.push_sorted(&Quad::rect(ids[0], [2.0, 0.0], [4.0, 4.0]), SortKey::zy(0, 1.0)).unwrap();
+    b.set_sort_key(SortKey::zy(0, -1.0));
+    b.push(&Quad::rect(ids[0], [1.0, 0.0], [4.0, 4.0])).unwrap();
+    b.set_sort_key(SortKey::zy(0, 1.0));
+    b.push(&Quad::rect(ids[0], [2.0, 0.0], [4.0, 4.0])).unwrap();
     let order: Vec<f32> = b.finish().instances.iter().map(|i| i.origin[0]).collect();
     assert_eq!(order, [1.0, 0.0, 2.0]);
 }

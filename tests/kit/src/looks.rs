@@ -206,7 +206,8 @@ pub fn record(b: &mut Batcher, ids: &[TextureId], white: TextureId, lights: usiz
         b.set_lit(s.lit).map_err(|e| e.to_string())?;
         b.set_effect(EffectId(s.effect), s.params).map_err(|e| e.to_string())?;
         let q = quad(s, s.texture.map_or(white, |t| ids[t]));
-        b.push_sorted(&q, SortKey::zy(0, (s.at[1] + TEX) as f32)).map_err(|e| e.to_string())?;
+        b.set_sort_key(SortKey::zy(0, (s.at[1] + TEX) as f32));
+        b.push(&q).map_err(|e| e.to_string())?;
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 use layerbatch_core::plan::{FramePlan, Instance};
-use layerbatch_core::{MockDevice, ResidentId, TextureDesc, TextureId, Usage};
+use layerbatch_core::{MockDevice, ResidentId, SortKey, TextureDesc, TextureId, Usage};
 
 /// One live texture.
 #[derive(Clone, Debug)]
@@ -58,7 +58,12 @@ pub(super) struct Frame {
     /// The textures of resident layers destroyed while the frame draws them: they stay
     /// sampled until its plan is made.
     pub(super) doomed: Vec<(ResidentId, Res)>,
+    /// The drawing states `save_state` kept in this frame, as the batcher reported them then.
+    pub(super) saved: Vec<Look>,
 }
+
+/// A drawing state as the batcher reports it: draw state, effect and parameters, lit, sort key.
+pub(super) type Look = (layerbatch_core::plan::DrawState, (layerbatch_core::EffectId, [u8; 4]), bool, SortKey);
 
 /// The whole reference model.
 #[derive(Debug, Default)]

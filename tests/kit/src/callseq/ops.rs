@@ -7,6 +7,7 @@ use layerbatch_core::{
     TextureId, Usage,
 };
 
+use super::model::Look;
 use super::{Choices, Planned, World, CELL_PX, CLEAR, GRID};
 
 /// Cells pushed quads take, after the bands.
@@ -301,11 +302,18 @@ impl World {
         }
     }
 
-    /// Effects, lights, normal maps, ramp rows, sort keys and clips (not in pixel-exact runs).
+    /// The drawing state the batcher reports now.
+    fn look(&self) -> Look {
+        let b = &self.batcher;
+        (b.draw_state(), b.effect(), b.lit(), b.sort_key())
+    }
+
+    /// Effects, lights, normal maps, ramp rows, sort keys, saved and restored drawing states
+    /// and clips (not in pixel-exact runs).
     fn looks(&mut self, c: &mut dyn Choices) -> Result<(), String> {
         let budget = self.batcher.budget().clone();
         let lights = budget.max_lights > 0;
-        match c.below(6) {
+        match c.below(7) {
             0 => {
                 let effects = budget.effects.len() as u64;
                 let id = EffectId(c.below(effects + 2) as u8);
@@ -354,6 +362,25 @@ impl World {
                 }
             }
             4 => self.batcher.set_sort_key(SortKey::zy(c.below(5) as i16 - 2, c.below(100) as f32)),
+            5 if self.model.frame.open => {
+                if c.chance(50) {
+                    self.batcher.save_state();
+                    let look = self.look();
+                    self.model.frame.saved.push(look);
+                } else {
+                    let expected = self.model.frame.saved.pop();
+                    let restored = self.batcher.restore_state();
+                    trace(|| format!("restore_state: {restored}, the model's {expected:?}"));
+                    match expected {
+                        Some(look) if restored && self.look() == look => {}
+                        None if !restored => self.tally.refused += 1,
+                        expected => {
+                            let now = self.look();
+                            return Err(format!("restore_state {restored}: now {now:?}, saved {expected:?}"));
+                        }
+                    }
+                }
+            }
             _ => {
                 let clip = c.chance(50).then(|| [0, 0, c.below(300) as u32, c.below(300) as u32]);
                 self.model.frame.clipped |= clip.is_some();

@@ -394,7 +394,8 @@ fn sorted(b: &mut Batcher) -> Vec<FramePlan> {
     b.begin_frame();
     for i in 0..60 {
         let q = sprite(i);
-        b.push_sorted(&q, SortKey::by_feet(0, &q)).expect("a live texture");
+        b.set_sort_key(SortKey::by_feet(0, &q));
+        b.push(&q).expect("a live texture");
     }
     b.set_sort_key(SortKey::z(1));
     b.push(&Quad::rect(ids[3], [2.0, 2.0], [20.0, 8.0])).expect("a live texture");
