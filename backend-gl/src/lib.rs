@@ -121,8 +121,8 @@
 //! before the branch and sampled with `textureLod`, so mipmaps work (see [Sampling](#sampling)). The bit layout of `Instance::slot_flags_layer` comes from
 //! [`layerbatch_core::plan::Instance::SHADER_CONSTANTS`], declared in both stages as
 //! `const uint NAME = VALUEu;` and used by name. A compile or link failure is an [`Error::Shader`] with the [`Stage`] and the driver's
-//! info log; nothing is drawn with a program that did not link. [`shader_sources`] returns the
-//! generated GLSL.
+//! info log; nothing is drawn with a program that did not link. [`program_sources`] returns the
+//! generated GLSL of a [`ProgramKey`](layerbatch_core::ProgramKey).
 //!
 //! ## Sampling
 //!
@@ -447,5 +447,5 @@ pub use error::{Error, Stage};
 #[doc(hidden)]
 pub use program::compile_program_for_test;
 pub use renderer::{Capabilities, CopyPath, Renderer};
-pub use shader::{program_sources, shader_sources, shader_sources_with_effects};
+pub use shader::program_sources;
 pub use target::Target;

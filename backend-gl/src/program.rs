@@ -3,7 +3,7 @@
 
 use glow::HasContext;
 
-use layerbatch_core::{Budget, Effect};
+use layerbatch_core::{Budget, Effect, ProgramKey};
 
 use crate::error::{Error, Stage};
 use crate::{lighting, shader};
@@ -135,8 +135,9 @@ pub(crate) fn build_tier(
     gles: bool,
     budget: &Budget,
 ) -> Result<TierProgram, Error> {
-    let effects = if with_effects { budget.effects } else { &[] };
-    let (vs, fs) = shader::program_sources(tier, gles, effects, budget.max_lights);
+    let key = ProgramKey::of_budget(budget, tier, with_effects);
+    let effects = key.effects;
+    let (vs, fs) = shader::program_sources(&key, gles);
     let program = match compile_program(gl, &vs, &fs, Some(tier)) {
         Ok(p) => p,
         Err(e) => return Err(blame_effect(gl, gles, effects).unwrap_or(e)),
@@ -186,7 +187,7 @@ pub(crate) fn build_tier(
 /// program with only it), as [`Error::Effect`], or `None` when each builds alone.
 fn blame_effect(gl: &glow::Context, gles: bool, effects: &[Effect]) -> Option<Error> {
     for (k, effect) in effects.iter().enumerate() {
-        let (vs, fs) = shader::shader_sources_with_effects(1, gles, &effects[k..=k]);
+        let (vs, fs) = shader::program_sources(&ProgramKey::plain(1).with_effects(&effects[k..=k]), gles);
         match compile_program(gl, &vs, &fs, Some(1)) {
             // SAFETY: the probe program linked and is used by nothing.
             Ok(p) => unsafe { gl.delete_program(p) },

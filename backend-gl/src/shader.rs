@@ -19,7 +19,7 @@
 use std::fmt::Write as _;
 
 use layerbatch_core::plan::{AttributeFormat, Instance};
-use layerbatch_core::Effect;
+use layerbatch_core::{Effect, ProgramKey};
 
 use crate::lighting;
 
@@ -169,68 +169,52 @@ fn samplers(out: &mut String, tier: u32) {
     }
 }
 
-/// The `(vertex, fragment)` GLSL sources of the program of `tier` slots: `#version 330 core`,
-/// or `#version 300 es` when `gles`.
+/// The `(vertex, fragment)` GLSL sources of the program of `key` ([`ProgramKey`]: tier,
+/// effects, lights): `#version 330 core`, or `#version 300 es` when `gles`. The one source
+/// function: a renderer compiles the programs of `ProgramKey::of_budget` at creation.
 ///
 /// Both stages declare exactly `tier` `sampler2DArray`s: the vertex stage asks the size of
 /// the instance's layer (`textureSize`), the fragment stage samples (`texture` at tier 1,
-/// `textureLod` at a level computed before the branch above it, once per slot). Tier 1 has no branch in either. Both stages declare every constant of
+/// `textureLod` at a level computed before the branch above it, once per slot). Tier 1 has no branch in either. Both stages declare every
+/// constant of
 /// [`Instance::SHADER_CONSTANTS`] as `const uint NAME = VALUEu;` and use those names, never
 /// literals, for the instance bit layout.
 ///
-/// # Panics
-/// If `tier` is 0.
-///
 /// ```
-/// let (vs, fs) = layerbatch_gl::shader_sources(4, true);
+/// use layerbatch_core::ProgramKey;
+/// let (vs, fs) = layerbatch_gl::program_sources(&ProgramKey::plain(4), true);
 /// assert!(vs.starts_with("#version 300 es"));
 /// assert_eq!(vs.matches("uniform sampler2DArray").count(), 4);
 /// assert_eq!(fs.matches("uniform sampler2DArray").count(), 4);
 /// assert_eq!(fs.matches("textureSize").count(), 0); // sizes are the vertex stage's
 /// ```
-pub fn shader_sources(tier: u32, gles: bool) -> (String, String) {
-    shader_sources_with_effects(tier, gles, &[])
-}
-
-/// [`shader_sources`] of a program that also draws `effects` ([`layerbatch_core::Config::effects`]):
-/// the vertex stage passes each quad's effect id, parameters and texel position, and the
-/// fragment stage has one function per effect (`lb_effect_1` .. : the effect's body with the
-/// signature `vec4 (vec4 color, vec2 texel, vec4 params, float time_s)`) and applies the
-/// quad's, chosen by a chain of `if`s on its id, to the tinted texel. Without effects the
-/// sources are exactly [`shader_sources`]'s.
+///
+/// With effects ([`layerbatch_core::Config::effects`]) the vertex stage passes each quad's
+/// effect id, parameters and texel position, and the fragment stage has one function per
+/// effect (`lb_effect_1` .. : the effect's body with the signature `vec4 (vec4 color, vec2
+/// texel, vec4 params, float time_s)`) and applies the quad's, chosen by a chain of `if`s on
+/// its id, to the tinted texel. With lights above 0 it also lights lit quads (`u_normal0..`
+/// samplers for the normal-map siblings of the slots, `u_lights`, `u_light_count`,
+/// `u_ambient` and `lb_lighting`; see the module `lighting`), applied to the tinted texel
+/// before the effect. A key without either gives exactly the plain program.
 ///
 /// ```
-/// use layerbatch_core::Effect;
-/// let (vs, fs) = layerbatch_gl::shader_sources_with_effects(2, false, &Effect::BUILT_IN);
+/// use layerbatch_core::{Effect, ProgramKey};
+/// let (vs, fs) = layerbatch_gl::program_sources(&ProgramKey::plain(2).with_effects(&Effect::BUILT_IN), false);
 /// assert!(vs.contains("v_effect = a_effect & EFFECT_MASK;"));
 /// assert_eq!(fs.matches("vec4 lb_effect_").count(), 5);
 /// assert!(fs.contains("vec4 lb_ramp(float index, float row)")); // the palette samples the ramp
 /// assert!(fs.contains("uniform float u_time_s;"));
-/// ```
-///
-/// # Panics
-/// If `tier` is 0.
-pub fn shader_sources_with_effects(tier: u32, gles: bool, effects: &[Effect]) -> (String, String) {
-    program_sources(tier, gles, effects, 0)
-}
-
-/// The sources of the tier program a renderer of `effects` and `lights`
-/// ([`layerbatch_core::Budget::effects`], [`layerbatch_core::Budget::max_lights`]) compiles:
-/// [`shader_sources_with_effects`]'s, and with `lights` above 0 also the lighting of lit quads
-/// (`u_normal0..` samplers for the normal-map siblings of the slots, `u_lights`,
-/// `u_light_count`, `u_ambient` and `lb_lighting`; see the module `lighting`), applied to the
-/// tinted texel before the effect.
-///
-/// ```
-/// let (vs, fs) = layerbatch_gl::program_sources(2, true, &[], 8);
+/// let (vs, fs) = layerbatch_gl::program_sources(&ProgramKey::plain(2).with_lights(8), true);
 /// assert!(vs.contains("v_lit = a_effect & EFFECT_LIT;"));
 /// assert_eq!(fs.matches("uniform sampler2DArray").count(), 4); // 2 slots, 2 normal maps
 /// assert!(fs.contains("uniform vec4 u_lights[16];"));
 /// ```
 ///
 /// # Panics
-/// If `tier` is 0.
-pub fn program_sources(tier: u32, gles: bool, effects: &[Effect], lights: u32) -> (String, String) {
+/// If `key.tier` is 0.
+pub fn program_sources(key: &ProgramKey<'_>, gles: bool) -> (String, String) {
+    let (tier, effects, lights) = (key.tier, key.effects, key.lights);
     assert!(tier > 0, "a program samples at least one slot");
     let mut vs = String::from(header(gles));
     layout_constants(&mut vs);
@@ -403,7 +387,7 @@ mod tests {
     #[test]
     fn tier_one_has_no_branch() {
         for gles in [false, true] {
-            let (vs, fs) = shader_sources(1, gles);
+            let (vs, fs) = program_sources(&ProgramKey::plain(1), gles);
             assert!(!fs.contains("if ("), "{fs}");
             assert!(!vs.contains("if ("), "{vs}");
         }
@@ -412,7 +396,7 @@ mod tests {
     #[test]
     fn tree_covers_every_slot_once() {
         for tier in [2, 3, 4, 10, 16, 32] {
-            let (vs, fs) = shader_sources(tier, false);
+            let (vs, fs) = program_sources(&ProgramKey::plain(tier), false);
             for s in 0..tier {
                 assert_eq!(fs.matches(&format!("textureLod(u_slot{s},")).count(), 1, "tier {tier} slot {s}");
                 assert_eq!(vs.matches(&format!("textureSize(u_slot{s},")).count(), 1, "tier {tier} slot {s}");
@@ -426,7 +410,7 @@ mod tests {
 
     #[test]
     fn derivatives_before_branch() {
-        let (_, fs) = shader_sources(8, true);
+        let (_, fs) = program_sources(&ProgramKey::plain(8), true);
         let main = fs.find("void main()").unwrap();
         let ddx = fs[main..].find("dFdx").unwrap();
         let first_if = fs[main..].find("if (").unwrap();
@@ -442,7 +426,7 @@ mod tests {
     fn clamp_in_texels_before_branch() {
         for gles in [false, true] {
             for tier in [1, 2, 8] {
-                let (vs, fs) = shader_sources(tier, gles);
+                let (vs, fs) = program_sources(&ProgramKey::plain(tier), gles);
                 let main = &fs[fs.find("void main()").unwrap()..];
                 let clamp = main.find("clamp(v_uv, v_bounds.xy, v_bounds.zw)").unwrap();
                 if tier == 1 {
@@ -468,7 +452,7 @@ mod tests {
     // type its format reads as, and the vertex body reads it.
     #[test]
     fn attribute_locations() {
-        let (vs, _) = shader_sources_with_effects(1, false, &Effect::BUILT_IN);
+        let (vs, _) = program_sources(&ProgramKey::plain(1).with_effects(&Effect::BUILT_IN), false);
         for a in Instance::ATTRIBUTES {
             let (loc, name) = (a.location, format!("a_{}", a.name));
             let decl = format!("layout(location = {loc}) in ");
@@ -497,7 +481,7 @@ mod tests {
         // The packed integer is read as one (glVertexAttribIPointer), the colour as floats.
         assert!(vs.contains(" in uint a_slot_flags_layer;") && vs.contains(" in vec4 a_color;"), "{vs}");
         // Without effects the effect inputs are declared and unread: the same program as ever.
-        let (plain_vs, plain_fs) = shader_sources(1, false);
+        let (plain_vs, plain_fs) = program_sources(&ProgramKey::plain(1), false);
         assert!(!plain_vs[plain_vs.find("void main()").unwrap()..].contains("a_effect"), "{plain_vs}");
         assert!(!plain_fs.contains("v_effect") && !plain_fs.contains("u_time_s"), "{plain_fs}");
     }
@@ -507,7 +491,7 @@ mod tests {
     #[test]
     fn effects_are_functions_chosen_by_id() {
         for tier in [1, 4] {
-            let (_, fs) = shader_sources_with_effects(tier, true, &Effect::BUILT_IN);
+            let (_, fs) = program_sources(&ProgramKey::plain(tier).with_effects(&Effect::BUILT_IN), true);
             for (k, e) in Effect::BUILT_IN.iter().enumerate() {
                 let k = k + 1;
                 assert_eq!(

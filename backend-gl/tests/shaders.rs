@@ -5,8 +5,9 @@
 use crate::common;
 
 use common::Ctx;
+use layerbatch_core::ProgramKey;
 use layerbatch_core::{Batcher, Budget, Config, Limits};
-use layerbatch_gl::{compile_program_for_test, glow, shader_sources, Error, Renderer, Stage};
+use layerbatch_gl::{compile_program_for_test, glow, program_sources, Error, Renderer, Stage};
 
 /// Sampler declarations in a GLSL source: `uniform` lines whose type is a sampler.
 fn sampler_declarations(src: &str) -> usize {
@@ -24,7 +25,7 @@ fn sampler_count_per_stage() {
     assert_eq!(budget.tiers, [1, 2, 4, 8, 16]);
     for gles in [false, true] {
         for &tier in &budget.tiers {
-            let (vs, fs) = shader_sources(tier, gles);
+            let (vs, fs) = program_sources(&ProgramKey::plain(tier), gles);
             assert_eq!(sampler_declarations(&vs), tier as usize, "vertex stage, tier {tier}");
             assert!(!vs.contains("texture(") && !vs.contains("textureGrad("), "the vertex stage only asks sizes");
             let n = sampler_declarations(&fs);
@@ -63,7 +64,7 @@ both_flavors!(minimum_budget_links);
 // 9. A deliberately broken shader yields an error with the stage and the driver's info log.
 fn broken_shader(ctx: &Ctx) {
     let gles = ctx.flavor == common::Flavor::Gles30;
-    let (vs, fs) = shader_sources(2, gles);
+    let (vs, fs) = program_sources(&ProgramKey::plain(2), gles);
     let version = vs.lines().next().unwrap();
 
     let bad_fs = format!("{version}\nvoid main() {{ this is not glsl; }}\n");
@@ -146,7 +147,7 @@ fn shader_constants_match_rust() {
     want.sort();
     for gles in [false, true] {
         for tier in 1..=32 {
-            let (vs, fs) = shader_sources(tier, gles);
+            let (vs, fs) = program_sources(&ProgramKey::plain(tier), gles);
             for (stage, src) in [("vertex", &vs), ("fragment", &fs)] {
                 let what = format!("tier {tier}, gles {gles}, {stage} stage");
                 let mut got = uint_constants(src);

@@ -308,7 +308,7 @@
 //! Errors of the host's own passes and submits (the draws `render` records) are the host's
 //! scopes' or its uncaptured-error handler's, on every backend.
 //!
-//! See [`device_limits`] for the limits core gets, and [`shader_source`] for the WGSL.
+//! See [`device_limits`] for the limits core gets, and [`pipeline_source`] for the WGSL of a [`ProgramKey`](layerbatch_core::ProgramKey).
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -336,4 +336,4 @@ pub use pass_kind::PassKind;
 pub use pipelines::RendererOptions;
 pub use prepared::PreparedPlan;
 pub use renderer::Renderer;
-pub use shader::{pipeline_source, shader_source, shader_source_with_effects};
+pub use shader::pipeline_source;

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use layerbatch_core::plan::{AttributeFormat, BlendFactor, Instance};
-use layerbatch_core::{BlendMode, Budget, FramePlan};
+use layerbatch_core::{BlendMode, Budget, FramePlan, ProgramKey};
 
 use crate::scope::{scoped, Late, What};
 use crate::{lighting, shader};
@@ -129,8 +129,8 @@ impl Pipelines {
             });
             // The plain program, then (with declared effects) the one with every effect.
             for variant in 0..variants {
-                let effects = if variant == 1 { budget.effects } else { &[] };
-                let source = shader::pipeline_source(tier, effects, budget.max_lights);
+                let key = ProgramKey::of_budget(budget, tier, variant == 1);
+                let source = shader::pipeline_source(&key);
                 let (module, verdict) = scoped(device, || {
                     device.create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("layerbatch"),

@@ -61,7 +61,7 @@
 use std::fmt::Write as _;
 
 use layerbatch_core::plan::{AttributeFormat, Instance};
-use layerbatch_core::Effect;
+use layerbatch_core::{Effect, ProgramKey};
 
 use crate::lighting;
 
@@ -80,60 +80,45 @@ pub(crate) const fn sampler_binding(slot: u32) -> u32 {
     2 * slot + 1
 }
 
-/// The WGSL source of the pipeline for `tier` slots (`tier >= 1`).
+/// The WGSL source of the pipeline of `key` ([`ProgramKey`]: tier, effects, lights). The
+/// one source function: a renderer makes the pipelines of `ProgramKey::of_budget` at
+/// creation (and per pass kind).
 ///
 /// Entry points `vs_main` and `fs_main`. The vertex stage declares no texture and no sampler;
 /// the fragment stage samples `tier` textures, each through its own sampler.
 ///
 /// ```
-/// let src = layerbatch_wgpu::shader_source(4);
+/// use layerbatch_core::ProgramKey;
+/// let src = layerbatch_wgpu::pipeline_source(&ProgramKey::plain(4));
 /// assert_eq!(src.matches("texture_2d_array<f32>;").count(), 4);
 /// assert_eq!(src.matches(": sampler;").count(), 4);
 /// ```
 ///
-/// # Panics
-/// If `tier` is 0.
-pub fn shader_source(tier: u32) -> String {
-    shader_source_with_effects(tier, &[])
-}
-
-/// [`shader_source`] of a pipeline that also draws `effects`
-/// ([`layerbatch_core::Config::effects`]): the vertex stage passes each quad's effect id,
-/// parameters and texel position and the frame's time (from its globals entry), and the
-/// fragment stage has one function per effect (`lb_effect_1` .. : the effect's body with the
-/// signature `fn (color: vec4<f32>, texel: vec2<f32>, params: vec4<f32>, time_s: f32) ->
-/// vec4<f32>`) and applies the quad's, chosen by a chain of `if`s on its id, to the tinted
-/// texel. Without effects the source is exactly [`shader_source`]'s.
+/// With effects ([`layerbatch_core::Config::effects`]) the vertex stage passes each quad's
+/// effect id, parameters and texel position and the frame's time (from its globals entry),
+/// and the fragment stage has one function per effect (`lb_effect_1` .. : the effect's body
+/// with the signature `fn (color: vec4<f32>, texel: vec2<f32>, params: vec4<f32>, time_s:
+/// f32) -> vec4<f32>`) and applies the quad's, chosen by a chain of `if`s on its id, to the
+/// tinted texel. With lights above 0 it also lights lit quads (a `Lights` uniform at group 0
+/// binding 1, a normal-map texture and sampler per slot, and `lb_lighting`: see the module
+/// `lighting`), applied to the tinted texel before the effect. A key without either gives
+/// exactly the plain source.
 ///
 /// ```
-/// use layerbatch_core::Effect;
-/// let src = layerbatch_wgpu::shader_source_with_effects(2, &Effect::BUILT_IN);
+/// use layerbatch_core::{Effect, ProgramKey};
+/// let src = layerbatch_wgpu::pipeline_source(&ProgramKey::plain(2).with_effects(&Effect::BUILT_IN));
 /// assert_eq!(src.matches("fn lb_effect_").count(), 5);
 /// assert!(src.contains("fn lb_ramp(index: f32, row: f32)")); // the palette samples the ramp
 /// assert!(src.contains("out.effect = effect & EFFECT_MASK;"));
-/// ```
-///
-/// # Panics
-/// If `tier` is 0.
-pub fn shader_source_with_effects(tier: u32, effects: &[Effect]) -> String {
-    pipeline_source(tier, effects, 0)
-}
-
-/// The source of the tier pipeline a renderer of `effects` and `lights`
-/// ([`layerbatch_core::Budget::effects`], [`layerbatch_core::Budget::max_lights`]) makes:
-/// [`shader_source_with_effects`]'s, and with `lights` above 0 also the lighting of lit quads
-/// (a `Lights` uniform at group 0 binding 1, a normal-map texture and sampler per slot, and
-/// `lb_lighting`: see the module `lighting`), applied to the tinted texel before the effect.
-///
-/// ```
-/// let src = layerbatch_wgpu::pipeline_source(2, &[], 8);
+/// let src = layerbatch_wgpu::pipeline_source(&ProgramKey::plain(2).with_lights(8));
 /// assert_eq!(src.matches("texture_2d_array<f32>;").count(), 4); // 2 slots, 2 normal maps
 /// assert!(src.contains("lights: array<vec4<f32>, 16>,"));
 /// ```
 ///
 /// # Panics
-/// If `tier` is 0.
-pub fn pipeline_source(tier: u32, effects: &[Effect], lights: u32) -> String {
+/// If `key.tier` is 0.
+pub fn pipeline_source(key: &ProgramKey<'_>) -> String {
+    let (tier, effects, lights) = (key.tier, key.effects, key.lights);
     assert!(tier >= 1, "a tier has at least one slot");
     let mut s = String::with_capacity(4096 + 256 * tier as usize);
     let _ = write!(
@@ -334,7 +319,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
 /// not parse or validate is [`Error::Effect`](crate::Error::Effect), naming it.
 pub(crate) fn check_effects(effects: &[Effect]) -> Result<(), crate::Error> {
     for (k, effect) in effects.iter().enumerate() {
-        let source = shader_source_with_effects(1, &effects[k..=k]);
+        let source = pipeline_source(&ProgramKey::plain(1).with_effects(&effects[k..=k]));
         let fail = |message: String| crate::Error::Effect { effect: effect.name, message };
         let module = naga::front::wgsl::parse_str(&source).map_err(|e| fail(e.emit_to_string(&source)))?;
         let mut validator =
@@ -437,7 +422,7 @@ mod tests {
     #[test]
     fn the_vertex_inputs_are_cores_table() {
         for tier in [1, 2, 16] {
-            let src = shader_source(tier);
+            let src = pipeline_source(&ProgramKey::plain(tier));
             for a in Instance::ATTRIBUTES {
                 let input = format!("@location({}) {}: {},", a.location, a.name, wgsl_type(a.format));
                 assert_eq!(src.matches(&input).count(), 1, "tier {tier}: {input}");

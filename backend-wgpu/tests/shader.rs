@@ -4,8 +4,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use layerbatch_core::ProgramKey;
 use layerbatch_core::{Budget, Config};
-use layerbatch_wgpu::{limits, shader_source};
+use layerbatch_wgpu::{limits, pipeline_source};
 
 struct Global {
     name: String,
@@ -98,7 +99,7 @@ fn every_tier_fits_webgl2_limits() {
     let budget = Budget::new(&limits(wgpu::Backend::Gl, &webgl2), &Config::default().with_max_slots(32)).unwrap();
     assert_eq!(budget.tiers, [1, 2, 4, 8, 16]);
     for &tier in &budget.tiers {
-        let src = shader_source(tier);
+        let src = pipeline_source(&ProgramKey::plain(tier));
         let all = globals(&src);
         assert_eq!(all.iter().filter(|g| g.ty.starts_with("texture_2d_array")).count(), tier as usize);
         assert_eq!(all.iter().filter(|g| g.ty == "sampler").count(), tier as usize, "one sampler per slot");
@@ -119,10 +120,10 @@ fn every_tier_fits_webgl2_limits() {
 
 #[test]
 fn tier_one_has_no_branch_and_derivatives_come_first() {
-    let one = shader_source(1);
+    let one = pipeline_source(&ProgramKey::plain(1));
     assert!(!one.contains("switch"), "tier 1 has no slot branch");
     for tier in [2, 4, 16, 32] {
-        let src = shader_source(tier);
+        let src = pipeline_source(&ProgramKey::plain(tier));
         let fs = &functions(&src)["fs_main"];
         let switch = fs.find("switch").expect("a slot switch above tier 1");
         assert!(fs.find("dpdx").unwrap() < switch && fs.find("dpdy").unwrap() < switch, "derivatives first");
@@ -137,7 +138,7 @@ fn tier_one_has_no_branch_and_derivatives_come_first() {
 #[test]
 fn one_sample_per_slot_and_nothing_else_in_the_switch() {
     for tier in [1, 2, 4, 16, 32] {
-        let src = shader_source(tier);
+        let src = pipeline_source(&ProgramKey::plain(tier));
         // One sample per slot (tier 1: implicit derivatives, as a plain sprite shader; above:
         // at the level computed before the branch), and no other texture access anywhere.
         let (implicit, at_level) = if tier == 1 { (1, 0) } else { (0, tier as usize) };
@@ -184,7 +185,7 @@ fn shader_constants_match_rust() {
         Instance::SHADER_CONSTANTS.iter().map(|&(name, value)| (name.to_string(), value)).collect();
     assert_eq!(expected.len(), Instance::SHADER_CONSTANTS.len(), "names are unique");
     for tier in 1..=32 {
-        let src = shader_source(tier);
+        let src = pipeline_source(&ProgramKey::plain(tier));
         let mut declared = BTreeSet::new();
         let mut body = String::new();
         for line in src.lines() {
@@ -229,12 +230,14 @@ fn shader_constants_match_rust() {
             } else if name == "EFFECT_MASK" {
                 // Only programs with effects read the effect id.
                 assert!(!used, "tier {tier}: a program without effects reads no effect");
-                let with = layerbatch_wgpu::shader_source_with_effects(tier, &layerbatch_core::Effect::BUILT_IN);
+                let with = layerbatch_wgpu::pipeline_source(
+                    &ProgramKey::plain(tier).with_effects(&layerbatch_core::Effect::BUILT_IN),
+                );
                 assert!(with.contains("effect & EFFECT_MASK"), "tier {tier}: effects read the id by {name}");
             } else if ["FLAG_NORMAL_MAP", "EFFECT_LIT"].contains(&name) {
                 // Only lit pipelines read the lighting bits.
                 assert!(!used, "tier {tier}: a pipeline without lights reads no lighting bit");
-                let lit = layerbatch_wgpu::pipeline_source(tier, &[], 8);
+                let lit = layerbatch_wgpu::pipeline_source(&ProgramKey::plain(tier).with_lights(8));
                 assert!(mentions(&lit, name), "tier {tier}: lit pipelines read {name}");
             } else if ["FLAG_LINEAR", "FLAG_REPEAT", "FLAG_MIRROR"].contains(&name) {
                 assert!(!used, "tier {tier}: {name} is informational; the sampler filters and wraps");

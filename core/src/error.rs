@@ -260,6 +260,40 @@ pub enum TextureError {
         /// Its rectangle.
         rect_px: [u32; 4],
     },
+    /// A normal map for a batcher made without lights ([`crate::Config::with_lights`]).
+    #[error("normal map for texture {texture:?}: lights are off (Config::lights = 0)")]
+    NormalMapWithoutLights {
+        /// The texture.
+        texture: crate::TextureId,
+    },
+    /// The normal map's pixel count is not its texture's.
+    #[error(
+        "normal map of {normal_bytes} bytes for texture {texture:?} of {width_px}x{height_px}: \
+         expected {expected_bytes} (RGBA8, the texture's size)"
+    )]
+    NormalMapSize {
+        /// The texture.
+        texture: crate::TextureId,
+        /// Its width.
+        width_px: u32,
+        /// Its height.
+        height_px: u32,
+        /// Bytes given.
+        normal_bytes: usize,
+        /// Bytes expected: width x height x 4.
+        expected_bytes: usize,
+    },
+    /// The texture's array has no normal-map sibling: compressed formats and render targets
+    /// take no normal map.
+    #[error("texture {texture:?} ({format:?}, render target: {render_target}) takes no normal map")]
+    NormalMapUnsupported {
+        /// The texture.
+        texture: crate::TextureId,
+        /// Its format.
+        format: crate::Format,
+        /// Whether it is a render target.
+        render_target: bool,
+    },
 }
 
 /// Quad submission.

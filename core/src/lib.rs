@@ -83,6 +83,7 @@ pub mod mock;
 mod nine_slice;
 mod pages;
 pub mod plan;
+mod program;
 mod quad;
 mod resident;
 #[cfg(feature = "shapes")]
@@ -121,6 +122,7 @@ pub use mesh::{Mesh, Vertex};
 pub use mock::MockDevice;
 pub use nine_slice::{NineSlice, NineSliceError, SliceFill};
 pub use plan::{BlendMode, Clip, FramePlan, PlanError, PlanTarget, ResidentId, Viewport};
+pub use program::ProgramKey;
 pub use quad::{premultiply, Quad};
 pub use resident::{ResidentError, ResidentStyle};
 pub use sort::SortKey;

@@ -96,7 +96,7 @@ impl PointLight {
     }
 }
 
-/// Why a light, an ambient colour, a lit quad or a normal map was refused.
+/// Why a light, an ambient colour or a lit quad was refused.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LightError {
@@ -133,37 +133,6 @@ pub enum LightError {
         /// The exponent asked for.
         falloff: f32,
     },
-    /// The normal map's pixel count is not its texture's.
-    #[error(
-        "normal map of {normal_bytes} bytes for texture {texture:?} of {width_px}x{height_px}: \
-         expected {expected_bytes} (RGBA8, the texture's size)"
-    )]
-    NormalMapSize {
-        /// The texture.
-        texture: crate::TextureId,
-        /// Its width.
-        width_px: u32,
-        /// Its height.
-        height_px: u32,
-        /// Bytes given.
-        normal_bytes: usize,
-        /// Bytes expected: width x height x 4.
-        expected_bytes: usize,
-    },
-    /// The texture's array has no normal-map sibling: compressed formats and render targets
-    /// take no normal map.
-    #[error("texture {texture:?} ({format:?}, render target: {render_target}) takes no normal map")]
-    NormalMapUnsupported {
-        /// The texture.
-        texture: crate::TextureId,
-        /// Its format.
-        format: crate::Format,
-        /// Whether it is a render target.
-        render_target: bool,
-    },
-    /// The texture id is stale or foreign.
-    #[error("texture {0:?} is not live")]
-    Stale(crate::TextureId),
 }
 
 /// Keeps the `cap` lights of the highest priority (the earlier added first among equals), in

@@ -5,7 +5,7 @@ use super::textures::whole_write;
 use super::Batcher;
 use crate::light::keep_by_priority;
 use crate::plan::Instance;
-use crate::texture::{push_mip_chain, Usage};
+use crate::texture::push_mip_chain;
 use crate::{Format, LightError, PointLight, TextureId};
 
 /// The lights of the frame being recorded.
@@ -105,52 +105,6 @@ impl Batcher {
         }
         light.check()?;
         self.lighting.lights.push(light);
-        Ok(())
-    }
-
-    /// Registers `normals` as the normal map of texture `id`: RGBA8 of the texture's size,
-    /// tightly packed rows, top row first, the normal's x (right), y (up) and z (towards the
-    /// viewer) mapped from `-1..1` to `0..=255` in red, green and blue, alpha unused (the
-    /// usual "OpenGL" normal map: flat is `[128, 128, 255, 255]`). It lies at the texture's
-    /// slot, layer and rectangle in its array's sibling ([`crate::plan::ArrayDesc::normal_map`]), so
-    /// lit quads keep one draw; its mip levels are made like an RGBA8 texture's. Registering
-    /// again replaces it; it lives as long as the texture, or until the texture is resized
-    /// ([`Batcher::resize`] drops it: it no longer fits). Core keeps a CPU copy of every normal
-    /// map (counted in `cpu_copy_bytes`), whatever [`Config::keep_pixels`](crate::Config::keep_pixels)
-    /// says, so that [`Batcher::restore`] brings it back by itself: a host re-sends the
-    /// textures `restore` lists, and nothing else.
-    ///
-    /// # Errors
-    /// [`LightError::Off`] without lights; [`LightError::Stale`];
-    /// [`LightError::NormalMapUnsupported`] for a compressed texture or a render target;
-    /// [`LightError::NormalMapSize`] when `normals` is not width x height x 4 bytes. Then
-    /// nothing changes.
-    pub fn register_normal_map(&mut self, id: TextureId, normals: &[u8]) -> Result<(), LightError> {
-        if self.budget.max_lights == 0 {
-            return Err(LightError::Off);
-        }
-        let e = self.registry.entry(id).map_err(|_| LightError::Stale(id))?;
-        let desc = e.desc;
-        let has_sibling = self.alloc.array(e.placement.array).is_some_and(|a| a.normal_map);
-        if !has_sibling {
-            return Err(LightError::NormalMapUnsupported {
-                texture: id,
-                format: desc.format,
-                render_target: desc.usage == Usage::RenderTarget,
-            });
-        }
-        let expected_bytes = desc.width_px as usize * desc.height_px as usize * 4;
-        if normals.len() != expected_bytes {
-            return Err(LightError::NormalMapSize {
-                texture: id,
-                width_px: desc.width_px,
-                height_px: desc.height_px,
-                normal_bytes: normals.len(),
-                expected_bytes,
-            });
-        }
-        self.queue_normal_write(id, normals);
-        self.registry.refresh_hot(id.index, &self.alloc, &self.ladder);
         Ok(())
     }
 

@@ -394,6 +394,52 @@ impl Batcher {
         );
         self.ops.push(whole_write(id, e, start..self.upload_bytes.len(), false));
     }
+
+    /// Registers `normals` as the normal map of texture `id`: RGBA8 of the texture's size,
+    /// tightly packed rows, top row first, the normal's x (right), y (up) and z (towards the
+    /// viewer) mapped from `-1..1` to `0..=255` in red, green and blue, alpha unused (the
+    /// usual "OpenGL" normal map: flat is `[128, 128, 255, 255]`). It lies at the texture's
+    /// slot, layer and rectangle in its array's sibling ([`crate::plan::ArrayDesc::normal_map`]), so
+    /// lit quads keep one draw; its mip levels are made like an RGBA8 texture's. Registering
+    /// again replaces it; it lives as long as the texture, or until the texture is resized
+    /// ([`Batcher::resize`] drops it: it no longer fits). Core keeps a CPU copy of every normal
+    /// map (counted in `cpu_copy_bytes`), whatever [`Config::keep_pixels`](crate::Config::keep_pixels)
+    /// says, so that [`Batcher::restore`] brings it back by itself: a host re-sends the
+    /// textures `restore` lists, and nothing else.
+    ///
+    /// # Errors
+    /// [`TextureError::NormalMapWithoutLights`] without lights; [`TextureError::Stale`];
+    /// [`TextureError::NormalMapUnsupported`] for a compressed texture or a render target;
+    /// [`TextureError::NormalMapSize`] when `normals` is not width x height x 4 bytes. Then
+    /// nothing changes.
+    pub fn register_normal_map(&mut self, id: TextureId, normals: &[u8]) -> Result<(), TextureError> {
+        if self.budget.max_lights == 0 {
+            return Err(TextureError::NormalMapWithoutLights { texture: id });
+        }
+        let e = self.registry.entry(id)?;
+        let desc = e.desc;
+        let has_sibling = self.alloc.array(e.placement.array).is_some_and(|a| a.normal_map);
+        if !has_sibling {
+            return Err(TextureError::NormalMapUnsupported {
+                texture: id,
+                format: desc.format,
+                render_target: desc.usage == Usage::RenderTarget,
+            });
+        }
+        let expected_bytes = desc.width_px as usize * desc.height_px as usize * 4;
+        if normals.len() != expected_bytes {
+            return Err(TextureError::NormalMapSize {
+                texture: id,
+                width_px: desc.width_px,
+                height_px: desc.height_px,
+                normal_bytes: normals.len(),
+                expected_bytes,
+            });
+        }
+        self.queue_normal_write(id, normals);
+        self.registry.refresh_hot(id.index, &self.alloc, &self.ladder);
+        Ok(())
+    }
 }
 
 /// The write of every level of texture `id` (`e`) at its place: its colours, or its normal

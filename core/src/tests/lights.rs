@@ -137,7 +137,7 @@ fn bad_lights_and_normal_maps_are_refused_with_their_terms_and_change_nothing() 
     let err = b.register_normal_map(ids[0], &[0; 15 * 16 * 4]).unwrap_err();
     assert_eq!(
         err,
-        LightError::NormalMapSize {
+        TextureError::NormalMapSize {
             texture: ids[0],
             width_px: 16,
             height_px: 16,
@@ -152,9 +152,14 @@ fn bad_lights_and_normal_maps_are_refused_with_their_terms_and_change_nothing() 
     assert_eq!(plan.instances[0].flags() & Instance::FLAG_NORMAL_MAP, 0, "no normal map was taken");
     // A stale id; a batcher without lights.
     b.free(ids[1]).unwrap();
-    assert_eq!(b.register_normal_map(ids[1], &[0; 32 * 8 * 4]), Err(LightError::Stale(ids[1])));
+    assert_eq!(b.register_normal_map(ids[1], &[0; 32 * 8 * 4]), Err(TextureError::Stale(ids[1])));
     let mut unlit = Batcher::new(Limits::desktop(), Config::default()).unwrap();
     assert_eq!(unlit.set_lit(true), Err(LightError::Off));
+    let unlit_tex = unlit.register(&TextureDesc::new(2, 2), &[255; 16]).unwrap();
+    assert_eq!(
+        unlit.register_normal_map(unlit_tex, &[128, 128, 255, 255].repeat(4)),
+        Err(TextureError::NormalMapWithoutLights { texture: unlit_tex })
+    );
     assert_eq!(unlit.add_light(light(0)), Err(LightError::Off));
     assert!(unlit.set_lit(false).is_ok());
     assert!(matches!(
@@ -170,7 +175,7 @@ fn compressed_textures_take_no_normal_map() {
     let bc = b.register(&TextureDesc::new(8, 8).with_format(Format::Bc1RgbaUnorm), &[0; 4 * 8]).unwrap();
     assert_eq!(
         b.register_normal_map(bc, &[0; 8 * 8 * 4]),
-        Err(LightError::NormalMapUnsupported { texture: bc, format: Format::Bc1RgbaUnorm, render_target: false })
+        Err(TextureError::NormalMapUnsupported { texture: bc, format: Format::Bc1RgbaUnorm, render_target: false })
     );
     b.begin_frame();
     let plan = b.finish();

@@ -1,4 +1,4 @@
-//! `{"tier1": {"vs": ..., "fs": ...}, "tier4": {...}}`: `layerbatch_gl::shader_sources(tier,
+//! `{"tier1": {"vs": ..., "fs": ...}, "tier4": {...}}`: `layerbatch_gl::program_sources(&ProgramKey::plain(tier),
 //! gles = true)`, what layerbatch-gl compiles on WebGL2.
 
 fn json_string(s: &str) -> String {
@@ -20,7 +20,7 @@ fn main() {
     let entries: Vec<String> = [1u32, 4]
         .iter()
         .map(|&tier| {
-            let (vs, fs) = layerbatch_gl::shader_sources(tier, true);
+            let (vs, fs) = layerbatch_gl::program_sources(&layerbatch_core::ProgramKey::plain(tier), true);
             format!("\"tier{tier}\":{{\"vs\":{},\"fs\":{}}}", json_string(&vs), json_string(&fs))
         })
         .collect();

@@ -347,8 +347,8 @@ impl World {
                 trace(|| format!("register_normal_map {id:?}: {r:?}"));
                 match (r, lights) {
                     (Ok(()), true) => self.model.live.get_mut(&id).ok_or("dead")?.normal_map = true,
-                    (Err(LightError::Off), false) => self.tally.refused += 1,
-                    (Err(LightError::NormalMapUnsupported { .. }), true) => self.tally.refused += 1,
+                    (Err(TextureError::NormalMapWithoutLights { .. }), false) => self.tally.refused += 1,
+                    (Err(TextureError::NormalMapUnsupported { .. }), true) => self.tally.refused += 1,
                     (r, l) => return Err(format!("register_normal_map {id:?} (lights {l}): {r:?}")),
                 }
             }
