@@ -1,6 +1,6 @@
 //! `finish`: the frame's plan, made by a fixed list of named stages. Each stage reads what the
 //! ones before it made; the pure ones ([`count_ops`], [`mark_states`], [`mark_effects`]) are
-//! functions of their inputs, tested here (below).
+//! functions of their inputs, tested below.
 
 use crate::plan::{ArrayOp, FramePlan, Instance, PlanTarget, ResidentOp, ResourceOp, Segment};
 use crate::{Batcher, Counters};
