@@ -362,29 +362,34 @@ impl World {
                 }
             }
             4 => self.batcher.set_sort_key(SortKey::zy(c.below(5) as i16 - 2, c.below(100) as f32)),
-            5 if self.model.frame.open => {
-                if c.chance(50) {
-                    self.batcher.save_state();
-                    let look = self.look();
-                    self.model.frame.saved.push(look);
-                } else {
-                    let expected = self.model.frame.saved.pop();
-                    let restored = self.batcher.restore_state();
-                    trace(|| format!("restore_state: {restored}, the model's {expected:?}"));
-                    match expected {
-                        Some(look) if restored && self.look() == look => {}
-                        None if !restored => self.tally.refused += 1,
-                        expected => {
-                            let now = self.look();
-                            return Err(format!("restore_state {restored}: now {now:?}, saved {expected:?}"));
-                        }
-                    }
-                }
-            }
+            5 if self.model.frame.open => self.save_or_restore(c)?,
             _ => {
                 let clip = c.chance(50).then(|| [0, 0, c.below(300) as u32, c.below(300) as u32]);
                 self.model.frame.clipped |= clip.is_some();
                 self.batcher.set_clip(clip);
+            }
+        }
+        Ok(())
+    }
+
+    /// `save_state` or `restore_state` in the open frame: a restore must bring back exactly
+    /// what the batcher reported at the matching save, and none without a save.
+    fn save_or_restore(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        if c.chance(50) {
+            self.batcher.save_state();
+            let look = self.look();
+            self.model.frame.saved.push(look);
+        } else {
+            let expected = self.model.frame.saved.pop();
+            let restored = self.batcher.restore_state();
+            trace(|| format!("restore_state: {restored}, the model's {expected:?}"));
+            match expected {
+                Some(look) if restored && self.look() == look => {}
+                None if !restored => self.tally.refused += 1,
+                expected => {
+                    let now = self.look();
+                    return Err(format!("restore_state {restored}: now {now:?}, saved {expected:?}"));
+                }
             }
         }
         Ok(())
@@ -418,6 +423,10 @@ impl World {
                     self.tally.refused += 1
                 }
                 r => return Err(format!("push of {t:?}: {r:?}")),
+            }
+            // Saves and restores between pushes, where looks changed in between matter most.
+            if !self.setup.pixel_exact && c.chance(10) {
+                self.save_or_restore(c)?;
             }
         }
         Ok(())
