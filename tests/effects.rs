@@ -212,7 +212,7 @@ fn wgpu_gl_the_outline_matches_the_reference() {
     the_outline_matches_the_reference(DeviceKind::WgpuGl, "wgpu_gl_the_outline_matches_the_reference");
 }
 
-const BROKEN: Effect = Effect::new("broken glow", "return nope * color;", "return nope * color;");
+const BROKEN: Effect = Effect::new("broken glow", "return nope * color;");
 
 fn a_broken_effect_is_refused_naming_it(kind: DeviceKind, test: &str) {
     let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
@@ -222,7 +222,7 @@ fn a_broken_effect_is_refused_naming_it(kind: DeviceKind, test: &str) {
     assert!(err.contains("broken glow"), "{test}: the error names the effect: {err}");
     assert!(err.contains("nope"), "{test}: the error carries the compiler's message: {err}");
     // A body calling lb_ramp without `with_ramp`: no ramp is made, and it does not compile.
-    const SNEAKY: Effect = Effect::new("sneaky palette", "return lb_ramp(0.5, 0.0);", "return lb_ramp(0.5, 0.0);");
+    const SNEAKY: Effect = Effect::new("sneaky palette", "return lb_ramp(0.5, 0.0);");
     const UNDECLARED: [Effect; 2] = [Effect::FLASH, SNEAKY];
     let b = Batcher::new(dev.limits(), Config::default().with_effects(&UNDECLARED)).expect("budget");
     assert!(!b.budget().ramp());

@@ -11,6 +11,9 @@ pub enum Stage {
     Fragment,
     /// Linking the program.
     Link,
+    /// Translating core's WGSL to GLSL with naga (a declared effect's body that does not
+    /// parse or validate, or a program naga cannot write as GLSL).
+    Translate,
 }
 
 impl std::fmt::Display for Stage {
@@ -19,6 +22,7 @@ impl std::fmt::Display for Stage {
             Stage::Vertex => "vertex shader compile",
             Stage::Fragment => "fragment shader compile",
             Stage::Link => "program link",
+            Stage::Translate => "WGSL to GLSL translation (naga)",
         })
     }
 }

@@ -114,15 +114,20 @@
 //! declared effects a second one per tier that has them (`Budget::programs_per_tier`; core
 //! marks the segments that draw an effect, `Segment::effects`, and the rest keep the plain
 //! program), all compiled and linked in [`Renderer::new`] and never after:
-//! `DeviceCounters::pipeline_compiles` equals the program count for the renderer's whole life. Slots are `sampler2DArray` uniforms on units
-//! `0..tier`; the slot is chosen by a branch on a flat per-instance attribute (a balanced tree
-//! of `if`s), the layer is a texture coordinate, and the tier-1 program has no branch at all.
-//! Tier 1 samples with `texture`; above it the mip level is computed from the UV derivatives
-//! before the branch and sampled with `textureLod`, so mipmaps work (see [Sampling](#sampling)). The bit layout of `Instance::slot_flags_layer` comes from
-//! [`layerbatch_core::plan::Instance::SHADER_CONSTANTS`], declared in both stages as
-//! `const uint NAME = VALUEu;` and used by name. A compile or link failure is an [`Error::Shader`] with the [`Stage`] and the driver's
-//! info log; nothing is drawn with a program that did not link. [`program_sources`] returns the
-//! generated GLSL of a [`ProgramKey`](layerbatch_core::ProgramKey).
+//! `DeviceCounters::pipeline_compiles` equals the program count for the renderer's whole life.
+//!
+//! The programs are written once, in WGSL, in core ([`layerbatch_core::shader`]), the same
+//! text layerbatch-wgpu compiles; here naga translates each to GLSL 330 or GLSL ES 3.00 at
+//! creation ([`program_sources`] shows the result for a
+//! [`ProgramKey`](layerbatch_core::ProgramKey)). Slots are `sampler2DArray` uniforms on units
+//! `0..tier`; the slot is chosen by a `switch` on a flat per-instance attribute, the layer is
+//! a texture coordinate, and the tier-1 program has no branch at all. Tier 1 samples with
+//! `texture`; above it the mip level is computed from the UV derivatives before the switch and
+//! sampled with `textureLod`, so mipmaps work (see [Sampling](#sampling)). `Globals` and
+//! `Lights` are plain uniforms of the program (no uniform buffer is bound). A WGSL that naga
+//! refuses is an [`Error::Shader`] at [`Stage::Translate`]; a compile or link failure is one
+//! with the [`Stage`] and the driver's info log; nothing is drawn with a program that did not
+//! link.
 //!
 //! ## Sampling
 //!
@@ -163,8 +168,9 @@
 //!
 //! Instance positions are pixels, `(0, 0)` at the top-left corner of the viewport, y down.
 //! [`Target::viewport_px`] sets the viewport to `(0, 0, w, h)` and the projection with it.
-//! A segment's draw state transforms the corners first (a uniform, `u_transform`), multiplies
-//! every quad's colour by its tint (`u_tint`: a resident layer's) and may
+//! A segment's draw state transforms the corners first (a uniform, `Globals`' `linear` and
+//! `translate`), multiplies every quad's colour by its tint (`Globals`' `tint`: a resident
+//! layer's) and may
 //! clip to a rectangle of the target (y down), drawn with `glScissor` (y flipped to GL's
 //! window coordinates, intersected with the host's box under [`Target::keep_host_clip`]); a
 //! segment clipped away entirely issues no draw.
@@ -434,7 +440,6 @@ mod error;
 mod fixed;
 mod formats;
 mod host;
-mod lighting;
 mod program;
 mod ramp;
 mod renderer;
@@ -447,5 +452,5 @@ pub use error::{Error, Stage};
 #[doc(hidden)]
 pub use program::compile_program_for_test;
 pub use renderer::{Capabilities, CopyPath, Renderer};
-pub use shader::program_sources;
+pub use shader::{effect_glsl, program_sources};
 pub use target::Target;

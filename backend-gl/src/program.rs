@@ -3,10 +3,11 @@
 
 use glow::HasContext;
 
+use layerbatch_core::shader::{GROUP_GLOBALS, GROUP_SLOTS, NORMAL_BASE, RAMP_BINDING};
 use layerbatch_core::{Budget, Effect, ProgramKey};
 
 use crate::error::{Error, Stage};
-use crate::{lighting, shader};
+use crate::shader::{self, UniformItem};
 
 /// A linked program of one slot tier.
 #[derive(Debug)]
@@ -15,26 +16,14 @@ pub(crate) struct TierProgram {
     /// The tier's effect program (every declared effect), else its plain one.
     pub(crate) effects: bool,
     pub(crate) program: glow::Program,
-    pub(crate) u_viewport: Option<glow::UniformLocation>,
-    /// The viewport last written to `u_viewport`.
-    pub(crate) viewport: [f32; 2],
-    pub(crate) u_transform: Option<glow::UniformLocation>,
-    /// The transform last written to `u_transform`.
-    pub(crate) transform: [f32; 6],
-    pub(crate) u_tint: Option<glow::UniformLocation>,
-    /// The tint last written to `u_tint`.
-    pub(crate) tint: [f32; 4],
-    /// The effects' time (programs with effects only).
-    pub(crate) u_time: Option<glow::UniformLocation>,
-    /// The time last written to `u_time`.
-    pub(crate) time_s: f32,
-    /// The lights, their count and the ambient colour (lit programs only).
-    pub(crate) u_lights: Option<glow::UniformLocation>,
-    pub(crate) u_light_count: Option<glow::UniformLocation>,
-    pub(crate) u_ambient: Option<glow::UniformLocation>,
-    /// What was last written to the three: the ambient colour, then the lights packed (two
-    /// `vec4` each); empty until the first write.
-    pub(crate) lights: Vec<[f32; 4]>,
+    /// The vertex stage's `Globals` uniforms, each with its location.
+    pub(crate) globals: Vec<(Option<glow::UniformLocation>, UniformItem)>,
+    /// The `Globals` bytes last written (empty: none yet): unchanged values are not written.
+    pub(crate) globals_written: Vec<u8>,
+    /// The fragment stage's `Lights` uniforms (lit programs only).
+    pub(crate) lights: Vec<(Option<glow::UniformLocation>, UniformItem)>,
+    /// The `Lights` bytes last written.
+    pub(crate) lights_written: Vec<u8>,
 }
 
 fn log_or_placeholder(log: String) -> String {
@@ -125,10 +114,10 @@ pub fn compile_program_for_test(gl: &glow::Context, vs_src: &str, fs_src: &str) 
 }
 
 /// Builds the program of `tier` slots (with every declared effect when `with_effects`, else
-/// none) and points its samplers at units `0..tier`, and with
-/// lights its normal-map samplers at units `slots..slots + tier`, and the ramp's at
-/// [`Budget::ramp_unit`]. Leaves the program current
-/// (the caller saves and restores `CURRENT_PROGRAM`).
+/// none) from core's WGSL translated by naga ([`shader::translate`]), and points its
+/// samplers at units: slot `i` at `i`, its normal map at `slots + i`, the ramp at
+/// [`Budget::ramp_unit`]. Leaves the program current (the caller saves and restores
+/// `CURRENT_PROGRAM`).
 pub(crate) fn build_tier(
     gl: &glow::Context,
     (tier, with_effects): (u32, bool),
@@ -137,58 +126,93 @@ pub(crate) fn build_tier(
 ) -> Result<TierProgram, Error> {
     let key = ProgramKey::of_budget(budget, tier, with_effects);
     let effects = key.effects;
-    let (vs, fs) = shader::program_sources(&key, gles);
-    let program = match compile_program(gl, &vs, &fs, Some(tier)) {
+    let translated = match shader::translate(&key, gles) {
+        Ok(t) => t,
+        Err(message) => {
+            return Err(blame_effect(gl, gles, effects).unwrap_or(Error::Shader {
+                tier: Some(tier),
+                stage: Stage::Translate,
+                message,
+            }))
+        }
+    };
+    let program = match compile_program(gl, &translated.vertex, &translated.fragment, Some(tier)) {
         Ok(p) => p,
         Err(e) => return Err(blame_effect(gl, gles, effects).unwrap_or(e)),
+    };
+    let unit_of = |group: u32, binding: u32| match group {
+        GROUP_SLOTS if binding < NORMAL_BASE => Some(binding / 2),
+        GROUP_SLOTS => Some(budget.slots + (binding - NORMAL_BASE) / 2),
+        GROUP_GLOBALS if binding == RAMP_BINDING => budget.ramp_unit(),
+        _ => None,
     };
     // SAFETY: `program` linked successfully; uniform locations come from it.
     unsafe {
         gl.use_program(Some(program));
-        for slot in 0..tier {
-            let loc = gl.get_uniform_location(program, &shader::slot_uniform(slot));
-            gl.uniform_1_i32(loc.as_ref(), slot as i32);
-            if budget.max_lights > 0 {
-                let loc = gl.get_uniform_location(program, &lighting::normal_uniform(slot));
-                gl.uniform_1_i32(loc.as_ref(), (budget.slots + slot) as i32);
-            }
-        }
-        if let Some(unit) = budget.ramp_unit().filter(|_| with_effects) {
-            let loc = gl.get_uniform_location(program, shader::RAMP_UNIFORM);
+        for (name, group, binding) in &translated.samplers {
+            let Some(unit) = unit_of(*group, *binding) else {
+                gl.delete_program(program);
+                let message = format!("sampler {name} of group {group} binding {binding} has no texture unit");
+                return Err(Error::Shader { tier: Some(tier), stage: Stage::Translate, message });
+            };
+            let loc = gl.get_uniform_location(program, name);
             gl.uniform_1_i32(loc.as_ref(), unit as i32);
         }
-        let u_viewport = gl.get_uniform_location(program, shader::VIEWPORT_UNIFORM);
-        let u_transform = gl.get_uniform_location(program, shader::TRANSFORM_UNIFORM);
-        let u_tint = gl.get_uniform_location(program, shader::TINT_UNIFORM);
-        let u_time = gl.get_uniform_location(program, shader::TIME_UNIFORM);
-        // A fresh program's uniforms are zero: `transform` starts as "not written".
+        let locate = |items: Vec<UniformItem>| -> Vec<_> {
+            items.into_iter().map(|item| (gl.get_uniform_location(program, &item.name), item)).collect()
+        };
         Ok(TierProgram {
             tier,
             effects: with_effects,
             program,
-            u_viewport,
-            viewport: [0.0, 0.0],
-            u_transform,
-            transform: [0.0; 6],
-            u_tint,
-            // Never a tint: the first draw writes it.
-            tint: [f32::NAN; 4],
-            u_time,
-            time_s: 0.0,
-            u_lights: gl.get_uniform_location(program, lighting::LIGHTS_UNIFORM),
-            u_light_count: gl.get_uniform_location(program, lighting::LIGHT_COUNT_UNIFORM),
-            u_ambient: gl.get_uniform_location(program, lighting::AMBIENT_UNIFORM),
-            lights: Vec::new(),
+            globals: locate(translated.globals),
+            globals_written: Vec::new(),
+            lights: locate(translated.lights),
+            lights_written: Vec::new(),
         })
     }
+}
+
+/// Writes `bytes` (a `Globals` or `Lights` value) into the program's uniforms `items` where
+/// they differ from `written`, the bytes last written, which become `bytes`. The program is
+/// in use.
+pub(crate) fn write_uniforms(
+    gl: &glow::Context,
+    items: &[(Option<glow::UniformLocation>, UniformItem)],
+    written: &mut Vec<u8>,
+    bytes: &[u8],
+) {
+    let floats: &[f32] = bytemuck::cast_slice(bytes);
+    let old: &[f32] = if written.len() == bytes.len() { bytemuck::cast_slice(written) } else { &[] };
+    for (loc, item) in items {
+        let (at, n) = ((item.offset / 4) as usize, item.floats as usize);
+        let Some(value) = floats.get(at..at + n) else { continue };
+        if old.get(at..at + n) == Some(value) {
+            continue;
+        }
+        // SAFETY: the program is in use and `loc` is its own; `value` has the uniform's size.
+        unsafe {
+            match n {
+                1 => gl.uniform_1_f32_slice(loc.as_ref(), value),
+                2 => gl.uniform_2_f32_slice(loc.as_ref(), value),
+                3 => gl.uniform_3_f32_slice(loc.as_ref(), value),
+                _ => gl.uniform_4_f32_slice(loc.as_ref(), &value[..4]),
+            }
+        }
+    }
+    written.clear();
+    written.extend_from_slice(bytes);
 }
 
 /// After a tier program with `effects` failed: the first effect that fails alone (in a tier-1
 /// program with only it), as [`Error::Effect`], or `None` when each builds alone.
 fn blame_effect(gl: &glow::Context, gles: bool, effects: &[Effect]) -> Option<Error> {
     for (k, effect) in effects.iter().enumerate() {
-        let (vs, fs) = shader::program_sources(&ProgramKey::plain(1).with_effects(&effects[k..=k]), gles);
-        match compile_program(gl, &vs, &fs, Some(1)) {
+        let t = match shader::translate(&ProgramKey::plain(1).with_effects(&effects[k..=k]), gles) {
+            Ok(t) => t,
+            Err(message) => return Some(Error::Effect { effect: effect.name, stage: Stage::Translate, message }),
+        };
+        match compile_program(gl, &t.vertex, &t.fragment, Some(1)) {
             // SAFETY: the probe program linked and is used by nothing.
             Ok(p) => unsafe { gl.delete_program(p) },
             Err(Error::Shader { stage, message, .. }) => {

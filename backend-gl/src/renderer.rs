@@ -131,6 +131,10 @@ pub struct Renderer {
     slots: u32,
     /// The budget has lights: slot `s`'s normal-map sibling is bound on unit `slots + s`.
     lights: bool,
+    /// The budget's lights ([`layerbatch_core::Budget::max_lights`]).
+    max_lights: u32,
+    /// Scratch: the `Lights` bytes of the plan being drawn, kept frame to frame.
+    lights_bytes: Vec<u8>,
     /// Core's draw walk of the current plan (kept paint to paint).
     steps: DrawSteps,
     /// The tier of the program each draw of the last paint used.
@@ -375,6 +379,8 @@ impl Renderer {
                 stats,
                 slots: budget.slots,
                 lights: budget.max_lights > 0,
+                max_lights: budget.max_lights,
+                lights_bytes: Vec::new(),
                 steps: DrawSteps::default(),
                 drawn_tiers: Vec::new(),
                 mips,

@@ -54,7 +54,7 @@ fn render_target_mip_levels(ctx: &Ctx) {
         assert_eq!(renderer.stats().device_total.mip_levels_regenerated, mock.counters().mip_levels_regenerated);
         no_gl_error(gl, "paint");
     };
-    let checker = |cx: u32, cy: u32| if (cx + cy) % 2 == 0 { RED } else { BLUE };
+    let checker = |cx: u32, cy: u32| if (cx + cy).is_multiple_of(2) { RED } else { BLUE };
     // Plan 1: the checkerboard into the target.
     batcher.begin_frame_into(rt, Some([0.0, 0.0, 0.0, 1.0])).expect("target frame");
     for cy in 0..16 {

@@ -17,7 +17,7 @@ use crate::pipelines::Pipelines;
 use crate::samplers::Samplers;
 use crate::scope::{checked, Late};
 use crate::Error;
-use crate::{lighting, shader};
+use layerbatch_core::shader;
 
 /// Bind groups kept in the cache beyond those the current plan uses.
 const MAX_CACHED_GROUPS: usize = 256;
@@ -222,7 +222,7 @@ impl BindGroups {
             };
             entries.extend(pair(shader::texture_binding(i), shader::sampler_binding(i), view));
             if self.lit {
-                entries.extend(pair(lighting::normal_texture_binding(i), lighting::normal_sampler_binding(i), normals));
+                entries.extend(pair(shader::normal_texture_binding(i), shader::normal_sampler_binding(i), normals));
             }
         }
         checked(

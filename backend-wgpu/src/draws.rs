@@ -16,8 +16,8 @@ use crate::globals::Globals;
 use crate::instances::Block;
 use crate::pipelines::Pipelines;
 use crate::scope::Late;
-use crate::shader::{GROUP_GLOBALS, GROUP_SLOTS};
 use crate::Error;
+use layerbatch_core::shader::{GROUP_GLOBALS, GROUP_SLOTS};
 
 /// One command of a pass, in order.
 #[derive(Debug)]

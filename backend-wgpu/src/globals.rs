@@ -7,51 +7,16 @@
 //! may share one. A uniform is reused plan to plan; it grows (to a power of two entries) only
 //! when a plan has more states than it holds.
 
-use bytemuck::{Pod, Zeroable};
 use layerbatch_core::plan::DrawState;
 use layerbatch_core::{FramePlan, Viewport};
 use wgpu::util::DeviceExt as _;
 
-use crate::lighting;
 use crate::scope::{checked, Late};
 use crate::Error;
-
-/// One entry of a globals uniform, as the shader's `Globals` struct reads it.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-pub(crate) struct GlobalsEntry {
-    /// The visible viewport's size, pixels (at least 1 x 1).
-    viewport_px: [f32; 2],
-    /// The frame's time for effects, then padding.
-    time_s: [f32; 2],
-    /// The transform's linear part `[a, b, c, d]`.
-    linear: [f32; 4],
-    /// The translation `[tx, ty]`, then padding.
-    translate: [f32; 4],
-    /// The tint, premultiplied.
-    tint: [f32; 4],
-}
+use layerbatch_core::shader::{lights_bytes, lights_uniform, GlobalsEntry, GLOBALS_BYTES};
 
 /// The ramp's binding in the globals group.
-pub(crate) const RAMP_BINDING: u32 = 2;
-
-/// Bytes of one [`GlobalsEntry`]: the binding's minimum size.
-pub(crate) const GLOBALS_BYTES: u64 = size_of::<GlobalsEntry>() as u64;
-
-impl GlobalsEntry {
-    /// The entry of a viewport `viewport_px` in size and a 2x3 transform
-    /// `[a, b, c, d, tx, ty]`.
-    fn new(viewport_px: [u32; 2], transform: [f32; 6], tint: [f32; 4], time_s: f32) -> Self {
-        let [a, b, c, d, tx, ty] = transform;
-        Self {
-            viewport_px: [viewport_px[0].max(1) as f32, viewport_px[1].max(1) as f32],
-            time_s: [time_s, 0.0],
-            linear: [a, b, c, d],
-            translate: [tx, ty, 0.0, 0.0],
-            tint,
-        }
-    }
-}
+pub(crate) use layerbatch_core::shader::RAMP_BINDING;
 
 /// One uniform buffer of entries and its bind group: a space's.
 #[derive(Debug)]
@@ -122,7 +87,7 @@ impl Globals {
                         ty: wgpu::BindingType::Buffer {
                             ty: wgpu::BufferBindingType::Uniform,
                             has_dynamic_offset: false,
-                            min_binding_size: wgpu::BufferSize::new(lighting::lights_bytes(lights)),
+                            min_binding_size: wgpu::BufferSize::new(lights_bytes(lights)),
                         },
                         count: None,
                     },
@@ -132,7 +97,7 @@ impl Globals {
                         ty: wgpu::BindingType::Texture {
                             // Read with textureLoad: no sampler, no filtering.
                             sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                            view_dimension: wgpu::TextureViewDimension::D2,
+                            view_dimension: wgpu::TextureViewDimension::D2Array,
                             multisampled: false,
                         },
                         count: None,
@@ -157,7 +122,10 @@ impl Globals {
                         size: wgpu::Extent3d {
                             width: layerbatch_core::RAMP_WIDTH_PX,
                             height: layerbatch_core::RAMP_ROWS,
-                            depth_or_array_layers: 1,
+                            // Two layers, the second never written: the shader reads a
+                            // `texture_2d_array`, and wgpu's GL backend makes a one-layer
+                            // texture a GL_TEXTURE_2D, which no array view can sample.
+                            depth_or_array_layers: 2,
                         },
                         mip_level_count: 1,
                         sample_count: 1,
@@ -168,7 +136,11 @@ impl Globals {
                     })
                 },
             )?;
-            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            // Viewed as an array: the shader reads layer 0 of a `texture_2d_array` on every backend.
+            let view = texture.create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(wgpu::TextureViewDimension::D2Array),
+                ..Default::default()
+            });
             Some((texture, view))
         } else {
             None
@@ -189,7 +161,7 @@ impl Globals {
         self.ramp.as_ref().map(|(t, _)| t)
     }
 
-    /// The globals bind group layout (group [`crate::shader::GROUP_GLOBALS`]).
+    /// The globals bind group layout (group [`layerbatch_core::shader::GROUP_GLOBALS`]).
     pub(crate) fn layout(&self) -> &wgpu::BindGroupLayout {
         &self.layout
     }
@@ -259,7 +231,7 @@ impl Globals {
         if self.lights > 0 {
             // Lights move into the visible viewport with the quads.
             let [.., dx, dy] = vp.transform(DrawState::IDENTITY);
-            lighting::lights_uniform(&mut self.scratch_lights, plan, self.lights, [dx, dy]);
+            lights_uniform(&mut self.scratch_lights, plan, self.lights, [dx, dy]);
             if uniform.written_lights != self.scratch_lights {
                 let at = uniform.entries as u64 * stride;
                 checked(
@@ -286,7 +258,7 @@ fn create_uniform(
 ) -> Uniform {
     let entries = entries.max(1);
     // The lights follow the entries (at a multiple of the stride: an aligned offset).
-    let lights_bytes = if lights > 0 { lighting::lights_bytes(lights) } else { 0 };
+    let lights_bytes = if lights > 0 { lights_bytes(lights) } else { 0 };
     let mut contents = vec![0u8; entries * stride as usize + lights_bytes as usize];
     let identity = GlobalsEntry::new([1, 1], DrawState::IDENTITY, DrawState::WHITE, 0.0);
     for chunk in contents.chunks_exact_mut(stride as usize) {
@@ -328,18 +300,4 @@ fn create_uniform(
         entries: &bindings,
     });
     Uniform { buffer, group, entries, written: Vec::new(), written_lights: Vec::new() }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_entry_is_laid_out_as_the_shader_reads_it() {
-        assert_eq!(GLOBALS_BYTES, 64);
-        let e = GlobalsEntry::new([800, 0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [0.5; 4], 7.5);
-        let floats: &[f32] = bytemuck::cast_slice(bytemuck::bytes_of(&e));
-        let expected = [800.0, 1.0, 7.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5];
-        assert_eq!(floats, expected);
-    }
 }

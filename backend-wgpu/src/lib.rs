@@ -318,7 +318,6 @@ mod draws;
 mod error;
 mod globals;
 mod instances;
-mod lighting;
 mod limits;
 mod mips;
 mod pass_kind;

@@ -97,7 +97,7 @@ pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(),
     // One sampler per slot.
     check("max_samplers_per_shader_stage", samplers, dl.max_samplers_per_shader_stage)?;
     check("max_bind_groups", 2, dl.max_bind_groups)?;
-    let bindings = if lit { crate::lighting::normal_sampler_binding(budget.slots) } else { 2 * budget.slots };
+    let bindings = if lit { layerbatch_core::shader::normal_sampler_binding(budget.slots) } else { 2 * budget.slots };
     check("max_bindings_per_bind_group", bindings, dl.max_bindings_per_bind_group)?;
     if lit {
         check("max_uniform_buffers_per_shader_stage", 2, dl.max_uniform_buffers_per_shader_stage)?;

@@ -11,8 +11,9 @@ use layerbatch_core::plan::{AttributeFormat, BlendFactor, Instance};
 use layerbatch_core::{BlendMode, Budget, FramePlan, ProgramKey};
 
 use crate::scope::{scoped, Late, What};
-use crate::{lighting, shader};
+use crate::shader as wgsl;
 use crate::{Error, PassKind};
+use layerbatch_core::shader;
 
 /// Blend modes, one pipeline each per tier and vertex kind ([`Pipelines::index`]).
 const BLENDS: usize = BlendMode::ALL.len();
@@ -96,7 +97,7 @@ pub(crate) struct Pipelines {
     /// Programs per tier: [`Budget::programs_per_tier`] (a plain one, and with declared
     /// effects one with them).
     variants: usize,
-    /// Each tier's slot bind group layout (group [`shader::GROUP_SLOTS`]).
+    /// Each tier's slot bind group layout (group [`layerbatch_core::shader::GROUP_SLOTS`]).
     slot_layouts: Vec<wgpu::BindGroupLayout>,
     /// The vertex kinds each tier and blend mode has a pipeline for, `true` for indexed (a
     /// triangle list of four vertex records a primitive), `false` for instanced (a 4-vertex
@@ -115,7 +116,7 @@ impl Pipelines {
         budget: &Budget,
         globals_layout: &wgpu::BindGroupLayout,
     ) -> Result<Self, Error> {
-        shader::check_effects(budget.effects)?;
+        wgsl::check_effects(budget.effects)?;
         let tiers = budget.tiers.len();
         let variants = budget.programs_per_tier() as usize;
         let mut slot_layouts = Vec::with_capacity(tiers);
@@ -130,7 +131,7 @@ impl Pipelines {
             // The plain program, then (with declared effects) the one with every effect.
             for variant in 0..variants {
                 let key = ProgramKey::of_budget(budget, tier, variant == 1);
-                let source = shader::pipeline_source(&key);
+                let source = wgsl::pipeline_source(&key);
                 let (module, verdict) = scoped(device, || {
                     device.create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("layerbatch"),
@@ -293,7 +294,7 @@ fn slot_layout(device: &wgpu::Device, tier: u32, lit: bool) -> wgpu::BindGroupLa
         let stages = wgpu::ShaderStages::VERTEX_FRAGMENT;
         entries.extend(pair(shader::texture_binding(i), shader::sampler_binding(i), stages));
         if lit {
-            let (texture, sampler) = (lighting::normal_texture_binding(i), lighting::normal_sampler_binding(i));
+            let (texture, sampler) = (shader::normal_texture_binding(i), shader::normal_sampler_binding(i));
             entries.extend(pair(texture, sampler, wgpu::ShaderStages::FRAGMENT));
         }
     }

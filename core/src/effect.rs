@@ -2,28 +2,29 @@
 //! the renderer are made and compiled into every tier program then, so nothing a frame does
 //! compiles a program (DESIGN 24).
 
-/// One effect: the body of a function in GLSL and in WGSL, with a fixed signature, that turns
-/// the colour a quad would draw into the colour it draws. Declared once, in
+/// One effect: the body of a WGSL function with a fixed signature that turns the colour a
+/// quad would draw into the colour it draws. Written once: layerbatch-gl runs it translated to
+/// GLSL by naga. Declared once, in
 /// [`crate::Config::with_effects`]; every tier program of both backends includes every declared
 /// effect, selected per quad by [`EffectId`].
 ///
 /// The bodies see:
 ///
-/// | name | GLSL | WGSL | what |
-/// |---|---|---|---|
-/// | `color` | `vec4` | `vec4<f32>` | the sampled texel times the quad's tint, premultiplied |
-/// | `texel` | `vec2` | `vec2<f32>` | the sampling position in the texture's own texels (0 at its top-left corner) |
-/// | `params` | `vec4` | `vec4<f32>` | the quad's 4 parameters, each `0.0..=1.0` |
-/// | `time_s` | `float` | `f32` | the frame's time ([`crate::Batcher::set_time_s`]) |
+/// | name | type | what |
+/// |---|---|---|
+/// | `color` | `vec4<f32>` | the sampled texel times the quad's tint, premultiplied |
+/// | `texel` | `vec2<f32>` | the sampling position in the texture's own texels (0 at its top-left corner) |
+/// | `params` | `vec4<f32>` | the quad's 4 parameters, each `0.0..=1.0` |
+/// | `time_s` | `f32` | the frame's time ([`crate::Batcher::set_time_s`]) |
 ///
 /// and return the colour to draw, premultiplied. A body is the function's statements only; it
 /// may call no other function of its own (declare none), and samples no texture itself. It may
 /// call:
 ///
-/// - `lb_texel(texel)` (`vec4` / `vec4<f32>`): its quad's texture at another texel position,
+/// - `lb_texel(texel)` (`vec4<f32>`): its quad's texture at another texel position,
 ///   premultiplied, untinted and unlit (level 0; 0 outside the texture's rectangle);
-/// - `lb_alpha(texel)` (`float` / `f32`): that texel's alpha, as [`Effect::OUTLINE`] reads;
-/// - `lb_ramp(index, row)` (`vec4` / `vec4<f32>`), only in an effect declared with
+/// - `lb_alpha(texel)` (`f32`): that texel's alpha, as [`Effect::OUTLINE`] reads;
+/// - `lb_ramp(index, row)` (`vec4<f32>`), only in an effect declared with
 ///   [`Effect::with_ramp`]: the colour at `index` (`0.0..=1.0`, over the ramp's
 ///   [`RAMP_WIDTH_PX`] texels) of ramp row `row` (`0.0..=1.0`, over its [`RAMP_ROWS`] rows), as
 ///   the host wrote it ([`crate::Batcher::write_ramp_row`]: straight RGBA, not filtered), as
@@ -35,7 +36,6 @@
 /// // A red flash: mix towards red by params.x, keeping coverage.
 /// const RED_FLASH: Effect = Effect::new(
 ///     "red flash",
-///     "return vec4(mix(color.rgb, vec3(color.a, 0.0, 0.0), params.x), color.a);",
 ///     "return vec4<f32>(mix(color.rgb, vec3<f32>(color.a, 0.0, 0.0), params.x), color.a);",
 /// );
 /// assert!(!RED_FLASH.ramp);
@@ -44,8 +44,6 @@
 pub struct Effect {
     /// Named in errors (a body that fails to compile) and logs.
     pub name: &'static str,
-    /// The GLSL body (GL 3.3, GLES 3.0 and WebGL2: the common subset, `highp` floats).
-    pub glsl: &'static str,
     /// The WGSL body.
     pub wgsl: &'static str,
     /// The body calls `lb_ramp` ([`Effect::with_ramp`]). `false` for [`Effect::new`].
@@ -53,9 +51,9 @@ pub struct Effect {
 }
 
 impl Effect {
-    /// An effect of `name` with these bodies, sampling no ramp.
-    pub const fn new(name: &'static str, glsl: &'static str, wgsl: &'static str) -> Self {
-        Self { name, glsl, wgsl, ramp: false }
+    /// An effect of `name` with this WGSL body, sampling no ramp.
+    pub const fn new(name: &'static str, wgsl: &'static str) -> Self {
+        Self { name, wgsl, ramp: false }
     }
 
     /// This effect, calling `lb_ramp`: a batcher declaring it has the ramp texture, and
@@ -69,7 +67,6 @@ impl Effect {
     /// `[1, 1, 1, 1]`), keeping the quad's coverage.
     pub const FLASH: Effect = Effect {
         name: "flash",
-        glsl: "return vec4(mix(color.rgb, params.rgb * color.a, params.a), color.a);",
         wgsl: "return vec4<f32>(mix(color.rgb, params.rgb * color.a, params.a), color.a);",
         ramp: false,
     };
@@ -77,8 +74,6 @@ impl Effect {
     /// Greyscale by Rec. 709 luma, mixed in by `params.x` (1: fully grey).
     pub const GREYSCALE: Effect = Effect {
         name: "greyscale",
-        glsl: "float l = dot(color.rgb, vec3(0.2126, 0.7152, 0.0722));\n\
-               return vec4(mix(color.rgb, vec3(l), params.x), color.a);",
         wgsl: "let l = dot(color.rgb, vec3<f32>(0.2126, 0.7152, 0.0722));\n\
                return vec4<f32>(mix(color.rgb, vec3<f32>(l), params.x), color.a);",
         ramp: false,
@@ -90,13 +85,6 @@ impl Effect {
     /// sprite, 1 none of it.
     pub const DISSOLVE: Effect = Effect {
         name: "dissolve",
-        glsl: "uvec2 c = uvec2(max(texel, vec2(0.0)));\n\
-               uint h = c.x * 1664525u + c.y * 1013904223u;\n\
-               h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;\n\
-               float n = float(h >> 8) / 16777216.0;\n\
-               if (n < params.x) { return vec4(0.0); }\n\
-               if (n < params.x + params.y * 0.25) { return vec4(params.z, params.w, params.w, 1.0) * color.a; }\n\
-               return color;",
         wgsl: "let c = vec2<u32>(max(texel, vec2<f32>(0.0)));\n\
                var h = c.x * 1664525u + c.y * 1013904223u;\n\
                h ^= h >> 16u; h *= 0x7feb352du; h ^= h >> 15u; h *= 0x846ca68bu; h ^= h >> 16u;\n\
@@ -113,15 +101,6 @@ impl Effect {
     /// the outline to show (its quad is all that is drawn).
     pub const OUTLINE: Effect = Effect {
         name: "outline",
-        glsl: "if (color.a >= 0.5) { return color; }\n\
-               float w = max(1.0, floor(params.a * 8.0 + 0.5));\n\
-               float m = 0.0;\n\
-               for (int i = 0; i < 8; i++) {\n\
-                   vec2 d = vec2(float(i == 0 || i == 1 || i == 7) - float(i == 3 || i == 4 || i == 5),\n\
-                                 float(i == 1 || i == 2 || i == 3) - float(i == 5 || i == 6 || i == 7));\n\
-                   m = max(m, lb_alpha(texel + d * w));\n\
-               }\n\
-               return color + vec4(params.rgb, 1.0) * step(0.5, m) * (1.0 - color.a);",
         wgsl: "if (color.a >= 0.5) { return color; }\n\
                let w = max(1.0, floor(params.a * 8.0 + 0.5));\n\
                var m = 0.0;\n\
@@ -143,10 +122,6 @@ impl Effect {
     /// writes one palette per row ([`crate::Batcher::write_ramp_row`]).
     pub const PALETTE: Effect = Effect {
         name: "palette",
-        glsl: "vec4 t = lb_texel(texel);\n\
-               if (t.a <= 0.0) { return color; }\n\
-               vec4 r = lb_ramp(t.r / t.a, params.x);\n\
-               return mix(color, vec4(r.rgb * r.a, r.a) * color.a, params.y);",
         wgsl: "let t = lb_texel(texel);\n\
                if (t.a <= 0.0) { return color; }\n\
                let r = lb_ramp(t.r / t.a, params.x);\n\

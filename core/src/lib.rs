@@ -54,7 +54,8 @@
 //! backend or a tool needs lives in modules: [`plan`] (a plan's ops, instances, segments,
 //! draw state and the [`validate::PlanValidator`]), [`execute`] (the [`execute::Executor`] trait a
 //! backend implements, the runner, the draw walk), [`alloc`] (the texture allocator, usable
-//! alone), [`mock`] (the [`MockDevice`]'s recorded calls).
+//! alone), [`mock`] (the [`MockDevice`]'s recorded calls), [`shader`] (the one WGSL source of
+//! every program).
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -86,6 +87,7 @@ pub mod plan;
 mod program;
 mod quad;
 mod resident;
+pub mod shader;
 #[cfg(feature = "shapes")]
 pub mod shapes;
 mod sort;

@@ -7,10 +7,12 @@ use glow::HasContext;
 
 use layerbatch_core::execute::{DrawStep, DrawSteps};
 use layerbatch_core::plan::{flip_y, AttributeFormat, BlendFactor, DrawState, Instance, SlotBind};
+use layerbatch_core::shader::{lights_uniform, GlobalsEntry};
 use layerbatch_core::{BlendMode, Clip, Format, FramePlan, PlanError, Viewport};
 
 use super::Renderer;
 use crate::error::Error;
+use crate::program;
 use crate::state::Saved;
 use crate::target::Target;
 
@@ -168,8 +170,7 @@ impl Renderer {
                     // The walk sets a program before the first draw.
                     let tier = plan.segments.get(segment as usize).map_or(0, |s| s.tier);
                     let pi = program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
-                    self.set_uniforms(pi, viewport, transform, tint);
-                    self.set_time(pi, plan.time_s);
+                    self.set_globals(pi, viewport, transform, tint, plan.time_s);
                     self.set_lights(pi, plan, vp, flip_quads.then_some(viewport[1]));
                     self.set_divisors(indexed);
                     // No base vertex on GLES 3.0: the attributes start at the segment's first
@@ -259,37 +260,16 @@ impl Renderer {
         true
     }
 
-    /// Sets the viewport, transform and tint uniforms of program `pi`, in use, where they differ
-    /// from what it last had (uniforms belong to the program object).
-    fn set_uniforms(&mut self, pi: usize, viewport: [f32; 2], transform: [f32; 6], tint: [f32; 4]) {
-        let gl = &*self.gl;
+    /// Writes the `Globals` of a draw (the viewport, the state's transform and tint, the
+    /// frame's time: core's [`GlobalsEntry`], the bytes wgpu's uniform holds) into program
+    /// `pi`, in use, where they differ from what it last had (uniforms belong to the program
+    /// object).
+    fn set_globals(&mut self, pi: usize, viewport: [f32; 2], transform: [f32; 6], tint: [f32; 4], time_s: f32) {
+        // The viewport is whole pixels here already; GlobalsEntry keeps it at least 1.
+        let size = viewport.map(|v| v as u32);
+        let entry = GlobalsEntry::new(size, transform, tint, time_s);
         let prog = &mut self.programs[pi];
-        // SAFETY: the program is in use (the walk's last program step); its uniforms exist.
-        unsafe {
-            if prog.viewport != viewport {
-                gl.uniform_2_f32(prog.u_viewport.as_ref(), viewport[0], viewport[1]);
-                prog.viewport = viewport;
-            }
-            if prog.transform != transform {
-                gl.uniform_2_f32_slice(prog.u_transform.as_ref(), &transform);
-                prog.transform = transform;
-            }
-            if prog.tint != tint {
-                gl.uniform_4_f32_slice(prog.u_tint.as_ref(), &tint);
-                prog.tint = tint;
-            }
-        }
-    }
-
-    /// Sets the effects' time of program `pi`, in use, when it has effects and the time
-    /// differs from what it last had.
-    fn set_time(&mut self, pi: usize, time_s: f32) {
-        let prog = &mut self.programs[pi];
-        if prog.u_time.is_some() && prog.time_s.to_bits() != time_s.to_bits() {
-            // SAFETY: the program is in use (the walk's last program step); `u_time` is its own.
-            unsafe { self.gl.uniform_1_f32(prog.u_time.as_ref(), time_s) };
-            prog.time_s = time_s;
-        }
+        program::write_uniforms(&self.gl, &prog.globals, &mut prog.globals_written, bytemuck::bytes_of(&entry));
     }
 
     /// Writes the plan's ambient colour and lights into program `pi`, in use, when it is lit
@@ -298,35 +278,20 @@ impl Renderer {
     /// and angle.
     fn set_lights(&mut self, pi: usize, plan: &FramePlan, vp: &Viewport, flip_h: Option<f32>) {
         let prog = &mut self.programs[pi];
-        if prog.u_ambient.is_none() {
+        if prog.lights.is_empty() {
             return;
         }
-        let [r, g, b] = plan.ambient;
         // Lights move into the visible viewport with the quads.
         let [.., dx, dy] = vp.transform(DrawState::IDENTITY);
-        let flip = move |[x, y, h, radius]: [f32; 4]| match flip_h {
-            Some(height) => [x + dx, height - (y + dy), h, radius],
-            None => [x + dx, y + dy, h, radius],
-        };
-        let packed = std::iter::once([r, g, b, 0.0]).chain(plan.lights.iter().flat_map(move |l| {
-            let [at, colour] = l.packed();
-            [flip(at), colour]
-        }));
-        if prog.lights.len() == 1 + 2 * plan.lights.len() && prog.lights.iter().copied().eq(packed.clone()) {
-            return;
-        }
-        prog.lights.clear();
-        prog.lights.extend(packed);
-        let lights: &[f32] = bytemuck::cast_slice(&prog.lights[1..]);
-        // SAFETY: the program is in use; the locations are its own; the validator kept the
-        // lights within the budget's count, the array's length.
-        unsafe {
-            self.gl.uniform_3_f32(prog.u_ambient.as_ref(), r, g, b);
-            self.gl.uniform_1_i32(prog.u_light_count.as_ref(), plan.lights.len() as i32);
-            if !lights.is_empty() {
-                self.gl.uniform_4_f32_slice(prog.u_lights.as_ref(), lights);
+        lights_uniform(&mut self.lights_bytes, plan, self.max_lights, [dx, dy]);
+        if let Some(height) = flip_h {
+            // Each light is two vec4 after the head: (x, y, height, radius), (colour).
+            for light in self.lights_bytes[16..].chunks_exact_mut(32) {
+                let y: &mut [f32] = bytemuck::cast_slice_mut(&mut light[4..8]);
+                y[0] = height - y[0];
             }
         }
+        program::write_uniforms(&self.gl, &prog.lights, &mut prog.lights_written, &self.lights_bytes);
     }
 
     /// Points every attribute of [`Instance::ATTRIBUTES`] into the bound vertex buffer, from
@@ -426,7 +391,7 @@ fn gl_attribute(format: AttributeFormat) -> (i32, u32, bool) {
         AttributeFormat::Float32x4 => (4, glow::FLOAT, false),
         AttributeFormat::Unorm8x4 => (4, glow::UNSIGNED_BYTE, true),
         AttributeFormat::Uint32 => (1, glow::UNSIGNED_INT, false),
-        // Through glVertexAttribPointer, not normalized: whole-number floats.
+        // Through glVertexAttribIPointer: the shader reads a uvec4.
         AttributeFormat::Uint16x4 => (4, glow::UNSIGNED_SHORT, false),
     }
 }
@@ -478,7 +443,7 @@ mod tests {
                 _ => 4,
             };
             assert_eq!(size as u32 * component_bytes, a.format.bytes(), "{}", a.name);
-            assert_eq!(ty == glow::UNSIGNED_INT, a.format.is_integer(), "{}", a.name);
+            assert_eq!(matches!(ty, glow::UNSIGNED_INT | glow::UNSIGNED_SHORT), a.format.is_integer(), "{}", a.name);
             assert_eq!(normalized, a.format == AttributeFormat::Unorm8x4, "{}", a.name);
         }
     }

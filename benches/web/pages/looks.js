@@ -3,8 +3,8 @@
 // the scene, added in the scene's y-sorted order (by the bottom edge, stable), turned a
 // quarter (rotation) or flipped (scale.x = -1) as the scene says, tinted; a solid shape is
 // Texture.WHITE tinted; a sprite with an effect gets a Filter of its own (PixiJS filters carry
-// their uniforms, so one instance per sprite) whose fragment shader is that effect's GLSL body
-// from the scene, unchanged: `color` the filter's input texel, `texel` its position in input
+// their uniforms, so one instance per sprite) whose fragment shader is that effect's GLSL function
+// from the scene (naga's translation of its WGSL, as layerbatch-gl runs it), unchanged: `color` the filter's input texel, `texel` its position in input
 // pixels, `params` and `time_s` uniforms, `lb_texel` / `lb_alpha` the input elsewhere, `lb_ramp`
 // the scene's ramp (a texture resource of the filter, for the palette). PixiJS 8 has
 // no 2D lights or normal maps: the lit sprites are drawn unlit here (layerbatch lights them).
@@ -27,7 +27,7 @@ function texture(pixels, side, height = side) {
   });
 }
 
-/** The fragment shader of one effect body (the scene's GLSL, as layerbatch compiles it). */
+/** The fragment shader of one effect (the scene's GLSL: the `lb_effect` function naga makes of its WGSL). */
 function fragment(body) {
   // GLSL ES 3.00 as layerbatch compiles the bodies (uvec2, bit operations): PixiJS compiles a
   // filter without the version line as GLSL ES 1.00.
@@ -55,9 +55,7 @@ vec4 lb_ramp(float index, float row) {
     return texelFetch(uRamp, at, 0);
 }
 
-vec4 lb_effect(vec4 color, vec2 texel, vec4 params, float time_s) {
 ${body}
-}
 
 void main() {
     finalColor = lb_effect(texture(uTexture, vTextureCoord), vTextureCoord * uInputSize.xy, uParams, uTime);

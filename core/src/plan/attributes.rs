@@ -40,17 +40,18 @@ impl AttributeFormat {
             AttributeFormat::Unorm8x4 | AttributeFormat::Uint32 => 4,
         }
     }
-    /// Read as an integer (GL's `glVertexAttribIPointer`), not converted to float.
+    /// Read as integers (`u32` / `vec4<u32>` in the shader; GL's `glVertexAttribIPointer`),
+    /// not converted to float.
     pub const fn is_integer(self) -> bool {
-        matches!(self, AttributeFormat::Uint32)
+        matches!(self, AttributeFormat::Uint32 | AttributeFormat::Uint16x4)
     }
 }
 
 /// One attribute of an [`Instance`]: the field it reads, where, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct InstanceAttribute {
-    /// The [`Instance`] field's name (`origin`, `uv_rect`, ...). Shader generators name the
-    /// input after it (GLSL `a_origin`, WGSL `origin`).
+    /// The [`Instance`] field's name (`origin`, `uv_rect`, ...). The shader names the input
+    /// after it (WGSL `origin`).
     pub name: &'static str,
     /// The shader location (`layout(location = N)`, `@location(N)`).
     pub location: u32,

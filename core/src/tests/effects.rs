@@ -201,7 +201,7 @@ fn a_ramp_takes_a_texture_unit_and_is_refused_when_none_is_left() {
         "effect \"palette\" samples the ramp: a program then needs 3 texture units (the ramp, one slot and its normal map) and the device has 2"
     );
     // An effect calling lb_ramp without with_ramp is declared as such.
-    const MINE: Effect = Effect::new("mine", "return lb_ramp(0.0, 0.0);", "return lb_ramp(0.0, 0.0);").with_ramp();
+    const MINE: Effect = Effect::new("mine", "return lb_ramp(0.0, 0.0);").with_ramp();
     const { assert!(MINE.ramp && !Effect::FLASH.ramp) };
 }
 

@@ -1,5 +1,5 @@
 //! The looks scene of issue 29 ([`layerbatch_testkit::looks`]) as a browser bench: its JSON
-//! for the PixiJS page (sprites, texture pixels and the effects' GLSL bodies, which that page
+//! for the PixiJS page (sprites, texture pixels and the GLSL naga makes of each effect, which that page
 //! runs as one PixiJS filter per sprite), and `run`, which draws it on one layerbatch path
 //! with 8 lights, timed per frame.
 
@@ -11,14 +11,18 @@ use crate::util;
 
 /// The scene as JSON: `size_px`, `tex_px`, `time_s`, `sprites` (in push order; the y-sort is
 /// by the bottom edge, stable), `textures` (RGBA8 premultiplied, one array each) and
-/// `effects` (`name`, `glsl`: ids from 1) and `ramp` (the rows written: `row`, `colors`,
+/// `effects` (`name`, `glsl`: the effect's `lb_effect` function, ids from 1) and `ramp` (the rows written: `row`, `colors`,
 /// straight RGBA8).
 pub fn scene_json() -> Result<String, String> {
     let textures: Vec<Vec<u8>> = (0..looks::TEXTURES)
         .map(|t| (0..looks::TEX * looks::TEX).flat_map(|i| looks::texel(t, i % looks::TEX, i / looks::TEX)).collect())
         .collect();
-    let effects: Vec<_> =
-        looks::EFFECTS.iter().map(|e| serde_json::json!({ "name": e.name, "glsl": e.glsl })).collect();
+    // The GLSL function naga makes of each effect's WGSL, as layerbatch-gl runs it.
+    let mut effects = Vec::new();
+    for e in &looks::EFFECTS {
+        let glsl = layerbatch_gl::effect_glsl(e).map_err(|e| e.to_string())?;
+        effects.push(serde_json::json!({ "name": e.name, "glsl": glsl }));
+    }
     let ramp: Vec<_> = looks::RAMP_ROWS
         .iter()
         .map(|&row| {

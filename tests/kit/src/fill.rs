@@ -49,11 +49,7 @@ pub const EFFECTS: [Effect; 8] = [
     Effect::PALETTE,
     crate::looks::INVERT,
     crate::looks::FADE,
-    Effect::new(
-        "pulse",
-        "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
-        "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);",
-    ),
+    Effect::new("pulse", "return color * clamp(0.75 + 0.25 * sin(time_s * 6.0), 0.0, 1.0);"),
 ];
 
 /// Three one-line effects of [`EFFECTS`] (flash, invert, fade): an effect program without

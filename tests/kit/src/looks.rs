@@ -27,19 +27,11 @@ pub const AMBIENT: [f32; 3] = [0.15, 0.12, 0.2];
 pub const TIME_S: f32 = 1.25;
 
 /// The host's invert: `a - rgb` (shared with `tests/effects.rs` and the fill rig).
-pub const INVERT: Effect = Effect::new(
-    "invert",
-    "return vec4(vec3(color.a) - color.rgb, color.a);",
-    "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);",
-);
+pub const INVERT: Effect = Effect::new("invert", "return vec4<f32>(vec3<f32>(color.a) - color.rgb, color.a);");
 /// The host's pulse: scaled by `0.5 + time_s / 4 + params.x / 2`, clamped to 0..1.
-pub const PULSE: Effect = Effect::new(
-    "pulse",
-    "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
-    "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);",
-);
+pub const PULSE: Effect = Effect::new("pulse", "return color * clamp(0.5 + 0.25 * time_s + 0.5 * params.x, 0.0, 1.0);");
 /// The host's fade: scaled by `1 - params.x`.
-pub const FADE: Effect = Effect::new("fade", "return color * (1.0 - params.x);", "return color * (1.0 - params.x);");
+pub const FADE: Effect = Effect::new("fade", "return color * (1.0 - params.x);");
 
 /// The 8 effects, ids 1 to 8: the 5 built-ins (flash, greyscale, dissolve, outline, palette)
 /// and the host's invert, pulse and fade.

@@ -20,7 +20,7 @@ fn main() {
     let entries: Vec<String> = [1u32, 4]
         .iter()
         .map(|&tier| {
-            let (vs, fs) = layerbatch_gl::program_sources(&layerbatch_core::ProgramKey::plain(tier), true);
+            let (vs, fs) = layerbatch_gl::program_sources(&layerbatch_core::ProgramKey::plain(tier), true).expect("translates");
             format!("\"tier{tier}\":{{\"vs\":{},\"fs\":{}}}", json_string(&vs), json_string(&fs))
         })
         .collect();

@@ -1,55 +1,34 @@
-//! WGSL of lit pipelines ([`layerbatch_core::Config::lights`]): the lights uniform, the
-//! normal-map bindings beside the slots, and the lighting function, the same as
-//! layerbatch-gl's.
+//! The WGSL of lit programs ([`crate::Config::lights`]): the lights struct, the normal-map
+//! bindings beside the slots, and the lighting function.
 //!
 //! Bindings added (`T` the tier, `i` in `0..T`):
 //!
 //! | group | binding                  | what                                        | stage    |
 //! |-------|--------------------------|---------------------------------------------|----------|
-//! | 0     | 1                        | `Lights` uniform: ambient + count, lights   | fragment |
+//! | 0     | [`LIGHTS_BINDING`]       | `Lights` uniform: ambient + count, lights   | fragment |
 //! | 1     | `NORMAL_BASE + 2i`       | `normal<i>`: slot `i`'s normal-map sibling   | fragment |
 //! | 1     | `NORMAL_BASE + 2i + 1`   | `nsamp<i>`: its sampler (the slot's kind)    | fragment |
 //!
-//! The light count is a uniform under a fixed loop bound: no count compiles a pipeline.
+//! The light count is a value under a fixed loop bound: no count makes a program.
 
 use std::fmt::Write as _;
 
-use layerbatch_core::FramePlan;
+use super::{GROUP_GLOBALS, GROUP_SLOTS};
+
+/// Binding of the `Lights` uniform in group [`GROUP_GLOBALS`] (wgpu).
+pub const LIGHTS_BINDING: u32 = 1;
 
 /// First binding of the normal maps in the slots group: after the most slots a draw has.
-pub(crate) const NORMAL_BASE: u32 = 2 * layerbatch_core::MAX_SLOTS_PER_DRAW;
+pub const NORMAL_BASE: u32 = 2 * crate::MAX_SLOTS_PER_DRAW;
 
 /// Binding of slot `slot`'s normal-map texture.
-pub(crate) const fn normal_texture_binding(slot: u32) -> u32 {
+pub const fn normal_texture_binding(slot: u32) -> u32 {
     NORMAL_BASE + 2 * slot
 }
 
 /// Binding of slot `slot`'s normal-map sampler.
-pub(crate) const fn normal_sampler_binding(slot: u32) -> u32 {
+pub const fn normal_sampler_binding(slot: u32) -> u32 {
     NORMAL_BASE + 2 * slot + 1
-}
-
-/// Bytes of the lights uniform for `lights` lights: the ambient colour and the count, then
-/// two `vec4` a light.
-pub(crate) const fn lights_bytes(lights: u32) -> u64 {
-    16 + 32 * lights as u64
-}
-
-/// The lights uniform's bytes for `plan`, `lights` lights long (unused ones zero), light
-/// positions moved by `offset_px` with the quads (into the visible viewport).
-pub(crate) fn lights_uniform(out: &mut Vec<u8>, plan: &FramePlan, lights: u32, offset_px: [f32; 2]) {
-    // Written into `out` in place: no allocation frame to frame.
-    out.clear();
-    let mut push = |v: [f32; 4]| out.extend_from_slice(bytemuck::bytes_of(&v));
-    let [r, g, b] = plan.ambient;
-    let count = plan.lights.len().min(lights as usize);
-    push([r, g, b, count as f32]);
-    for l in &plan.lights[..count] {
-        let [[x, y, h, radius], colour] = l.packed();
-        push([x + offset_px[0], y + offset_px[1], h, radius]);
-        push(colour);
-    }
-    out.resize(lights_bytes(lights) as usize, 0);
 }
 
 /// Appends the declarations of a lit shader of `tier` slots and `lights` lights.
@@ -63,14 +42,13 @@ struct Lights {{
     head: vec4<f32>,
     lights: array<vec4<f32>, {pairs}>,
 }};
-@group({globals}) @binding(1) var<uniform> lighting: Lights;
+@group({GROUP_GLOBALS}) @binding({LIGHTS_BINDING}) var<uniform> lighting: Lights;
 const MAX_LIGHTS: i32 = {lights};
 ",
         pairs = 2 * lights,
-        globals = crate::shader::GROUP_GLOBALS,
     );
     for i in 0..tier {
-        let group = crate::shader::GROUP_SLOTS;
+        let group = GROUP_SLOTS;
         let _ = writeln!(
             s,
             "@group({group}) @binding({}) var normal{i}: texture_2d_array<f32>;",
@@ -96,7 +74,7 @@ pub(crate) const VERTEX_TAIL: &str = "    out.pos_px = p;
     out.lit = select(0u, 1u, (effect & EFFECT_LIT) != 0u) | select(0u, 2u, (flags & FLAG_NORMAL_MAP) != 0u);
 ";
 
-/// `lb_lighting`: the light at `at` on a surface facing `n`, as layerbatch-gl computes it.
+/// `lb_lighting`: the light at `at` on a surface facing `n`, on every backend.
 pub(crate) const FUNCTION: &str = r"
 fn lb_lighting(n: vec3<f32>, at: vec2<f32>) -> vec3<f32> {
     var sum = lighting.head.xyz;
