@@ -41,11 +41,9 @@ impl Corner {
             axis_x: [0.0; 2],
             axis_y: [0.0; 2],
             uv_rect: [u, v, u, v],
-            tex_rect: triangle.tex_rect,
             color: self.color,
-            slot_flags_layer: triangle.slot_flags_layer,
-            effect_params: triangle.effect_params,
-            effect: triangle.effect,
+            // The rest is the triangle's, whatever fields an instance gains.
+            ..*triangle
         }
     }
 }
