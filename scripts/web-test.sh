@@ -27,7 +27,8 @@
 #    drawn against core's decode),
 #    looks_one_draw (the looks scene of issue 29: lights over normal maps, 8 effects, y-sorted,
 #    1 draw, no compile after creation, against the CPU reference) and looks_parity (the
-#    looks scene on the three paths within 2 of one another).
+#    looks scene on the three paths within 2 of one another), and color_offset (the colour
+#    offset scene: one draw, against the CPU reference).
 #
 # Under CI=true a browser, WebGL2 context or WebGPU adapter that cannot be had fails the run;
 # elsewhere the test says "skipped". About 10 minutes on a fresh 2-core machine, most of it

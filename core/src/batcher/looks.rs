@@ -45,9 +45,9 @@ impl Batcher {
             return Err(EffectError::Undeclared { effect, declared });
         }
         let params = pack_params(params)?;
-        // Being lit is the look's other part: it stays.
-        let lit = self.recorder.look.effect & Instance::EFFECT_LIT;
-        self.recorder.look = Look { effect: lit | u32::from(effect.0), params };
+        // Being lit and the colour offset are the look's other parts: they stay.
+        let rest = self.recorder.look.effect & !Instance::EFFECT_MASK;
+        self.recorder.look = Look { effect: rest | u32::from(effect.0), params };
         self.recorder.effects_used |= effect != EffectId::NONE;
         Ok(())
     }
@@ -56,6 +56,37 @@ impl Batcher {
     pub fn effect(&self) -> (EffectId, [u8; 4]) {
         let look = self.recorder.look;
         (EffectId((look.effect & Instance::EFFECT_MASK) as u8), look.params)
+    }
+
+    /// Adds `rgb` (`0..=255` for `0.0..=1.0`), times its coverage, to the colour each item
+    /// pushed from now on draws, after its tint, lights and effect: a "second tint" that
+    /// brightens towards white where the tint can only darken (a hit flash, a selection
+    /// glow) with no effect declared. Drawing state: `[0, 0, 0]` (none) at `begin_frame`,
+    /// saved and restored with the rest; resident layers draw without it. Premultiplied, the
+    /// colour drawn is `rgb + offset * a`, so a sprite's transparent texels stay transparent.
+    ///
+    /// ```
+    /// use layerbatch_core::{plan::Instance, Batcher, Config, Limits, Quad, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let hero = batcher.register(&TextureDesc::new(8, 8), &[128; 8 * 8 * 4])?;
+    /// batcher.begin_frame();
+    /// batcher.set_color_offset([255, 64, 0]); // hit: flare orange
+    /// batcher.push(&Quad::rect(hero, [0.0, 0.0], [8.0, 8.0]))?;
+    /// let plan = batcher.finish();
+    /// assert_eq!(plan.instances[0].effect >> Instance::COLOR_OFFSET_SHIFT, 0x00_40_ff);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_color_offset(&mut self, rgb: [u8; 3]) {
+        let [r, g, b] = rgb.map(u32::from);
+        let offset = (r | g << 8 | b << 16) << Instance::COLOR_OFFSET_SHIFT;
+        let look = &mut self.recorder.look;
+        look.effect = (look.effect & !(u32::MAX << Instance::COLOR_OFFSET_SHIFT)) | offset;
+    }
+
+    /// The colour offset items pushed now draw with ([`Batcher::set_color_offset`]).
+    pub fn color_offset(&self) -> [u8; 3] {
+        let [r, g, b, _] = (self.recorder.look.effect >> Instance::COLOR_OFFSET_SHIFT).to_le_bytes();
+        [r, g, b]
     }
 
     /// The time, in seconds, effects see as `time_s` in the plans finished from now on (an

@@ -70,8 +70,9 @@ pub struct Instance {
     pub slot_flags_layer: u32,
     /// The effect's 4 parameters, `0..=255` for `0.0..=1.0` ([`crate::Batcher::set_effect`]).
     pub effect_params: [u8; 4],
-    /// The effect: [`crate::EffectId`] in bits `0..8` (0: none), and
-    /// [`Instance::EFFECT_LIT`]; the other bits are 0.
+    /// The look word: [`crate::EffectId`] in bits `0..7` (0: none), [`Instance::EFFECT_LIT`]
+    /// in bit 7, and the colour offset's red, green and blue in bytes 1, 2 and 3
+    /// ([`Instance::COLOR_OFFSET_SHIFT`]).
     pub effect: u32,
 }
 
@@ -125,7 +126,11 @@ impl Instance {
     /// Byte offset of `effect`.
     pub const OFFSET_EFFECT: u32 = std::mem::offset_of!(Instance, effect) as u32;
     /// The effect id: `effect & EFFECT_MASK`.
-    pub const EFFECT_MASK: u32 = 0xff;
+    pub const EFFECT_MASK: u32 = 0x7f;
+    /// The colour offset ([`crate::Batcher::set_color_offset`]): `effect >>
+    /// COLOR_OFFSET_SHIFT` is its red, green and blue, a byte each (`0..=255` for
+    /// `0.0..=1.0`), added to the colour a quad draws times its coverage.
+    pub const COLOR_OFFSET_SHIFT: u32 = 8;
 
     /// The slot: `slot_flags_layer & SLOT_MASK` (bits 0..8).
     pub const SLOT_MASK: u32 = 0xff;
@@ -170,13 +175,13 @@ impl Instance {
     pub const FLAG_NORMAL_MAP: u32 = 64;
     /// In [`Instance::effect`]: the quad is lit ([`crate::Batcher::set_lit`]) by the frame's
     /// ambient colour and lights.
-    pub const EFFECT_LIT: u32 = 0x100;
+    pub const EFFECT_LIT: u32 = 0x80;
 
     /// Every constant a shader needs to unpack an instance, by the name the shader generators
     /// declare it under (`const uint NAME = VALUEu;` in GLSL, `const NAME: u32 = VALUEu;` in
     /// WGSL). Shaders use these names, never literals; each backend has a test that parses
     /// its generated source and compares.
-    pub const SHADER_CONSTANTS: [(&'static str, u32); 12] = [
+    pub const SHADER_CONSTANTS: [(&'static str, u32); 13] = [
         ("SLOT_MASK", Self::SLOT_MASK),
         ("FLAGS_SHIFT", Self::FLAGS_SHIFT),
         ("FLAGS_MASK", Self::FLAGS_MASK),
@@ -189,6 +194,7 @@ impl Instance {
         ("EFFECT_MASK", Self::EFFECT_MASK),
         ("FLAG_NORMAL_MAP", Self::FLAG_NORMAL_MAP),
         ("EFFECT_LIT", Self::EFFECT_LIT),
+        ("COLOR_OFFSET_SHIFT", Self::COLOR_OFFSET_SHIFT),
     ];
 
     /// Packs a slot, flags and a layer into `slot_flags_layer`. Out-of-range values are masked

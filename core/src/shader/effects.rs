@@ -29,7 +29,7 @@ pub(crate) fn effect_functions(s: &mut String, effects: &[Effect], tier: u32) {
     ));
     let sample = |i: u32| format!("t = textureSampleLevel(slot{i}, samp{i}, uv, lb_in.layer, 0.0);");
     slot_switch(s, "lb_in.slot", tier, &sample);
-    s.push_str("    return vec4<f32>(t.rgb * mix(1.0, t.a, lb_in.straight), t.a);\n}\n");
+    s.push_str("    return vec4<f32>(t.rgb * mix(1.0, t.a, lb_in.straight_offset.x), t.a);\n}\n");
     s.push_str(
         "\n// The alpha of lb_texel.\nfn lb_alpha(texel: vec2<f32>) -> f32 {\n    return lb_texel(texel).a;\n}\n",
     );

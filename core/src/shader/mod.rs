@@ -178,8 +178,9 @@ struct VsOut {
     @location(3) @interpolate(flat) layer: i32,
     // The layer's size in texels: the level choice above tier 1 needs it.
     @location(5) @interpolate(flat) size: vec2<f32>,
-    // 1.0 when the texture has straight alpha (FLAG_STRAIGHT_ALPHA): premultiplied once sampled.
-    @location(6) @interpolate(flat) straight: f32,
+    // x: 1.0 when the texture has straight alpha (FLAG_STRAIGHT_ALPHA): premultiplied once
+    // sampled; yzw: the colour offset (COLOR_OFFSET_SHIFT), added last.
+    @location(6) @interpolate(flat) straight_offset: vec4<f32>,
 ",
     );
     if tier > 1 {
@@ -241,7 +242,8 @@ fn vs_main(
     out.color = color * globals.tint;
     out.size = size;
     out.layer = i32(slot_flags_layer >> LAYER_SHIFT);
-    out.straight = select(0.0, 1.0, (flags & FLAG_STRAIGHT_ALPHA) != 0u);
+    let offset = unpack4x8unorm(effect >> COLOR_OFFSET_SHIFT).xyz;
+    out.straight_offset = vec4<f32>(select(0.0, 1.0, (flags & FLAG_STRAIGHT_ALPHA) != 0u), offset);
 ",
     );
     if tier > 1 {
@@ -300,21 +302,26 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         slot_switch(&mut s, "in.slot", tier, &sample);
     }
     // A straight texel is premultiplied here (mix(1, a, 1) is a, mix(1, a, 0) is 1, exactly).
-    s.push_str("    let tinted = vec4<f32>(texel.rgb * mix(1.0, texel.a, in.straight), texel.a) * in.color;\n");
+    s.push_str(
+        "    let tinted = vec4<f32>(texel.rgb * mix(1.0, texel.a, in.straight_offset.x), texel.a) * in.color;\n",
+    );
+    // The colour offset, last: added times coverage (premultiplied), after lights and effect.
+    let offset = "    return vec4<f32>(c.rgb + in.straight_offset.yzw * c.a, c.a);\n}\n";
     if lights == 0 {
         s.push_str(match effects.is_empty() {
-            true => "    return tinted;\n}\n",
-            false => "    return lb_apply_effect(tinted, in);\n}\n",
+            true => "    let c = tinted;\n",
+            false => "    let c = lb_apply_effect(tinted, in);\n",
         });
+        s.push_str(offset);
     } else {
         lighting::fragment_body(&mut s, &|s| {
             let sample = |i: u32| format!("t = textureSampleLevel(normal{i}, nsamp{i}, p, layer, lod);");
             slot_switch(s, "in.slot", tier, &sample);
         });
-        s.push_str(match effects.is_empty() {
-            true => "    return c;\n}\n",
-            false => "    return lb_apply_effect(c, in);\n}\n",
-        });
+        if !effects.is_empty() {
+            s.push_str("    c = lb_apply_effect(c, in);\n");
+        }
+        s.push_str(offset);
         s.push_str(lighting::FUNCTION);
     }
     effect_functions(&mut s, effects, tier);

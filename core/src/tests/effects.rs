@@ -95,7 +95,7 @@ fn a_plan_naming_an_undeclared_effect_is_refused() {
     plan.instances[0].effect = 6;
     let mut dev = MockDevice::new(b.budget());
     assert_eq!(dev.execute(&plan), Err(PlanError::InstanceEffect { instance: 0, effect: 6, declared: 5 }));
-    plan.instances[0].effect = 3 | 1 << 8; // a bit past the id
+    plan.instances[0].effect = 3 | Instance::EFFECT_LIT; // a bit this budget (no lights) lacks
     assert!(matches!(dev.execute(&plan), Err(PlanError::InstanceEffect { .. })));
     plan.instances[0].effect = 3;
     plan.segments[0].effects = true; // its segment takes the effect program

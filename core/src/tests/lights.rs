@@ -204,7 +204,14 @@ fn hand_made_plans_with_bad_lights_or_bits_are_refused_by_the_validator() {
         Err(PlanError::Lights { light: Some(0), .. })
     ));
     assert!(matches!(check(&|p| p.ambient = [f32::NAN; 3]), Err(PlanError::Lights { light: None, .. })));
-    assert!(matches!(check(&|p| p.instances[0].effect |= 0x200), Err(PlanError::InstanceEffect { .. })));
+    // Every bit of the look word means something now (id, lit, colour offset): an id past
+    // the declared effects is what a bad word can say, and it is refused.
+    assert!(matches!(
+        check(&|p| p.instances[0].effect |= Instance::EFFECT_MASK),
+        Err(PlanError::InstanceEffect { .. })
+    ));
+    // The colour offset's bytes may hold anything.
+    assert!(check(&|p| p.instances[0].effect |= u32::MAX << Instance::COLOR_OFFSET_SHIFT).is_ok());
     // The normal-map flag on an instance whose array has no sibling.
     let mut unlit = Batcher::new(Limits::desktop(), Config::default()).unwrap();
     let id = register_n(&mut unlit, &[(16, 16)], 1)[0];

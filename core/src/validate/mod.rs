@@ -631,9 +631,11 @@ impl PlanValidator {
     }
 }
 
-/// Whether an instance's `effect` names a declared effect (its id at most `declared`) and sets
-/// no other bit but [`Instance::EFFECT_LIT`], and that only with `lights`.
+/// Whether an instance's look word names a declared effect (its id at most `declared`) and
+/// sets [`Instance::EFFECT_LIT`] only with `lights` (the colour offset's bytes are free).
 pub(super) fn effect_bits_ok(effect: u32, declared: u32, lights: bool) -> bool {
-    let allowed = Instance::EFFECT_MASK | if lights { Instance::EFFECT_LIT } else { 0 };
+    // The colour offset's bytes may hold anything.
+    let offset = u32::MAX << Instance::COLOR_OFFSET_SHIFT;
+    let allowed = Instance::EFFECT_MASK | offset | if lights { Instance::EFFECT_LIT } else { 0 };
     effect & Instance::EFFECT_MASK <= declared && effect & !allowed == 0
 }

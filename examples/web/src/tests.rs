@@ -46,6 +46,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "basis_files", backends: EVERY_PATH },
     Test { name: "looks_one_draw", backends: EVERY_PATH },
     Test { name: "looks_parity", backends: &["all"] },
+    Test { name: "color_offset", backends: EVERY_PATH },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -120,6 +121,7 @@ macro_rules! ensure {
 
 // After `ensure!`, which they use.
 mod basis;
+mod color_offset;
 mod compressed;
 mod hud;
 mod looks;
@@ -166,6 +168,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "compressed_families" => Box::pin(compressed::compressed_families(b)),
         "basis_files" => Box::pin(basis::basis_files(b)),
         "looks_one_draw" => Box::pin(looks::looks_one_draw(b)),
+        "color_offset" => Box::pin(color_offset::color_offset(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

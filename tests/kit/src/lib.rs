@@ -30,6 +30,7 @@ pub mod blend;
 pub mod callseq;
 pub mod ci;
 pub mod cliff;
+pub mod color_offset;
 #[cfg(feature = "compressed")]
 pub mod compressed;
 pub mod hud;

@@ -62,8 +62,9 @@ pub(super) struct Frame {
     pub(super) saved: Vec<Look>,
 }
 
-/// A drawing state as the batcher reports it: draw state, effect and parameters, lit, sort key.
-pub(super) type Look = (layerbatch_core::plan::DrawState, (layerbatch_core::EffectId, [u8; 4]), bool, SortKey);
+/// A drawing state as the batcher reports it: draw state, effect and parameters, lit, sort
+/// key, colour offset.
+pub(super) type Look = (layerbatch_core::plan::DrawState, (layerbatch_core::EffectId, [u8; 4]), bool, SortKey, [u8; 3]);
 
 /// The whole reference model.
 #[derive(Debug, Default)]

@@ -305,11 +305,11 @@ impl World {
     /// The drawing state the batcher reports now.
     fn look(&self) -> Look {
         let b = &self.batcher;
-        (b.draw_state(), b.effect(), b.lit(), b.sort_key())
+        (b.draw_state(), b.effect(), b.lit(), b.sort_key(), b.color_offset())
     }
 
-    /// Effects, lights, normal maps, ramp rows, sort keys, saved and restored drawing states
-    /// and clips (not in pixel-exact runs).
+    /// Effects, lights, normal maps, ramp rows, sort keys, colour offsets, saved and restored
+    /// drawing states and clips (not in pixel-exact runs).
     fn looks(&mut self, c: &mut dyn Choices) -> Result<(), String> {
         let budget = self.batcher.budget().clone();
         let lights = budget.max_lights > 0;
@@ -361,7 +361,14 @@ impl World {
                     self.tally.refused += 1;
                 }
             }
-            4 => self.batcher.set_sort_key(SortKey::zy(c.below(5) as i16 - 2, c.below(100) as f32)),
+            4 => {
+                self.batcher.set_sort_key(SortKey::zy(c.below(5) as i16 - 2, c.below(100) as f32));
+                let offset = [c.below(256) as u8, c.below(256) as u8, c.below(256) as u8];
+                self.batcher.set_color_offset(offset);
+                if self.batcher.color_offset() != offset {
+                    return Err(format!("set_color_offset {offset:?}: reads back {:?}", self.batcher.color_offset()));
+                }
+            }
             5 if self.model.frame.open => self.save_or_restore(c)?,
             _ => {
                 let clip = c.chance(50).then(|| [0, 0, c.below(300) as u32, c.below(300) as u32]);
