@@ -28,7 +28,7 @@ fn push_vs_memcpy(c: &mut Criterion) {
         .map(|i| {
             let (w, h) = sizes[i % 4];
             let d = TextureDesc::new(w, h);
-            batcher.register(&d, &vec![i as u8; d.byte_len()]).expect("fits the budget")
+            batcher.textures().register(&d, &vec![i as u8; d.byte_len()]).expect("fits the budget")
         })
         .collect();
     let quads: Vec<Quad> =
@@ -72,7 +72,7 @@ fn push_vs_memcpy(c: &mut Criterion) {
         b.iter(|| {
             batcher.begin_frame();
             for (q, &key) in quads.iter().zip(&keys) {
-                batcher.set_sort_key(key);
+                batcher.state().set_sort_key(key);
                 batcher.push(q).expect("live texture");
             }
             let plan = batcher.finish();
@@ -84,7 +84,7 @@ fn push_vs_memcpy(c: &mut Criterion) {
         b.iter(|| {
             batcher.begin_frame();
             for (z, chunk) in quads.chunks(quads.len().div_ceil(4)).enumerate() {
-                batcher.set_sort_key(SortKey::z(3 - z as i16));
+                batcher.state().set_sort_key(SortKey::z(3 - z as i16));
                 batcher.push_all(chunk).expect("live textures");
             }
             let plan = batcher.finish();
@@ -109,7 +109,7 @@ fn level(textures: u32) -> (Batcher, Vec<layerbatch::TextureId>) {
     let ids = (0..textures)
         .map(|i| {
             let d = TextureDesc::new(8 + i % 9, 8 + i % 7);
-            batcher.register(&d, &vec![i as u8; d.byte_len()]).expect("fits the budget")
+            batcher.textures().register(&d, &vec![i as u8; d.byte_len()]).expect("fits the budget")
         })
         .collect();
     batcher.begin_frame();
@@ -127,7 +127,7 @@ fn level_unload(c: &mut Criterion) {
         let (mut batcher, ids) = level(n);
         for (i, &id) in ids.iter().enumerate() {
             if i % 4 != 0 {
-                batcher.free(id).expect("live");
+                batcher.textures().free(id).expect("live");
             }
         }
         batcher
@@ -162,7 +162,7 @@ fn level_unload(c: &mut Criterion) {
             |mut batcher| {
                 batcher.begin_frame();
                 batcher.finish();
-                assert!(batcher.pending_ops().len() > 1000, "this finish compacted");
+                assert!(batcher.textures().pending_ops().len() > 1000, "this finish compacted");
                 batcher
             },
             BatchSize::PerIteration,

@@ -36,9 +36,9 @@ fn run(c: &mut Criterion, kind: DeviceKind, group: &str) {
         let mut b = Batcher::new(dev.limits(), Config::default().with_quad_vertices(vertices)).expect("budget");
         dev.init(b.budget()).expect("renderer");
         let textures: Vec<TextureId> = (0..64)
-            .map(|i| b.register(&TextureDesc::new(16, 16), &scene::texture_pixels(i, 16, 16)).unwrap())
+            .map(|i| b.textures().register(&TextureDesc::new(16, 16), &scene::texture_pixels(i, 16, 16)).unwrap())
             .collect();
-        let white = b.white().unwrap();
+        let white = b.textures().white().unwrap();
         let mut mesh = Mesh::default();
         for p in [[0.0, 0.0], [30.0, 0.0], [0.0, 30.0]] {
             mesh.push_vertex(Vertex::solid(p, [255, 0, 0, 255]));

@@ -74,7 +74,7 @@ impl SpriteRenderer {
     fn paint(&mut self, info: &egui::PaintCallbackInfo, sprites: &Sprites) {
         let Some(renderer) = self.renderer.as_mut() else { return };
         self.batcher.begin_frame();
-        self.batcher.set_clip(sprites.clip_px);
+        self.batcher.state().set_clip(sprites.clip_px);
         if let Err(e) = self.batcher.push_all(&sprites.quads) {
             self.errors.push(e.to_string());
         }
@@ -155,7 +155,10 @@ impl DemoTextures {
         let checker: Vec<u8> = (0..16 * 16)
             .flat_map(|i| if (i % 16 / 4 + i / 64) % 2 == 0 { [240, 200, 60, 255] } else { [40, 40, 40, 255] })
             .collect();
-        Ok(Self { white: batcher.white()?, checker: batcher.register(&TextureDesc::new(16, 16), &checker)? })
+        Ok(Self {
+            white: batcher.textures().white()?,
+            checker: batcher.textures().register(&TextureDesc::new(16, 16), &checker)?,
+        })
     }
 
     /// Panel `panel`'s sprites: a row of coloured squares and a few rotated checkers.

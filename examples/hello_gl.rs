@@ -27,7 +27,7 @@ impl Sprites {
         let mut batcher = Batcher::new(Renderer::query_limits(&gl), Config::default())?;
         let renderer = Renderer::new(gl.clone(), batcher.budget())?;
         let texels = [[255; 4], [120, 120, 120, 255], [120, 120, 120, 255], [255; 4]].concat();
-        let checker = batcher.register(&TextureDesc::new(2, 2).with_filter(Filter::Nearest), &texels)?;
+        let checker = batcher.textures().register(&TextureDesc::new(2, 2).with_filter(Filter::Nearest), &texels)?;
         Ok(Self { gl, batcher, renderer, checker })
     }
 

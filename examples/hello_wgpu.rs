@@ -26,7 +26,7 @@ impl Sprites {
         let mut batcher = Batcher::new(layerbatch_wgpu::device_limits(device), Config::default())?;
         let renderer = Renderer::new(device, format, batcher.budget(), &RendererOptions::default())?;
         let texels = [[255; 4], [120, 120, 120, 255], [120, 120, 120, 255], [255; 4]].concat();
-        let checker = batcher.register(&TextureDesc::new(2, 2).with_filter(Filter::Nearest), &texels)?;
+        let checker = batcher.textures().register(&TextureDesc::new(2, 2).with_filter(Filter::Nearest), &texels)?;
         let (device, queue, prepared) = (device.clone(), queue.clone(), renderer.create_prepared());
         Ok(Self { device, queue, batcher, renderer, prepared, checker })
     }

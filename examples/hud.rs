@@ -35,11 +35,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Textures: 16 sprites and a panel, all in atlas pages; fonts from files.
     let sprites = (0..16)
-        .map(|i| batcher.register(&TextureDesc::new(24, 24), &scene::texture_pixels(i, 24, 24)))
+        .map(|i| batcher.textures().register(&TextureDesc::new(24, 24), &scene::texture_pixels(i, 24, 24)))
         .collect::<Result<Vec<_>, _>>()?;
     let panel_px: Vec<u8> = hud::panel_pixels().chunks(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect();
-    let panel = batcher.register(&TextureDesc::new(hud::PANEL_PX, hud::PANEL_PX), &panel_px)?;
-    let white = batcher.white()?;
+    let panel = batcher.textures().register(&TextureDesc::new(hud::PANEL_PX, hud::PANEL_PX), &panel_px)?;
+    let white = batcher.textures().white()?;
     let mut db = fontdb::Database::new();
     for f in FONTS {
         db.load_font_file(f)?;
@@ -56,14 +56,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (x, y) = ((i * 37 % 460) as f32 + 10.0, (i * 53 % 250) as f32 + 10.0);
         batcher.push(&Quad::rotated(s, [x, y], [24.0, 24.0], i as f32 * 0.3))?;
     }
-    batcher.set_blend(BlendMode::Additive);
+    batcher.state().set_blend(BlendMode::Additive);
     for i in 0..20 {
         batcher.push(
             &Quad::rect(sprites[i % 16], [i as f32 * 23.0, 200.0], [12.0, 12.0])
                 .with_straight_color([255, 200, 120, 180]),
         )?;
     }
-    batcher.set_blend(BlendMode::Over);
+    batcher.state().set_blend(BlendMode::Over);
     // A nine-slice window with a health bar, a translucent card with a radar, a trail.
     batcher.push_nine_slice(&NineSlice::new(panel, [8.0, 8.0, 220.0, 80.0], [hud::PANEL_BORDER_PX; 4]))?;
     mesh.clear();

@@ -93,7 +93,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut scene = Scene::new(&mut batcher, opts)?;
     let t = Instant::now();
     let statics = scene.take_sprites(args.statics);
-    let layer = (!statics.is_empty()).then(|| batcher.create_resident(&statics)).transpose()?;
+    let layer = (!statics.is_empty()).then(|| batcher.textures().create_resident(&statics)).transpose()?;
     let create_ms = t.elapsed().as_secs_f64() * 1e3;
     drop(statics);
     // The map: 8 tilesets of 8 x 8 tiles of 16 px, tiles of 4 px on screen.
@@ -103,7 +103,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         side => {
             let mut table = TileTable::new();
             for s in 0..8 {
-                let set = batcher.register(&TextureDesc::new(128, 128), &texture_pixels(1000 + s, 128, 128))?;
+                let set =
+                    batcher.textures().register(&TextureDesc::new(128, 128), &texture_pixels(1000 + s, 128, 128))?;
                 for k in 0..64 {
                     table.push(set, [(k % 8) as f32 * 16.0, (k / 8) as f32 * 16.0, 16.0, 16.0], [128, 128]);
                 }
@@ -183,7 +184,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.statics,
         args.dynamic,
         args.textures,
-        batcher.resident_bytes() as f64 / 1e6
+        batcher.textures().resident_bytes() as f64 / 1e6
     );
     if let Some(map) = &map {
         let [w, h] = map.size();

@@ -8,7 +8,7 @@
 //! use layerbatch::{Batcher, Config, Limits, Quad, TextureDesc};
 //!
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-//! let tex = batcher.register(&TextureDesc::new(8, 8), &[255; 8 * 8 * 4])?;
+//! let tex = batcher.textures().register(&TextureDesc::new(8, 8), &[255; 8 * 8 * 4])?;
 //! batcher.begin_frame();
 //! batcher.push(&Quad::rect(tex, [0.0, 0.0], [8.0, 8.0]))?;
 //! assert_eq!(batcher.finish().segments.len(), 1);

@@ -1,4 +1,4 @@
-//! The colour offset (a per-quad "second tint", `Batcher::set_color_offset`) on GL 3.3, GLES
+//! The colour offset (a per-quad "second tint", `DrawingState::set_color_offset`) on GL 3.3, GLES
 //! 3.0, wgpu on Vulkan and wgpu on GL against its CPU reference
 //! ([`layerbatch_testkit::color_offset`]): offsets alone, under a tint, after an effect, on
 //! half-transparent and transparent quads, through `save_state` / `restore_state`; one draw.
@@ -14,7 +14,7 @@ fn offsets_match_the_reference(kind: DeviceKind, test: &str) {
     let Some(mut dev) = headless::open_for_test(kind, scene::SIZE, test) else { return };
     let mut b = Batcher::new(dev.limits(), scene::config()).expect("budget");
     dev.init(b.budget()).unwrap_or_else(|e| panic!("{test}: {e}"));
-    let white = b.white().expect("white texture");
+    let white = b.textures().white().expect("white texture");
     b.begin_frame();
     scene::record(&mut b, white).unwrap_or_else(|e| panic!("{test}: {e}"));
     let plan = b.finish();

@@ -34,11 +34,11 @@ fn load(set: &[TextureDesc], format: Format) -> (u64, u64, usize, u64) {
     let mut dev = MockDevice::new(b.budget());
     for d in set {
         let d = d.with_format(format);
-        b.register(&d, &vec![0; d.byte_len()]).unwrap();
+        b.textures().register(&d, &vec![0; d.byte_len()]).unwrap();
     }
     b.begin_frame();
     dev.execute(b.finish()).unwrap();
-    let m = b.memory_by_format();
+    let m = b.textures().memory_by_format();
     let mine = m.iter().find(|m| m.format == format).expect("the set's format");
     let held = dev.counters().bytes_held;
     (mine.texel_bytes, mine.allocated_bytes, b.allocator().array_count(), held)
@@ -96,7 +96,7 @@ fn pages_grow_one_side_at_a_time_and_fit_every_size() {
     for i in 0..120 {
         let s = sizes[i % 4];
         let d = TextureDesc::new(s, s);
-        b.register(&d, &vec![1; d.byte_len()]).unwrap();
+        b.textures().register(&d, &vec![1; d.byte_len()]).unwrap();
         texels += u64::from(s * s * 4);
         // Settle: untouched plans lay the page out afresh at its best size.
         for _ in 0..32 {
@@ -123,7 +123,8 @@ fn rgba8_bc7_and_bc1_interleaved_are_one_draw_at_tier_4_in_order() {
     let rgba = TextureDesc::new(24, 24);
     let bc7 = rgba.with_format(Format::Bc7RgbaUnorm);
     let bc1 = rgba.with_format(Format::Bc1RgbaUnorm);
-    let ids: Vec<TextureId> = [rgba, bc7, bc1].iter().map(|d| b.register(d, &vec![3; d.byte_len()]).unwrap()).collect();
+    let ids: Vec<TextureId> =
+        [rgba, bc7, bc1].iter().map(|d| b.textures().register(d, &vec![3; d.byte_len()]).unwrap()).collect();
     let arrays: Vec<_> = ids.iter().map(|&id| b.placement(id).unwrap().array).collect();
     assert!(arrays[0] != arrays[1] && arrays[1] != arrays[2] && arrays[0] != arrays[2], "one array per format");
     b.begin_frame();
@@ -149,7 +150,7 @@ fn the_budget_squeezed_in_compressed_bytes() {
         let d = TextureDesc::new(256, 256).with_format(format);
         let mut ids = Vec::new();
         let err = loop {
-            match b.register(&d, &vec![7; d.byte_len()]) {
+            match b.textures().register(&d, &vec![7; d.byte_len()]) {
                 Ok(id) => ids.push(id),
                 Err(e) => break e,
             }
@@ -165,7 +166,7 @@ fn the_budget_squeezed_in_compressed_bytes() {
         assert!(message.contains(format.name()) && message.contains("blocks"), "{message}");
         assert!(allocated <= BUDGET && allocated + requested_bytes > BUDGET, "{message}");
         // Refusals change nothing: again, and the admitted stay where they were.
-        assert!(b.register(&d, &vec![7; d.byte_len()]).is_err());
+        assert!(b.textures().register(&d, &vec![7; d.byte_len()]).is_err());
         let after: Vec<_> = ids.iter().map(|&id| b.placement(id).unwrap()).collect();
         assert_eq!((before, allocated), (after, b.allocator().allocated_bytes()));
         eprintln!("{format}: {} textures of 256x256 in a 4 MiB budget; refused: {message}", ids.len());
@@ -184,14 +185,14 @@ fn compressed_rectangles_are_whole_blocks_and_mips_are_authored() {
     for (i, (w, h)) in [(30u32, 22u32), (5, 5), (13, 40), (1, 1), (17, 9)].into_iter().enumerate() {
         let d = TextureDesc::new(w, h).with_format(Format::Bc1RgbaUnorm);
         let blocks = encode(d.format, &picture(w, h, i as u32, false), w, h).unwrap();
-        ids.push(b.register(&d, &blocks).unwrap());
+        ids.push(b.textures().register(&d, &blocks).unwrap());
     }
     // A class texture with four authored levels: uploaded as given, never filtered.
     let (w, h) = (64, 48);
     let chain = encode_chain(Format::Bc7RgbaUnorm, &picture(w, h, 9, true), w, h, 4).unwrap();
     let mipped = TextureDesc::new(w, h).with_format(Format::Bc7RgbaUnorm).with_mip_levels(4);
     assert_eq!(chain.len(), mipped.byte_len());
-    let class = b.register(&mipped, &chain).unwrap();
+    let class = b.textures().register(&mipped, &chain).unwrap();
     b.begin_frame();
     let plan = b.finish();
     let write = plan
@@ -217,11 +218,11 @@ fn compressed_rectangles_are_whole_blocks_and_mips_are_authored() {
 fn bad_compressed_input_is_refused_and_nothing_admitted() {
     let mut b = Batcher::new(limits(), Config::default()).unwrap();
     let d = TextureDesc::new(30, 22).with_format(Format::Bc1RgbaUnorm);
-    let id = b.register(&d, &vec![0; d.byte_len()]).unwrap();
-    let before = (b.allocator().allocated_bytes(), b.allocator().array_count(), b.memory_by_format());
+    let id = b.textures().register(&d, &vec![0; d.byte_len()]).unwrap();
+    let before = (b.allocator().allocated_bytes(), b.allocator().array_count(), b.textures().memory_by_format());
     let region = |b: &mut Batcher, rect: [u32; 4]| {
         let bytes = Format::Bc1RgbaUnorm.image_bytes(rect[2], rect[3]) as usize;
-        b.update_region(id, rect, &vec![1; bytes])
+        b.textures().update_region(id, rect, &vec![1; bytes])
     };
     // Sub-rectangles: on blocks, whole blocks or reaching the edge.
     assert!(matches!(region(&mut b, [1, 0, 4, 4]), Err(TextureError::BlockAlign { block_px: [4, 4], .. })));
@@ -232,15 +233,15 @@ fn bad_compressed_input_is_refused_and_nothing_admitted() {
     let e = region(&mut b, [0, 0, 5, 4]).unwrap_err();
     assert!(e.to_string().contains("whole 4x4 blocks"), "{e}");
     // Wrong lengths (a level short of its blocks; RGBA8-sized data).
-    let short = b.register(&d, &vec![0; d.byte_len() - 8]).unwrap_err();
+    let short = b.textures().register(&d, &vec![0; d.byte_len() - 8]).unwrap_err();
     assert!(matches!(short, TextureError::PixelLength { expected_bytes: 384, actual_bytes: 376, .. }), "{short}");
-    assert!(b.register(&d, &vec![0; 30 * 22 * 4]).is_err());
+    assert!(b.textures().register(&d, &vec![0; 30 * 22 * 4]).is_err());
     let mips = d.with_mip_levels(2);
-    assert!(b.register(&mips, &vec![0; d.byte_len()]).is_err(), "authored mips are part of the data");
+    assert!(b.textures().register(&mips, &vec![0; d.byte_len()]).is_err(), "authored mips are part of the data");
     // No compressed render target.
     let target = TextureDesc::new(32, 32).with_format(Format::Bc7RgbaUnorm).with_usage(Usage::RenderTarget);
-    assert!(matches!(b.register(&target, &[]), Err(TextureError::CompressedTarget { .. })));
-    let after = (b.allocator().allocated_bytes(), b.allocator().array_count(), b.memory_by_format());
+    assert!(matches!(b.textures().register(&target, &[]), Err(TextureError::CompressedTarget { .. })));
+    let after = (b.allocator().allocated_bytes(), b.allocator().array_count(), b.textures().memory_by_format());
     assert_eq!(before, after, "nothing admitted");
 }
 
@@ -253,7 +254,7 @@ fn a_family_the_device_lacks_is_decoded_on_the_cpu_with_the_decode_feature() {
     let px = picture(w, h, 3, true);
     let d = TextureDesc::new(w, h).with_format(Format::Bc7RgbaUnormSrgb);
     let blocks = encode(d.format, &px, w, h).unwrap();
-    let id = b.register(&d, &blocks).unwrap();
+    let id = b.textures().register(&d, &blocks).unwrap();
     assert_eq!(b.desc(id).unwrap().format, Format::Rgba8UnormSrgb);
     b.begin_frame();
     let plan = b.finish();
@@ -285,7 +286,7 @@ fn ktx2_files_register_every_level_and_layer() {
     for zstd in [false, true] {
         let mut b = Batcher::new(limits(), Config::default()).unwrap();
         let (file, chain) = bc7_file(zstd);
-        let ids = b.register_ktx2(&file, &TextureDesc::new(1, 1)).unwrap();
+        let ids = b.textures().register_ktx2(&file, &TextureDesc::new(1, 1)).unwrap();
         assert_eq!(ids.len(), 1);
         let d = b.desc(ids[0]).unwrap();
         assert_eq!((d.width_px, d.height_px, d.format, d.mip_levels), (64, 48, Format::Bc7RgbaUnorm, 4));
@@ -311,7 +312,7 @@ fn ktx2_files_register_every_level_and_layer() {
     let levels: Vec<Vec<u8>> = (0..2).map(|l| (0..3).flat_map(|i| layer(i, l)).collect()).collect();
     let file = ktx2_file(Format::Bc1RgbaUnorm, w, h, 3, &levels, true);
     let mut b = Batcher::new(limits(), Config::default()).unwrap();
-    let ids = b.register_ktx2(&file, &TextureDesc::new(1, 1)).unwrap();
+    let ids = b.textures().register_ktx2(&file, &TextureDesc::new(1, 1)).unwrap();
     assert_eq!(ids.len(), 3);
     let arrays: Vec<_> = ids.iter().map(|&id| b.placement(id).unwrap().array).collect();
     assert!(arrays.iter().all(|&a| a == arrays[0]), "one class array: {arrays:?}");
@@ -322,23 +323,23 @@ fn bad_ktx2_files_are_refused_and_nothing_admitted() {
     let mut b = Batcher::new(limits(), Config::default()).unwrap();
     let like = TextureDesc::new(1, 1);
     let (good, _) = bc7_file(false);
-    let empty = |b: &Batcher| b.allocator().array_count() == 0 && b.memory_by_format().is_empty();
+    let empty = |b: &mut Batcher| b.allocator().array_count() == 0 && b.textures().memory_by_format().is_empty();
     // Truncated: the last level's data runs past the end.
-    let cut = b.register_ktx2(&good[..good.len() - 100], &like).unwrap_err();
+    let cut = b.textures().register_ktx2(&good[..good.len() - 100], &like).unwrap_err();
     assert!(matches!(cut, Ktx2Error::Container { .. }), "{cut}");
-    assert!(matches!(b.register_ktx2(&good[..40], &like), Err(Ktx2Error::Container { .. })));
+    assert!(matches!(b.textures().register_ktx2(&good[..40], &like), Err(Ktx2Error::Container { .. })));
     // A wrong level size: level 0 declared a block short.
     let (w, h) = (64u32, 48u32);
     let short = vec![vec![0u8; Format::Bc7RgbaUnorm.image_bytes(w, h) as usize - 16]];
     let file = ktx2_file(Format::Bc7RgbaUnorm, w, h, 0, &short, false);
-    let e = b.register_ktx2(&file, &like).unwrap_err();
+    let e = b.textures().register_ktx2(&file, &like).unwrap_err();
     assert!(matches!(e, Ktx2Error::LevelSize { level: 0, expected_bytes: 3072, actual_bytes: 3056, .. }), "{e}");
     let zstd = ktx2_file(Format::Bc7RgbaUnorm, w, h, 0, &short, true);
-    assert!(matches!(b.register_ktx2(&zstd, &like), Err(Ktx2Error::LevelSize { .. })));
+    assert!(matches!(b.textures().register_ktx2(&zstd, &like), Err(Ktx2Error::LevelSize { .. })));
     // An unsupported format: vkFormat 97 (R16G16B16A16_SFLOAT) in a well-formed file.
     let mut float = good.clone();
     float[12..16].copy_from_slice(&97u32.to_le_bytes());
-    let e = b.register_ktx2(&float, &like).unwrap_err();
+    let e = b.textures().register_ktx2(&float, &like).unwrap_err();
     assert_eq!(e, Ktx2Error::Format { vk_format: 97 });
     assert!(e.to_string().contains("97"), "{e}");
     // A header declaring far more than the file holds (a billion layers of 16384 px): refused
@@ -347,7 +348,7 @@ fn bad_ktx2_files_are_refused_and_nothing_admitted() {
     huge[20..24].copy_from_slice(&16384u32.to_le_bytes());
     huge[24..28].copy_from_slice(&16384u32.to_le_bytes());
     huge[32..36].copy_from_slice(&(1u32 << 30).to_le_bytes());
-    let e = b.register_ktx2(&huge, &like).unwrap_err();
+    let e = b.textures().register_ktx2(&huge, &like).unwrap_err();
     assert!(matches!(e, Ktx2Error::TooLarge { layers: 1_073_741_824, .. }), "{e}");
     assert!(matches!(
         layerbatch::read_ktx2(&huge, &like, layerbatch::FileLimits::new(u64::MAX >> 20, 256)),
@@ -355,6 +356,6 @@ fn bad_ktx2_files_are_refused_and_nothing_admitted() {
     ));
     // A layer the batcher refuses (too large for the device) frees nothing admitted.
     let mut small = Batcher::new(limits().with_max_texture_size_px(32), Config::default()).unwrap();
-    assert!(matches!(small.register_ktx2(&good, &like), Err(Ktx2Error::Texture { layer: 0, .. })));
-    assert!(empty(&b) && empty(&small), "nothing admitted");
+    assert!(matches!(small.textures().register_ktx2(&good, &like), Err(Ktx2Error::Texture { layer: 0, .. })));
+    assert!(empty(&mut b) && empty(&mut small), "nothing admitted");
 }

@@ -106,8 +106,8 @@ fn compressed_formats_draw_as_their_cpu_decode() {
                 let class_px = picture(64, 64, seed + 1, alpha);
                 let chain = encode_chain(format, &class_px, 64, 64, 4).unwrap();
                 let class_desc = TextureDesc::new(64, 64).with_format(format).with_filter(filter).with_mip_levels(4);
-                let page = batcher.register(&page_desc, &page_blocks).unwrap();
-                let class = batcher.register(&class_desc, &chain).unwrap();
+                let page = batcher.textures().register(&page_desc, &page_blocks).unwrap();
+                let class = batcher.textures().register(&class_desc, &chain).unwrap();
                 assert!(!batcher.placement(page).unwrap().dedicated);
                 // The reference: the CPU decode of the same blocks, as RGBA8.
                 let plain = if format.is_srgb() { Format::Rgba8UnormSrgb } else { Format::Rgba8Unorm };
@@ -115,8 +115,8 @@ fn compressed_formats_draw_as_their_cpu_decode() {
                 let page_ref = decode_rgba8(format, 30, 22, &page_blocks).unwrap();
                 let level0 = format.image_bytes(64, 64) as usize;
                 let class_ref = decode_rgba8(format, 64, 64, &chain[..level0]).unwrap();
-                let page_r = batcher.register(&rgba(&page_desc), &page_ref).unwrap();
-                let class_r = batcher.register(&rgba(&class_desc.with_mip_levels(1)), &class_ref).unwrap();
+                let page_r = batcher.textures().register(&rgba(&page_desc), &page_ref).unwrap();
+                let class_r = batcher.textures().register(&rgba(&class_desc.with_mip_levels(1)), &class_ref).unwrap();
                 // Level 2 of the authored chain, 16x16, as the minified quad must show it.
                 let level1 = format.image_bytes(32, 32) as usize;
                 let level2 = &chain[level0 + level1..level0 + level1 + format.image_bytes(16, 16) as usize];
@@ -168,7 +168,7 @@ fn compressed_formats_draw_as_their_cpu_decode() {
                     failures += usize::from(differing > 0);
                 }
                 for id in [page, class, page_r, class_r] {
-                    batcher.free(id).unwrap();
+                    batcher.textures().free(id).unwrap();
                 }
             }
             drawn.push(format.name());
@@ -213,7 +213,7 @@ fn no_foreign_texel_in_a_compressed_page() {
                         let c = if (row, col) == (1, 1) { MID } else { *neighbours.next().unwrap() };
                         let blocks = encode(format, &c.repeat((w * h) as usize), w, h).unwrap();
                         let d = TextureDesc::new(w, h).with_format(format).with_filter(filter);
-                        let id = batcher.register(&d, &blocks).unwrap();
+                        let id = batcher.textures().register(&d, &blocks).unwrap();
                         if (row, col) == (1, 1) {
                             mid = Some(id);
                         }
@@ -241,7 +241,7 @@ fn no_foreign_texel_in_a_compressed_page() {
                 let g = &px[centre..centre + 4];
                 assert!(g[1] >= 250, "{what}: the magnified texture is green: {g:?}");
                 for id in ids {
-                    batcher.free(id).unwrap();
+                    batcher.textures().free(id).unwrap();
                 }
             }
         }
@@ -265,7 +265,7 @@ fn rgba8_bc7_and_bc1_in_one_draw_keep_painters_order() {
             .map(|(&f, c)| {
                 let px = c.repeat(24 * 24);
                 let data = if f.is_compressed() { encode(f, &px, 24, 24).unwrap() } else { px };
-                batcher.register(&TextureDesc::new(24, 24).with_format(f), &data).unwrap()
+                batcher.textures().register(&TextureDesc::new(24, 24).with_format(f), &data).unwrap()
             })
             .collect();
         batcher.begin_frame();
@@ -310,7 +310,7 @@ fn a_game_set_in_bc7_and_astc_on_the_devices() {
             let mut texels = 0u64;
             for a in game_like() {
                 let d = a.desc.with_format(format);
-                batcher.register(&d, &vec![0; d.byte_len()]).unwrap();
+                batcher.textures().register(&d, &vec![0; d.byte_len()]).unwrap();
                 texels += format.image_bytes(d.width_px, d.height_px);
             }
             batcher.begin_frame();
@@ -356,14 +356,14 @@ fn compressed_arrays_grow_shrink_and_repack_on_the_device() {
                 let px = picture(40, 40, seed, false);
                 let blocks = encode(Format::Bc7RgbaUnorm, &px, 40, 40).unwrap();
                 let d = TextureDesc::new(40, 40).with_format(Format::Bc7RgbaUnorm).with_filter(Filter::Nearest);
-                let id = batcher.register(&d, &blocks).unwrap();
+                let id = batcher.textures().register(&d, &blocks).unwrap();
                 live.push((id, Format::Bc7RgbaUnorm, decode_rgba8(d.format, 40, 40, &blocks).unwrap(), 40));
             }
             if round % 2 == 0 {
                 let px = picture(32, 32, 100 + round, false);
                 let chain = encode_chain(Format::Bc1RgbaUnorm, &px, 32, 32, 2).unwrap();
                 let d = TextureDesc::new(32, 32).with_format(Format::Bc1RgbaUnorm).with_filter(Filter::Nearest);
-                let id = batcher.register(&d.with_mip_levels(2), &chain).unwrap();
+                let id = batcher.textures().register(&d.with_mip_levels(2), &chain).unwrap();
                 let level0 = Format::Bc1RgbaUnorm.image_bytes(32, 32) as usize;
                 live.push((id, Format::Bc1RgbaUnorm, decode_rgba8(d.format, 32, 32, &chain[..level0]).unwrap(), 32));
             }
@@ -376,7 +376,7 @@ fn compressed_arrays_grow_shrink_and_repack_on_the_device() {
         let mut kept = Vec::new();
         for (n, t) in live.into_iter().enumerate() {
             if t.1 == Format::Bc7RgbaUnorm && n % 3 != 0 {
-                batcher.free(t.0).unwrap();
+                batcher.textures().free(t.0).unwrap();
             } else {
                 kept.push(t);
             }

@@ -537,7 +537,7 @@ fn compare(case: &Case, reference: &[u8], ref_width: u32, origin: impl Fn(usize)
 fn draw(dev: &mut Headless, batcher: &mut Batcher, case: &Case) -> Vec<u8> {
     let bytes = BLOCKS_PER_TEXTURE * case.format.block_bytes() as usize;
     let desc = TextureDesc::new(TEX, TEX).with_format(case.format).with_filter(Filter::Nearest);
-    let ids: Vec<_> = case.blocks.chunks_exact(bytes).map(|b| batcher.register(&desc, b).unwrap()).collect();
+    let ids: Vec<_> = case.blocks.chunks_exact(bytes).map(|b| batcher.textures().register(&desc, b).unwrap()).collect();
     for &id in &ids {
         // Drawn from the blocks, not decoded on the CPU (which would compare the decoder with
         // itself), and from a class array: the texture at its layer's origin, no padding.
@@ -545,7 +545,7 @@ fn draw(dev: &mut Headless, batcher: &mut Batcher, case: &Case) -> Vec<u8> {
         assert_eq!(batcher.placement(id).unwrap().rect_px, [0, 0, TEX, TEX]);
     }
     batcher.begin_frame();
-    batcher.set_blend(BlendMode::Opaque);
+    batcher.state().set_blend(BlendMode::Opaque);
     for (k, &id) in ids.iter().enumerate() {
         let [x, y] = origin(k);
         batcher.push(&Quad::rect(id, [x as f32, y as f32], [TEX as f32, TEX as f32])).unwrap();
@@ -555,7 +555,7 @@ fn draw(dev: &mut Headless, batcher: &mut Batcher, case: &Case) -> Vec<u8> {
     dev.draw(plan).unwrap_or_else(|e| panic!("{}: {e}", case.format));
     let px = dev.read();
     for id in ids {
-        batcher.free(id).unwrap();
+        batcher.textures().free(id).unwrap();
     }
     px
 }

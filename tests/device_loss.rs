@@ -23,7 +23,7 @@ fn reupload(batcher: &mut Batcher, scene: &Scene, listed: &[TextureId]) {
     for (i, &id) in scene.textures().iter().enumerate() {
         if listed.contains(&id) {
             let d = batcher.desc(id).unwrap();
-            batcher.update(id, &texture_pixels(i, d.width_px, d.height_px)).unwrap();
+            batcher.textures().update(id, &texture_pixels(i, d.width_px, d.height_px)).unwrap();
         }
     }
 }
@@ -36,7 +36,7 @@ fn loss(kind: DeviceKind, keep_pixels: bool, test: &str) {
     let opts = SceneOptions { sprites: 300, textures: 24, viewport_px: SIZE, ..SceneOptions::default() };
     let mut scene = Scene::new(&mut batcher, opts).expect("textures fit");
     // A render target too: it comes back cleared, and restore never lists it.
-    let rt = batcher.register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let rt = batcher.textures().register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
     let ids = scene.textures().to_vec();
     // Two frames, so the device holds state older than the last plan.
     for _ in 0..2 {

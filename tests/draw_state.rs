@@ -22,9 +22,9 @@ fn begin(kind: DeviceKind, test: &str) -> Option<(Headless, Batcher, layerbatch:
     let mut dev = open(kind, test)?;
     let mut b = Batcher::new(dev.limits(), Config::default()).expect("budget");
     dev.init(b.budget()).expect("renderer");
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     b.begin_frame();
-    b.set_blend(BlendMode::Opaque);
+    b.state().set_blend(BlendMode::Opaque);
     b.push(&Quad::solid(white, [0.0, 0.0], [SIZE[0] as f32, SIZE[1] as f32], DST)).unwrap();
     Some((dev, b, white))
 }
@@ -37,27 +37,27 @@ fn scene(kind: DeviceKind, test: &str) -> Option<(Vec<u8>, u64)> {
     let (mut dev, mut b, white) = begin(kind, test)?;
     // A column per blend mode.
     for (i, mode) in BlendMode::ALL.into_iter().enumerate() {
-        b.set_blend(mode);
+        b.state().set_blend(mode);
         b.push(&Quad::solid(white, [10.0 + 40.0 * i as f32, 10.0], [30.0, 30.0], SRC)).unwrap();
     }
-    b.set_blend(BlendMode::Over);
+    b.state().set_blend(BlendMode::Over);
     // Clips: inside, partly outside, wholly outside, empty.
     for clip in [[10, 60, 30, 20], [300, 180, 100, 100], [400, 0, 10, 10], [50, 60, 0, 10]] {
-        b.set_clip(Some(clip));
+        b.state().set_clip(Some(clip));
         b.push(&Quad::solid(white, [0.0, 50.0], [320.0, 150.0], [0, 0, 255, 255])).unwrap();
     }
-    b.set_clip(None);
+    b.state().set_clip(None);
     // Transforms: zoom and pan; a quarter turn; rotation by 0.5 rad with a clip on top.
-    b.set_transform([2.0, 0.0, 0.0, 2.0, 100.0, 60.0]);
+    b.state().set_transform([2.0, 0.0, 0.0, 2.0, 100.0, 60.0]);
     b.push(&Quad::solid(white, [0.0, 0.0], [10.0, 10.0], [255, 0, 255, 255])).unwrap();
-    b.set_transform([0.0, 1.0, -1.0, 0.0, 200.0, 60.0]);
+    b.state().set_transform([0.0, 1.0, -1.0, 0.0, 200.0, 60.0]);
     b.push(&Quad::solid(white, [0.0, 0.0], [20.0, 10.0], [0, 255, 255, 255])).unwrap();
     let (s, c) = 0.5f32.sin_cos();
-    b.set_transform([c, s, -s, c, 260.37, 100.61]);
-    b.set_clip(Some([250, 90, 40, 40]));
+    b.state().set_transform([c, s, -s, c, 260.37, 100.61]);
+    b.state().set_clip(Some([250, 90, 40, 40]));
     b.push(&Quad::solid(white, [0.0, 0.0], [50.0, 50.0], [255, 255, 0, 255])).unwrap();
-    b.set_transform(DrawState::IDENTITY);
-    b.set_clip(None);
+    b.state().set_transform(DrawState::IDENTITY);
+    b.state().set_clip(None);
     b.push(&Quad::solid(white, [10.0, 150.0], [8.0, 8.0], [255, 255, 255, 255])).unwrap();
     let plan = b.finish();
     // 13 segments: every push above follows a state change but the first, and the additive
@@ -120,14 +120,14 @@ const KINDS: [DeviceKind; 3] = [DeviceKind::Gl, DeviceKind::Gles, DeviceKind::Wg
 
 /// A small textured scene: a checker sprite sheet and solid quads, translucent overlaps.
 fn world(b: &mut Batcher) -> Vec<Quad> {
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let mut checker = Vec::new();
     for y in 0..8u32 {
         for x in 0..8u32 {
             checker.extend_from_slice(if (x + y) % 2 == 0 { &[200, 60, 20, 255] } else { &[20, 60, 200, 255] });
         }
     }
-    let tex = b.register(&layerbatch::TextureDesc::new(8, 8), &checker).unwrap();
+    let tex = b.textures().register(&layerbatch::TextureDesc::new(8, 8), &checker).unwrap();
     vec![
         Quad::rect(tex, [20.0, 20.0], [64.0, 64.0]),
         Quad::rotated(tex, [120.0, 60.0], [40.0, 30.0], 0.4),
@@ -159,7 +159,7 @@ fn camera_scene(kind: DeviceKind, on_gpu: bool, test: &str) -> Option<(Vec<u8>, 
     b.begin_frame();
     for m in cameras {
         if on_gpu {
-            b.set_transform(m);
+            b.state().set_transform(m);
         }
         for q in &quads {
             b.push(&if on_gpu { *q } else { transformed(q, m) }).unwrap();
@@ -201,7 +201,7 @@ fn ten_thousand_quads_alternating_two_blend_modes_draw_right() {
             let mode = |i: u32| if i & 1 == 0 { BlendMode::Over } else { other };
             // A 125 x 80 grid of 2 x 2 px quads: over, the other, over, ...
             for i in 0..10_000u32 {
-                b.set_blend(mode(i));
+                b.state().set_blend(mode(i));
                 let (x, y) = (i % 125, i / 125);
                 b.push(&Quad::solid(white, [(x * 2) as f32, (y * 2) as f32], [2.0, 2.0], SRC)).unwrap();
             }
@@ -232,7 +232,7 @@ fn a_plan_naming_additive_draws_what_the_merged_draw_draws() {
     const TEST: &str = "a_plan_naming_additive_draws_what_the_merged_draw_draws";
     for kind in KINDS {
         let Some((mut dev, mut b, white)) = begin(kind, TEST) else { return };
-        b.set_blend(BlendMode::Over);
+        b.state().set_blend(BlendMode::Over);
         b.push(&Quad::solid(white, [10.0, 10.0], [30.0, 30.0], SRC)).unwrap();
         let mut plan = b.finish().clone();
         let state = plan.segments.last().unwrap().state as usize;

@@ -67,7 +67,7 @@ fn effects_match_the_reference(kind: DeviceKind, test: &str) {
     let ids: Vec<TextureId> = (0..16)
         .map(|t| {
             let px: Vec<u8> = (0..TEX * TEX).flat_map(|i| texel(t, i % TEX, i / TEX)).collect();
-            b.register(&TextureDesc::new(TEX, TEX), &px).expect("register")
+            b.textures().register(&TextureDesc::new(TEX, TEX), &px).expect("register")
         })
         .collect();
     b.begin_frame();
@@ -79,8 +79,8 @@ fn effects_match_the_reference(kind: DeviceKind, test: &str) {
     b.begin_frame();
     let mut carried = Vec::new();
     for &(t, [x, y], effect, params) in &sprites {
-        b.set_effect(EffectId(effect), params).expect("a declared effect");
-        carried.push(b.effect().1.map(|v| f32::from(v) / 255.0));
+        b.state().set_effect(EffectId(effect), params).expect("a declared effect");
+        carried.push(b.state().effect().1.map(|v| f32::from(v) / 255.0));
         b.push(&Quad::rect(ids[t], [x as f32, y as f32], [TEX as f32, TEX as f32])).expect("a live texture");
     }
     dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
@@ -138,8 +138,8 @@ fn the_outline_matches_the_reference(kind: DeviceKind, test: &str) {
     let mut b = Batcher::new(dev.limits(), Config::default().with_effects(&BUILT_IN)).expect("budget");
     dev.init(b.budget()).unwrap_or_else(|e| panic!("{test}: {e}"));
     let px: Vec<u8> = (0..TEX * TEX).flat_map(|i| cut_out(i % TEX, i / TEX)).collect();
-    let id = b.register(&TextureDesc::new(TEX, TEX), &px).expect("register");
-    let other = b.register(&TextureDesc::new(TEX, TEX), &[255; (TEX * TEX * 4) as usize]).expect("register");
+    let id = b.textures().register(&TextureDesc::new(TEX, TEX), &px).expect("register");
+    let other = b.textures().register(&TextureDesc::new(TEX, TEX), &[255; (TEX * TEX * 4) as usize]).expect("register");
     b.begin_frame();
     dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
     let clear = dev.read();
@@ -147,7 +147,7 @@ fn the_outline_matches_the_reference(kind: DeviceKind, test: &str) {
     let outlines = [([1.0, 0.0, 0.0], 1u32), ([0.0, 1.0, 1.0], 2), ([1.0, 1.0, 0.0], 3)];
     b.begin_frame();
     for (k, &(rgb, w)) in outlines.iter().enumerate() {
-        b.set_effect(EffectId(4), [rgb[0], rgb[1], rgb[2], w as f32 / 8.0]).expect("outline");
+        b.state().set_effect(EffectId(4), [rgb[0], rgb[1], rgb[2], w as f32 / 8.0]).expect("outline");
         b.push(&Quad::rect(id, [k as f32 * 20.0 + 2.0, 2.0], [TEX as f32; 2])).expect("live");
     }
     b.push(&Quad::rect(other, [80.0, 2.0], [TEX as f32; 2])).expect("live");

@@ -111,7 +111,7 @@ fn solid_sprites(white: TextureId, squares: &[Square], clip_px: Option<[u32; 4]>
 }
 
 fn white(renderer: &Mutex<SpriteRenderer>) -> TextureId {
-    renderer.lock().unwrap().batcher().white().expect("white texture")
+    renderer.lock().unwrap().batcher().textures().white().expect("white texture")
 }
 
 /// The demo of the example renders, with no error.
@@ -301,9 +301,9 @@ fn srgb_rule_on_egui_target(test: &str, gles: bool) {
     let (unorm, srgb) = {
         let mut r = renderer.lock().unwrap();
         let batcher = r.batcher();
-        let unorm = batcher.register(&TextureDesc::new(8, 8), &grey.repeat(64)).unwrap();
+        let unorm = batcher.textures().register(&TextureDesc::new(8, 8), &grey.repeat(64)).unwrap();
         let desc = TextureDesc::new(8, 8).with_format(Format::Rgba8UnormSrgb);
-        (unorm, batcher.register(&desc, &grey.repeat(64)).unwrap())
+        (unorm, batcher.textures().register(&desc, &grey.repeat(64)).unwrap())
     };
     let sprites = Sprites {
         quads: vec![Quad::rect(unorm, [10.0, 10.0], [30.0, 30.0]), Quad::rect(srgb, [50.0, 10.0], [30.0, 30.0])],

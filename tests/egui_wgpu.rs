@@ -46,7 +46,7 @@ fn sprites(host: &mut WgpuEguiHost) -> &mut SpriteRenderer {
 }
 
 fn white(host: &mut WgpuEguiHost) -> TextureId {
-    sprites(host).batcher().white().expect("white texture")
+    sprites(host).batcher().textures().white().expect("white texture")
 }
 
 /// One egui frame, submitted or not; panics on a wgpu validation error or a layerbatch error.
@@ -157,7 +157,7 @@ fn register_solid(host: &mut WgpuEguiHost, first: usize, n: usize, repeat: bool)
             let color = [(i * 37 % 200 + 40) as u8, (i * 91 % 200 + 40) as u8, (i * 53 % 200 + 40) as u8, 255];
             let wrap = if repeat { Wrap::Repeat } else { Wrap::ClampToEdge };
             let desc = TextureDesc::new(16, 16).with_wrap(wrap);
-            (batcher.register(&desc, &color.repeat(16 * 16)).expect("register"), color)
+            (batcher.textures().register(&desc, &color.repeat(16 * 16)).expect("register"), color)
         })
         .collect()
 }
@@ -394,7 +394,7 @@ fn msaa_must_match_egui() {
     // The same pass with a renderer of 1 sample: a validation error.
     let single = SpriteRenderer::new(&host.device, FORMAT, 1).expect("renderer");
     host.renderer.callback_resources.insert(single);
-    let white = sprites(&mut host).batcher().white().unwrap();
+    let white = sprites(&mut host).batcher().textures().white().unwrap();
     let result = host.frame(Submit::Yes, |ui| {
         panel(ui, |ui| framed_canvas(ui, size, Some(solid_sprites(white, &A, None))));
     });
@@ -413,8 +413,11 @@ fn srgb_rule_on_egui_target() {
     let Some(mut host) = open(test, [200, 100], 1.0, 1) else { return };
     let grey = [128u8, 128, 128, 255];
     let batcher = sprites(&mut host).batcher();
-    let unorm = batcher.register(&TextureDesc::new(8, 8), &grey.repeat(64)).unwrap();
-    let srgb = batcher.register(&TextureDesc::new(8, 8).with_format(Format::Rgba8UnormSrgb), &grey.repeat(64)).unwrap();
+    let unorm = batcher.textures().register(&TextureDesc::new(8, 8), &grey.repeat(64)).unwrap();
+    let srgb = batcher
+        .textures()
+        .register(&TextureDesc::new(8, 8).with_format(Format::Rgba8UnormSrgb), &grey.repeat(64))
+        .unwrap();
     let sprites = Sprites {
         quads: vec![Quad::rect(unorm, [10.0, 10.0], [30.0, 30.0]), Quad::rect(srgb, [50.0, 10.0], [30.0, 30.0])],
         clip_px: None,

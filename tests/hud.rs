@@ -33,7 +33,7 @@ fn open(kind: DeviceKind, scene: &HudScene, test: &str) -> Option<(Headless, Bat
 }
 
 fn background(b: &mut Batcher) {
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     b.push(&Quad::solid(white, [0.0, 0.0], [SIZE[0] as f32, SIZE[1] as f32], BACK)).unwrap();
 }
 
@@ -205,7 +205,7 @@ fn hud_shapes_match_tiny_skia() {
         .collect();
     for kind in DeviceKind::ALL {
         let Some((mut dev, mut b, _drawer)) = open(kind, &scene, TEST) else { continue };
-        let white = b.white().unwrap();
+        let white = b.textures().white().unwrap();
         let mut shapes = layerbatch::shapes::Shapes::new();
         let mut mesh = layerbatch::Mesh::default();
         for (n, (s, reference)) in styled.iter().zip(&references).enumerate() {
@@ -235,7 +235,7 @@ fn painters_order_holds_across_sprites_glyphs_and_shapes() {
     let scene = hud::scene(7);
     for kind in DeviceKind::ALL {
         let Some((mut dev, mut b, mut drawer)) = open(kind, &scene, TEST) else { continue };
-        let white = b.white().unwrap();
+        let white = b.textures().white().unwrap();
         let buffer = layout(&mut drawer.fonts, "MM", HudFont::Latin, 64.0);
         let run = buffer.layout_runs().next().expect("a line");
         let pos = [100.0, 100.0];

@@ -47,7 +47,10 @@ fn load(
 ) -> Vec<TextureId> {
     let mut ids = Vec::with_capacity(images.len());
     for (i, im) in images.iter().enumerate() {
-        let id = batcher.register(&im.desc, &im.pixels).unwrap_or_else(|e| panic!("{kind:?}: image {i} refused: {e}"));
+        let id = batcher
+            .textures()
+            .register(&im.desc, &im.pixels)
+            .unwrap_or_else(|e| panic!("{kind:?}: image {i} refused: {e}"));
         ids.push(id);
         if per_plan.is_some_and(|n| (i + 1) % n == 0) {
             batcher.begin_frame();
@@ -231,7 +234,7 @@ fn real_like_set_with_a_plan_every_32_registrations() {
         }
         let mut at_once = Batcher::new(dev.limits(), Config::default()).expect("budget");
         for im in &images {
-            at_once.register(&im.desc, &im.pixels).expect("fits");
+            at_once.textures().register(&im.desc, &im.pixels).expect("fits");
         }
         at_once.begin_frame();
         at_once.finish();

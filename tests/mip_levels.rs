@@ -35,9 +35,9 @@ fn frame(kind: DeviceKind, tier2: bool) -> Option<Vec<u8>> {
     let mut b = Batcher::new(dev.limits(), Config::default().with_max_packed_size_px(0)).expect("budget");
     dev.init(b.budget()).expect("renderer");
     let desc = TextureDesc::new(64, 64).with_filter(Filter::Linear).with_mip_levels(7);
-    let tex = b.register(&desc, &checker(64)).unwrap();
+    let tex = b.textures().register(&desc, &checker(64)).unwrap();
     // Another class: with it in the frame the segment is tier 2.
-    let other = b.register(&TextureDesc::new(16, 16), &[90; 16 * 16 * 4]).unwrap();
+    let other = b.textures().register(&TextureDesc::new(16, 16), &[90; 16 * 16 * 4]).unwrap();
     b.begin_frame();
     let mut x = 4.0;
     for s in SCALES {
@@ -88,8 +88,8 @@ fn render_target_mips_average_every_texel_of_odd_sides() {
         dev.init(b.budget()).expect("renderer");
         let desc =
             TextureDesc::new(3, 3).with_usage(Usage::RenderTarget).with_filter(Filter::Nearest).with_mip_levels(2);
-        let target = b.register(&desc, &[]).unwrap();
-        let white = b.white().unwrap();
+        let target = b.textures().register(&desc, &[]).unwrap();
+        let white = b.textures().white().unwrap();
         b.begin_frame_into(target, Some([0.0, 0.0, 0.0, 1.0])).unwrap();
         for (x, color) in [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]].into_iter().enumerate() {
             b.push(&Quad::solid(white, [x as f32, 0.0], [1.0, 3.0], color)).unwrap();

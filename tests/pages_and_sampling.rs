@@ -46,7 +46,9 @@ fn two_hundred_loose_images_one_draw_on_both_backends() {
         let ids: Vec<_> = sizes
             .iter()
             .enumerate()
-            .map(|(i, &(w, h))| batcher.register(&TextureDesc::new(w, h), &colour(i).repeat((w * h) as usize)).unwrap())
+            .map(|(i, &(w, h))| {
+                batcher.textures().register(&TextureDesc::new(w, h), &colour(i).repeat((w * h) as usize)).unwrap()
+            })
             .collect();
         // 200 sprites of 40x40 on a 20-px grid: each overlaps its neighbours; the last drawn
         // (painter's order) shows in the top-left 20x20 quarter of its cell unless a later
@@ -131,16 +133,21 @@ fn sampling_scene(kind: DeviceKind, size: [u32; 2], test: &str) -> Option<(Vec<u
     let mut batcher = Batcher::new(dev.limits(), Config::default()).expect("budget");
     dev.init(batcher.budget()).expect("renderer");
     let d8 = TextureDesc::new(8, 8);
-    let repeat =
-        batcher.register(&d8.with_wrap(Wrap::Repeat), &checker([200, 40, 40, 255], [40, 40, 200, 255])).unwrap();
+    let repeat = batcher
+        .textures()
+        .register(&d8.with_wrap(Wrap::Repeat), &checker([200, 40, 40, 255], [40, 40, 200, 255]))
+        .unwrap();
     let mirror = batcher
+        .textures()
         .register(&d8.with_wrap(Wrap::MirroredRepeat), &checker([40, 200, 40, 255], [200, 200, 40, 255]))
         .unwrap();
-    let nearest =
-        batcher.register(&d8.with_filter(Filter::Nearest), &checker([40, 200, 200, 255], [200, 40, 200, 255])).unwrap();
+    let nearest = batcher
+        .textures()
+        .register(&d8.with_filter(Filter::Nearest), &checker([40, 200, 200, 255], [200, 40, 200, 255]))
+        .unwrap();
     let d64 = TextureDesc::new(64, 64).with_mip_levels(7);
-    let mipped = batcher.register(&d64, &gradient()).unwrap();
-    let mipped_nearest = batcher.register(&d64.with_filter(Filter::Nearest), &gradient()).unwrap();
+    let mipped = batcher.textures().register(&d64, &gradient()).unwrap();
+    let mipped_nearest = batcher.textures().register(&d64.with_filter(Filter::Nearest), &gradient()).unwrap();
     batcher.begin_frame();
     // Fractional corners keep edges off pixel centres, where GL's and Vulkan's tie rules
     // differ (GL draws y-up).
@@ -198,14 +205,14 @@ fn no_padding_or_neighbour_shows_and_regions_update_on_both_backends() {
             // Poison first, where the texture will go: a 32x32 texture freed before the 24x24
             // one takes its layer (classes) or a rectangle next to a poison neighbour (pages).
             let p32 = TextureDesc::new(32, 32);
-            let old = batcher.register(&p32, &poison.repeat(32 * 32)).unwrap();
+            let old = batcher.textures().register(&p32, &poison.repeat(32 * 32)).unwrap();
             batcher.begin_frame();
             dev.draw(batcher.finish()).unwrap();
-            batcher.free(old).unwrap();
-            let neighbour = batcher.register(&TextureDesc::new(24, 24), &poison.repeat(24 * 24)).unwrap();
-            let tex = batcher.register(&TextureDesc::new(24, 24), &own.repeat(24 * 24)).unwrap();
+            batcher.textures().free(old).unwrap();
+            let neighbour = batcher.textures().register(&TextureDesc::new(24, 24), &poison.repeat(24 * 24)).unwrap();
+            let tex = batcher.textures().register(&TextureDesc::new(24, 24), &own.repeat(24 * 24)).unwrap();
             // A magenta-free green square in the middle of it, rewritten by update_region.
-            batcher.update_region(tex, [8, 8, 8, 8], &[0, 0, 255, 255].repeat(64)).unwrap();
+            batcher.textures().update_region(tex, [8, 8, 8, 8], &[0, 0, 255, 255].repeat(64)).unwrap();
             batcher.begin_frame();
             let quads = [
                 Quad::rect(tex, [10.37, 10.61], [72.0, 72.0]).with_uv([-0.25, -0.25, 1.25, 1.25]),
@@ -249,8 +256,9 @@ fn per_axis_wraps_and_separate_min_and_mag_filters_match_the_spec_on_every_devic
         let Some(mut dev) = open(kind, SIZE, TEST) else { continue };
         let mut batcher = Batcher::new(dev.limits(), Config::default()).expect("budget");
         dev.init(batcher.budget()).expect("renderer");
-        let tiled = batcher.register(&TextureDesc::new(8, 8).with_sampler(tiles), &grid).unwrap();
-        let cols = batcher.register(&TextureDesc::new(7, 7).with_sampler(sharp_when_small), &columns).unwrap();
+        let tiled = batcher.textures().register(&TextureDesc::new(8, 8).with_sampler(tiles), &grid).unwrap();
+        let cols =
+            batcher.textures().register(&TextureDesc::new(7, 7).with_sampler(sharp_when_small), &columns).unwrap();
         batcher.begin_frame();
         // 4 pixels a texel; u and v from -1 to 2.
         batcher.push(&Quad::rect(tiled, [4.0, 4.0], [96.0, 96.0]).with_uv([-1.0, -1.0, 2.0, 2.0])).unwrap();

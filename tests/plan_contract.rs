@@ -14,7 +14,7 @@ use layerbatch_testkit::{headless, plans};
 /// it, and plan 3 after plan 1.
 fn answers(mut run: impl FnMut(&FramePlan) -> Result<(), PlanError>, limits: Limits) -> Vec<Result<(), PlanError>> {
     let mut batcher = Batcher::new(limits, Config::default()).expect("budget");
-    let texture = batcher.register(&TextureDesc::new(1, 1), &[0; 4]).expect("texture");
+    let texture = batcher.textures().register(&TextureDesc::new(1, 1), &[0; 4]).expect("texture");
     let budget = batcher.budget().clone();
     let mut out = Vec::new();
     for (name, plan, expected) in plans::bad_plans(texture, &budget) {

@@ -1,4 +1,4 @@
-//! Real files from real tools, read by `Batcher::register_file` and drawn by every headless
+//! Real files from real tools, read by `TextureStore::register_file` and drawn by every headless
 //! device (layerbatch-gl on GL 3.3 and GLES 3.0, layerbatch-wgpu on Vulkan and GL), against
 //! the tools' own decoders. Nothing is committed: the files are made here, at test time.
 //!
@@ -188,13 +188,16 @@ fn astcenc_files_of_every_block_size_read_decode_and_draw_as_astcenc_decodes_the
         let Some((mut dev, mut batcher)) = open(kind, TEST) else { continue };
         let families = batcher.budget().format_families;
         for (block, file, reference) in &files {
-            let ids = batcher.register_file(file, &nearest()).unwrap_or_else(|e| panic!("{kind:?} {block:?}: {e}"));
+            let ids = batcher
+                .textures()
+                .register_file(file, &nearest())
+                .unwrap_or_else(|e| panic!("{kind:?} {block:?}: {e}"));
             let path = if families.contains(FormatFamily::Astc) { "native" } else { "decoded on the CPU" };
             let drawn = draw_one(&mut dev, &mut batcher, ids[0], [w, h]);
             let (differing, worst) = compare(&drawn, reference, w, 1, "drawn", "astcenc -dl");
             eprintln!("{kind:?} ({families}) {block:?} {path}: worst {worst}");
             assert_eq!(differing, 0, "{kind:?} {block:?} ({path}): {differing} texels more than 1 from astcenc's");
-            batcher.free(ids[0]).expect("free");
+            batcher.textures().free(ids[0]).expect("free");
         }
     }
 }
@@ -238,7 +241,10 @@ fn astc_mips_from_astcenc_show_its_levels_at_half_and_quarter_scale() {
     for kind in DeviceKind::ALL {
         let Some((mut dev, mut batcher)) = open(kind, TEST) else { continue };
         for (block, file, references) in &cases {
-            let ids = batcher.register_file(file, &nearest()).unwrap_or_else(|e| panic!("{kind:?} {block:?}: {e}"));
+            let ids = batcher
+                .textures()
+                .register_file(file, &nearest())
+                .unwrap_or_else(|e| panic!("{kind:?} {block:?}: {e}"));
             for l in 1..3u32 {
                 let side = SIDE >> l;
                 let drawn = draw_one(&mut dev, &mut batcher, ids[0], [side, side]);
@@ -246,7 +252,7 @@ fn astc_mips_from_astcenc_show_its_levels_at_half_and_quarter_scale() {
                 eprintln!("{kind:?} {block:?} level {l} at 1/{}: worst {worst}", 1 << l);
                 assert_eq!(differing, 0, "{kind:?} {block:?}: level {l} at 1/{} scale", 1 << l);
             }
-            batcher.free(ids[0]).expect("free");
+            batcher.textures().free(ids[0]).expect("free");
         }
     }
 }
@@ -307,7 +313,8 @@ fn nvcompress_dds_files_read_decode_and_draw_as_nvidias_decoder_and_their_levels
         let Some((mut dev, mut batcher)) = open(kind, TEST) else { continue };
         for (flag, format, [w, h], file, levels, channels) in &files {
             // Premultiplied colour over opaque black leaves the colour: RGB is compared.
-            let ids = batcher.register_file(file, &nearest()).unwrap_or_else(|e| panic!("{kind:?} {flag}: {e}"));
+            let ids =
+                batcher.textures().register_file(file, &nearest()).unwrap_or_else(|e| panic!("{kind:?} {flag}: {e}"));
             let decoded = format.is_compressed() && batcher.desc(ids[0]).expect("live").format == Format::Rgba8Unorm;
             // An RGBA8 texture keeps level 0: core makes its mips.
             let drawn_levels = if format.is_compressed() { 3 } else { 1 };
@@ -324,7 +331,7 @@ fn nvcompress_dds_files_read_decode_and_draw_as_nvidias_decoder_and_their_levels
                 let most = if decoded { 1 } else { 2 };
                 assert!(d <= most, "{kind:?} {flag} {w}x{h} level {l}: {d} from the file's level");
             }
-            batcher.free(ids[0]).expect("free");
+            batcher.textures().free(ids[0]).expect("free");
         }
     }
 }
@@ -375,13 +382,13 @@ fn bc7enc_dx10_dds_files_read_decode_and_draw_as_bc7encs_decoder() {
     for kind in DeviceKind::ALL {
         let Some((mut dev, mut batcher)) = open(kind, TEST) else { continue };
         for ([w, h], file, decoded) in &files {
-            let ids = batcher.register_file(file, &nearest()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+            let ids = batcher.textures().register_file(file, &nearest()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
             let drawn = draw_one(&mut dev, &mut batcher, ids[0], [*w, *h]);
             // Premultiplied colour over opaque black leaves the colour: RGB is compared.
             let d = worst(&drawn, decoded, 3);
             eprintln!("{kind:?} bc7enc {w}x{h}: worst {d}");
             assert!(d <= 1, "{kind:?} bc7enc {w}x{h}: {d} from bc7enc's decode");
-            batcher.free(ids[0]).expect("free");
+            batcher.textures().free(ids[0]).expect("free");
         }
     }
 }
@@ -558,7 +565,10 @@ fn basis_files_transcode_as_binomials_transcoder_and_draw_on_every_device() {
                 let mut batcher =
                     Batcher::new(dev.limits().with_format_families(families), Config::default()).expect("budget");
                 dev.init(batcher.budget()).expect("renderer");
-                let ids = batcher.register_file(&file.bytes, &nearest()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+                let ids = batcher
+                    .textures()
+                    .register_file(&file.bytes, &nearest())
+                    .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
                 assert_eq!(ids.len() as u32, file.layers);
                 batcher.begin_frame();
                 let plan = batcher.finish();
@@ -630,7 +640,10 @@ fn a_game_set_of_basis_files_held_on_devices_with_astc_bc7_etc2_and_neither() {
                 Batcher::new(dev.limits().with_format_families(families), Config::default()).expect("budget");
             dev.init(batcher.budget()).expect("renderer");
             for file in &files {
-                batcher.register_file(file, &TextureDesc::new(1, 1)).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+                batcher
+                    .textures()
+                    .register_file(file, &TextureDesc::new(1, 1))
+                    .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
             }
             batcher.begin_frame();
             let plan = batcher.finish();
@@ -711,7 +724,7 @@ fn bad_basis_files_are_refused_with_clear_errors_and_nothing_admitted() {
         eprintln!("{what}: {err}");
         assert!(err.contains(says), "{what}: {err}");
         let mut batcher = Batcher::new(layerbatch::Limits::desktop(), Config::default()).expect("budget");
-        assert!(batcher.register_file(file, &nearest()).is_err(), "{what}");
+        assert!(batcher.textures().register_file(file, &nearest()).is_err(), "{what}");
         batcher.begin_frame();
         let plan = batcher.finish();
         assert_eq!((plan.counters.textures_transcoded, batcher.allocator().allocated_bytes()), (0, 0), "{what}");

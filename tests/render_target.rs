@@ -53,7 +53,7 @@ fn red_over_green(b: &mut Batcher) -> TextureId {
             px.extend_from_slice(if y < h / 2 { &RED } else { &GREEN });
         }
     }
-    b.register(&TextureDesc::new(w, h), &px).unwrap()
+    b.textures().register(&TextureDesc::new(w, h), &px).unwrap()
 }
 
 /// Frame 1 into a 96x64 target: a red square at its top-left, a green one at its bottom-right,
@@ -61,15 +61,15 @@ fn red_over_green(b: &mut Batcher) -> TextureId {
 /// corner; frame 2 draws the target at (20, 30), 1:1. Returns frame 2's readback.
 fn target_then_sprite(kind: DeviceKind, test: &str) -> Option<Vec<u8>> {
     let (mut dev, mut b) = open(kind, test)?;
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let tex = red_over_green(&mut b);
-    let rt = b.register(&TextureDesc::new(96, 64).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let rt = b.textures().register(&TextureDesc::new(96, 64).with_usage(Usage::RenderTarget), &[]).unwrap();
     b.begin_frame_into(rt, Some(CLEAR_RT)).unwrap();
     b.push(&Quad::solid(white, [0.0, 0.0], [16.0, 16.0], RED)).unwrap();
     b.push(&Quad::solid(white, [80.0, 48.0], [16.0, 16.0], GREEN)).unwrap();
     b.push(&Quad::rect(tex, [40.0, 16.0], [16.0, 32.0])).unwrap();
     // A clip in the target's pixels (y down, as on screen): only the bottom-left 20x8.
-    b.set_clip(Some([0, 56, 20, 8]));
+    b.state().set_clip(Some([0, 56, 20, 8]));
     b.push(&Quad::solid(white, [0.0, 0.0], [96.0, 64.0], YELLOW)).unwrap();
     let plan = b.finish();
     assert_eq!(plan.target.map(|t| t.size_px), Some([96, 64]));
@@ -119,10 +119,10 @@ fn render_target_larger_than_any_size_class() {
         let max = b.limits().max_texture_size_px;
         let (w, h) = ((class + 476).min(max), (class + 76).min(max));
         assert!(w > class && h > class, "{kind:?}: the device's textures are not larger than a size class");
-        let white = b.white().unwrap();
-        let rt = b.register(&TextureDesc::new(w, h).with_usage(Usage::RenderTarget), &[]).unwrap();
+        let white = b.textures().white().unwrap();
+        let rt = b.textures().register(&TextureDesc::new(w, h).with_usage(Usage::RenderTarget), &[]).unwrap();
         b.begin_frame_into(rt, None).unwrap();
-        b.set_blend(BlendMode::Opaque);
+        b.state().set_blend(BlendMode::Opaque);
         let (hw, hh) = ((w / 2) as f32, (h / 2) as f32);
         let colors = [RED, GREEN, YELLOW, [255, 255, 255, 255]];
         for (i, c) in colors.into_iter().enumerate() {
@@ -152,8 +152,8 @@ fn render_target_larger_than_any_size_class() {
 fn render_target_accumulates_and_refuses_feedback() {
     for kind in KINDS {
         let Some((mut dev, mut b)) = open(kind, "render_target_accumulates") else { continue };
-        let white = b.white().unwrap();
-        let rt = b.register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget), &[]).unwrap();
+        let white = b.textures().white().unwrap();
+        let rt = b.textures().register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget), &[]).unwrap();
         b.begin_frame_into(rt, Some([0.0, 0.0, 0.0, 1.0])).unwrap();
         b.push(&Quad::solid(white, [0.0, 0.0], [32.0, 64.0], RED)).unwrap();
         dev.draw(b.finish()).unwrap();
@@ -185,7 +185,7 @@ fn render_target_accumulates_and_refuses_feedback() {
 /// the target) inside a host clip of `[0, 40, 240, 60]`, with a segment clip of its own.
 fn panel(kind: DeviceKind) -> Option<Vec<u8>> {
     let (mut dev, mut b) = open(kind, "viewport_rect_partly_off_target")?;
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     b.begin_frame();
     // Quads in the panel's pixels: a red one at its origin (off the target), a green one at
     // (50, 0) (target x 10), a yellow one at (100, 40) (target (60, 70)).
@@ -193,7 +193,7 @@ fn panel(kind: DeviceKind) -> Option<Vec<u8>> {
     b.push(&Quad::solid(white, [50.0, 0.0], [30.0, 30.0], GREEN)).unwrap();
     b.push(&Quad::solid(white, [100.0, 40.0], [30.0, 30.0], YELLOW)).unwrap();
     // Clipped to panel x 150..170: a white band of target x 110..130, within the host clip.
-    b.set_clip(Some([150, 0, 20, 100]));
+    b.state().set_clip(Some([150, 0, 20, 100]));
     b.push(&Quad::solid(white, [0.0, 0.0], [200.0, 100.0], [255, 255, 255, 255])).unwrap();
     let plan = b.finish();
     dev.draw_in(plan, Some([-40, 30, 200, 100]), Some([0, 40, 240, 60])).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
@@ -233,7 +233,7 @@ fn every_feature(kind: DeviceKind, quads: QuadVertices) -> Option<Vec<u8>> {
     let config = Config::default().with_quad_vertices(quads);
     let (mut dev, mut b) = open_with(kind, "every_feature_gl_equals_wgpu", config)?;
     assert_eq!(b.budget().indexed_quads, quads == QuadVertices::Indexed);
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     // A 4x2 sheet of 8x8 cells, each its own colour.
     let (sw, sh) = (32u32, 16u32);
     let mut sheet = Vec::with_capacity((sw * sh * 4) as usize);
@@ -243,10 +243,11 @@ fn every_feature(kind: DeviceKind, quads: QuadVertices) -> Option<Vec<u8>> {
             sheet.extend_from_slice(&[(cell * 30) as u8, 255 - (cell * 25) as u8, ((x * 7) % 256) as u8, 255]);
         }
     }
-    let sheet = b.register(&TextureDesc::new(sw, sh).with_filter(layerbatch::Filter::Nearest), &sheet).unwrap();
-    let rt = b.register(&TextureDesc::new(120, 80).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let sheet =
+        b.textures().register(&TextureDesc::new(sw, sh).with_filter(layerbatch::Filter::Nearest), &sheet).unwrap();
+    let rt = b.textures().register(&TextureDesc::new(120, 80).with_usage(Usage::RenderTarget), &[]).unwrap();
     let scene = |b: &mut Batcher| {
-        b.set_transform([1.5, 0.2, -0.2, 1.5, 6.0, -4.0]);
+        b.state().set_transform([1.5, 0.2, -0.2, 1.5, 6.0, -4.0]);
         for i in 0..6 {
             let q =
                 Quad::placed(sheet, [20.0 + 14.0 * i as f32, 25.0], [8.0, 8.0], [0.5, 1.0], [1.0, 1.5], 0.3 * i as f32)
@@ -255,15 +256,15 @@ fn every_feature(kind: DeviceKind, quads: QuadVertices) -> Option<Vec<u8>> {
                     .with_straight_color([255, 200, 255, 160 + 15 * i as u8]);
             b.push(&q).unwrap();
         }
-        b.set_transform(layerbatch::plan::DrawState::IDENTITY);
+        b.state().set_transform(layerbatch::plan::DrawState::IDENTITY);
         for (i, mode) in BlendMode::ALL.into_iter().enumerate() {
-            b.set_blend(mode);
+            b.state().set_blend(mode);
             b.push(&Quad::solid(white, [4.0 + 22.0 * i as f32, 40.0], [30.0, 20.0], [90, 40, 130, 140])).unwrap();
         }
-        b.set_blend(BlendMode::Over);
-        b.set_clip(Some([10, 62, 50, 10]));
+        b.state().set_blend(BlendMode::Over);
+        b.state().set_clip(Some([10, 62, 50, 10]));
         b.push(&Quad::rotated(sheet, [40.0, 66.0], [70.0, 30.0], 0.4)).unwrap();
-        b.set_clip(None);
+        b.state().set_clip(None);
     };
     b.begin_frame_into(rt, Some([0.1, 0.2, 0.3, 1.0])).unwrap();
     scene(&mut b);

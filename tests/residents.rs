@@ -30,9 +30,9 @@ fn immediate(s: &mut Setup, transform: Affine2) -> FramePlan {
     let b = &mut s.batcher;
     b.begin_frame();
     b.push_all(&s.before).unwrap();
-    b.set_transform(transform);
+    b.state().set_transform(transform);
     b.push_all(&s.layer_quads).unwrap();
-    b.set_transform(Affine2::default());
+    b.state().set_transform(Affine2::default());
     b.push_all(&s.after).unwrap();
     b.finish().clone()
 }
@@ -72,7 +72,7 @@ fn layer_matches_pushed_quads(kind: DeviceKind, test: &str) {
     scene.quads(&mut all);
     let after = all.split_off(550);
     let layer_quads = all.split_off(50);
-    let layer = batcher.create_resident(&layer_quads).expect("a layer");
+    let layer = batcher.textures().create_resident(&layer_quads).expect("a layer");
     let mut s = Setup { batcher, scene, layer_quads, before: all, after, layer };
     let moved = Affine2::translation(5.0, -3.0);
     let style = ResidentStyle::default().with_transform(moved);
@@ -102,16 +102,16 @@ fn layer_matches_pushed_quads(kind: DeviceKind, test: &str) {
     let extra: Vec<_> = (0..120)
         .map(|i| {
             let (w, h) = [(20, 20), (40, 24), (100, 90)][i % 3];
-            s.batcher.register(&TextureDesc::new(w, h), &texture_pixels(500 + i, w, h)).unwrap()
+            s.batcher.textures().register(&TextureDesc::new(w, h), &texture_pixels(500 + i, w, h)).unwrap()
         })
         .collect();
     let grown = draw_read(&mut dev, &resident(&mut s, &style), &what("after growth"));
     let pushed = draw_read(&mut dev, &immediate(&mut s, moved), &what("pushed after growth"));
     same(&pushed, &grown, 0, &what("after growth"));
     for id in extra {
-        s.batcher.free(id).unwrap();
+        s.batcher.textures().free(id).unwrap();
     }
-    s.batcher.compact();
+    s.batcher.textures().compact();
     for _ in 0..2 {
         draw_read(&mut dev, &resident(&mut s, &style), &what("after compaction"));
     }
@@ -340,21 +340,21 @@ fn a_compressed_write_after_a_gpu_copy_in_one_plan_draws_on_every_device() {
         // Two page layers of 32x32 textures; all but one freed: compaction copies it.
         let d = TextureDesc::new(32, 32).with_filter(layerbatch::Filter::Nearest);
         let ids: Vec<_> =
-            (0..20).map(|i| b.register(&d, &[i as u8 * 10, 200, 0, 255].repeat(32 * 32)).unwrap()).collect();
+            (0..20).map(|i| b.textures().register(&d, &[i as u8 * 10, 200, 0, 255].repeat(32 * 32)).unwrap()).collect();
         b.begin_frame();
         dev.draw(b.finish()).unwrap();
         let kept = ids[19];
         for id in &ids[..19] {
-            b.free(*id).unwrap();
+            b.textures().free(*id).unwrap();
         }
         b.begin_frame();
         dev.draw(b.finish()).unwrap();
-        assert!(b.compact() > 0, "{kind:?}: compaction moved nothing");
+        assert!(b.textures().compact() > 0, "{kind:?}: compaction moved nothing");
         // The next plan copies, then writes the BC1 texture (one block row: 8 bytes a row).
         let bc1 = TextureDesc::new(4, 4)
             .with_format(layerbatch::Format::Bc1RgbaUnorm)
             .with_filter(layerbatch::Filter::Nearest);
-        let red = b.register(&bc1, &[0x00, 0xF8, 0x00, 0xF8, 0, 0, 0, 0]).unwrap();
+        let red = b.textures().register(&bc1, &[0x00, 0xF8, 0x00, 0xF8, 0, 0, 0, 0]).unwrap();
         b.begin_frame();
         b.push(&Quad::rect(kept, [0.0, 0.0], [16.0, 16.0])).unwrap();
         b.push(&Quad::rect(red, [32.0, 0.0], [16.0, 16.0])).unwrap();
@@ -390,7 +390,7 @@ fn thin_mipmapped_arrays_grow_on_the_gl_blit_path() {
         let mut ids = Vec::new();
         let mut grew = 0;
         for color in &colors {
-            ids.push(b.register(&d, &color.repeat(2 * 16)).unwrap());
+            ids.push(b.textures().register(&d, &color.repeat(2 * 16)).unwrap());
             b.begin_frame();
             for (k, id) in ids.iter().enumerate() {
                 b.push(&Quad::rect(*id, [k as f32 * 8.0, 0.0], [8.0, 16.0])).unwrap();

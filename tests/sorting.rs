@@ -74,7 +74,7 @@ fn sorted_frame_matches_the_painter(kind: DeviceKind, test: &str) {
     let ids: Vec<TextureId> = (0..64)
         .map(|t| {
             let (w, h) = sizes[t % 4];
-            b.register(&TextureDesc::new(w, h), &colour(t).repeat((w * h) as usize)).expect("register")
+            b.textures().register(&TextureDesc::new(w, h), &colour(t).repeat((w * h) as usize)).expect("register")
         })
         .collect();
     b.begin_frame();
@@ -85,7 +85,7 @@ fn sorted_frame_matches_the_painter(kind: DeviceKind, test: &str) {
     b.begin_frame();
     for s in &sprites {
         let [x, y, w, h] = s.rect.map(|v| v as f32);
-        b.set_sort_key(s.key);
+        b.state().set_sort_key(s.key);
         b.push(&Quad::rect(ids[s.texture], [x, y], [w, h])).expect("a live texture");
     }
     let plan = b.finish();

@@ -30,8 +30,8 @@ fn straight_alpha_textures_draw_as_their_premultiplied_colour() {
         let straight = [240u8, 120, 40, 128];
         let mul = |c: u8| ((u32::from(c) * 128 + 127) / 255) as u8;
         let premul = [mul(240), mul(120), mul(40), 128];
-        let s = b.register(&nearest(8, 8).with_alpha(Alpha::Straight), &straight.repeat(64)).unwrap();
-        let p = b.register(&nearest(8, 8), &premul.repeat(64)).unwrap();
+        let s = b.textures().register(&nearest(8, 8).with_alpha(Alpha::Straight), &straight.repeat(64)).unwrap();
+        let p = b.textures().register(&nearest(8, 8), &premul.repeat(64)).unwrap();
         let mut quads = vec![Quad::rect(s, [0.0, 0.0], [8.0, 8.0]), Quad::rect(p, [0.0, 16.0], [8.0, 8.0])];
         // BC3, where the device has BC: one colour in 5:6:5, (31, 31, 5), which devices expand
         // by bit replication to (255, 125, 41), at alpha 128.
@@ -39,7 +39,7 @@ fn straight_alpha_textures_draw_as_their_premultiplied_colour() {
         if bc {
             let bc3 = nearest(8, 8).with_format(Format::Bc3RgbaUnorm).with_alpha(Alpha::Straight);
             let rgb565 = (31u16 << 11) | (31 << 5) | 5;
-            let s3 = b.register(&bc3, &bc3_block(128, rgb565).repeat(4)).unwrap();
+            let s3 = b.textures().register(&bc3, &bc3_block(128, rgb565).repeat(4)).unwrap();
             quads.push(Quad::rect(s3, [32.0, 0.0], [8.0, 8.0]));
         }
         b.begin_frame();

@@ -19,7 +19,7 @@ fn map_matches_pushed_tiles(kind: DeviceKind, test: &str) {
     // 8 tilesets of 4 x 4 tiles of 8 px, each its own picture.
     let mut table = TileTable::new();
     for s in 0..8 {
-        let set = b.register(&TextureDesc::new(32, 32), &scene::texture_pixels(s, 32, 32)).unwrap();
+        let set = b.textures().register(&TextureDesc::new(32, 32), &scene::texture_pixels(s, 32, 32)).unwrap();
         for k in 0..16 {
             table.push(set, [(k % 4) as f32 * 8.0, (k / 4) as f32 * 8.0, 8.0, 8.0], [32, 32]);
         }
@@ -28,7 +28,7 @@ fn map_matches_pushed_tiles(kind: DeviceKind, test: &str) {
     let ids: Vec<u32> =
         (0..256u32 * 256).map(|i| if i % 61 == 0 { 0 } else { 1 + (i * 13 + i / 256 * 5) % 128 }).collect();
     let mut map = Tilemap::new(&mut b, &table, [256, 256], 8.0, 16, &ids).unwrap();
-    let sprite = b.register(&TextureDesc::new(16, 16), &scene::texture_pixels(99, 16, 16)).unwrap();
+    let sprite = b.textures().register(&TextureDesc::new(16, 16), &scene::texture_pixels(99, 16, 16)).unwrap();
     let view = [301.0, 517.0, SIZE[0] as f32, SIZE[1] as f32];
     let camera = Affine2::translation(-view[0], -view[1]);
     let sprites: Vec<Quad> = (0..12).map(|i| Quad::rect(sprite, [i as f32 * 13.0, 40.0], [12.0, 12.0])).collect();
@@ -45,9 +45,9 @@ fn map_matches_pushed_tiles(kind: DeviceKind, test: &str) {
         let drawn = dev.read();
         map.quads_in_view(view, &mut tiles);
         b.begin_frame();
-        b.set_transform(camera);
+        b.state().set_transform(camera);
         b.push_all(&tiles).unwrap();
-        b.set_transform(Affine2::default());
+        b.state().set_transform(Affine2::default());
         b.push_all(&sprites).unwrap();
         dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
         let pushed = dev.read();

@@ -32,9 +32,9 @@ fn scene(kind: DeviceKind, vertices: QuadVertices, test: &str) -> Option<(Vec<u8
     let config = Config::default().with_quad_vertices(vertices);
     let mut b = Batcher::new(dev.limits(), config).expect("budget");
     dev.init(b.budget()).expect("renderer");
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let (desc, px) = checker();
-    let tex = b.register(&desc, &px).unwrap();
+    let tex = b.textures().register(&desc, &px).unwrap();
     b.begin_frame();
     b.push(&Quad::solid(white, [0.0, 0.0], [SIZE[0] as f32, SIZE[1] as f32], BACK)).unwrap();
     let mut gradient = Mesh::default();

@@ -23,7 +23,7 @@
 //! let limits = Renderer::query_limits(&gl);
 //! let mut batcher = Batcher::new(limits, Config::default())?;
 //! let mut renderer = Renderer::new(gl, batcher.budget())?; // every program, now and never again
-//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//! let red = batcher.textures().register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
 //!
 //! // Each frame:
 //! batcher.begin_frame();
@@ -159,7 +159,7 @@
 //! Premultiplied alpha: by default ([`layerbatch_core::BlendMode::Over`]) blend `ONE,
 //! ONE_MINUS_SRC_ALPHA` for colour and alpha, equation `FUNC_ADD`; a segment whose draw state
 //! names another mode gets that mode's [`layerbatch_core::BlendMode::factors`] (the wgpu
-//! backend builds its pipelines from the same table). Texels must be premultiplied (as core documents for `Batcher::register`), tints
+//! backend builds its pipelines from the same table). Texels must be premultiplied (as core documents for `TextureStore::register`), tints
 //! are premultiplied, and the output is `texel * tint`. sRGB arrays (`SRGB8_ALPHA8`) are
 //! decoded by the sampler; whether the framebuffer encodes is the host's `FRAMEBUFFER_SRGB`
 //! (desktop) or framebuffer format, which the renderer leaves alone.
@@ -324,7 +324,7 @@
 //! are checked only in debug builds (`debug_assertions`), as a `glGetError` per draw can
 //! stall a driver. After such an error the renderer deletes every
 //! array it holds and accepts only a rebuild plan: call [`layerbatch_core::Batcher::restore`],
-//! re-upload the textures it returns with `Batcher::update`, and paint the next plan. The
+//! re-upload the textures it returns with `TextureStore::update`, and paint the next plan. The
 //! host's GL state is restored on every error path.
 //!
 //! A rebuild plan (`FramePlan::rebuild`) deletes every array the renderer holds before its

@@ -61,7 +61,7 @@ impl<'a> Rig<'a> {
     }
 
     fn register(&mut self, desc: TextureDesc, color: [u8; 4]) -> TextureId {
-        self.batcher.register(&desc, &solid(desc.width_px, desc.height_px, color)).expect("register")
+        self.batcher.textures().register(&desc, &solid(desc.width_px, desc.height_px, color)).expect("register")
     }
 
     /// Records `quads`, paints the plan into the offscreen target (named by the target, or
@@ -177,12 +177,12 @@ fn padding_poison(ctx: &Ctx) {
         for ((w, h), (cw, ch)) in [((48, 48), (64, 64)), ((50, 30), (64, 32))] {
             let poison = rig.register(TextureDesc::new(cw, ch).with_filter(filter), POISON);
             let poison_place = rig.batcher.placement(poison).unwrap();
-            rig.batcher.free(poison).unwrap();
+            rig.batcher.textures().free(poison).unwrap();
             // Left half green, right half blue: no red anywhere, so any red is poison.
             let desc = TextureDesc::new(w, h).with_filter(filter);
             let px: Vec<u8> =
                 (0..w * h).flat_map(|i| if i % w < w / 2 { [0, 255, 0, 255] } else { [0, 0, 255, 255] }).collect();
-            let t = rig.batcher.register(&desc, &px).unwrap();
+            let t = rig.batcher.textures().register(&desc, &px).unwrap();
             let place = rig.batcher.placement(t).unwrap();
             assert_eq!((place.array, place.layer), (poison_place.array, poison_place.layer));
             assert!(place.uv_rect[2] < 1.0 || place.uv_rect[3] < 1.0, "padded");
@@ -369,7 +369,7 @@ fn compressed_copies_match_the_renderer(ctx: &Ctx) {
         let [lo, hi] = rgb565.to_le_bytes();
         let block = [lo, hi, lo, hi, 0, 0, 0, 0];
         let desc = TextureDesc::new(8, 8).with_format(Format::Bc1RgbaUnorm).with_filter(Filter::Nearest);
-        ids.push(rig.batcher.register(&desc, &block.repeat(4)).unwrap());
+        ids.push(rig.batcher.textures().register(&desc, &block.repeat(4)).unwrap());
         let quads = grid(&ids, 0..ids.len(), 32, 32.0);
         let img = rig.frame(&quads);
         let expand = |v: u8, bits: u32| ((u32::from(v) >> (8 - bits)) * 255 / ((1 << bits) - 1)) as u8;
@@ -423,7 +423,7 @@ fn free_and_reuse(ctx: &Ctx) {
     img.assert_rect([0, 0, 64, 64], red, 0, "a");
     img.assert_rect([64, 0, 128, 64], green, 0, "b");
     let old = rig.batcher.placement(a).unwrap();
-    rig.batcher.free(a).unwrap();
+    rig.batcher.textures().free(a).unwrap();
     let c = rig.register(TextureDesc::new(32, 32), blue);
     let new = rig.batcher.placement(c).unwrap();
     assert_eq!((new.array, new.layer), (old.array, old.layer), "the freed layer is reused");
@@ -436,7 +436,7 @@ fn free_and_reuse(ctx: &Ctx) {
     // The old id is rejected.
     assert!(!rig.batcher.contains(a));
     assert!(matches!(rig.batcher.placement(a), Err(TextureError::Stale(_))));
-    assert!(matches!(rig.batcher.free(a), Err(TextureError::Stale(_))));
+    assert!(matches!(rig.batcher.textures().free(a), Err(TextureError::Stale(_))));
     rig.batcher.begin_frame();
     assert_eq!(rig.batcher.push(&Quad::rect(a, [0.0, 0.0], [8.0, 8.0])), Err(QuadError::Stale(a)));
     rig.batcher.push(&Quad::rect(c, [0.0, 0.0], [8.0, 8.0])).unwrap();
@@ -595,7 +595,7 @@ fn state_restored(ctx: &Ctx) {
     let mut rig = Rig::with_caps(ctx, config, Some(caps));
     // Red | green, 2x1, linear: in between, the pixels mix (a host sampler set to nearest
     // would make them pure: the renderer unbinds sampler objects from its units).
-    let a = rig.batcher.register(&TextureDesc::new(2, 1), &[255, 0, 0, 255, 0, 255, 0, 255]).unwrap();
+    let a = rig.batcher.textures().register(&TextureDesc::new(2, 1), &[255, 0, 0, 255, 0, 255, 0, 255]).unwrap();
     let srgb = TextureDesc::new(8, 8).with_format(Format::Rgba8UnormSrgb);
     let b = rig.register(srgb, [0, 255, 0, 255]);
     // A first plan brings b's array to the device, so that c grows it by a GPU copy (a blit)
@@ -710,7 +710,7 @@ fn mipmaps_selected(ctx: &Ctx) {
         (0..16 * 16).flat_map(|i| if (i % 16 + i / 16) % 2 == 0 { [0, 0, 0, 255] } else { [255; 4] }).collect();
     // Nearest: at level 0 a minified pixel would pick one black or white texel.
     let desc = TextureDesc::new(16, 16).with_mip_levels(5).with_filter(Filter::Nearest);
-    let t = rig.batcher.register(&desc, &checker).unwrap();
+    let t = rig.batcher.textures().register(&desc, &checker).unwrap();
     let other = rig.register(TextureDesc::new(8, 8), [0, 0, 255, 255]);
     let quads = [
         Quad::rect(other, [200.0, 200.0], [8.0, 8.0]), // a second array: the segment needs tier 2
@@ -754,7 +754,7 @@ both_flavors!(zero_viewport);
 // 10. A write at an offset in the layer lands there.
 fn offset_write(ctx: &Ctx) {
     let mut batcher = Batcher::new(Renderer::query_limits(&ctx.gl), Config::default()).unwrap();
-    let id = batcher.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
+    let id = batcher.textures().register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
     let mut renderer = Renderer::new(ctx.gl.clone(), batcher.budget()).unwrap();
     let target = Offscreen::new(&ctx.gl, W, H, CLEAR);
     renderer.paint(&plans::offset_write(id, batcher.budget()), &Target::framebuffer(target.fbo, [W, H])).unwrap();
@@ -778,7 +778,7 @@ fn check_offset_write(img: &Image) {
 fn bad_plans_give_the_validator_errors(ctx: &Ctx) {
     use glow::HasContext;
     let mut batcher = Batcher::new(Renderer::query_limits(&ctx.gl), Config::default()).unwrap();
-    let id = batcher.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
+    let id = batcher.textures().register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
     let mut renderer = Renderer::new(ctx.gl.clone(), batcher.budget()).unwrap();
     let target = Offscreen::new(&ctx.gl, W, H, CLEAR);
     let into = Target::framebuffer(target.fbo, [W, H]);
@@ -836,11 +836,11 @@ fn gl_out_of_memory_is_an_error(ctx: &Ctx) {
     assert_eq!(unsafe { ctx.gl.get_error() }, glow::NO_ERROR);
     assert_eq!(rig.renderer().array_count(), 0);
 
-    rig.batcher.free(huge).unwrap();
+    rig.batcher.textures().free(huge).unwrap();
     let ids = rig.batcher.restore();
     assert_eq!(ids, [small], "the texture whose pixels the device lost");
     for id in ids {
-        rig.batcher.update(id, &solid(8, 8, red)).unwrap();
+        rig.batcher.textures().update(id, &solid(8, 8, red)).unwrap();
     }
     let img = rig.frame(&[Quad::rect(small, [0.0, 0.0], [32.0, 32.0])]);
     assert!(rig.plan().rebuild);
@@ -906,7 +906,7 @@ fn skipped_plan_recovers(ctx: &Ctx) {
     assert_eq!(listed, all, "every texture's pixels are gone from the device");
     for id in ids {
         let &(_, desc, c) = textures.iter().find(|t| t.0 == id).unwrap();
-        rig.batcher.update(id, &solid(desc.width_px, desc.height_px, c)).unwrap();
+        rig.batcher.textures().update(id, &solid(desc.width_px, desc.height_px, c)).unwrap();
     }
     let img = rig.frame(&quads(&textures));
     assert!(rig.plan().rebuild);
@@ -1010,7 +1010,7 @@ fn state_frame(rig: &mut Rig<'_>, clear: [f32; 4], build: impl FnOnce(&mut Batch
 fn blend_modes(ctx: &Ctx) {
     use layerbatch_core::BlendMode;
     let mut rig = Rig::new(ctx, Config::default());
-    let white = rig.batcher.white().unwrap();
+    let white = rig.batcher.textures().white().unwrap();
     let dst = [100u8, 200, 50, 255];
     let src = [128u8, 64, 0, 128]; // straight (255, 128, 0) at half alpha, premultiplied
     let f = |v: u8| f32::from(v) / 255.0;
@@ -1018,9 +1018,9 @@ fn blend_modes(ctx: &Ctx) {
     for mode in BlendMode::ALL {
         let (img, draws) = state_frame(&mut rig, dst.map(f), |b| {
             b.push(&Quad::solid(white, [0.0, 0.0], [64.0, 64.0], src)).unwrap();
-            b.set_blend(mode);
+            b.state().set_blend(mode);
             b.push(&Quad::solid(white, [64.0, 0.0], [64.0, 64.0], src)).unwrap();
-            b.set_blend(BlendMode::Over);
+            b.state().set_blend(BlendMode::Over);
             b.push(&Quad::solid(white, [128.0, 0.0], [64.0, 64.0], src)).unwrap();
         });
         // Additive shares the "over" draw (alpha 0 under "over"); the others cost a draw.
@@ -1041,7 +1041,7 @@ both_flavors!(blend_modes);
 fn clip_rects(ctx: &Ctx) {
     use glow::HasContext as _;
     let mut rig = Rig::new(ctx, Config::default());
-    let white = rig.batcher.white().unwrap();
+    let white = rig.batcher.textures().white().unwrap();
     let red = [255, 0, 0, 255];
     let black = [0, 0, 0, 255];
     let full = |b: &mut Batcher| b.push(&Quad::solid(white, [0.0, 0.0], [W as f32, H as f32], red)).unwrap();
@@ -1054,9 +1054,9 @@ fn clip_rects(ctx: &Ctx) {
         ([u32::MAX, u32::MAX, u32::MAX, u32::MAX], [0, 0, 0, 0]),
     ] {
         let (img, _) = state_frame(&mut rig, CLEAR, |b| {
-            b.set_clip(Some(clip));
+            b.state().set_clip(Some(clip));
             full(b);
-            b.set_clip(None);
+            b.state().set_clip(None);
             b.push(&Quad::solid(white, [0.0, 250.0], [6.0, 6.0], [0, 0, 255, 255])).unwrap();
         });
         for (x, y, px) in img.pixels() {
@@ -1082,9 +1082,9 @@ fn clip_rects(ctx: &Ctx) {
             ctx.gl.scissor(sx, sy, sw, sh);
         }
         rig.batcher.begin_frame();
-        rig.batcher.set_clip(Some([50, 50, 100, 100]));
+        rig.batcher.state().set_clip(Some([50, 50, 100, 100]));
         full(&mut rig.batcher);
-        rig.batcher.set_clip(None);
+        rig.batcher.state().set_clip(None);
         rig.batcher.push(&Quad::solid(white, [200.0, 0.0], [10.0, 10.0], red)).unwrap();
         let plan = rig.batcher.finish();
         let target = Target::framebuffer(rig.target.fbo, [W, H]).with_host_clip(keep);
@@ -1110,14 +1110,14 @@ both_flavors!(clip_rects);
 /// leak into the next segment or frame.
 fn transforms(ctx: &Ctx) {
     let mut rig = Rig::new(ctx, Config::default());
-    let white = rig.batcher.white().unwrap();
+    let white = rig.batcher.textures().white().unwrap();
     let c = [0, 255, 0, 255];
     let (img, draws) = state_frame(&mut rig, CLEAR, |b| {
-        b.set_transform([2.0, 0.0, 0.0, 2.0, 10.0, 20.0]); // zoom 2, then pan (10, 20)
+        b.state().set_transform([2.0, 0.0, 0.0, 2.0, 10.0, 20.0]); // zoom 2, then pan (10, 20)
         b.push(&Quad::solid(white, [0.0, 0.0], [10.0, 10.0], c)).unwrap();
-        b.set_transform([0.0, 1.0, -1.0, 0.0, 200.0, 100.0]); // a quarter turn about (200, 100)
+        b.state().set_transform([0.0, 1.0, -1.0, 0.0, 200.0, 100.0]); // a quarter turn about (200, 100)
         b.push(&Quad::solid(white, [0.0, 0.0], [20.0, 10.0], c)).unwrap();
-        b.set_transform(layerbatch_core::plan::DrawState::IDENTITY);
+        b.state().set_transform(layerbatch_core::plan::DrawState::IDENTITY);
         b.push(&Quad::solid(white, [100.0, 200.0], [8.0, 8.0], c)).unwrap();
     });
     assert_eq!(draws, 3);
@@ -1145,9 +1145,12 @@ fn render_target_restores_host_state(ctx: &Ctx) {
     use glow::HasContext as _;
     let gl = &*ctx.gl;
     let mut rig = Rig::new(ctx, Config::default());
-    let white = rig.batcher.white().unwrap();
-    let rt =
-        rig.batcher.register(&TextureDesc::new(32, 32).with_usage(layerbatch_core::Usage::RenderTarget), &[]).unwrap();
+    let white = rig.batcher.textures().white().unwrap();
+    let rt = rig
+        .batcher
+        .textures()
+        .register(&TextureDesc::new(32, 32).with_usage(layerbatch_core::Usage::RenderTarget), &[])
+        .unwrap();
     let clear_value = [0.25f32, 0.5, 0.75, 1.0];
     // SAFETY: host-side state on the current context.
     unsafe {
@@ -1189,10 +1192,10 @@ both_flavors!(render_target_restores_host_state);
 fn srgb_render_target_round_trips(ctx: &Ctx) {
     use glow::HasContext as _;
     let mut rig = Rig::new(ctx, Config::default());
-    let white = rig.batcher.white().unwrap();
+    let white = rig.batcher.textures().white().unwrap();
     let desc =
         TextureDesc::new(16, 16).with_format(Format::Rgba8UnormSrgb).with_usage(layerbatch_core::Usage::RenderTarget);
-    let rt = rig.batcher.register(&desc, &[]).unwrap();
+    let rt = rig.batcher.textures().register(&desc, &[]).unwrap();
     rig.batcher.begin_frame_into(rt, Some([0.0, 0.0, 0.0, 1.0])).unwrap();
     rig.batcher.push(&Quad::solid(white, [0.0, 0.0], [16.0, 16.0], [128, 128, 128, 255])).unwrap();
     let plan = rig.batcher.finish();

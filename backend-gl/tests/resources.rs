@@ -38,9 +38,9 @@ fn render_target_mip_levels(ctx: &Ctx) {
     let gl = &*ctx.gl;
     let (w, h) = (128, 64);
     let mut batcher = Batcher::new(Renderer::query_limits(gl), Config::default()).expect("budget");
-    let white = batcher.white().expect("white");
+    let white = batcher.textures().white().expect("white");
     let desc = TextureDesc::new(64, 64).with_usage(Usage::RenderTarget).with_mip_levels(7);
-    let rt = batcher.register(&desc, &[]).expect("render target");
+    let rt = batcher.textures().register(&desc, &[]).expect("render target");
     let mut renderer = Renderer::new(ctx.gl.clone(), batcher.budget()).expect("renderer");
     let mut mock = MockDevice::new(batcher.budget());
     let screen = Offscreen::new(gl, w, h, [0.0, 0.0, 0.0, 1.0]);

@@ -57,7 +57,7 @@ struct Scene {
 impl Scene {
     fn new(ctx: &Ctx, config: Config) -> Self {
         let mut batcher = Batcher::new(Renderer::query_limits(&ctx.gl), config).expect("budget");
-        let white = batcher.white().expect("white");
+        let white = batcher.textures().white().expect("white");
         let renderer = Renderer::new(ctx.gl.clone(), batcher.budget()).expect("renderer");
         Self { batcher, renderer: Some(renderer), white }
     }
@@ -248,7 +248,8 @@ fn gl_state_clip_origin(ctx: &Ctx) {
     };
     let mut s = Scene::new(ctx, Config::default());
     let target = Offscreen::new(gl, W, H, BG_F);
-    let rt = s.batcher.register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).expect("target");
+    let rt =
+        s.batcher.textures().register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).expect("target");
     // glClipControl(EXT) is `void (GLenum, GLenum)`.
     let clip_control = supported.then(|| {
         // SAFETY: the signature above.

@@ -342,12 +342,13 @@ fn padded_uv_outside_with(ctx: &Ctx, what: &str, config: Config) {
     let mut batcher = Batcher::new(Renderer::query_limits(&ctx.gl), config).unwrap();
     let mut textures = Vec::new();
     for filter in [Filter::Linear, Filter::Nearest] {
-        let poison = batcher.register(&TextureDesc::new(32, 32).with_filter(filter), &solid(32, 32, POISON)).unwrap();
+        let poison =
+            batcher.textures().register(&TextureDesc::new(32, 32).with_filter(filter), &solid(32, 32, POISON)).unwrap();
         let poison_place = batcher.placement(poison).unwrap();
-        batcher.free(poison).unwrap();
+        batcher.textures().free(poison).unwrap();
         // Left half green, right half blue: no red anywhere, so any red is poison.
         let px: Vec<u8> = (0..24 * 24).flat_map(|i| if i % 24 < 12 { GREEN } else { BLUE }).collect();
-        let t = batcher.register(&TextureDesc::new(24, 24).with_filter(filter), &px).unwrap();
+        let t = batcher.textures().register(&TextureDesc::new(24, 24).with_filter(filter), &px).unwrap();
         let place = batcher.placement(t).unwrap();
         let at = |p: layerbatch_core::alloc::Placement| (p.array, p.layer, p.rect_px[0], p.rect_px[1]);
         assert_eq!(at(place), at(poison_place), "{what}, {filter:?}: in the poison's place");

@@ -87,7 +87,7 @@
 //! // Once: core's budget from this device's limits, then the pipelines.
 //! let mut batcher = Batcher::new(device_limits(device), Config::default())?;
 //! let mut renderer = Renderer::new(device, format, batcher.budget(), &RendererOptions::default())?;
-//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//! let red = batcher.textures().register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
 //!
 //! // Every frame: record quads, plan, prepare, render into your pass, submit.
 //! batcher.begin_frame();

@@ -486,7 +486,7 @@ fn repeat_and_mirror_use_the_sampler(gpu: &Gpu) {
 /// Atlas pages as core plans them: 60 static textures of odd sizes packed into 64 px pages
 /// (the first is drawn alone, so that its small page is on the device; the other 59 then grow
 /// it by a GPU copy, in size, then in layers), drawn scaled with linear filtering; then two thirds
-/// are freed and [`Batcher::compact`](layerbatch_core::Batcher::compact) repacks the rest into
+/// are freed and [`TextureStore::compact`](layerbatch_core::TextureStore::compact) repacks the rest into
 /// a smaller array by rectangle copies between arrays. Every texture shows exactly its colour,
 /// edges included, before and after, and the device's counts equal core's mock device's.
 fn core_pages_pack_and_compact(gpu: &Gpu) {
@@ -496,7 +496,7 @@ fn core_pages_pack_and_compact(gpu: &Gpu) {
     let size = |i: usize| (6 + (i as u32 * 7) % 27, 6 + (i as u32 * 11) % 27);
     let register = |b: &mut Batcher, i: usize| {
         let (w, h) = size(i);
-        Some(b.register(&TextureDesc::new(w, h), &solid(w, h, color(i))).unwrap())
+        Some(b.textures().register(&TextureDesc::new(w, h), &solid(w, h, color(i))).unwrap())
     };
     let mut ids: Vec<Option<TextureId>> = vec![None; 60];
     ids[0] = register(&mut b, 0);
@@ -543,10 +543,10 @@ fn core_pages_pack_and_compact(gpu: &Gpu) {
 
     for (i, id) in ids.iter_mut().enumerate() {
         if i % 3 != 0 {
-            b.free(id.take().unwrap()).unwrap();
+            b.textures().free(id.take().unwrap()).unwrap();
         }
     }
-    let moved = b.compact();
+    let moved = b.textures().compact();
     assert!(moved > 0, "compaction moves textures");
     let c = frame_of(&mut b, &mut r, &ids, "compacted");
     assert_eq!(c.rect_copies, moved as u64, "one rectangle copy per moved texture");

@@ -75,7 +75,7 @@ fn five_million_quads(gpu: &Gpu, quads: QuadVertices) {
     let quad_bytes = u64::from(b.budget().quad_bytes());
     assert_eq!(capacity, 65536);
     let ids: Vec<TextureId> =
-        (0..3).map(|i| b.register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
+        (0..3).map(|i| b.textures().register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
     one_pixel_quads(&mut b, &ids, FIVE_MILLION);
     let plan = b.finish();
     assert_eq!(plan.instances.len(), FIVE_MILLION as usize);
@@ -114,7 +114,7 @@ fn instance_blocks_within_a_small_max_buffer_size() {
         let capacity = b.budget().instance_capacity;
         assert_eq!(capacity, (1 << 20) / b.budget().quad_bytes(), "{test}: the capacity one buffer holds");
         let ids: Vec<TextureId> =
-            (0..5).map(|i| b.register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
+            (0..5).map(|i| b.textures().register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
         for quads in [100_000u32, 30_000] {
             one_pixel_quads(&mut b, &ids, quads);
             let plan = b.finish();
@@ -160,7 +160,7 @@ fn staged_writes_beyond_max_buffer_size() {
         let desc = TextureDesc::new(w, h).with_filter(Filter::Nearest).with_mip_levels(levels);
         let mut ids = Vec::new();
         for t in 0..4 {
-            ids.push(b.register(&desc, &level_pixels(t, 0, w, h)).unwrap());
+            ids.push(b.textures().register(&desc, &level_pixels(t, 0, w, h)).unwrap());
             if t == 1 || t == 3 {
                 // Frame: textures 0 and 1 (queue writes), then 2 and 3 after the growth.
                 b.begin_frame();
@@ -243,7 +243,7 @@ fn skipped_plan_recovers(gpu: &Gpu) {
     // Size classes, not atlas pages: the fifth texture must grow the array.
     let (mut b, mut r) = setup(gpu, Config::default().with_max_packed_size_px(0));
     let mut ids: Vec<TextureId> =
-        (0..4).map(|i| b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()).collect();
+        (0..4).map(|i| b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()).collect();
     let frame_of = |b: &mut Batcher, ids: &[TextureId]| {
         b.begin_frame();
         for (i, &id) in ids.iter().enumerate() {
@@ -259,7 +259,7 @@ fn skipped_plan_recovers(gpu: &Gpu) {
     let plan1 = frame_of(&mut b, &ids);
     check(&draw(gpu, &mut r, &plan1), 4, "plan 1");
 
-    ids.push(b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(4))).unwrap());
+    ids.push(b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, color(4))).unwrap());
     let skipped = frame_of(&mut b, &ids);
     assert_eq!(skipped.counters.array_growths, 1, "the fifth texture grows the array");
     let plan3 = frame_of(&mut b, &ids);
@@ -276,7 +276,7 @@ fn skipped_plan_recovers(gpu: &Gpu) {
     assert!(lost.contains(&ids[4]), "the texture of the skipped plan is listed");
     for &id in &lost {
         let i = ids.iter().position(|&t| t == id).unwrap();
-        b.update(id, &solid(16, 16, color(i))).unwrap();
+        b.textures().update(id, &solid(16, 16, color(i))).unwrap();
     }
     let rebuild = frame_of(&mut b, &ids);
     assert!(rebuild.rebuild);
@@ -292,7 +292,7 @@ fn skipped_plan_recovers(gpu: &Gpu) {
 fn bad_plans_give_the_validator_errors(gpu: &Gpu) {
     let errors = record_uncaptured(&gpu.device);
     let (mut b, mut r) = setup(gpu, Config::default());
-    let id = b.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
+    let id = b.textures().register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
     for (name, plan, expected) in plans::bad_plans(id, b.budget()) {
         match try_draw(gpu, &mut r, &plan) {
             Err(Error::Plan(e)) => assert_eq!(e, expected, "{}: {name}", gpu.adapter),
@@ -324,8 +324,8 @@ fn device_error_is_an_error_then_rebuild_recovers(gpu: &Gpu) {
     let mut b = Batcher::new(limits, Config::default().with_budget_bytes(u64::MAX)).unwrap();
     let mut r =
         common::Rig::new(Renderer::new(&gpu.device, common::FORMAT, b.budget(), &RendererOptions::default()).unwrap());
-    let green = b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(1))).unwrap();
-    let target = b.register(&TextureDesc::new(huge, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let green = b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, color(1))).unwrap();
+    let target = b.textures().register(&TextureDesc::new(huge, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
     b.begin_frame();
     b.push(&Quad::rect(green, [8.0, 8.0], [32.0, 32.0])).unwrap();
     b.push(&Quad::rect(target, [48.0, 8.0], [32.0, 32.0])).unwrap();
@@ -343,9 +343,9 @@ fn device_error_is_an_error_then_rebuild_recovers(gpu: &Gpu) {
     b.begin_frame();
     b.push(&Quad::rect(green, [8.0, 8.0], [32.0, 32.0])).unwrap();
     assert!(matches!(try_draw(gpu, &mut r, b.finish()), Err(Error::Plan(PlanError::NeedsRebuild { .. }))));
-    b.free(target).unwrap();
+    b.textures().free(target).unwrap();
     for id in b.restore() {
-        b.update(id, &solid(16, 16, color(1))).unwrap();
+        b.textures().update(id, &solid(16, 16, color(1))).unwrap();
     }
     b.begin_frame();
     b.push(&Quad::rect(green, [8.0, 8.0], [32.0, 32.0])).unwrap();
@@ -400,8 +400,9 @@ fn out_of_memory_is_an_error() {
 /// globals, one for the slots), and both draw right.
 fn flush_without_binds_keeps_the_bind_group(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let ids: Vec<TextureId> =
-        (0..2).map(|i| b.register(&TextureDesc::new(8, 8 + i), &solid(8, 8 + i, color(i as usize))).unwrap()).collect();
+    let ids: Vec<TextureId> = (0..2)
+        .map(|i| b.textures().register(&TextureDesc::new(8, 8 + i), &solid(8, 8 + i, color(i as usize))).unwrap())
+        .collect();
     b.begin_frame();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [16.0, 16.0])).unwrap();
     b.push(&Quad::rect(ids[1], [20.0, 0.0], [16.0, 16.0])).unwrap();

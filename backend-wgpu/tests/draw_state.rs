@@ -32,7 +32,7 @@ const WHITE: [u8; 4] = [255, 255, 255, 255];
 /// whose clip leaves nothing), and returns the frame and the number of segments.
 fn frame(gpu: &Gpu, skipped: usize, scene: impl FnOnce(&mut Batcher, TextureId)) -> (Frame, usize) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     b.begin_frame();
     scene(&mut b, white);
     let plan = b.finish();
@@ -57,7 +57,7 @@ fn solid(b: &mut Batcher, white: TextureId, pos: [f32; 2], size: [f32; 2], color
 fn additive_sums_overlaps(gpu: &Gpu) {
     let c = [100, 60, 20, 100];
     let (f, segments) = frame(gpu, 0, |b, w| {
-        b.set_blend(BlendMode::Additive);
+        b.state().set_blend(BlendMode::Additive);
         solid(b, w, [10.0, 10.0], [40.0, 20.0], c);
         solid(b, w, [30.0, 10.0], [40.0, 20.0], c);
     });
@@ -78,10 +78,10 @@ fn multiply_darkens_background(gpu: &Gpu) {
     let half = [64u8, 128, 0, 128];
     let (f, segments) = frame(gpu, 0, |b, w| {
         solid(b, w, [0.0, 0.0], [SIZE as f32, SIZE as f32], bg);
-        b.set_blend(BlendMode::Multiply);
+        b.state().set_blend(BlendMode::Multiply);
         solid(b, w, [10.0, 10.0], [20.0, 20.0], opaque);
         solid(b, w, [40.0, 10.0], [20.0, 20.0], half);
-        b.set_blend(BlendMode::Over);
+        b.state().set_blend(BlendMode::Over);
     });
     assert_eq!(segments, 2, "over, then multiply");
     let multiply = |src: [u8; 4]| -> [u8; 4] {
@@ -106,9 +106,9 @@ fn multiply_darkens_background(gpu: &Gpu) {
 fn opaque_replaces_alpha(gpu: &Gpu) {
     let c = [50u8, 0, 20, 128];
     let (f, _) = frame(gpu, 0, |b, w| {
-        b.set_blend(BlendMode::Opaque);
+        b.state().set_blend(BlendMode::Opaque);
         solid(b, w, [10.0, 10.0], [20.0, 20.0], c);
-        b.set_blend(BlendMode::Over);
+        b.state().set_blend(BlendMode::Over);
         solid(b, w, [40.0, 10.0], [20.0, 20.0], c);
     });
     let what = format!("{} opaque", gpu.adapter);
@@ -125,12 +125,12 @@ fn clip_draws_inside_only(gpu: &Gpu) {
     let red = [255, 0, 0, 255];
     let blue = [0, 0, 255, 255];
     let (f, segments) = frame(gpu, 0, |b, w| {
-        b.set_clip(Some([16, 8, 32, 24]));
+        b.state().set_clip(Some([16, 8, 32, 24]));
         solid(b, w, [0.0, 0.0], full, WHITE);
-        b.set_clip(None);
+        b.state().set_clip(None);
         solid(b, w, [200.0, 200.0], [10.0, 10.0], red);
         // Partly outside the target: x 240..256, y 250..256 drawn.
-        b.set_clip(Some([240, 250, 100, 100]));
+        b.state().set_clip(Some([240, 250, 100, 100]));
         solid(b, w, [0.0, 0.0], full, blue);
     });
     assert_eq!(segments, 3);
@@ -156,15 +156,15 @@ fn clip_outside_or_empty_draws_nothing(gpu: &Gpu) {
     let full = [SIZE as f32, SIZE as f32];
     let green = [0, 255, 0, 255];
     let (f, segments) = frame(gpu, 4, |b, w| {
-        b.set_clip(Some([SIZE + 10, 10, 10, 10]));
+        b.state().set_clip(Some([SIZE + 10, 10, 10, 10]));
         solid(b, w, [0.0, 0.0], full, WHITE);
-        b.set_clip(Some([10, 10, 0, 5]));
+        b.state().set_clip(Some([10, 10, 0, 5]));
         solid(b, w, [1.0, 0.0], full, WHITE);
-        b.set_clip(Some([u32::MAX - 1, u32::MAX - 1, u32::MAX, u32::MAX]));
+        b.state().set_clip(Some([u32::MAX - 1, u32::MAX - 1, u32::MAX, u32::MAX]));
         solid(b, w, [2.0, 0.0], full, WHITE);
-        b.set_clip(Some([0, SIZE, SIZE, 1]));
+        b.state().set_clip(Some([0, SIZE, SIZE, 1]));
         solid(b, w, [3.0, 0.0], full, WHITE);
-        b.set_clip(None);
+        b.state().set_clip(None);
         solid(b, w, [100.0, 100.0], [10.0, 10.0], green);
     });
     assert_eq!(segments, 5);
@@ -181,13 +181,13 @@ fn transform_moves_and_scales(gpu: &Gpu) {
     let c = [0, 200, 100, 255];
     let red = [255, 0, 0, 255];
     let (f, segments) = frame(gpu, 0, |b, w| {
-        b.set_transform([2.0, 0.0, 0.0, 2.0, 10.0, 20.0]);
+        b.state().set_transform([2.0, 0.0, 0.0, 2.0, 10.0, 20.0]);
         solid(b, w, [5.0, 5.0], [10.0, 10.0], c);
-        b.set_transform(DrawState::IDENTITY);
+        b.state().set_transform(DrawState::IDENTITY);
         solid(b, w, [100.0, 100.0], [10.0, 10.0], red);
         // A shear's off-diagonal term: (x, y) -> (x + 0.5 y, y). Row y of a 20 x 20 quad at
         // (0, 200) spans x 0.5 y .. 0.5 y + 20.
-        b.set_transform([1.0, 0.0, 0.5, 1.0, 0.0, 0.0]);
+        b.state().set_transform([1.0, 0.0, 0.5, 1.0, 0.0, 0.0]);
         solid(b, w, [0.0, 200.0], [20.0, 20.0], c);
     });
     assert_eq!(segments, 3);
@@ -216,7 +216,7 @@ fn transform_moves_and_scales(gpu: &Gpu) {
 fn states_across_plans_of_one_frame(gpu: &Gpu) {
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let (mut b, mut r) = setup(gpu, Config::default());
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let full = [SIZE as f32, SIZE as f32];
     let half = [100, 0, 0, 100];
     let blue = [0, 0, 255, 255];
@@ -227,9 +227,9 @@ fn states_across_plans_of_one_frame(gpu: &Gpu) {
 
     // Plan A: two additive quads, translated by (50, 0), clipped to x 0..80.
     b.begin_frame();
-    b.set_blend(BlendMode::Additive);
-    b.set_clip(Some([0, 0, 80, SIZE]));
-    b.set_transform([1.0, 0.0, 0.0, 1.0, 50.0, 0.0]);
+    b.state().set_blend(BlendMode::Additive);
+    b.state().set_clip(Some([0, 0, 80, SIZE]));
+    b.state().set_transform([1.0, 0.0, 0.0, 1.0, 50.0, 0.0]);
     b.push(&Quad::solid(white, [0.0, 10.0], [60.0, 20.0], half)).unwrap();
     b.push(&Quad::solid(white, [0.0, 10.0], [60.0, 20.0], half)).unwrap();
     let plan = b.finish();
@@ -239,9 +239,9 @@ fn states_across_plans_of_one_frame(gpu: &Gpu) {
 
     // Plan B: the defaults, a quad across the whole width.
     b.begin_frame();
-    b.set_blend(BlendMode::Over);
-    b.set_clip(None);
-    b.set_transform(DrawState::IDENTITY);
+    b.state().set_blend(BlendMode::Over);
+    b.state().set_clip(None);
+    b.state().set_transform(DrawState::IDENTITY);
     b.push(&Quad::solid(white, [0.0, 100.0], full, blue)).unwrap();
     let plan = b.finish();
     segments += plan.segments.len();
@@ -277,7 +277,7 @@ fn states_across_plans_of_one_frame(gpu: &Gpu) {
 fn lights_across_plans_of_one_frame(gpu: &Gpu) {
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let (mut b, mut r) = setup(gpu, Config::default().with_lights(2));
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let target = common::gpu::target(&gpu.device, [SIZE, SIZE], FORMAT);
     let view = target.create_view(&Default::default());
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
@@ -289,7 +289,7 @@ fn lights_across_plans_of_one_frame(gpu: &Gpu) {
         b.begin_frame();
         b.set_ambient([0.0; 3]).unwrap();
         b.add_light(light(colour)).unwrap();
-        b.set_lit(true).unwrap();
+        b.state().set_lit(true).unwrap();
         b.push(&Quad::solid(white, [x, 0.0], [100.0, 50.0], WHITE)).unwrap();
         let plan = b.finish();
         assert_eq!(plan.counters.lights, 1);
@@ -319,7 +319,7 @@ fn lights_across_plans_of_one_frame(gpu: &Gpu) {
 /// gigabytes; after `restore` the next frame draws.
 fn too_many_states_is_an_error_then_restore(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     b.begin_frame();
     solid(&mut b, white, [0.0, 0.0], [8.0, 8.0], WHITE);
     let mut plan = b.finish().clone();
@@ -353,7 +353,7 @@ fn too_many_states_is_an_error_then_restore(gpu: &Gpu) {
 /// alone bound the quads.
 fn viewport_rect_keeps_the_host_scissor(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let (red, green) = ([255, 0, 0, 255], [0, 255, 0, 255]);
     let mut frame = |b: &mut Batcher, rect: [i32; 4], scissor: Option<[u32; 4]>| {
         let device = &gpu.device;

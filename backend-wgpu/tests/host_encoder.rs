@@ -15,7 +15,7 @@ fn encoder_dropped_after_prepare_next_frame_right(gpu: &Gpu) {
     // Class arrays only (no atlas pages), so that registering grows an array.
     let (mut b, mut r) = setup(gpu, Config::default().with_max_packed_size_px(0));
     let tex = |b: &mut layerbatch_core::Batcher, i: usize| {
-        b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()
+        b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()
     };
     let mut ids: Vec<_> = (0..2).map(|i| tex(&mut b, i)).collect();
     b.begin_frame();
@@ -56,9 +56,9 @@ fn encoder_dropped_after_prepare_next_frame_right(gpu: &Gpu) {
 /// target's view, in a pass of its own, over the left half; the next frame shows both.
 fn host_pass_into_target_view(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let white = b.white().unwrap();
-    let rt = b.register(&TextureDesc::new(64, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
-    let stat = b.register(&TextureDesc::new(4, 4), &solid(4, 4, [9, 9, 9, 255])).unwrap();
+    let white = b.textures().white().unwrap();
+    let rt = b.textures().register(&TextureDesc::new(64, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let stat = b.textures().register(&TextureDesc::new(4, 4), &solid(4, 4, [9, 9, 9, 255])).unwrap();
     b.begin_frame_into(rt, Some([1.0, 0.0, 0.0, 1.0])).unwrap();
     let p = b.placement(rt).unwrap();
     let plan = b.finish();

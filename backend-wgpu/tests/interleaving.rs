@@ -85,7 +85,7 @@ fn interleaved(gpu: &Gpu, one: bool) {
     let errors = common::record_uncaptured(&gpu.device);
     let (mut b, r) = setup(gpu, Config::default());
     let mut r = r.renderer;
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let [(t1, v1), (t2, v2)] = targets(gpu);
     let (mut pa, mut pb) = (r.create_prepared(), r.create_prepared());
     for frame in 0..3 {
@@ -123,7 +123,7 @@ fn two_prepared_plans_in_one_pass(gpu: &Gpu) {
     let errors = common::record_uncaptured(&gpu.device);
     let (mut b, r) = setup(gpu, Config::default());
     let mut r = r.renderer;
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let [(t1, v1), _] = targets(gpu);
     let (mut pa, mut pb) = (r.create_prepared(), r.create_prepared());
     let (a, bp) = (plan_a(&mut b, white), plan_b(&mut b, white));
@@ -153,7 +153,7 @@ fn foreign_prepared_plan_is_refused(gpu: &Gpu) {
     let (mut b2, r2) = setup(gpu, Config::default());
     let mut r2 = r2.renderer;
     assert_ne!(r1.tag(), r2.tag(), "{what}: renderer tags are unique");
-    let (w1, w2) = (b1.white().unwrap(), b2.white().unwrap());
+    let (w1, w2) = (b1.textures().white().unwrap(), b2.textures().white().unwrap());
     let mut p1 = r1.create_prepared();
     assert_eq!(p1.renderer_tag(), r1.tag());
     r1.prepare(&gpu.device, &gpu.queue, &mut p1, &plan_a(&mut b1, w1), [SIZE, SIZE]).unwrap();
@@ -209,7 +209,7 @@ fn spaces_stay_bounded(gpu: &Gpu) {
     let what = gpu.adapter.clone();
     let (mut b, r) = setup(gpu, Config::default());
     let mut r = r.renderer;
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let [(t1, v1), _] = targets(gpu);
     for throttled in [true, false] {
         let mut p = r.create_prepared();
@@ -252,7 +252,7 @@ fn spaces_stay_bounded(gpu: &Gpu) {
 fn dropped_encoder_frees_the_space(gpu: &Gpu) {
     let (mut b, _) = setup(gpu, Config::default());
     let mut r = Renderer::new(&gpu.device, FORMAT, b.budget(), &RendererOptions::default()).unwrap();
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let [(t1, v1), _] = targets(gpu);
     let mut p: PreparedPlan = r.create_prepared();
     assert_eq!((p.spaces(), p.holds_plan()), (0, false), "nothing before the first prepare");
@@ -275,7 +275,7 @@ fn dropped_encoder_frees_the_space(gpu: &Gpu) {
 fn failed_prepare_draws_nothing(gpu: &Gpu) {
     let (mut b, r) = setup(gpu, Config::default());
     let mut r = r.renderer;
-    let white = b.white().unwrap();
+    let white = b.textures().white().unwrap();
     let [(t1, v1), _] = targets(gpu);
     let mut p = r.create_prepared();
     let a = plan_a(&mut b, white);

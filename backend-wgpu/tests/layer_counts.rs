@@ -38,10 +38,10 @@ fn created_arrays(limits: Limits, config: Config) -> Vec<ArrayDesc> {
         let (w, h) = [(16, 16), (8, 8), (16, 16), (12, 12), (30, 17)][i as usize % 5];
         let usage = if i % 23 == 0 { Usage::Dynamic } else { Usage::Static };
         let desc = TextureDesc::new(w, h).with_usage(usage);
-        live.push(b.register(&desc, &solid(w, h, [1, 2, 3, 4])).unwrap());
+        live.push(b.textures().register(&desc, &solid(w, h, [1, 2, 3, 4])).unwrap());
         if i % 7 == 3 {
             let t = live.remove(i as usize % live.len());
-            b.free(t).unwrap();
+            b.textures().free(t).unwrap();
         }
         if i % 10 == 9 {
             plan_now(&mut b, &mut created);
@@ -122,15 +122,17 @@ fn layer_counts_1_6_12_sample_correctly(gpu: &Gpu) {
     let mut ids = Vec::new();
     // Six 16x16 textures: one array of 6 layers.
     for i in 0..6 {
-        ids.push(b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap());
+        ids.push(b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap());
     }
     // Twelve 32x32 textures: 6 layers, grown (in place: no plan has brought it to the device)
     // to 12.
     for i in 6..18 {
-        ids.push(b.register(&TextureDesc::new(32, 32), &solid(32, 32, color(i))).unwrap());
+        ids.push(b.textures().register(&TextureDesc::new(32, 32), &solid(32, 32, color(i))).unwrap());
     }
     // One dynamic texture: its own array of 1 layer.
-    ids.push(b.register(&TextureDesc::new(16, 16).with_usage(Usage::Dynamic), &solid(16, 16, color(18))).unwrap());
+    ids.push(
+        b.textures().register(&TextureDesc::new(16, 16).with_usage(Usage::Dynamic), &solid(16, 16, color(18))).unwrap(),
+    );
     b.begin_frame();
     for (i, &id) in ids.iter().enumerate() {
         let (x, y) = ((i % 8) as f32 * 32.0 + 4.0, (i / 8) as f32 * 32.0 + 4.0);

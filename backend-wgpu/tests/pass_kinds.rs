@@ -21,7 +21,9 @@ const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// Three textures of distinct colours.
 fn textures(b: &mut Batcher) -> Vec<TextureId> {
-    (0..3).map(|i| b.register(&TextureDesc::new(8, 8), &solid(8, 8, color(i * 30 + 7))).expect("register")).collect()
+    (0..3)
+        .map(|i| b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, color(i * 30 + 7))).expect("register"))
+        .collect()
 }
 
 /// A plan of opaque and translucent sprites over `ids`, on whole pixels (so MSAA covers each

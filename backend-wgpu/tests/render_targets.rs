@@ -23,13 +23,13 @@ fn render_target_mip_levels_regenerated(gpu: &Gpu) {
         let (mut b, mut r) = setup(gpu, Config::default());
         let mut mock = MockDevice::new(b.budget());
         let what = |s: &str| format!("{}: {format:?} target: {s}", gpu.adapter);
-        let white = b.white().unwrap();
+        let white = b.textures().white().unwrap();
         let desc = TextureDesc::new(64, 64)
             .with_format(format)
             .with_mip_levels(7)
             .with_filter(Filter::Linear)
             .with_usage(Usage::RenderTarget);
-        let rt = b.register(&desc, &[]).unwrap();
+        let rt = b.textures().register(&desc, &[]).unwrap();
         b.begin_frame_into(rt, Some([0.0, 0.0, 0.0, 1.0])).unwrap();
         for y in 0..64 {
             for x in 0..64 {
@@ -84,8 +84,8 @@ fn render_target_mip_levels_regenerated(gpu: &Gpu) {
 /// warning), and a final screen plan draws the last target plan's content right.
 fn target_only_frames_stay_bounded(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let white = b.white().unwrap();
-    let rt = b.register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let white = b.textures().white().unwrap();
+    let rt = b.textures().register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget), &[]).unwrap();
     // 200 quads of 4x4 px a plan, in rows of 16: y 0..52.
     let plan_into = |b: &mut Batcher, i: usize| {
         b.begin_frame_into(rt, Some([0.0, 0.0, 0.0, 1.0])).unwrap();

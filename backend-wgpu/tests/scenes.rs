@@ -41,7 +41,7 @@ fn renderer_is_send_and_sync() {
 fn forty_solid_textures_one_draw(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
     let register = |b: &mut layerbatch_core::Batcher, i: usize| {
-        b.register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()
+        b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, color(i))).unwrap()
     };
     let mut ids: Vec<TextureId> = (0..8).map(|i| register(&mut b, i)).collect();
     b.begin_frame();
@@ -88,13 +88,14 @@ fn padding_poison_never_shows(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default().with_max_padding_waste(0.75));
     let lin = TextureDesc::new(64, 64);
     let near = TextureDesc::new(64, 64).with_filter(Filter::Nearest);
-    let p_lin = b.register(&lin, &solid(64, 64, POISON)).unwrap();
-    let p_near = b.register(&near, &solid(64, 64, POISON)).unwrap();
+    let p_lin = b.textures().register(&lin, &solid(64, 64, POISON)).unwrap();
+    let p_near = b.textures().register(&near, &solid(64, 64, POISON)).unwrap();
     let (pl_lin, pl_near) = (b.placement(p_lin).unwrap(), b.placement(p_near).unwrap());
-    b.free(p_lin).unwrap();
-    b.free(p_near).unwrap();
-    let green = b.register(&TextureDesc::new(40, 40), &solid(40, 40, GREEN)).unwrap();
-    let blue = b.register(&TextureDesc::new(40, 40).with_filter(Filter::Nearest), &solid(40, 40, BLUE)).unwrap();
+    b.textures().free(p_lin).unwrap();
+    b.textures().free(p_near).unwrap();
+    let green = b.textures().register(&TextureDesc::new(40, 40), &solid(40, 40, GREEN)).unwrap();
+    let blue =
+        b.textures().register(&TextureDesc::new(40, 40).with_filter(Filter::Nearest), &solid(40, 40, BLUE)).unwrap();
     let (g, bl) = (b.placement(green).unwrap(), b.placement(blue).unwrap());
     assert_eq!((g.array, g.layer), (pl_lin.array, pl_lin.layer), "green reuses the poisoned layer");
     assert_eq!((bl.array, bl.layer), (pl_near.array, pl_near.layer), "blue reuses the poisoned layer");
@@ -146,7 +147,7 @@ fn ten_unbucketable_textures_on_four_slots(gpu: &Gpu) {
     let ids: Vec<TextureId> = (0..10u32)
         .map(|i| {
             let s = 17 + i;
-            b.register(&TextureDesc::new(s, s), &solid(s, s, color(i as usize))).unwrap()
+            b.textures().register(&TextureDesc::new(s, s), &solid(s, s, color(i as usize))).unwrap()
         })
         .collect();
     let arrays: std::collections::HashSet<_> = ids.iter().map(|&t| b.placement(t).unwrap().array).collect();
@@ -185,8 +186,9 @@ fn growth_mid_session_keeps_pixels(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default().with_initial_layers(2).with_max_packed_size_px(0));
     let cols = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 0, 255], [0, 255, 255, 255]];
     let white = [255, 255, 255, 255];
-    let reg =
-        |b: &mut layerbatch_core::Batcher, i: usize| b.register(&TextureDesc::new(16, 16), &solid(16, 16, cols[i]));
+    let reg = |b: &mut layerbatch_core::Batcher, i: usize| {
+        b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, cols[i]))
+    };
     let at = |i: usize| [i as f32 * 40.0 + 8.0, 8.0];
     let check = |frame: &common::Frame, i: usize, want: [u8; 4]| {
         frame.expect(i as u32 * 40 + 24, 24, want, 1, &format!("texture {i}"));
@@ -223,7 +225,7 @@ fn growth_mid_session_keeps_pixels(gpu: &Gpu) {
     // of the new array, which the copy fills too) in the same plan.
     ids.push(reg(&mut b, 3).unwrap());
     ids.push(reg(&mut b, 4).unwrap());
-    b.update(ids[0], &solid(16, 16, white)).unwrap();
+    b.textures().update(ids[0], &solid(16, 16, white)).unwrap();
     b.begin_frame();
     for (i, &id) in ids.iter().enumerate() {
         b.push(&Quad::rect(id, at(i), [32.0, 32.0])).unwrap();
@@ -246,8 +248,8 @@ fn growth_mid_session_keeps_pixels(gpu: &Gpu) {
 fn free_and_reuse(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
     let (red, green, blue) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]);
-    let t_red = b.register(&TextureDesc::new(16, 16), &solid(16, 16, red)).unwrap();
-    let t_green = b.register(&TextureDesc::new(16, 16), &solid(16, 16, green)).unwrap();
+    let t_red = b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, red)).unwrap();
+    let t_green = b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, green)).unwrap();
     b.begin_frame();
     b.push(&Quad::rect(t_red, [10.0, 10.0], [50.0, 50.0])).unwrap();
     b.push(&Quad::rect(t_green, [100.0, 10.0], [50.0, 50.0])).unwrap();
@@ -256,9 +258,9 @@ fn free_and_reuse(gpu: &Gpu) {
     frame.expect(125, 35, green, 1, "green");
 
     let old = b.placement(t_red).unwrap();
-    b.free(t_red).unwrap();
-    assert!(b.free(t_red).is_err(), "double free is rejected");
-    let t_blue = b.register(&TextureDesc::new(16, 16), &solid(16, 16, blue)).unwrap();
+    b.textures().free(t_red).unwrap();
+    assert!(b.textures().free(t_red).is_err(), "double free is rejected");
+    let t_blue = b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, blue)).unwrap();
     let new = b.placement(t_blue).unwrap();
     assert_eq!((new.array, new.layer), (old.array, old.layer), "the freed layer is reused");
     b.begin_frame();
@@ -280,8 +282,8 @@ fn free_and_reuse(gpu: &Gpu) {
 fn translucent_overlap_in_submission_order(gpu: &Gpu) {
     // Size classes, not atlas pages: two sizes, two arrays.
     let (mut b, mut r) = setup(gpu, Config::default().with_max_packed_size_px(0));
-    let w16 = b.register(&TextureDesc::new(16, 16), &solid(16, 16, [255; 4])).unwrap();
-    let w32 = b.register(&TextureDesc::new(32, 32), &solid(32, 32, [255; 4])).unwrap();
+    let w16 = b.textures().register(&TextureDesc::new(16, 16), &solid(16, 16, [255; 4])).unwrap();
+    let w32 = b.textures().register(&TextureDesc::new(32, 32), &solid(32, 32, [255; 4])).unwrap();
     assert_ne!(b.placement(w16).unwrap().array, b.placement(w32).unwrap().array);
     // (texture, x0, y0, x1, y1, premultiplied tint)
     let quads: [(TextureId, u32, u32, u32, u32, [u8; 4]); 5] = [
@@ -334,7 +336,7 @@ fn two_hundred_textures_pipelines_fixed(gpu: &Gpu) {
         for _ in 0..chunk {
             let i = ids.len();
             let (w, h) = sizes[i % sizes.len()];
-            ids.push(b.register(&TextureDesc::new(w, h), &solid(w, h, color(i))).unwrap());
+            ids.push(b.textures().register(&TextureDesc::new(w, h), &solid(w, h, color(i))).unwrap());
         }
         b.begin_frame();
         let shift = frame_no * 67;
@@ -380,9 +382,14 @@ fn wrap_modes_and_nearest_mips(gpu: &Gpu) {
     let (red, blue) = ([255, 0, 0, 255], [0, 0, 255, 255]);
     // 2x2: red on the left column, blue on the right.
     let pix: Vec<u8> = [red, blue, red, blue].concat();
-    let rep = b.register(&TextureDesc::new(2, 2).with_wrap(Wrap::Repeat).with_filter(Filter::Nearest), &pix).unwrap();
-    let mir =
-        b.register(&TextureDesc::new(2, 2).with_wrap(Wrap::MirroredRepeat).with_filter(Filter::Nearest), &pix).unwrap();
+    let rep = b
+        .textures()
+        .register(&TextureDesc::new(2, 2).with_wrap(Wrap::Repeat).with_filter(Filter::Nearest), &pix)
+        .unwrap();
+    let mir = b
+        .textures()
+        .register(&TextureDesc::new(2, 2).with_wrap(Wrap::MirroredRepeat).with_filter(Filter::Nearest), &pix)
+        .unwrap();
     // 16x16 checkerboard of 1-texel red/blue squares, 5 mip levels: level 1 and below are
     // the average, (128, 0, 128).
     let mut checker = Vec::new();
@@ -392,8 +399,8 @@ fn wrap_modes_and_nearest_mips(gpu: &Gpu) {
         }
     }
     let desc = TextureDesc::new(16, 16).with_filter(Filter::Nearest).with_mip_levels(5);
-    let mips = b.register(&desc, &checker).unwrap();
-    let lin_mips = b.register(&desc.with_filter(Filter::Linear), &checker).unwrap();
+    let mips = b.textures().register(&desc, &checker).unwrap();
+    let lin_mips = b.textures().register(&desc.with_filter(Filter::Linear), &checker).unwrap();
     b.begin_frame();
     // 2 repeats over 64 px: 16 px per texel column, red blue red blue.
     b.push(&Quad::rect(rep, [0.0, 0.0], [64.0, 32.0]).with_uv([0.0, 0.0, 2.0, 1.0])).unwrap();
@@ -436,8 +443,8 @@ fn nearest_picks_exactly_the_nearest_level(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
     let square = TextureDesc::new(16, 16).with_filter(Filter::Nearest).with_mip_levels(5);
     let wide = TextureDesc::new(32, 8).with_filter(Filter::Nearest).with_mip_levels(6);
-    let sq = b.register(&square, &solid(16, 16, [9; 4])).unwrap();
-    let wd = b.register(&wide, &solid(32, 8, [9; 4])).unwrap();
+    let sq = b.textures().register(&square, &solid(16, 16, [9; 4])).unwrap();
+    let wd = b.textures().register(&wide, &solid(32, 8, [9; 4])).unwrap();
     for t in [sq, wd] {
         assert_eq!(b.placement(t).unwrap().uv_rect, [0.0, 0.0, 1.0, 1.0], "level 0 is the whole layer");
     }
@@ -495,7 +502,8 @@ fn nearest_picks_exactly_the_nearest_level(gpu: &Gpu) {
 /// it), not a wgpu panic, and nothing is drawn for it.
 fn bad_plan_is_an_error(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let t = b.register(&TextureDesc::new(16, 16).with_usage(Usage::Static), &solid(16, 16, [255; 4])).unwrap();
+    let t =
+        b.textures().register(&TextureDesc::new(16, 16).with_usage(Usage::Static), &solid(16, 16, [255; 4])).unwrap();
     b.begin_frame();
     b.push(&Quad::rect(t, [0.0, 0.0], [16.0, 16.0])).unwrap();
     let mut plan = b.finish().clone();
@@ -555,7 +563,7 @@ fn edited_budget_is_an_error(gpu: &Gpu) {
 fn one_slot_change_one_bind_group(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default().with_arrays_enabled(false).with_max_slots(16));
     let ids: Vec<TextureId> =
-        (0..17).map(|i| b.register(&TextureDesc::new(8, 8), &solid(8, 8, color(i))).unwrap()).collect();
+        (0..17).map(|i| b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, color(i))).unwrap()).collect();
     let mut seen = std::collections::HashSet::new();
     for frame_no in 0..3 {
         b.begin_frame();
@@ -590,7 +598,7 @@ fn one_slot_change_one_bind_group(gpu: &Gpu) {
 /// texture at the origin, an 8x8 green one at (16, 8), drawn 1:1 with nearest filtering.
 fn offset_write(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
-    let id = b.register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
+    let id = b.textures().register(&TextureDesc::new(1, 1), &[0; 4]).unwrap(); // only names the writes
     let frame = draw(gpu, &mut r, &plans::offset_write(id, b.budget()));
     for y in 8..16 {
         for x in 16..24 {

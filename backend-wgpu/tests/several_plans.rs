@@ -85,9 +85,9 @@ fn specs(frame: usize) -> Vec<PlanSpec> {
 
 /// A batcher and renderer with four textures: white, and the colours of `frame`'s sprites.
 fn textures(b: &mut Batcher, frame: usize) -> Vec<TextureId> {
-    let mut ids = vec![b.register(&TextureDesc::new(8, 8), &solid(8, 8, WHITE)).unwrap()];
+    let mut ids = vec![b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, WHITE)).unwrap()];
     for i in [1, 3, 5] {
-        ids.push(b.register(&TextureDesc::new(8, 8), &solid(8, 8, color(i + 40 * frame))).unwrap());
+        ids.push(b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, color(i + 40 * frame))).unwrap());
     }
     ids
 }
@@ -238,7 +238,7 @@ fn instance_memory_stays_bounded(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default());
     let mut prepared: Vec<PreparedPlan> = (0..3).map(|_| r.create_prepared()).collect();
     let ids: Vec<TextureId> =
-        (0..3).map(|i| b.register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
+        (0..3).map(|i| b.textures().register(&TextureDesc::new(4, 4), &solid(4, 4, color(i))).unwrap()).collect();
     let target = gpu::target(&gpu.device, [TARGET, TARGET], FORMAT);
     let view = target.create_view(&Default::default());
     let mut seed = 0x2545_f491_u64;
@@ -325,7 +325,7 @@ fn a_texture_freed_between_two_plans_of_one_submit_keeps_its_texels(gpu: &Gpu) {
     let what = gpu.adapter.clone();
     let (mut b, mut r) = setup(gpu, Config::default());
     let (red, green) = ([255, 0, 0, 255], [0, 255, 0, 255]);
-    let a = b.register(&TextureDesc::new(8, 8), &solid(8, 8, red)).unwrap();
+    let a = b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, red)).unwrap();
     // A first frame brings A's page to the device.
     let mut prepared: Vec<PreparedPlan> = (0..2).map(|_| r.create_prepared()).collect();
     b.begin_frame();
@@ -338,8 +338,8 @@ fn a_texture_freed_between_two_plans_of_one_submit_keeps_its_texels(gpu: &Gpu) {
     b.begin_frame();
     b.push(&Quad::rect(a, [16.0, 16.0], [32.0, 32.0])).unwrap();
     r.renderer.prepare(&gpu.device, &gpu.queue, &mut prepared[0], b.finish(), [SIZE, SIZE]).unwrap();
-    b.free(a).unwrap();
-    let green_tex = b.register(&TextureDesc::new(8, 8), &solid(8, 8, green)).unwrap();
+    b.textures().free(a).unwrap();
+    let green_tex = b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, green)).unwrap();
     b.begin_frame();
     b.push(&Quad::rect(green_tex, [64.0, 16.0], [32.0, 32.0])).unwrap();
     r.renderer.prepare(&gpu.device, &gpu.queue, &mut prepared[1], b.finish(), [SIZE, SIZE]).unwrap();
@@ -355,6 +355,6 @@ fn a_texture_freed_between_two_plans_of_one_submit_keeps_its_texels(gpu: &Gpu) {
     out.expect(80, 32, green, 0, &format!("{what}: plan 1 drew B"));
     // The frame is over: A's rectangle is free again, and the next texture takes it.
     let held = b.allocator().allocated_bytes();
-    b.register(&TextureDesc::new(8, 8), &solid(8, 8, red)).unwrap();
+    b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, red)).unwrap();
     assert_eq!(b.allocator().allocated_bytes(), held, "{what}: reused, nothing grown");
 }

@@ -1,11 +1,11 @@
-//! A 2D affine transform for [`crate::Batcher::set_transform`], with optional `mint` interop.
+//! A 2D affine transform for [`crate::DrawingState::set_transform`], with optional `mint` interop.
 
 /// A 2D affine transform `[a, b, c, d, tx, ty]`: `(x, y)` maps to
 /// `(a x + c y + tx, b x + d y + ty)`. In matrix terms, the columns are `(a, b)`, `(c, d)`
 /// (the linear part) and `(tx, ty)` (the translation), the layout of
 /// `DrawState::transform`.
 ///
-/// [`crate::Batcher::set_transform`] takes anything that converts into it: an `Affine2`, a
+/// [`crate::DrawingState::set_transform`] takes anything that converts into it: an `Affine2`, a
 /// `[f32; 6]` in the layout above, and with the `mint` feature a `mint::ColumnMatrix2x3<f32>`
 /// or a `mint::ColumnMatrix3<f32>` (what glam, nalgebra, cgmath and others convert to).
 ///

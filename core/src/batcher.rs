@@ -10,6 +10,7 @@ use crate::texture::Usage;
 use crate::writes::PendingWrites;
 use crate::{Budget, Config, ConfigError, Counters, Limits, TextureError, TextureId};
 
+mod drawing;
 #[cfg(feature = "ktx2")]
 mod files;
 mod finish;
@@ -29,7 +30,11 @@ mod registry;
 mod residents;
 mod sorting;
 mod state;
+mod store;
 mod textures;
+
+pub use drawing::DrawingState;
+pub use store::TextureStore;
 
 use frames::HostFrames;
 use recorder::Recorder;
@@ -44,7 +49,7 @@ use residents::Residents;
 ///
 /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
 /// let textures: Vec<_> = (0..64u8)
-///     .map(|i| batcher.register(&TextureDesc::new(32, 32), &[i; 32 * 32 * 4]).unwrap())
+///     .map(|i| batcher.textures().register(&TextureDesc::new(32, 32), &[i; 32 * 32 * 4]).unwrap())
 ///     .collect();
 /// batcher.begin_frame();
 /// for (i, &t) in textures.iter().enumerate() {
@@ -86,7 +91,7 @@ pub struct Batcher {
     /// The targets Basis files were transcoded to (each logged once).
     #[cfg(feature = "basis")]
     transcode_targets: Vec<crate::BasisTarget>,
-    /// The white texel of [`Batcher::white`], once asked for.
+    /// The white texel of [`TextureStore::white`], once asked for.
     white: Option<TextureId>,
     frame: Counters,
     total: Counters,
@@ -99,11 +104,23 @@ pub struct Batcher {
     time_s: f32,
     /// The ambient colour and the lights of the frame being recorded.
     lighting: lights::Lighting,
-    /// The ramp's rows ([`Batcher::write_ramp_row`]).
+    /// The ramp's rows ([`TextureStore::write_ramp_row`]).
     ramp: ramp::Ramp,
 }
 
 impl Batcher {
+    /// The texture store: registering, updating and freeing textures, normal maps, the ramp,
+    /// resident layers, and what they hold. Long-lived: nothing here resets with a frame.
+    pub fn textures(&mut self) -> TextureStore<'_> {
+        TextureStore(self)
+    }
+
+    /// The drawing state items pushed from now on get (blend, clip, transform, effect, lit,
+    /// colour offset, sort key), with `save` and `restore`. Resets at `begin_frame`.
+    pub fn state(&mut self) -> DrawingState<'_> {
+        DrawingState(self)
+    }
+
     /// A batcher for a device with `limits`, configured by `config`. The [`Budget`] is derived
     /// here, once.
     ///
@@ -163,8 +180,7 @@ impl Batcher {
     pub fn total_counters(&self) -> Counters {
         self.total
     }
-    /// The array held by each slot now.
-    pub fn slot_arrays(&self) -> &[Option<ArrayId>] {
+    pub(crate) fn slot_arrays(&self) -> &[Option<ArrayId>] {
         self.ladder.units()
     }
 
@@ -178,7 +194,7 @@ impl Batcher {
     /// ```
     /// # use layerbatch_core::{Batcher, Config, Limits, Quad, QuadError, TextureDesc};
     /// # let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    /// # let tex = batcher.register(&TextureDesc::new(1, 1), &[255; 4]).unwrap();
+    /// # let tex = batcher.textures().register(&TextureDesc::new(1, 1), &[255; 4]).unwrap();
     /// fn draw(batcher: &mut Batcher, quads: &[Quad]) -> Result<(), QuadError> {
     ///     batcher.begin_frame();
     ///     for q in quads {
@@ -238,8 +254,8 @@ impl Batcher {
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc, Usage};
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let sprite = batcher.register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
-    /// let minimap = batcher.register(&TextureDesc::new(128, 128).with_usage(Usage::RenderTarget), &[])?;
+    /// let sprite = batcher.textures().register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
+    /// let minimap = batcher.textures().register(&TextureDesc::new(128, 128).with_usage(Usage::RenderTarget), &[])?;
     /// // Frame 1: draw into the minimap.
     /// batcher.begin_frame_into(minimap, Some([0.0, 0.0, 0.0, 1.0]))?;
     /// batcher.push(&Quad::rect(sprite, [8.0, 8.0], [16.0, 16.0]))?;
@@ -267,15 +283,11 @@ impl Batcher {
         Ok(())
     }
 
-    /// Resource ops queued for the next plan (registrations, updates and frees since the
-    /// last [`Batcher::finish`]).
-    pub fn pending_ops(&self) -> &[ResourceOp] {
+    pub(crate) fn pending_ops(&self) -> &[ResourceOp] {
         &self.ops
     }
 
-    /// Bytes of pixels queued for the next plan (live writes only: a whole write supersedes
-    /// a texture's earlier pending writes, and their bytes are reclaimed).
-    pub fn pending_upload_bytes(&self) -> usize {
+    pub(crate) fn pending_upload_bytes(&self) -> usize {
         self.upload_bytes.len() - self.writes.dead_bytes().min(self.upload_bytes.len())
     }
 
@@ -293,7 +305,7 @@ impl Batcher {
     /// With [`Config::keep_pixels`] on, core re-uploads every texture from its CPU copy and
     /// the returned list is empty. Otherwise (the default) core keeps no pixels, and the
     /// returned ids, every live texture whose pixels the rebuild cannot supply, must be
-    /// re-sent with [`Batcher::update`] (or [`Batcher::resize`]) before their next draw; until
+    /// re-sent with [`TextureStore::update`] (or [`TextureStore::resize`]) before their next draw; until
     /// then they sample transparent black. Writes queued since the last plan are kept and not
     /// listed. Render targets come back cleared (transparent black) and are never listed.
     ///
@@ -308,7 +320,7 @@ impl Batcher {
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
     /// let mut device = MockDevice::new(batcher.budget());
     /// let pixels = [255u8; 4 * 4 * 4];
-    /// let tex = batcher.register(&TextureDesc::new(4, 4), &pixels)?;
+    /// let tex = batcher.textures().register(&TextureDesc::new(4, 4), &pixels)?;
     /// batcher.begin_frame();
     /// device.execute(batcher.finish())?;
     /// batcher.begin_frame();
@@ -317,7 +329,7 @@ impl Batcher {
     /// assert!(matches!(device.execute(batcher.finish()), Err(PlanError::Sequence { expected: 2, got: 3 })));
     ///
     /// for id in batcher.restore() {
-    ///     batcher.update(id, &pixels)?; // here: `tex`
+    ///     batcher.textures().update(id, &pixels)?; // here: `tex`
     /// }
     /// batcher.begin_frame();
     /// device.execute(batcher.finish())?; // accepted: it rebuilds the device
@@ -409,9 +421,7 @@ impl Batcher {
         missing
     }
 
-    /// Bytes of the CPU copies kept for [`Batcher::restore`] ([`Config::keep_pixels`]); 0 when
-    /// off. Counted apart from GPU memory, also as [`Counters::cpu_copy_bytes`].
-    pub fn cpu_copy_bytes(&self) -> u64 {
+    pub(crate) fn cpu_copy_bytes(&self) -> u64 {
         self.cpu_copy_bytes
     }
 
@@ -445,15 +455,7 @@ impl Batcher {
         }
     }
 
-    /// Repacks fragmented atlas pages now: rectangles move down from the top layers of each
-    /// page array (GPU copies in the next plan, counted as `rect_copies`) and the emptied
-    /// layers are given back. Every [`TextureId`] stays valid. Returns how many textures
-    /// moved.
-    ///
-    /// Call it between frames: with a frame open (its quads point at the old places) it does
-    /// nothing and returns 0. `Config::auto_compact` (on by default) does the same by itself
-    /// for page arrays less than half full.
-    pub fn compact(&mut self) -> usize {
+    pub(crate) fn compact(&mut self) -> usize {
         if self.recorder.open {
             return 0;
         }

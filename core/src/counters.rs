@@ -55,7 +55,7 @@ pub struct Counters {
     pub arrays_destroyed: u64,
     /// Arrays shrunk to give memory back (reallocate smaller and copy on the GPU).
     pub array_shrinks: u64,
-    /// Rectangles copied between layers on the GPU ([`crate::Batcher::compact`]).
+    /// Rectangles copied between layers on the GPU ([`crate::TextureStore::compact`]).
     pub rect_copies: u64,
     /// Bytes of array storage held against the budget, at the end of the frame (a level, not
     /// a sum: equal in per-frame and cumulative counters).
@@ -77,7 +77,7 @@ pub struct Counters {
     pub resident_draws: u64,
     /// Resident layer draws of the frame not drawn: the layer's textures live in more arrays
     /// than one draw binds (after a restore laid pages out afresh, say), logged once at
-    /// `warn!`. The layer is drawn again once they fit (`Batcher::compact`). 0 normally.
+    /// `warn!`. The layer is drawn again once they fit (`TextureStore::compact`). 0 normally.
     pub resident_draws_dropped: u64,
     /// Resident instances written to the device: created, updated by ranges, re-resolved
     /// after a texture moved, or restored. 0 in a frame that left every resident untouched.
@@ -95,7 +95,7 @@ pub struct Counters {
     /// Point lights added beyond [`crate::Budget::max_lights`] and dropped, the lowest
     /// priorities first ([`crate::PointLight::priority`]).
     pub lights_dropped: u64,
-    /// Ramp rows the plan writes ([`crate::Batcher::write_ramp_row`]), each
+    /// Ramp rows the plan writes ([`crate::TextureStore::write_ramp_row`]), each
     /// [`crate::RAMP_WIDTH_PX`] texels (their bytes are in `bytes_uploaded`).
     pub ramp_rows_written: u64,
 }

@@ -27,7 +27,7 @@
 /// - `lb_ramp(index, row)` (`vec4<f32>`), only in an effect declared with
 ///   [`Effect::with_ramp`]: the colour at `index` (`0.0..=1.0`, over the ramp's
 ///   [`RAMP_WIDTH_PX`] texels) of ramp row `row` (`0.0..=1.0`, over its [`RAMP_ROWS`] rows), as
-///   the host wrote it ([`crate::Batcher::write_ramp_row`]: straight RGBA, not filtered), as
+///   the host wrote it ([`crate::TextureStore::write_ramp_row`]: straight RGBA, not filtered), as
 ///   [`Effect::PALETTE`] reads. The ramp is one more texture every program samples, counted
 ///   against the device's texture units ([`crate::Budget::ramp`]).
 ///
@@ -119,7 +119,7 @@ impl Effect {
     /// ramp colour's alpha, and mixed over the quad's colour by `params.y` (1: fully swapped;
     /// the swapped colour ignores the tint's colour and the lights). A texel of alpha 0 is
     /// left as it is. Sprites for it are authored with palette indices in red; the host
-    /// writes one palette per row ([`crate::Batcher::write_ramp_row`]).
+    /// writes one palette per row ([`crate::TextureStore::write_ramp_row`]).
     pub const PALETTE: Effect = Effect {
         name: "palette",
         wgsl: "let t = lb_texel(texel);\n\
@@ -174,7 +174,7 @@ pub enum EffectError {
     },
 }
 
-/// Why a ramp row could not be written ([`crate::Batcher::write_ramp_row`]).
+/// Why a ramp row could not be written ([`crate::TextureStore::write_ramp_row`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RampError {

@@ -111,7 +111,7 @@ pub enum TextureError {
     #[error("texture id {0:?} is stale: it was freed or never registered here")]
     Stale(TextureId),
     /// The texture is sampled by a live resident layer: update or destroy the layer first
-    /// ([`crate::Batcher::destroy_resident`]), so that it never draws a freed texture.
+    /// ([`crate::TextureStore::destroy_resident`]), so that it never draws a freed texture.
     #[error(
         "texture {texture:?} is sampled by {quads} quads of resident layer {resident:?}: update or destroy it first"
     )]
@@ -176,7 +176,7 @@ pub enum TextureError {
         /// Vertical wrap asked for.
         wrap_v: crate::Wrap,
     },
-    /// An [`crate::Batcher::update_region`] rectangle of a compressed texture that is not in
+    /// An [`crate::TextureStore::update_region`] rectangle of a compressed texture that is not in
     /// whole blocks: its left and top edges must be multiples of `block_px`'s width and
     /// height, and so must its width and height, unless it reaches the texture's right or bottom edge.
     #[error(
@@ -196,7 +196,7 @@ pub enum TextureError {
         /// Its block's width and height.
         block_px: [u32; 2],
     },
-    /// An [`crate::Batcher::update_region`] rectangle that is empty, reaches past the
+    /// An [`crate::TextureStore::update_region`] rectangle that is empty, reaches past the
     /// texture, or names a texture with mip levels.
     #[error(
         "region {rect_px:?} of a {width_px}x{height_px} texture with {mip_levels} levels: must be non-empty, inside \

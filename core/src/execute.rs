@@ -34,7 +34,7 @@
 //!
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
 //! let mut runner = PlanRunner::new(batcher.budget());
-//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//! let red = batcher.textures().register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
 //! batcher.begin_frame();
 //! batcher.push(&Quad::rect(red, [0.0, 0.0], [16.0, 16.0]))?;
 //! let plan = batcher.finish();
@@ -490,13 +490,13 @@ mod tests {
         let mut batcher = Batcher::new(Limits::guaranteed_minimum(), config).unwrap();
         let mut device = MockDevice::new(batcher.budget());
         let desc = TextureDesc::new(64, 64);
-        batcher.register(&desc, &[9; 64 * 64 * 4]).unwrap();
+        batcher.textures().register(&desc, &[9; 64 * 64 * 4]).unwrap();
         batcher.begin_frame();
         device.execute(batcher.finish()).unwrap();
         // One more than the array holds now: it grows, copying its layers on the GPU.
         let layers = batcher.allocator().arrays().map(|(_, d)| d.layers).sum::<u32>();
         for _ in 0..layers {
-            batcher.register(&desc, &[7; 64 * 64 * 4]).unwrap();
+            batcher.textures().register(&desc, &[7; 64 * 64 * 4]).unwrap();
         }
         batcher.begin_frame();
         device.execute(batcher.finish()).unwrap();

@@ -1,11 +1,11 @@
 //! Loading textures through the [`image`](https://docs.rs/image) crate (feature `image`).
 //!
-//! The `image` crate's RGBA is straight alpha; [`Batcher::register`](crate::Batcher::register) takes premultiplied
+//! The `image` crate's RGBA is straight alpha; [`TextureStore::register`](crate::TextureStore::register) takes premultiplied
 //! pixels. These helpers premultiply on the way in, so a PNG with soft edges blends right.
 
 use crate::{premultiply, TextureError};
 
-/// Errors of [`Batcher::register_encoded`](crate::Batcher::register_encoded).
+/// Errors of [`TextureStore::register_encoded`](crate::TextureStore::register_encoded).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImageError {
@@ -19,7 +19,7 @@ pub enum ImageError {
 }
 
 /// The pixels of a straight-alpha image, premultiplied, rows top first: what
-/// [`Batcher::register`](crate::Batcher::register) and [`Batcher::update`](crate::Batcher::update) take.
+/// [`TextureStore::register`](crate::TextureStore::register) and [`TextureStore::update`](crate::TextureStore::update) take.
 ///
 /// ```
 /// let img = image::RgbaImage::from_raw(1, 1, vec![255, 128, 0, 128]).unwrap();
@@ -70,8 +70,8 @@ mod tests {
             let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
             let mut dev = MockDevice::new(b.budget());
             let id = match encoded {
-                false => b.register_image(&img, TextureDesc::new(0, 0)).unwrap(),
-                true => b.register_encoded(&png(&img), TextureDesc::new(0, 0)).unwrap(),
+                false => b.textures().register_image(&img, TextureDesc::new(0, 0)).unwrap(),
+                true => b.textures().register_encoded(&png(&img), TextureDesc::new(0, 0)).unwrap(),
             };
             let desc = b.desc(id).unwrap();
             assert_eq!((desc.width_px, desc.height_px), (2, 2));
@@ -84,19 +84,22 @@ mod tests {
     fn bad_bytes_and_oversized_images_are_errors_not_panics() {
         let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
         for bytes in [&b""[..], b"not a png", &png(&::image::RgbaImage::new(4, 4))[..20]] {
-            match b.register_encoded(bytes, TextureDesc::new(0, 0)) {
+            match b.textures().register_encoded(bytes, TextureDesc::new(0, 0)) {
                 Err(ImageError::Decode(_)) => {}
                 other => panic!("{bytes:?}: {other:?}"),
             }
         }
         let max = Limits::guaranteed_minimum().max_texture_size_px;
         let wide = ::image::RgbaImage::new(max + 1, 1);
-        match b.register_encoded(&png(&wide), TextureDesc::new(0, 0)) {
+        match b.textures().register_encoded(&png(&wide), TextureDesc::new(0, 0)) {
             Err(ImageError::Texture(TextureError::TooLarge { .. })) => {}
             other => panic!("{other:?}"),
         }
         let empty = ::image::RgbaImage::new(0, 0);
-        assert!(matches!(b.register_image(&empty, TextureDesc::new(0, 0)), Err(TextureError::ZeroSize { .. })));
+        assert!(matches!(
+            b.textures().register_image(&empty, TextureDesc::new(0, 0)),
+            Err(TextureError::ZeroSize { .. })
+        ));
         // Nothing was registered: the next frame uploads nothing.
         b.begin_frame();
         assert!(b.finish().ops.is_empty());

@@ -13,8 +13,8 @@
 //! use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc};
 //!
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
-//! let blue = batcher.register(&TextureDesc::new(16, 16), &[0, 0, 255, 255].repeat(16 * 16))?;
+//! let red = batcher.textures().register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//! let blue = batcher.textures().register(&TextureDesc::new(16, 16), &[0, 0, 255, 255].repeat(16 * 16))?;
 //!
 //! batcher.begin_frame();
 //! for i in 0..1000 {
@@ -30,7 +30,7 @@
 //!
 //! ## Transforms from math libraries
 //!
-//! [`Batcher::set_transform`] takes an [`Affine2`] or a `[f32; 6]`. With the `mint` feature
+//! [`DrawingState::set_transform`] takes an [`Affine2`] or a `[f32; 6]`. With the `mint` feature
 //! (off by default; core stays light) it also takes a `mint::ColumnMatrix2x3<f32>` or a
 //! `mint::ColumnMatrix3<f32>`, the interchange types of glam, nalgebra, cgmath and others.
 //!
@@ -44,7 +44,7 @@
 //! glam = { version = "0.30", features = ["mint"] }
 //!
 //! let camera = glam::Affine2::from_scale_angle_translation(zoom, angle, pan);
-//! batcher.set_transform(mint::ColumnMatrix3::from(glam::Mat3::from(camera)));
+//! batcher.state().set_transform(mint::ColumnMatrix3::from(glam::Mat3::from(camera)));
 //! ```
 //!
 //! ## Where things are
@@ -104,7 +104,7 @@ pub use crate::ktx2::read_basis;
 #[cfg(feature = "ktx2")]
 pub use crate::ktx2::{format_from_vk, read_ktx2, BasisMode, BasisTarget, FileLimits, FileTexture, Ktx2Error};
 pub use affine::Affine2;
-pub use batcher::{Batcher, FormatMemory};
+pub use batcher::{Batcher, DrawingState, FormatMemory, TextureStore};
 pub use budget::Budget;
 pub use counters::{Counters, DeviceCounters, Stats};
 #[cfg(feature = "decode")]

@@ -4,7 +4,7 @@
 //! A batcher made with [`crate::Config::with_lights`] gives every uncompressed array a
 //! sibling normal-map array of the same size, layers and mip levels
 //! ([`crate::plan::ArrayDesc::normal_map`]); a texture's normal map
-//! ([`crate::Batcher::register_normal_map`]) lies at the same slot, layer and rectangle there,
+//! ([`crate::TextureStore::register_normal_map`]) lies at the same slot, layer and rectangle there,
 //! so lit sprites keep one draw and the arrays their capacity. Every tier program samples the
 //! sibling of the quad's slot: a lit program of `n` slots takes `2n` samplers, so lights halve
 //! the slots a draw covers ([`crate::Budget::slots`]), never the textures an array holds.
@@ -19,7 +19,7 @@ pub const MAX_LIGHTS: u32 = 16;
 /// `n` gets from the light
 /// `color * max(dot(n, normalize(vec3(position_px - p, height_px))), 0) * pow(1 - d / radius_px, falloff)`
 /// for `d = |position_px - p| < radius_px`, nothing beyond; the frame's ambient colour plus
-/// every light's share multiplies the pixel's colour ([`crate::Batcher::set_lit`]).
+/// every light's share multiplies the pixel's colour ([`crate::DrawingState::set_lit`]).
 ///
 /// ```
 /// use layerbatch_core::PointLight;

@@ -250,7 +250,7 @@ pub struct Config {
     /// Repack a page array whose texels fill less than half of it into a smaller array (GPU
     /// copies, counted as `rect_copies`) when that has held for 3 plans, and settle an array
     /// untouched for 30 plans into its canonical layout (pages) or its used layers (classes)
-    /// when that saves memory. Default `true`. [`crate::Batcher::compact`] repacks on demand.
+    /// when that saves memory. Default `true`. [`crate::TextureStore::compact`] repacks on demand.
     pub auto_compact: bool,
     /// How backends draw quads. Default [`QuadVertices::Auto`]: indexed on software
     /// rasterizers, instanced elsewhere.

@@ -80,7 +80,7 @@ fn run(seed: u64, ops: usize) {
     let budget = b.budget().clone();
     let mut dev = MockDevice::new(&budget);
     let mut other = Batcher::new(limits, config).unwrap();
-    let foreign = other.register(&TextureDesc::new(2, 2), &[7; 16]).unwrap();
+    let foreign = other.textures().register(&TextureDesc::new(2, 2), &[7; 16]).unwrap();
     let mut m = Model { live: BTreeMap::new(), dead: Vec::new(), pushed: Vec::new(), open: false };
     let mut stamp = 0u64;
     let ctx = |step: usize, what: &str| format!("seed {seed}, step {step}: {what}");
@@ -104,14 +104,14 @@ fn run(seed: u64, ops: usize) {
                 let misuse = rng.below(12);
                 let bytes_before = b.allocator().allocated_bytes();
                 let result = match misuse {
-                    0 => b.register(&TextureDesc { width_px: 0, ..desc }, &px),
-                    1 => b.register(&TextureDesc::new(4096, 1), &[0; 4096 * 4]),
+                    0 => b.textures().register(&TextureDesc { width_px: 0, ..desc }, &px),
+                    1 => b.textures().register(&TextureDesc::new(4096, 1), &[0; 4096 * 4]),
                     2 if desc.usage != Usage::RenderTarget => {
                         px.pop();
-                        b.register(&desc, &px)
+                        b.textures().register(&desc, &px)
                     }
-                    3 => b.register(&desc.with_mip_levels(40), &px),
-                    _ => b.register(&desc, &px),
+                    3 => b.textures().register(&desc.with_mip_levels(40), &px),
+                    _ => b.textures().register(&desc, &px),
                 };
                 match (misuse, result) {
                     (0, Err(TextureError::ZeroSize { .. }))
@@ -143,10 +143,10 @@ fn run(seed: u64, ops: usize) {
                     let desc = m.live[&id].desc;
                     let px = pixels(&desc, stamp);
                     if rng.chance(10) {
-                        let r = b.update(id, &px[..px.len() - 4]);
+                        let r = b.textures().update(id, &px[..px.len() - 4]);
                         assert!(matches!(r, Err(TextureError::PixelLength { .. })), "{}", ctx(step, "short update"));
                     } else {
-                        b.update(id, &px).unwrap();
+                        b.textures().update(id, &px).unwrap();
                         if trace {
                             eprintln!("  update {id:?}");
                         }
@@ -163,7 +163,7 @@ fn run(seed: u64, ops: usize) {
                     let desc =
                         TextureDesc { width_px: 1 + rng.below(40) as u32, height_px: 1 + rng.below(40) as u32, ..old };
                     let px = pixels(&desc, stamp);
-                    match b.resize(id, desc.width_px, desc.height_px, &px) {
+                    match b.textures().resize(id, desc.width_px, desc.height_px, &px) {
                         Ok(()) => {
                             if trace {
                                 eprintln!("  resize {id:?} at {:?}", b.placement(id));
@@ -185,13 +185,13 @@ fn run(seed: u64, ops: usize) {
             // Free, and double free.
             32..=41 => {
                 if let Some(id) = pick(&mut rng, &m) {
-                    b.free(id).unwrap();
+                    b.textures().free(id).unwrap();
                     if trace {
                         eprintln!("  free {id:?}");
                     }
                     m.live.remove(&id);
                     m.dead.push(id);
-                    assert_eq!(b.free(id), Err(TextureError::Stale(id)), "{}", ctx(step, "double free"));
+                    assert_eq!(b.textures().free(id), Err(TextureError::Stale(id)), "{}", ctx(step, "double free"));
                 }
             }
             // Push quads (opening a frame when none is), with misuse.
@@ -208,7 +208,7 @@ fn run(seed: u64, ops: usize) {
                     if trace {
                         eprintln!("  update_region {id:?} {:?} known {}", [x, y, w, h], t.content.is_some());
                     }
-                    match b.update_region(id, [x, y, w, h], &patch) {
+                    match b.textures().update_region(id, [x, y, w, h], &patch) {
                         Ok(()) => {
                             assert_eq!(d.mip_levels, 1, "{}", ctx(step, "region update of a mipped texture"));
                             if t.content.is_some() {
@@ -225,13 +225,13 @@ fn run(seed: u64, ops: usize) {
                         }
                         Err(e) => panic!("{}", ctx(step, &format!("update_region: {e}"))),
                     }
-                    let r = b.update_region(id, [d.width_px, 0, 1, 1], &[0; 4]);
+                    let r = b.textures().update_region(id, [d.width_px, 0, 1, 1], &[0; 4]);
                     assert!(matches!(r, Err(TextureError::Region { .. })), "{}", ctx(step, "region outside"));
                 }
             }
             // Repack pages between frames (inside one it does nothing).
             70..=71 => {
-                let moved = b.compact();
+                let moved = b.textures().compact();
                 assert!(!m.open || moved == 0, "{}", ctx(step, "compacted inside a frame"));
             }
             42..=67 => {
@@ -357,14 +357,14 @@ fn run(seed: u64, ops: usize) {
                 m.pushed.clear();
                 // The device holds what the allocator counts, plus what the next plan destroys.
                 assert_eq!(
-                    device_bytes_after(&dev, b.pending_ops()),
+                    device_bytes_after(&dev, b.textures().pending_ops()),
                     b.allocator().allocated_bytes(),
                     "{}",
                     ctx(step, "bytes")
                 );
             }
         }
-        check(&b, &m, &budget, &ctx(step, "invariants"));
+        check(&mut b, &m, &budget, &ctx(step, "invariants"));
     }
 }
 
@@ -389,7 +389,7 @@ fn restore(b: &mut Batcher, m: &mut Model, rng: &mut Rng, stamp: &mut u64) {
             if rng.chance(90) {
                 *stamp += 1;
                 let px = pixels(&t.desc, *stamp);
-                b.update(*id, &px).unwrap();
+                b.textures().update(*id, &px).unwrap();
                 t.content = Some(MockDevice::hash(&px));
                 t.pixels = px;
             } else {
@@ -402,7 +402,7 @@ fn restore(b: &mut Batcher, m: &mut Model, rng: &mut Rng, stamp: &mut u64) {
     }
 }
 
-fn check(b: &Batcher, m: &Model, budget: &Budget, what: &str) {
+fn check(b: &mut Batcher, m: &Model, budget: &Budget, what: &str) {
     let alloc = b.allocator();
     alloc.check_invariants();
     assert!(alloc.peak_bytes() <= budget.budget_bytes, "{what}: allocator peak over budget");
@@ -433,7 +433,7 @@ fn check(b: &Batcher, m: &Model, budget: &Budget, what: &str) {
             .filter(|t| t.desc.usage != Usage::RenderTarget && t.content.is_some())
             .map(|t| t.desc.byte_len() as u64)
             .sum();
-        assert_eq!(b.cpu_copy_bytes(), kept, "{what}: CPU copy bytes");
+        assert_eq!(b.textures().cpu_copy_bytes(), kept, "{what}: CPU copy bytes");
     }
 }
 

@@ -99,7 +99,7 @@ impl Quad {
     }
 
     /// An untextured quad of one premultiplied colour: `white` is
-    /// [`crate::Batcher::white`], a white texel in the batcher's atlas pages, so solid quads
+    /// [`crate::TextureStore::white`], a white texel in the batcher's atlas pages, so solid quads
     /// share the draw (and the slot) of the sprites around them.
     pub const fn solid(white: TextureId, pos_px: [f32; 2], size_px: [f32; 2], color: [u8; 4]) -> Self {
         Self::rect(white, pos_px, size_px).with_color(color)

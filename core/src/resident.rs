@@ -1,5 +1,5 @@
 //! Resident layers: quads recorded once and kept on the device, drawn each frame by one item
-//! in the stream ([`crate::Batcher::create_resident`], [`crate::Batcher::draw_resident`]).
+//! in the stream ([`crate::TextureStore::create_resident`], [`crate::Batcher::draw_resident`]).
 
 use crate::{Affine2, QuadError, ResidentId, TextureId};
 

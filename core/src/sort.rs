@@ -4,7 +4,7 @@
 /// Where a quad (or a mesh, a glyph run, a nine-slice, a shape, a resident layer's draw) goes
 /// in a sorted frame: by `z` (lower first, drawn under), then `y` (lower first: in a top-down
 /// scene a sprite whose feet are lower on screen is drawn over those behind it), then in the
-/// order the items were submitted. Set with [`Batcher::set_sort_key`](crate::Batcher::set_sort_key).
+/// order the items were submitted. Set with [`DrawingState::set_sort_key`](crate::DrawingState::set_sort_key).
 ///
 /// Keys order as `(z, y)` with `y` in IEEE total order: `-0.0` before `0.0`, and a NaN `y`
 /// after `+∞` (positive NaN) or before `-∞` (negative NaN), deterministically.
@@ -40,7 +40,7 @@ impl SortKey {
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, Quad, SortKey, TextureDesc};
     /// # let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let tex = batcher.register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
+    /// let tex = batcher.textures().register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
     /// let tall = Quad::rect(tex, [0.0, 0.0], [16.0, 48.0]); // feet at y 48
     /// let short = Quad::rect(tex, [8.0, 30.0], [16.0, 16.0]); // feet at y 46
     /// assert!(SortKey::by_feet(0, &short) < SortKey::by_feet(0, &tall));

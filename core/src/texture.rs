@@ -126,11 +126,11 @@ pub enum Alpha {
 /// How a texture is used, which decides whether it can share an array with others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Usage {
-    /// Pixels set at registration and by [`crate::Batcher::update`]. Bucketed into shared arrays.
+    /// Pixels set at registration and by [`crate::TextureStore::update`]. Bucketed into shared arrays.
     Static,
     /// The host renders into it. Lives in its own one-texture array, served by the slot ladder.
     RenderTarget,
-    /// Its size may change ([`crate::Batcher::resize`]). Lives in its own one-texture array.
+    /// Its size may change ([`crate::TextureStore::resize`]). Lives in its own one-texture array.
     Dynamic,
 }
 

@@ -3,7 +3,7 @@
 //! A [`TileTable`] maps a tile id to its place: a rectangle of a tileset texture, any of the
 //! batcher's textures (tilesets live in the arrays and pages like every texture, so a map
 //! may use as many as it likes). A [`Tilemap`] is a grid of tile ids recorded once into a
-//! resident layer ([`Batcher::create_resident`]), chunk after chunk, one quad a tile (edge
+//! resident layer ([`TextureStore::create_resident`](crate::TextureStore::create_resident)), chunk after chunk, one quad a tile (edge
 //! chunks are cut to the map, never padded): [`Tilemap::draw`] draws the run of chunks from
 //! the first the camera sees to the last, in one draw call, whatever the map's size. Its cost
 //! a frame on the CPU is one item, not a tile; the device shades the run's tiles (whole chunk
@@ -18,7 +18,7 @@
 //! use layerbatch_core::{Batcher, Config, Limits, MockDevice, TextureDesc};
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
 //! // Two tilesets of 2 x 2 tiles of 16 px.
-//! let sets: Vec<_> = (0..2u8).map(|i| batcher.register(&TextureDesc::new(32, 32), &[i * 90; 32 * 32 * 4])).collect::<Result<_, _>>()?;
+//! let sets: Vec<_> = (0..2u8).map(|i| batcher.textures().register(&TextureDesc::new(32, 32), &[i * 90; 32 * 32 * 4])).collect::<Result<_, _>>()?;
 //! let mut table = TileTable::new();
 //! for &set in &sets {
 //!     for k in 0..4 {
@@ -269,7 +269,7 @@ impl Tilemap {
                 }
             }
         }
-        let layer = batcher.create_resident(&quads)?;
+        let layer = batcher.textures().create_resident(&quads)?;
         let animated = (0..table.animations.len())
             .map(|a| {
                 let id = table.animations[a].0;
@@ -361,7 +361,7 @@ impl Tilemap {
                 k += 1;
                 let quads: Vec<Quad> =
                     at[start..k].iter().map(|&q| tile_quad(&self.table, id, grid.tile_of(q), tile_px, any)).collect();
-                batcher.update_resident(self.layer, at[start], &quads)?;
+                batcher.textures().update_resident(self.layer, at[start], &quads)?;
                 written += quads.len();
             }
         }
@@ -393,7 +393,7 @@ impl Tilemap {
 }
 
 /// Whether a layer of `tiles` quads fits the device's largest buffer and the byte budget
-/// beside what is held: the checks [`Batcher::create_resident`] makes, made before the quads
+/// beside what is held: the checks [`TextureStore::create_resident`] makes, made before the quads
 /// are, with the same errors.
 fn check_room(batcher: &Batcher, tiles: u64) -> Result<(), ResidentError> {
     let quad_bytes = batcher.budget().quad_bytes();

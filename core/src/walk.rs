@@ -11,10 +11,10 @@
 //! use layerbatch_core::{Batcher, Clip, Config, DeviceCounters, Limits, Quad, TextureDesc};
 //! use layerbatch_core::execute::{DrawStep, DrawSteps};
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-//! let red = batcher.register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
+//! let red = batcher.textures().register(&TextureDesc::new(16, 16), &[255, 0, 0, 255].repeat(16 * 16))?;
 //! batcher.begin_frame();
 //! batcher.push(&Quad::rect(red, [0.0, 0.0], [16.0, 16.0]))?;
-//! batcher.set_clip(Some([200, 200, 10, 10])); // outside a 100 x 100 target
+//! batcher.state().set_clip(Some([200, 200, 10, 10])); // outside a 100 x 100 target
 //! batcher.push(&Quad::rect(red, [0.0, 0.0], [16.0, 16.0]))?;
 //! let plan = batcher.finish();
 //! assert_eq!(plan.segments.len(), 2);
@@ -267,7 +267,9 @@ mod tests {
         let config = Config::default().with_max_packed_size_px(0).with_instance_capacity(4);
         let mut b = Batcher::new(Limits::guaranteed_minimum(), config).unwrap();
         let sizes = [16, 32, 64];
-        let ids = sizes.iter().map(|&s| b.register(&TextureDesc::new(s, s), &vec![255; (s * s * 4) as usize]).unwrap());
+        let ids = sizes
+            .iter()
+            .map(|&s| b.textures().register(&TextureDesc::new(s, s), &vec![255; (s * s * 4) as usize]).unwrap());
         let ids = ids.collect();
         (b, ids)
     }
@@ -286,7 +288,7 @@ mod tests {
         let (mut b, ids) = batcher();
         b.begin_frame();
         b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
-        b.set_clip(Some([0, 0, 10, 10]));
+        b.state().set_clip(Some([0, 0, 10, 10]));
         b.push(&Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0])).unwrap();
         let plan = b.finish().clone();
         let (steps, c) = walk(&plan, [100, 100]);
@@ -324,11 +326,11 @@ mod tests {
         for _ in 0..4 {
             b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
         }
-        b.set_clip(Some([500, 500, 10, 10]));
+        b.state().set_clip(Some([500, 500, 10, 10]));
         for _ in 0..4 {
             b.push(&Quad::rect(ids[2], [0.0, 0.0], [8.0, 8.0])).unwrap();
         }
-        b.set_clip(None);
+        b.state().set_clip(None);
         b.push(&Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0])).unwrap();
         let plan = b.finish().clone();
         let (steps, c) = walk(&plan, [100, 100]);
@@ -357,9 +359,9 @@ mod tests {
         let (mut b, ids) = batcher();
         b.begin_frame();
         b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
-        b.set_clip(Some([60, 60, 10, 10]));
+        b.state().set_clip(Some([60, 60, 10, 10]));
         b.push(&Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0])).unwrap();
-        b.set_clip(Some([12, 12, 4, 4]));
+        b.state().set_clip(Some([12, 12, 4, 4]));
         b.push(&Quad::rect(ids[2], [0.0, 0.0], [8.0, 8.0])).unwrap();
         let plan = b.finish().clone();
         let vp = Viewport::full([100, 100]).with_host_clip(Some([10, 10, 40, 40]));

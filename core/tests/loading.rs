@@ -23,7 +23,7 @@ fn load(set: &[Asset], per_plan: Option<usize>, settle: usize) -> Loaded {
     let mut device = MockDevice::new(batcher.budget());
     let (mut ids, mut refused) = (Vec::new(), 0);
     for (i, a) in set.iter().enumerate() {
-        match batcher.register(&a.desc, &a.pixels()) {
+        match batcher.textures().register(&a.desc, &a.pixels()) {
             Ok(id) => ids.push(id),
             Err(e) => {
                 refused += 1;

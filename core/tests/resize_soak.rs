@@ -37,16 +37,16 @@ fn dynamic_texture_resized_every_frame_keeps_tables_bounded() {
     let frames: u32 = std::env::var("LAYERBATCH_RESIZE_FRAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let mut validator = PlanValidator::new(b.budget());
-    let sprite = b.register(&TextureDesc::new(8, 8), &[255; 256]).unwrap();
+    let sprite = b.textures().register(&TextureDesc::new(8, 8), &[255; 256]).unwrap();
     let d = TextureDesc::new(4, 4).with_usage(Usage::Dynamic);
-    let dynamic = b.register(&d, &solid(&d, 1)).unwrap();
+    let dynamic = b.textures().register(&d, &solid(&d, 1)).unwrap();
     let mut most_ids = 0;
     let start = std::time::Instant::now();
     let mut half = None;
     let mut rss_half = 0;
     for f in 0..frames {
         let side = 4 + f % 13;
-        b.resize(dynamic, side, side, &vec![f as u8; (side * side * 4) as usize]).unwrap();
+        b.textures().resize(dynamic, side, side, &vec![f as u8; (side * side * 4) as usize]).unwrap();
         b.begin_frame();
         b.push(&Quad::rect(sprite, [0.0, 0.0], [8.0, 8.0])).unwrap();
         b.push(&Quad::rect(dynamic, [8.0, 0.0], [8.0, 8.0])).unwrap();

@@ -32,19 +32,19 @@ fn budget_error_names_the_retired_bytes_it_counted() {
     let mut dev = MockDevice::new(b.budget());
     let d = TextureDesc::new(32, 32).with_wrap(Wrap::Repeat);
     for i in 0..2 {
-        b.register(&d, &solid(&d, i)).unwrap();
+        b.textures().register(&d, &solid(&d, i)).unwrap();
     }
     run(&mut b, &mut dev);
     // On the device now: the next one grows it by a copy (2 -> 4 layers, the old 2 retired).
-    b.register(&d, &solid(&d, 3)).unwrap();
+    b.textures().register(&d, &solid(&d, 3)).unwrap();
     assert_eq!(b.allocator().retired_bytes(), 2 * l);
     // 4 live + 2 retired: doubling to 8 (8 more) or adding one (5 more) do not fit, a new
     // array of 2 does; then another, then nothing.
-    b.register(&d, &solid(&d, 4)).unwrap();
+    b.textures().register(&d, &solid(&d, 4)).unwrap();
     for i in 0..4 {
-        b.register(&d, &solid(&d, 5 + i)).unwrap();
+        b.textures().register(&d, &solid(&d, 5 + i)).unwrap();
     }
-    let err = b.register(&d, &solid(&d, 9)).unwrap_err();
+    let err = b.textures().register(&d, &solid(&d, 9)).unwrap_err();
     let TextureError::BudgetExhausted { requested_bytes, allocated_bytes, retired_bytes, budget_bytes, .. } =
         err.clone()
     else {
@@ -57,7 +57,7 @@ fn budget_error_names_the_retired_bytes_it_counted() {
     // Running the plan frees the retired array: the same registration then fits.
     run(&mut b, &mut dev);
     assert_eq!(b.allocator().retired_bytes(), 0);
-    b.register(&d, &solid(&d, 9)).unwrap();
+    b.textures().register(&d, &solid(&d, 9)).unwrap();
 }
 
 /// Item 5: auto-compaction after a level unload finds each moved rectangle by its owner,
@@ -70,14 +70,14 @@ fn finish_after_level_unload_moves_rects_by_owner() {
     let ids: Vec<_> = (0..40_000u32)
         .map(|i| {
             let d = TextureDesc::new(8 + i % 9, 8 + i % 7);
-            b.register(&d, &solid(&d, i as u8)).unwrap()
+            b.textures().register(&d, &solid(&d, i as u8)).unwrap()
         })
         .collect();
     run(&mut b, &mut dev);
     let live: Vec<_> = ids.iter().enumerate().filter(|(i, _)| i % 4 == 0).map(|(_, &id)| id).collect();
     for (i, &id) in ids.iter().enumerate() {
         if i % 4 != 0 {
-            b.free(id).unwrap();
+            b.textures().free(id).unwrap();
         }
     }
     let mut copies = 0;
@@ -103,8 +103,11 @@ fn finish_after_level_unload_moves_rects_by_owner() {
 fn mipmapped_render_target_levels_are_regenerated() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let mut dev = MockDevice::new(b.budget());
-    let sprite = b.register(&TextureDesc::new(8, 8), &[255; 256]).unwrap();
-    let rt = b.register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget).with_mip_levels(7), &[]).unwrap();
+    let sprite = b.textures().register(&TextureDesc::new(8, 8), &[255; 256]).unwrap();
+    let rt = b
+        .textures()
+        .register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget).with_mip_levels(7), &[])
+        .unwrap();
     b.begin_frame_into(rt, Some([0.0; 4])).unwrap();
     b.push(&Quad::rect(sprite, [0.0, 0.0], [64.0, 64.0])).unwrap();
     dev.execute(b.finish()).unwrap();
@@ -120,11 +123,11 @@ fn updates_without_finish_do_not_pile_up() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let d = TextureDesc::new(256, 256);
-    let t = b.register(&d, &solid(&d, 0)).unwrap();
+    let t = b.textures().register(&d, &solid(&d, 0)).unwrap();
     let mut most = 0;
     for i in 0..1000u32 {
-        b.update(t, &solid(&d, i as u8)).unwrap();
-        most = most.max(b.pending_upload_bytes());
+        b.textures().update(t, &solid(&d, i as u8)).unwrap();
+        most = most.max(b.textures().pending_upload_bytes());
     }
     let layer = d.byte_len();
     assert!(most <= layer, "{most} bytes queued at most");
@@ -136,9 +139,9 @@ fn updates_without_finish_do_not_pile_up() {
     dev.execute(plan).unwrap();
     assert_eq!(dev.sampled()[0].map(|s| s.1), Some(MockDevice::hash(&solid(&d, (999 % 256) as u8))));
     // Region writes after the last whole write are kept, in order.
-    b.update(t, &solid(&d, 7)).unwrap();
-    b.update_region(t, [0, 0, 2, 2], &[9; 16]).unwrap();
-    assert_eq!(b.pending_ops().len(), 2);
+    b.textures().update(t, &solid(&d, 7)).unwrap();
+    b.textures().update_region(t, [0, 0, 2, 2], &[9; 16]).unwrap();
+    assert_eq!(b.textures().pending_ops().len(), 2);
 }
 
 /// Item 10: a plan of one batcher is refused by an executor running another's.
@@ -147,8 +150,8 @@ fn plan_of_another_batcher_is_refused() {
     let mut a = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let mut other = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let mut dev = MockDevice::new(a.budget());
-    let ta = a.register(&TextureDesc::new(4, 4), &[1; 64]).unwrap();
-    other.register(&TextureDesc::new(4, 4), &[2; 64]).unwrap();
+    let ta = a.textures().register(&TextureDesc::new(4, 4), &[1; 64]).unwrap();
+    other.textures().register(&TextureDesc::new(4, 4), &[2; 64]).unwrap();
     a.begin_frame();
     a.push(&Quad::rect(ta, [0.0, 0.0], [4.0, 4.0])).unwrap();
     dev.execute(a.finish()).unwrap();
@@ -269,7 +272,7 @@ fn validator_overflow_and_edited_budgets_are_errors() {
 #[test]
 fn huge_finite_quads_are_refused() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    let t = b.register(&TextureDesc::new(4, 4), &[1; 64]).unwrap();
+    let t = b.textures().register(&TextureDesc::new(4, 4), &[1; 64]).unwrap();
     b.begin_frame();
     assert_eq!(b.push(&Quad::rect(t, [3e38, 0.0], [1.0, 1.0])), Err(QuadError::OutOfRange));
     let uv = Quad::rect(t, [0.0, 0.0], [1.0, 1.0]).with_uv([0.0, 0.0, 1e37, 1.0]);
@@ -298,16 +301,16 @@ fn reused_array_id_is_bound_again() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), cfg).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let d = TextureDesc::new(4, 4);
-    let first = b.register(&d, &solid(&d, 1)).unwrap();
-    let second = b.register(&d, &solid(&d, 2)).unwrap();
+    let first = b.textures().register(&d, &solid(&d, 1)).unwrap();
+    let second = b.textures().register(&d, &solid(&d, 2)).unwrap();
     b.begin_frame();
     b.push(&Quad::rect(first, [0.0, 0.0], [4.0, 4.0])).unwrap();
     b.push(&Quad::rect(second, [4.0, 0.0], [4.0, 4.0])).unwrap();
     dev.execute(b.finish()).unwrap();
     let old = b.placement(first).unwrap().array;
-    b.free(first).unwrap();
+    b.textures().free(first).unwrap();
     run(&mut b, &mut dev); // destroys it
-    let third = b.register(&d, &solid(&d, 3)).unwrap();
+    let third = b.textures().register(&d, &solid(&d, 3)).unwrap();
     assert_eq!(b.placement(third).unwrap().array, old, "the id is reused");
     b.begin_frame();
     b.push(&Quad::rect(third, [0.0, 0.0], [4.0, 4.0])).unwrap();

@@ -34,7 +34,7 @@
 //! - `--capacity N`: `Config::instance_capacity`, quads a draw (and an instance block) holds
 //!   at most (default the budget's 65,536).
 //! - `--static N`: sprites more, recorded once into a resident layer
-//!   ([`layerbatch::Batcher::create_resident`]) and drawn each frame by one item before the
+//!   ([`layerbatch::TextureStore::create_resident`]) and drawn each frame by one item before the
 //!   moving ones (default 0, at most 5,000,000; offscreen only).
 //! - `--target WxH`: the offscreen target's size (default 800x600). With `--sprite-scale`, a
 //!   small target keeps a software rasterizer's fill from hiding the CPU's share of a frame
@@ -439,7 +439,7 @@ fn run_headless(args: &Args) -> Result<Report, String> {
     let statics = scene.take_sprites(args.statics);
     let layer = match statics.is_empty() {
         true => None,
-        false => Some(batcher.create_resident(&statics).map_err(|e| format!("--static: {e}"))?),
+        false => Some(batcher.textures().create_resident(&statics).map_err(|e| format!("--static: {e}"))?),
     };
     drop(statics);
     let style = ResidentStyle::default();

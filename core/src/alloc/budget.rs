@@ -32,7 +32,7 @@ impl Allocator {
     }
 
     /// Bytes of device buffers held against the budget: the resident layers'
-    /// ([`crate::Batcher::resident_bytes`]).
+    /// ([`crate::TextureStore::resident_bytes`]).
     pub fn buffer_bytes(&self) -> u64 {
         self.buffer_bytes
     }

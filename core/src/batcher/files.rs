@@ -7,31 +7,7 @@ use crate::{read_file, read_ktx2, BasisMode, FileError, FileKind, FileLimits, Fi
 use crate::{Batcher, TextureDesc, TextureError, TextureId};
 
 impl Batcher {
-    /// Registers every layer of a KTX2 file as a texture ([`read_ktx2`] with the budget's
-    /// `budget_bytes` and `max_layers_per_array` as its [`FileLimits`]; `like` gives filter,
-    /// wrap and usage): one id for a 2D file, one per layer for an array file. An RGBA8 file
-    /// keeps only its level 0 (core makes the mips of RGBA8 textures); a compressed one keeps
-    /// every level. A file whose format has alpha and whose data format descriptor lacks
-    /// `KHR_DF_FLAG_ALPHA_PREMULTIPLIED` is registered [`Alpha::Straight`](crate::Alpha::Straight).
-    ///
-    /// A Basis Universal file (ETC1S or UASTC) is transcoded for this device with the `basis`
-    /// feature (`read_basis` with the budget's limits and `format_families`: ASTC 4x4, BC7,
-    /// ETC2 or RGBA8, [`BasisTarget::choose`]), each texture counted in
-    /// `Counters::textures_transcoded`, each target logged once at `debug!`; without the
-    /// feature it is refused ([`Ktx2Error::NotTranscoded`]).
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, Ktx2Error, Limits, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let err = batcher.register_ktx2(b"not a ktx2 file", &TextureDesc::new(1, 1)).unwrap_err();
-    /// assert!(matches!(err, Ktx2Error::Container { .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Ktx2Error`]; when a layer is refused ([`Ktx2Error::Texture`]) the layers registered
-    /// before it are freed: nothing stays admitted.
-    pub fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
+    pub(crate) fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
         let budget = self.budget();
         let limits = FileLimits::new(budget.budget_bytes, budget.max_layers_per_array);
         let (file, transcoded) = match read_ktx2(bytes, like, limits) {
@@ -46,24 +22,7 @@ impl Batcher {
         Ok(ids)
     }
 
-    /// Registers every layer of a texture file of any kind core reads ([`read_file`]: KTX2,
-    /// `.astc`, DDS), as [`Batcher::register_ktx2`] does a KTX2 file: the budget's
-    /// `budget_bytes` and `max_layers_per_array` are the limits, checked before anything is
-    /// allocated; a format the device lacks is decoded (the `decode` feature) or refused with
-    /// its family and the device's families; when a layer is refused the layers before it are
-    /// freed, so nothing stays admitted.
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, FileError, Limits, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let err = batcher.register_file(b"GIF89a", &TextureDesc::new(1, 1)).unwrap_err();
-    /// assert!(matches!(err, FileError::UnknownKind { len: 6, .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`FileError`]; a KTX2 file's as [`FileError::Ktx2`].
-    pub fn register_file(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, FileError> {
+    pub(crate) fn register_file(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, FileError> {
         let kind = match FileKind::of(bytes) {
             Some(FileKind::Ktx2) => return Ok(self.register_ktx2(bytes, like)?),
             Some(kind) => kind,

@@ -51,14 +51,14 @@ impl Batcher {
     /// submit): until the first call, every [`Batcher::finish`] ends a frame. A host that
     /// prepares several plans before one submit calls it after each submit; from its first
     /// call on, only it ends frames. Resident-layer updates parked during the frame
-    /// ([`Batcher::update_resident`]) apply now, or, when a frame is being recorded, once its
+    /// ([`TextureStore::update_resident`](crate::TextureStore::update_resident)) apply now, or, when a frame is being recorded, once its
     /// plan is made or it is discarded (its draws were checked against the layers as they
     /// are).
     ///
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, MockDevice, Quad, TextureDesc};
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let a = batcher.register(&TextureDesc::new(8, 8), &[255; 8 * 8 * 4])?;
+    /// let a = batcher.textures().register(&TextureDesc::new(8, 8), &[255; 8 * 8 * 4])?;
     /// let first = batcher.placement(a)?;
     /// // Two plans in one host frame (two prepared wgpu plans, one submit).
     /// batcher.begin_frame();
@@ -68,8 +68,8 @@ impl Batcher {
     /// batcher.begin_frame();
     /// batcher.push(&Quad::rect(a, [0.0, 0.0], [8.0, 8.0]))?;
     /// batcher.finish(); // plan 0 of this frame draws `a`...
-    /// batcher.free(a)?;
-    /// let b = batcher.register(&TextureDesc::new(8, 8), &[0; 8 * 8 * 4])?;
+    /// batcher.textures().free(a)?;
+    /// let b = batcher.textures().register(&TextureDesc::new(8, 8), &[0; 8 * 8 * 4])?;
     /// assert_ne!(batcher.placement(b)?.rect_px, first.rect_px); // ...so `b` goes elsewhere
     /// batcher.end_frame(); // submitted: `a`'s rectangle is free again
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -28,37 +28,7 @@ impl Default for Lighting {
 }
 
 impl Batcher {
-    /// Quads pushed from now on (and meshes, nine-slices, shapes and text) are lit (`true`) by
-    /// the frame's ambient colour and point lights, or drawn as they are (`false`, the state
-    /// every frame begins in). Lit and unlit quads share draws: being lit is a bit of the
-    /// instance. A lit quad's texture with a normal map ([`Batcher::register_normal_map`])
-    /// is shaded by it, rotated with the quad; without one the quad faces the viewer.
-    ///
-    /// ```
-    /// use layerbatch_core::{Batcher, Config, Limits, PointLight, Quad, TextureDesc};
-    /// use layerbatch_core::plan::Instance;
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_lights(8))?;
-    /// let wall = batcher.register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
-    /// batcher.register_normal_map(wall, &[128, 128, 255, 255].repeat(16 * 16))?;
-    /// batcher.begin_frame();
-    /// batcher.set_ambient([0.1, 0.1, 0.2])?;
-    /// batcher.add_light(PointLight::new([8.0, 8.0], 64.0, [1.0, 0.9, 0.7]))?;
-    /// batcher.set_lit(true)?;
-    /// batcher.push(&Quad::rect(wall, [0.0, 0.0], [16.0, 16.0]))?;
-    /// batcher.set_lit(false)?;
-    /// batcher.push(&Quad::rect(wall, [16.0, 0.0], [16.0, 16.0]))?; // the HUD: unlit
-    /// let plan = batcher.finish();
-    /// assert_eq!((plan.segments.len(), plan.lights.len()), (1, 1));
-    /// assert_ne!(plan.instances[0].effect & Instance::EFFECT_LIT, 0);
-    /// assert_ne!(plan.instances[0].flags() & Instance::FLAG_NORMAL_MAP, 0);
-    /// assert_eq!(plan.instances[1].effect & Instance::EFFECT_LIT, 0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`LightError::Off`] when the batcher was made without lights (turning them off is
-    /// always accepted).
-    pub fn set_lit(&mut self, lit: bool) -> Result<(), LightError> {
+    pub(crate) fn set_lit(&mut self, lit: bool) -> Result<(), LightError> {
         if lit && self.budget.max_lights == 0 {
             return Err(LightError::Off);
         }
@@ -67,8 +37,7 @@ impl Batcher {
         Ok(())
     }
 
-    /// Whether quads pushed now are lit.
-    pub fn lit(&self) -> bool {
+    pub(crate) fn lit(&self) -> bool {
         self.recorder.look.effect & Instance::EFFECT_LIT != 0
     }
 

@@ -4,7 +4,7 @@ use super::Batcher;
 use crate::texture::mip_chain_bytes;
 use crate::Format;
 
-/// The memory of one format ([`Batcher::memory_by_format`]). Bytes are as stored: blocks, for a
+/// The memory of one format ([`TextureStore::memory_by_format`](crate::TextureStore::memory_by_format)). Bytes are as stored: blocks, for a
 /// compressed format.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -28,23 +28,7 @@ impl Default for Format {
 }
 
 impl Batcher {
-    /// Texel bytes and allocated bytes of each format that has textures or arrays, in
-    /// [`Format`] order: how much of what is allocated holds texels (page and padding waste
-    /// is the difference), and what each format costs.
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, Format, FormatFamilies, Limits, TextureDesc};
-    /// let limits = Limits::guaranteed_minimum().with_format_families(FormatFamilies::ALL);
-    /// let mut batcher = Batcher::new(limits, Config::default())?;
-    /// batcher.register(&TextureDesc::new(32, 32), &[9; 32 * 32 * 4])?;
-    /// let bc7 = TextureDesc::new(32, 32).with_format(Format::Bc7RgbaUnorm);
-    /// batcher.register(&bc7, &[1; 8 * 8 * 16])?;
-    /// let memory = batcher.memory_by_format();
-    /// assert_eq!(memory.iter().map(|m| (m.format, m.texel_bytes)).collect::<Vec<_>>(),
-    ///            [(Format::Rgba8Unorm, 4096), (Format::Bc7RgbaUnorm, 1024)]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn memory_by_format(&self) -> Vec<FormatMemory> {
+    pub(crate) fn memory_by_format(&self) -> Vec<FormatMemory> {
         let mut rows: Vec<(Format, u64, u64, u64)> = Vec::new();
         for e in self.registry.entries.iter().filter(|e| e.live) {
             let d = e.desc;

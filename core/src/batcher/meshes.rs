@@ -7,7 +7,7 @@ impl Batcher {
     /// Records the triangles of `mesh`, textured by `texture`, drawn after everything pushed
     /// before them and before everything pushed after, in the same draws as quads: same draw
     /// state (blend, clip, transform), same placement (atlas pages, class arrays, slots).
-    /// For untextured shapes use [`Batcher::white`]; [`crate::shapes`] tessellates paths,
+    /// For untextured shapes use [`TextureStore::white`](crate::TextureStore::white); [`crate::shapes`] tessellates paths,
     /// strokes, circles and rounded rectangles into meshes.
     ///
     /// Vertex `uv`s are `0..1` over `texture` (as [`crate::Quad::uv`]); a texture that shares
@@ -19,7 +19,7 @@ impl Batcher {
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, Mesh, Quad, Vertex};
     /// let mut batcher = Batcher::new(Limits::desktop(), Config::default())?;
-    /// let white = batcher.white()?;
+    /// let white = batcher.textures().white()?;
     /// let mut mesh = Mesh::default();
     /// let red = [255, 0, 0, 255];
     /// for p in [[0.0, 0.0], [40.0, 0.0], [0.0, 40.0]] {

@@ -10,7 +10,7 @@ impl Batcher {
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, NineSlice, SliceFill, TextureDesc};
     /// let mut batcher = Batcher::new(Limits::desktop(), Config::default())?;
-    /// let panel = batcher.register(&TextureDesc::new(48, 48), &[200; 48 * 48 * 4])?;
+    /// let panel = batcher.textures().register(&TextureDesc::new(48, 48), &[200; 48 * 48 * 4])?;
     /// batcher.begin_frame();
     /// // A 300x120 panel whose 16-texel borders stay 16 px, its centre tiled.
     /// let slice = NineSlice::new(panel, [10.0, 10.0, 300.0, 120.0], [16.0; 4])

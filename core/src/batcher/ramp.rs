@@ -36,35 +36,7 @@ impl Ramp {
 }
 
 impl Batcher {
-    /// Writes row `row` of the ramp: palettes for [`crate::Effect::PALETTE`] and other effects
-    /// declared [`with_ramp`](crate::Effect::with_ramp). `colors` are straight RGBA8 (as
-    /// `lb_ramp` returns them), at most [`RAMP_WIDTH_PX`] of them, written from entry 0; the
-    /// rest of the row keeps what it held (transparent black until written). The next plan
-    /// carries the row ([`crate::FramePlan::ramp_writes`]); writing a row twice before it
-    /// sends the last colours once. Rows survive [`Batcher::restore`].
-    ///
-    /// ```
-    /// use layerbatch_core::{Batcher, Config, Effect, EffectId, Limits, Quad, TextureDesc};
-    /// const EFFECTS: [Effect; 1] = [Effect::PALETTE];
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_effects(&EFFECTS))?;
-    /// // A 4-colour sprite: palette index k in red as k / 255.
-    /// let sprite = batcher.register(&TextureDesc::new(2, 2), &[0, 0, 0, 255, 1, 0, 0, 255, 2, 0, 0, 255, 3, 0, 0, 255])?;
-    /// // Team red on row 1, team blue on row 2.
-    /// batcher.write_ramp_row(1, &[[60, 0, 0, 255], [120, 0, 0, 255], [180, 0, 0, 255], [240, 0, 0, 255]])?;
-    /// batcher.write_ramp_row(2, &[[0, 0, 60, 255], [0, 0, 120, 255], [0, 0, 180, 255], [0, 0, 240, 255]])?;
-    /// batcher.begin_frame();
-    /// batcher.set_effect(EffectId(1), [2.0 / 255.0, 1.0, 0.0, 0.0])?; // row 2, fully swapped
-    /// batcher.push(&Quad::rect(sprite, [0.0, 0.0], [2.0, 2.0]))?;
-    /// let plan = batcher.finish();
-    /// assert_eq!(plan.ramp_writes.iter().map(|w| w.row).collect::<Vec<_>>(), [1, 2]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`RampError::NoRamp`] when no declared effect samples the ramp;
-    /// [`RampError::Colors`] for no colours or more than [`RAMP_WIDTH_PX`]. Nothing is written
-    /// either way.
-    pub fn write_ramp_row(&mut self, row: u8, colors: &[[u8; 4]]) -> Result<(), RampError> {
+    pub(crate) fn write_ramp_row(&mut self, row: u8, colors: &[[u8; 4]]) -> Result<(), RampError> {
         if !self.budget.ramp() {
             return Err(RampError::NoRamp { effects: self.budget.effects.len() });
         }
@@ -80,9 +52,7 @@ impl Batcher {
         Ok(())
     }
 
-    /// Row `row` of the ramp as the batcher holds it (what the device has once the plans
-    /// written since reach it), straight RGBA8; `None` without a ramp.
-    pub fn ramp_row(&self, row: u8) -> Option<&[u8]> {
+    pub(crate) fn ramp_row(&self, row: u8) -> Option<&[u8]> {
         let at = usize::from(row) * ROW_BYTES;
         self.ramp.texels.get(at..at + ROW_BYTES)
     }

@@ -310,7 +310,7 @@ impl Recorder {
 
     /// Makes `state` current. The boundary it may need is marked lazily, at the next quad
     /// ([`Recorder::commit_state`]), so changes that are undone before any quad cost nothing.
-    /// Pushes the draw state, the look and the sort key (`Batcher::save_state`).
+    /// Pushes the draw state, the look and the sort key (`DrawingState::save`).
     pub(super) fn save(&mut self) {
         self.saved.push((self.state, self.look, self.sort.key()));
     }
@@ -440,54 +440,21 @@ impl Batcher {
         self.recorder.flush();
     }
 
-    /// The draw state quads pushed from now on get.
-    pub fn draw_state(&self) -> DrawState {
+    pub(crate) fn draw_state(&self) -> DrawState {
         self.recorder.state
     }
 
-    /// Sets how quads pushed from now on blend ([`BlendMode::Over`] at first). Lasts until
-    /// changed or the frame ends: [`Batcher::begin_frame`] starts every frame from
-    /// [`DrawState::default`], so a frame the host left early (`?` after a `set_clip`) cannot
-    /// clip the next one. A change between two quads of a frame ends the segment there
-    /// (counted as `flushes_state_change`); a change with no quad since the last one costs
-    /// nothing.
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, BlendMode, Config, Limits, Quad, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let spark = batcher.register(&TextureDesc::new(4, 4), &[255; 64])?;
-    /// batcher.begin_frame();
-    /// batcher.push(&Quad::rect(spark, [0.0, 0.0], [4.0, 4.0]))?;
-    /// batcher.set_blend(BlendMode::Additive); // particles
-    /// batcher.push(&Quad::rect(spark, [8.0, 0.0], [4.0, 4.0]))?;
-    /// batcher.set_blend(BlendMode::Multiply); // a shadow
-    /// batcher.push(&Quad::rect(spark, [16.0, 0.0], [4.0, 4.0]))?;
-    /// let plan = batcher.finish();
-    /// // Additive shares the draw of "over" quads; multiply needs a draw of its own.
-    /// assert_eq!(plan.segments.len(), 2);
-    /// assert_eq!(plan.state(&plan.segments[1]).blend, BlendMode::Multiply);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn set_blend(&mut self, blend: BlendMode) {
+    pub(crate) fn set_blend(&mut self, blend: BlendMode) {
         let state = self.recorder.state;
         self.recorder.set_state(DrawState { blend, ..state });
     }
 
-    /// Clips quads pushed from now on to `[x, y, width, height]` of the target (pixels, y
-    /// down), or not at all with `None` (the default). Lasts until changed or the frame ends;
-    /// see [`Batcher::set_blend`] for what a change costs.
-    pub fn set_clip(&mut self, clip_px: Option<[u32; 4]>) {
+    pub(crate) fn set_clip(&mut self, clip_px: Option<[u32; 4]>) {
         let state = self.recorder.state;
         self.recorder.set_state(DrawState { clip_px, ..state });
     }
 
-    /// Transforms the corners of quads pushed from now on by the affine `[a, b, c, d, tx,
-    /// ty]`: `(x, y)` is drawn at `(a x + c y + tx, b x + d y + ty)`. A camera: pan, zoom and
-    /// rotation without touching the quads. Identity at first; lasts until changed or the
-    /// frame ends; see [`Batcher::set_blend`] for what a change costs. A non-finite transform
-    /// is ignored. Takes an [`Affine2`](crate::Affine2), the `[f32; 6]` above, or with the
-    /// `mint` feature a `mint::ColumnMatrix2x3<f32>` or `mint::ColumnMatrix3<f32>`.
-    pub fn set_transform(&mut self, transform: impl Into<crate::Affine2>) {
+    pub(crate) fn set_transform(&mut self, transform: impl Into<crate::Affine2>) {
         let transform = transform.into().0;
         if transform.iter().all(|v| v.is_finite()) {
             let state = self.recorder.state;

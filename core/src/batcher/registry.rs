@@ -22,7 +22,7 @@ pub(super) struct Entry {
     /// The level-0 pixels last written, kept when [`crate::Config::keep_pixels`] is on (empty
     /// otherwise), so [`crate::Batcher::restore`] can re-upload them itself.
     pub(super) pixels: Vec<u8>,
-    /// `Some` once a normal map is registered ([`crate::Batcher::register_normal_map`]): its
+    /// `Some` once a normal map is registered ([`crate::TextureStore::register_normal_map`]): its
     /// level-0 pixels when [`crate::Config::keep_pixels`] is on, empty otherwise.
     pub(super) normals: Option<Vec<u8>>,
 }

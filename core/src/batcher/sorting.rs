@@ -100,51 +100,14 @@ impl FrameSort {
 }
 
 impl Batcher {
-    /// Sorts the frame: items pushed from now on (quads, meshes, text, nine-slices, shapes,
-    /// resident layer draws) get `key`, and [`Batcher::finish`] orders the frame's items by
-    /// key, then by submission order (a stable sort), before planning it: the plan is the
-    /// one the items would give pushed in that order. A frame in which no key is set keeps
-    /// painter's order and pays nothing; [`Batcher::begin_frame`] starts every frame so.
-    ///
-    /// Items pushed before the first key of a frame have [`SortKey::default`] (`z` 0, `y` 0),
-    /// as does everything after `begin_frame` until a key is set. The key lasts until it is
-    /// set again, so give the layers above a y-sorted world their own `z` (a HUD pushed last
-    /// without a key of its own would sort among the world's last key). An explicit
-    /// [`Batcher::flush`] is placed like an item with the key of its time.
-    ///
-    /// Textures never break a draw, so a sorted frame of one draw state (blend, clip,
-    /// transform) is one draw; a frame mixing states draws one segment per run of a state in
-    /// key order. The sort is a radix sort over the keys' 48 bits (only the bits that differ
-    /// cost a pass): see `docs/sorting.md` for its cost per quad.
-    ///
-    /// ```
-    /// use layerbatch_core::{Batcher, Config, Limits, Quad, SortKey, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let hero = batcher.register(&TextureDesc::new(16, 32), &[255; 16 * 32 * 4])?;
-    /// let tree = batcher.register(&TextureDesc::new(32, 64), &[128; 32 * 64 * 4])?;
-    /// batcher.begin_frame();
-    /// let sprites = [Quad::rect(hero, [40.0, 30.0], [16.0, 32.0]), Quad::rect(tree, [32.0, 0.0], [32.0, 64.0])];
-    /// for quad in &sprites {
-    ///     batcher.set_sort_key(SortKey::by_feet(0, quad)); // feet at y 62 and 64
-    ///     batcher.push(quad)?;
-    /// }
-    /// batcher.set_sort_key(SortKey::z(1)); // the HUD, over the world
-    /// batcher.push(&Quad::rect(hero, [0.0, 0.0], [8.0, 16.0]))?;
-    /// let plan = batcher.finish();
-    /// assert_eq!(plan.segments.len(), 1); // two textures, sorted, one draw
-    /// assert_eq!(plan.instances[0].origin, [40.0, 30.0]); // the hero stands behind the tree
-    /// assert_eq!(plan.counters.sorted_items, 3);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn set_sort_key(&mut self, key: SortKey) {
+    pub(crate) fn set_sort_key(&mut self, key: SortKey) {
         if self.recorder.open {
             let at = self.recorder.instances.len() as u32;
             self.recorder.sort.set(at, key);
         }
     }
 
-    /// The key items pushed now get ([`SortKey::default`] when none was set this frame).
-    pub fn sort_key(&self) -> SortKey {
+    pub(crate) fn sort_key(&self) -> SortKey {
         self.recorder.sort.key
     }
 

@@ -11,27 +11,7 @@ use crate::texture::{max_mip_levels, push_mip_chain, Usage};
 use crate::{FormatFamilies, TextureDesc, TextureError, TextureId, Wrap};
 
 impl Batcher {
-    /// Registers a texture with its pixels and admits it into an array: for RGBA8, level 0
-    /// (tightly packed rows, top row first, premultiplied alpha: the backends blend `ONE,
-    /// ONE_MINUS_SRC_ALPHA`), whose mips core makes; for a compressed format, every level's
-    /// blocks, level after level, rows of blocks top first ([`TextureDesc::byte_len`]). A
-    /// [`Usage::RenderTarget`] may pass empty `pixels`.
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, Format, FormatFamilies, FormatFamily, Limits, TextureDesc};
-    /// let limits = Limits::guaranteed_minimum().with_format_families(FormatFamilies::RGBA8.with(FormatFamily::Bc));
-    /// let mut batcher = Batcher::new(limits, Config::default())?;
-    /// let desc = TextureDesc::new(30, 20).with_format(Format::Bc1RgbaUnorm); // 8x5 blocks
-    /// let id = batcher.register(&desc, &[0; 8 * 5 * 8])?;
-    /// assert_eq!(batcher.placement(id)?.rect_px[2..], [30, 20]); // in a 32x20 rectangle of a BC1 page
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`TextureError`] for a zero or oversized texture, bad mip count, wrong pixel length, a
-    /// format the device lacks ([`TextureError::FormatUnsupported`]), a compressed render
-    /// target, or an exhausted budget (then nothing changes).
-    pub fn register(&mut self, desc: &TextureDesc, pixels: &[u8]) -> Result<TextureId, TextureError> {
+    pub(crate) fn register(&mut self, desc: &TextureDesc, pixels: &[u8]) -> Result<TextureId, TextureError> {
         #[cfg(feature = "decode")]
         let decoded = self.decode_if_unsupported(desc, pixels)?;
         #[cfg(feature = "decode")]
@@ -61,39 +41,19 @@ impl Batcher {
         Ok(id)
     }
 
-    /// Replaces a texture's pixels (same size). Takes effect for the whole frame being built:
-    /// uploads are applied before any draw.
-    ///
-    /// # Errors
-    /// [`TextureError::Stale`] or [`TextureError::PixelLength`].
-    pub fn update(&mut self, id: TextureId, pixels: &[u8]) -> Result<(), TextureError> {
+    pub(crate) fn update(&mut self, id: TextureId, pixels: &[u8]) -> Result<(), TextureError> {
         let desc = self.registry.entry(id)?.desc;
         check_len(&desc, pixels)?;
         self.queue_write(id, pixels);
         Ok(())
     }
 
-    /// Replaces the pixels of a rectangle `[x, y, width, height]` of a texture (texels, top
-    /// left origin), e.g. a glyph in a glyph cache or a frame of a dynamic atlas: one layer
-    /// write of just that rectangle. `pixels` are tightly packed rows of the rectangle, in the
-    /// texture's format, premultiplied. Like [`Batcher::update`] it applies to the whole frame
-    /// being built.
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, Limits, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let atlas = batcher.register(&TextureDesc::new(64, 64), &[0; 64 * 64 * 4])?;
-    /// batcher.update_region(atlas, [8, 16, 4, 2], &[255; 4 * 2 * 4])?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`TextureError::Stale`]; [`TextureError::Region`] for an empty rectangle, one reaching
-    /// past the texture, or a texture with mip levels (its smaller levels could not follow);
-    /// [`TextureError::BlockAlign`] for a compressed texture's rectangle not in whole blocks;
-    /// [`TextureError::PixelLength`] when `pixels` is not the rectangle's size (in blocks,
-    /// compressed).
-    pub fn update_region(&mut self, id: TextureId, rect_px: [u32; 4], pixels: &[u8]) -> Result<(), TextureError> {
+    pub(crate) fn update_region(
+        &mut self,
+        id: TextureId,
+        rect_px: [u32; 4],
+        pixels: &[u8],
+    ) -> Result<(), TextureError> {
         let e = self.registry.entry(id)?;
         let desc = e.desc;
         let [x, y, w, h] = rect_px;
@@ -151,16 +111,13 @@ impl Batcher {
         Ok(())
     }
 
-    /// Changes a [`Usage::Dynamic`] texture's size and pixels. Its one-texture array is
-    /// replaced; the id stays valid. Quads pushed before the resize in the frame being
-    /// recorded still draw the old pixels (unlike [`Batcher::update`], whose pixels apply to
-    /// the whole frame): the old array lives until the frame is planned. Its normal map, if
-    /// it had one, is dropped (register one of the new size again).
-    ///
-    /// # Errors
-    /// [`TextureError::NotDynamic`], [`TextureError::Stale`], or any registration error for
-    /// the new size (then the texture keeps its old size and pixels).
-    pub fn resize(&mut self, id: TextureId, width_px: u32, height_px: u32, pixels: &[u8]) -> Result<(), TextureError> {
+    pub(crate) fn resize(
+        &mut self,
+        id: TextureId,
+        width_px: u32,
+        height_px: u32,
+        pixels: &[u8],
+    ) -> Result<(), TextureError> {
         let old = self.registry.entry(id)?.clone();
         if old.desc.usage != Usage::Dynamic {
             return Err(TextureError::NotDynamic(id));
@@ -183,17 +140,7 @@ impl Batcher {
         Ok(())
     }
 
-    /// Frees a texture. Its id is rejected from now on; its layer is reused after the frame
-    /// being built (quads already pushed still draw it).
-    ///
-    /// An index is reused with a new generation until its generation reaches `u32::MAX`; then
-    /// it is retired for good (4 bytes of registry per 4 billion frees), so a stale id never
-    /// comes back to life.
-    ///
-    /// # Errors
-    /// [`TextureError::Stale`] for a freed (double free) or foreign id;
-    /// [`TextureError::InResident`] while a resident layer samples it.
-    pub fn free(&mut self, id: TextureId) -> Result<(), TextureError> {
+    pub(crate) fn free(&mut self, id: TextureId) -> Result<(), TextureError> {
         let placement = self.registry.entry(id)?.placement;
         self.check_not_resident(id)?;
         if !self.recorder.open {
@@ -205,28 +152,7 @@ impl Batcher {
         Ok(())
     }
 
-    /// A 1x1 white texture for untextured quads ([`Quad::solid`](crate::Quad::solid): health bars, debug boxes,
-    /// fades), registered on first use. It is a rectangle of the atlas pages of linear RGBA8
-    /// images, so solid quads share the draw and the slot of the sprites around them instead
-    /// of costing a slot or a draw of their own. The batcher looks after it: [`Batcher::restore`]
-    /// re-uploads it itself.
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, Limits, Quad, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let sprite = batcher.register(&TextureDesc::new(16, 16), &[200; 16 * 16 * 4])?;
-    /// let white = batcher.white()?;
-    /// batcher.begin_frame();
-    /// batcher.push(&Quad::rect(sprite, [0.0, 0.0], [16.0, 16.0]))?;
-    /// batcher.push(&Quad::solid(white, [0.0, 20.0], [16.0, 2.0], [0, 200, 0, 255]))?; // a health bar
-    /// let plan = batcher.finish();
-    /// assert_eq!((plan.segments.len(), plan.segments[0].tier), (1, 1)); // same draw, same slot
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`TextureError::BudgetExhausted`] on first use if not even a texel fits.
-    pub fn white(&mut self) -> Result<TextureId, TextureError> {
+    pub(crate) fn white(&mut self) -> Result<TextureId, TextureError> {
         match self.white {
             Some(id) if self.contains(id) => Ok(id),
             _ => {
@@ -315,7 +241,7 @@ impl Batcher {
         self.validate_for(desc, pixels, self.budget.format_families, true)
     }
 
-    /// [`Batcher::register`]'s checks, with `available` as the device's families.
+    /// [`TextureStore::register`]'s checks, with `available` as the device's families.
     /// `whole_blocks`: whether [`TextureError::PartialBlocks`] applies (not to a texture
     /// about to be decoded to RGBA8).
     fn validate_for(
@@ -395,24 +321,7 @@ impl Batcher {
         self.ops.push(whole_write(id, e, start..self.upload_bytes.len(), false));
     }
 
-    /// Registers `normals` as the normal map of texture `id`: RGBA8 of the texture's size,
-    /// tightly packed rows, top row first, the normal's x (right), y (up) and z (towards the
-    /// viewer) mapped from `-1..1` to `0..=255` in red, green and blue, alpha unused (the
-    /// usual "OpenGL" normal map: flat is `[128, 128, 255, 255]`). It lies at the texture's
-    /// slot, layer and rectangle in its array's sibling ([`crate::plan::ArrayDesc::normal_map`]), so
-    /// lit quads keep one draw; its mip levels are made like an RGBA8 texture's. Registering
-    /// again replaces it; it lives as long as the texture, or until the texture is resized
-    /// ([`Batcher::resize`] drops it: it no longer fits). Core keeps a CPU copy of every normal
-    /// map (counted in `cpu_copy_bytes`), whatever [`Config::keep_pixels`](crate::Config::keep_pixels)
-    /// says, so that [`Batcher::restore`] brings it back by itself: a host re-sends the
-    /// textures `restore` lists, and nothing else.
-    ///
-    /// # Errors
-    /// [`TextureError::NormalMapWithoutLights`] without lights; [`TextureError::Stale`];
-    /// [`TextureError::NormalMapUnsupported`] for a compressed texture or a render target;
-    /// [`TextureError::NormalMapSize`] when `normals` is not width x height x 4 bytes. Then
-    /// nothing changes.
-    pub fn register_normal_map(&mut self, id: TextureId, normals: &[u8]) -> Result<(), TextureError> {
+    pub(crate) fn register_normal_map(&mut self, id: TextureId, normals: &[u8]) -> Result<(), TextureError> {
         if self.budget.max_lights == 0 {
             return Err(TextureError::NormalMapWithoutLights { texture: id });
         }

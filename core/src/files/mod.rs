@@ -1,6 +1,6 @@
 //! Texture files of any kind core reads, told apart by their magic number: KTX2
 //! ([`crate::read_ktx2`]), ARM's `.astc` (astcenc's output: one level of ASTC blocks) and DDS
-//! (the `dds` feature). [`read_file`] and [`Batcher::register_file`](crate::Batcher::register_file) are the one entry point.
+//! (the `dds` feature). [`read_file`] and [`TextureStore::register_file`](crate::TextureStore::register_file) are the one entry point.
 //!
 //! Every kind is untrusted input and is held to the same [`FileLimits`]: the header's sizes,
 //! levels and layers are checked before anything is allocated for the texture.
@@ -62,7 +62,7 @@ impl std::fmt::Display for FileKind {
     }
 }
 
-/// Why a texture file was refused by [`read_file`] or [`Batcher::register_file`](crate::Batcher::register_file). Nothing is
+/// Why a texture file was refused by [`read_file`] or [`TextureStore::register_file`](crate::TextureStore::register_file). Nothing is
 /// registered then.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]

@@ -152,7 +152,7 @@ fn register_file_decodes_or_names_the_format_a_device_lacks() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     // ASTC on a device of RGBA8 only: the family and the device's families are named.
     let file = astc_file([8, 8, 1], [16, 16, 1], 64);
-    match b.register_file(&file, &like()) {
+    match b.textures().register_file(&file, &like()) {
         #[cfg(feature = "decode")]
         Ok(ids) => assert_eq!(ids.len(), 1),
         #[cfg(not(feature = "decode"))]

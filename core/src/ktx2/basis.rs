@@ -141,7 +141,7 @@ const MAX_SIDE_PX: u32 = 1 << 15;
 /// [`BasisTarget::choose`] gives for `families` (the device's: `Limits::format_families`).
 /// `like` gives the sampler and usage; alpha is the file's (premultiplied when its descriptor
 /// says so, else straight; premultiplied for a file without alpha), sRGB its transfer
-/// function's. [`crate::Batcher::register_ktx2`] and `register_file` call this for a Basis
+/// function's. [`crate::TextureStore::register_ktx2`] and `register_file` call this for a Basis
 /// file, with the budget as `limits`.
 ///
 /// The transcoded bytes are the reference transcoder's (Binomial's `basisu_transcoder`):

@@ -37,11 +37,11 @@ const MIN_ZSTD_WINDOW_BYTES: u64 = 1 << 20;
 pub struct FileLimits {
     /// Most bytes the texture may take: every layer's levels in whole blocks (for a BC1 RGB
     /// file decoded to RGBA8, the decoded texels), plus [`FileLimits::LAYER_BOOKKEEPING_BYTES`] a layer.
-    /// Default [`FileLimits::DEFAULT_MAX_BYTES`]; [`Batcher::register_ktx2`](crate::Batcher::register_ktx2) uses the
+    /// Default [`FileLimits::DEFAULT_MAX_BYTES`]; [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2) uses the
     /// budget's `budget_bytes`.
     pub max_bytes: u64,
     /// Most array layers. Default [`FileLimits::DEFAULT_MAX_LAYERS`];
-    /// [`Batcher::register_ktx2`](crate::Batcher::register_ktx2) uses the budget's `max_layers_per_array` (a KTX2 array is
+    /// [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2) uses the budget's `max_layers_per_array` (a KTX2 array is
     /// one array's worth of layers).
     pub max_layers: u32,
 }
@@ -92,7 +92,7 @@ pub enum Ktx2Error {
         vk_format: u32,
     },
     /// A Basis Universal file, which must be transcoded for a device: [`read_ktx2`] does not
-    /// know the device (use `read_basis` or [`Batcher::register_ktx2`](crate::Batcher::register_ktx2)), or the build lacks
+    /// know the device (use `read_basis` or [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2)), or the build lacks
     /// layerbatch-core's `basis` feature.
     #[error("a Basis Universal {mode} KTX2 file needs transcoding for the device: {how}")]
     NotTranscoded {
@@ -138,7 +138,7 @@ pub enum Ktx2Error {
         max_levels: u32,
     },
     /// The header declares more bytes than the reader may allocate ([`FileLimits::max_bytes`];
-    /// for [`Batcher::register_ktx2`](crate::Batcher::register_ktx2), the budget).
+    /// for [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2), the budget).
     #[error(
         "KTX2 {width_px}x{height_px}, {layers} layer(s), {levels} level(s) take {total_bytes} bytes: more than the \
          {max_bytes} allowed"
@@ -159,7 +159,7 @@ pub enum Ktx2Error {
         max_bytes: u64,
     },
     /// The header declares more array layers than allowed ([`FileLimits::max_layers`]; for
-    /// [`Batcher::register_ktx2`](crate::Batcher::register_ktx2), the budget's `max_layers_per_array`).
+    /// [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2), the budget's `max_layers_per_array`).
     #[error("KTX2 declares {layers} array layers: at most {max_layers} allowed")]
     TooManyLayers {
         /// Layers declared.
@@ -225,7 +225,7 @@ pub enum Ktx2Error {
 }
 
 /// A KTX2 file read into core's terms: the description of each layer and each layer's bytes,
-/// every level of it, level 0 first, as [`Batcher::register`](crate::Batcher::register) takes them.
+/// every level of it, level 0 first, as [`TextureStore::register`](crate::TextureStore::register) takes them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileTexture {
     /// Size, format, levels and alpha (filter, wrap and usage as the caller gave them).
@@ -385,7 +385,7 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result
     let reader = ktx2::Reader::new(bytes).map_err(|e| container(e.to_string()))?;
     let h = reader.header();
     if let Some(mode) = basis::basis_mode(&reader) {
-        let how = "read_ktx2 does not know the device's families: use read_basis or Batcher::register_ktx2 (the \
+        let how = "read_ktx2 does not know the device's families: use read_basis or TextureStore::register_ktx2 (the \
                    `basis` feature)";
         return Err(Ktx2Error::NotTranscoded { mode, how });
     }

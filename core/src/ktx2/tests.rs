@@ -135,7 +135,7 @@ fn more_levels_than_the_size_has_are_refused_before_allocating() {
     assert_eq!(e, Ktx2Error::TooManyLevels { width_px: 1024, height_px: 16, levels: 12, max_levels: 11 });
     // Through the batcher too.
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    assert!(matches!(b.register_ktx2(&file, &like()), Err(Ktx2Error::TooManyLevels { levels: 33, .. })));
+    assert!(matches!(b.textures().register_ktx2(&file, &like()), Err(Ktx2Error::TooManyLevels { levels: 33, .. })));
 }
 
 #[test]
@@ -173,9 +173,12 @@ fn a_million_layers_are_refused_before_allocating() {
     assert!(e.to_string().contains("1048576") && e.to_string().contains("256"), "{e}");
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let max_layers = b.budget().max_layers_per_array;
-    assert_eq!(b.register_ktx2(&file, &like()), Err(Ktx2Error::TooManyLayers { layers: 1 << 20, max_layers }));
+    assert_eq!(
+        b.textures().register_ktx2(&file, &like()),
+        Err(Ktx2Error::TooManyLayers { layers: 1 << 20, max_layers })
+    );
     assert_eq!(b.allocator().array_count(), 0, "nothing admitted");
-    assert!(b.memory_by_format().is_empty());
+    assert!(b.textures().memory_by_format().is_empty());
 }
 
 #[test]
@@ -186,7 +189,7 @@ fn layers_up_to_the_limit_read() {
     let e = read_ktx2(&file, &like(), FileLimits::new(1 << 20, 3)).unwrap_err();
     assert_eq!(e, Ktx2Error::TooManyLayers { layers: 4, max_layers: 3 });
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    assert_eq!(b.register_ktx2(&file, &like()).unwrap().len(), 4);
+    assert_eq!(b.textures().register_ktx2(&file, &like()).unwrap().len(), 4);
 }
 
 #[test]
@@ -349,7 +352,7 @@ fn bc1_rgb_black_texels_rgba_cannot_draw_are_refused_without_decode() {
     assert_eq!(e, Ktx2Error::Bc1RgbBlackTexels { blocks: 4 });
     assert!(e.to_string().contains("decode"), "{e}");
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    assert_eq!(b.register_ktx2(&file.write(), &like()), Err(Ktx2Error::Bc1RgbBlackTexels { blocks: 4 }));
+    assert_eq!(b.textures().register_ktx2(&file.write(), &like()), Err(Ktx2Error::Bc1RgbBlackTexels { blocks: 4 }));
 }
 
 #[cfg(feature = "decode")]
@@ -438,9 +441,9 @@ fn straight_alpha_files_are_registered_straight() {
     let mut b =
         Batcher::new(Limits::guaranteed_minimum().with_format_families(crate::FormatFamilies::ALL), Config::default())
             .unwrap();
-    let ids = b.register_ktx2(&with_flags(BC7, Format::Bc7RgbaUnorm, Some(0)), &like()).unwrap();
+    let ids = b.textures().register_ktx2(&with_flags(BC7, Format::Bc7RgbaUnorm, Some(0)), &like()).unwrap();
     assert_eq!(b.desc(ids[0]).unwrap().alpha, Alpha::Straight);
-    let ids = b.register_ktx2(&with_flags(BC7, Format::Bc7RgbaUnorm, Some(1)), &like()).unwrap();
+    let ids = b.textures().register_ktx2(&with_flags(BC7, Format::Bc7RgbaUnorm, Some(1)), &like()).unwrap();
     assert_eq!(b.desc(ids[0]).unwrap().alpha, Alpha::Premultiplied);
 }
 

@@ -39,7 +39,7 @@ pub struct ArrayDesc {
     /// ([`super::FramePlan::target`]), so the device creates it renderable.
     pub render_target: bool,
     /// The array has a sibling: an [`Format::Rgba8Unorm`] array of the same size, layers and
-    /// mip levels holding normal maps ([`crate::Batcher::register_normal_map`]) at the same
+    /// mip levels holding normal maps ([`crate::TextureStore::register_normal_map`]) at the same
     /// places, sampled through the same sampler. Every op on the array applies to its
     /// sibling too (growth, shrink, rectangle copies, destruction); writes with
     /// `normal_map` go to the sibling. Set for the uncompressed arrays of a batcher with

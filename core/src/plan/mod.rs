@@ -68,7 +68,7 @@ pub struct Instance {
     pub color: [u8; 4],
     /// Slot, flags and layer, packed: see [`Instance::pack`].
     pub slot_flags_layer: u32,
-    /// The effect's 4 parameters, `0..=255` for `0.0..=1.0` ([`crate::Batcher::set_effect`]).
+    /// The effect's 4 parameters, `0..=255` for `0.0..=1.0` ([`crate::DrawingState::set_effect`]).
     pub effect_params: [u8; 4],
     /// The look word: [`crate::EffectId`] in bits `0..7` (0: none), [`Instance::EFFECT_LIT`]
     /// in bit 7, and the colour offset's red, green and blue in bytes 1, 2 and 3
@@ -127,7 +127,7 @@ impl Instance {
     pub const OFFSET_EFFECT: u32 = std::mem::offset_of!(Instance, effect) as u32;
     /// The effect id: `effect & EFFECT_MASK`.
     pub const EFFECT_MASK: u32 = 0x7f;
-    /// The colour offset ([`crate::Batcher::set_color_offset`]): `effect >>
+    /// The colour offset ([`crate::DrawingState::set_color_offset`]): `effect >>
     /// COLOR_OFFSET_SHIFT` is its red, green and blue, a byte each (`0..=255` for
     /// `0.0..=1.0`), added to the colour a quad draws times its coverage.
     pub const COLOR_OFFSET_SHIFT: u32 = 8;
@@ -169,11 +169,11 @@ impl Instance {
     /// The texture's colours are straight ([`crate::Alpha::Straight`]): the shader multiplies
     /// the sampled colour by its alpha before the tint.
     pub const FLAG_STRAIGHT_ALPHA: u32 = 32;
-    /// The texture has a normal map ([`crate::Batcher::register_normal_map`]) at its place in
+    /// The texture has a normal map ([`crate::TextureStore::register_normal_map`]) at its place in
     /// the sibling of its array: a lit quad samples it; without the flag a lit quad faces the
     /// viewer (normal `(0, 0, 1)`).
     pub const FLAG_NORMAL_MAP: u32 = 64;
-    /// In [`Instance::effect`]: the quad is lit ([`crate::Batcher::set_lit`]) by the frame's
+    /// In [`Instance::effect`]: the quad is lit ([`crate::DrawingState::set_lit`]) by the frame's
     /// ambient colour and lights.
     pub const EFFECT_LIT: u32 = 0x80;
 
@@ -311,8 +311,8 @@ impl BlendMode {
 
 /// State the quads of a segment share: how they blend, where they are clipped, and the
 /// transform (a camera) applied to their corners. Set on the batcher
-/// ([`crate::Batcher::set_blend`], [`crate::Batcher::set_clip`],
-/// [`crate::Batcher::set_transform`]); a change ends the segment only when quads were pushed
+/// ([`crate::DrawingState::set_blend`], [`crate::DrawingState::set_clip`],
+/// [`crate::DrawingState::set_transform`]); a change ends the segment only when quads were pushed
 /// since the last one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DrawState {
@@ -549,7 +549,7 @@ pub struct FramePlan {
     /// The frame's point lights, at most [`crate::Budget::max_lights`] (the rest dropped by
     /// priority and counted in `Counters::lights_dropped`), in the order they were added.
     pub lights: Vec<crate::PointLight>,
-    /// Ramp rows to write before the draws ([`crate::Batcher::write_ramp_row`]), each a
+    /// Ramp rows to write before the draws ([`crate::TextureStore::write_ramp_row`]), each a
     /// whole row, its bytes in [`FramePlan::upload_bytes`]. Empty without a ramp
     /// ([`crate::Budget::ramp`]).
     pub ramp_writes: Vec<RampWrite>,

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use super::{FramePlan, Instance};
 
-/// A resident layer ([`crate::Batcher::create_resident`]): quads kept on the device, drawn
+/// A resident layer ([`crate::TextureStore::create_resident`]): quads kept on the device, drawn
 /// each frame by one item in the stream. An id is never reused by its batcher while it is
 /// live; a destroyed id is refused ([`crate::ResidentError::Stale`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

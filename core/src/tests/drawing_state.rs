@@ -7,7 +7,7 @@ use crate::*;
 fn batcher() -> (Batcher, TextureId) {
     let config = Config::default().with_effects(&Effect::BUILT_IN).with_lights(4);
     let mut b = Batcher::new(Limits::desktop(), config).unwrap();
-    let tex = b.register(&TextureDesc::new(4, 4), &[255; 64]).unwrap();
+    let tex = b.textures().register(&TextureDesc::new(4, 4), &[255; 64]).unwrap();
     (b, tex)
 }
 
@@ -21,23 +21,26 @@ fn save_and_restore_bring_back_effect_lit_and_sort_key_in_one_draw() {
     let (mut b, tex) = batcher();
     b.begin_frame();
     b.push(&quad(tex, 1)).unwrap();
-    b.save_state();
-    b.set_effect(EffectId(1), [0.5, 0.0, 0.0, 0.0]).unwrap();
-    b.set_lit(true).unwrap();
-    b.set_sort_key(SortKey::z(5));
+    b.state().save();
+    b.state().set_effect(EffectId(1), [0.5, 0.0, 0.0, 0.0]).unwrap();
+    b.state().set_lit(true).unwrap();
+    b.state().set_sort_key(SortKey::z(5));
     b.push(&quad(tex, 2)).unwrap();
-    b.save_state();
-    b.set_effect(EffectId(2), [1.0, 0.0, 0.0, 0.0]).unwrap();
-    b.set_lit(false).unwrap();
-    b.set_sort_key(SortKey::z(-1));
+    b.state().save();
+    b.state().set_effect(EffectId(2), [1.0, 0.0, 0.0, 0.0]).unwrap();
+    b.state().set_lit(false).unwrap();
+    b.state().set_sort_key(SortKey::z(-1));
     b.push(&quad(tex, 3)).unwrap();
-    assert!(b.restore_state());
-    assert_eq!((b.effect().0, b.lit(), b.sort_key()), (EffectId(1), true, SortKey::z(5)));
+    assert!(b.state().restore());
+    assert_eq!((b.state().effect().0, b.state().lit(), b.state().sort_key()), (EffectId(1), true, SortKey::z(5)));
     b.push(&quad(tex, 4)).unwrap();
-    assert!(b.restore_state());
-    assert_eq!((b.effect().0, b.lit(), b.sort_key()), (EffectId::NONE, false, SortKey::default()));
+    assert!(b.state().restore());
+    assert_eq!(
+        (b.state().effect().0, b.state().lit(), b.state().sort_key()),
+        (EffectId::NONE, false, SortKey::default())
+    );
     b.push(&quad(tex, 5)).unwrap();
-    assert!(!b.restore_state(), "nothing saved any more");
+    assert!(!b.state().restore(), "nothing saved any more");
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 1, "effects, lit and sort keys ride on each quad: one draw");
     // Sorted by key, stable: 3 (z -1), then 1 and 5 (z 0), then 2 and 4 (z 5).
@@ -58,15 +61,15 @@ fn save_and_restore_bring_back_effect_lit_and_sort_key_in_one_draw() {
 fn a_restored_clip_and_blend_draw_with_the_first_state_again() {
     let (mut b, tex) = batcher();
     b.begin_frame();
-    b.set_transform([2.0, 0.0, 0.0, 2.0, 0.0, 0.0]);
+    b.state().set_transform([2.0, 0.0, 0.0, 2.0, 0.0, 0.0]);
     b.push(&quad(tex, 1)).unwrap();
-    let first = b.draw_state();
-    b.save_state();
-    b.set_clip(Some([0, 0, 16, 16]));
-    b.set_blend(BlendMode::Multiply);
+    let first = b.state().draw_state();
+    b.state().save();
+    b.state().set_clip(Some([0, 0, 16, 16]));
+    b.state().set_blend(BlendMode::Multiply);
     b.push(&quad(tex, 2)).unwrap();
-    assert!(b.restore_state());
-    assert_eq!(b.draw_state(), first);
+    assert!(b.state().restore());
+    assert_eq!(b.state().draw_state(), first);
     b.push(&quad(tex, 3)).unwrap();
     let plan = b.finish();
     // A clip and a blend mode are the segment's: a draw each side of the change.
@@ -81,12 +84,15 @@ fn a_restored_clip_and_blend_draw_with_the_first_state_again() {
 fn begin_frame_empties_the_saved_states_and_resets_the_state() {
     let (mut b, tex) = batcher();
     b.begin_frame();
-    b.set_blend(BlendMode::Multiply);
-    b.save_state();
-    b.set_lit(true).unwrap();
+    b.state().set_blend(BlendMode::Multiply);
+    b.state().save();
+    b.state().set_lit(true).unwrap();
     b.push(&quad(tex, 1)).unwrap();
     b.finish();
     b.begin_frame();
-    assert!(!b.restore_state(), "a frame's saves end with it");
-    assert_eq!((b.draw_state(), b.lit(), b.sort_key()), (DrawState::default(), false, SortKey::default()));
+    assert!(!b.state().restore(), "a frame's saves end with it");
+    assert_eq!(
+        (b.state().draw_state(), b.state().lit(), b.state().sort_key()),
+        (DrawState::default(), false, SortKey::default())
+    );
 }

@@ -20,7 +20,7 @@ fn every_kind_of_item_carries_the_effect_in_force_and_a_frame_starts_without() {
     let (mut b, ids) = batcher();
     b.set_time_s(2.5);
     b.begin_frame();
-    b.set_effect(EffectId(3), [0.5, 0.25, 1.0, 0.0]).unwrap();
+    b.state().set_effect(EffectId(3), [0.5, 0.25, 1.0, 0.0]).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     b.push_all(&[Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0]); 3]).unwrap();
     let mut mesh = Mesh::default();
@@ -30,7 +30,7 @@ fn every_kind_of_item_carries_the_effect_in_force_and_a_frame_starts_without() {
     mesh.push_triangle(0, 1, 2);
     b.push_mesh(ids[2], &mesh).unwrap();
     b.push_nine_slice(&NineSlice::new(ids[3], [0.0, 0.0, 40.0, 40.0], [4.0; 4])).unwrap();
-    b.set_effect(EffectId::NONE, [0.0; 4]).unwrap();
+    b.state().set_effect(EffectId::NONE, [0.0; 4]).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let plan = b.finish();
     assert_eq!(plan.time_s, 2.5);
@@ -41,7 +41,7 @@ fn every_kind_of_item_carries_the_effect_in_force_and_a_frame_starts_without() {
     }
     assert_eq!((plan.instances[n - 1].effect, plan.instances[n - 1].effect_params), (0, [0; 4]));
     b.begin_frame();
-    assert_eq!(b.effect(), (EffectId::NONE, [0; 4]));
+    assert_eq!(b.state().effect(), (EffectId::NONE, [0; 4]));
 }
 
 #[test]
@@ -49,7 +49,7 @@ fn effects_never_end_a_draw() {
     let (mut b, ids) = batcher();
     b.begin_frame();
     for k in 0..400u32 {
-        b.set_effect(EffectId((k % 4) as u8), [(k % 7) as f32 / 7.0; 4]).unwrap();
+        b.state().set_effect(EffectId((k % 4) as u8), [(k % 7) as f32 / 7.0; 4]).unwrap();
         b.push(&Quad::rect(ids[k as usize % 4], [k as f32, 0.0], [8.0, 8.0])).unwrap();
     }
     let plan = b.finish();
@@ -63,20 +63,26 @@ fn effects_never_end_a_draw() {
 fn bad_effects_are_refused_and_change_nothing() {
     let (mut b, _) = batcher();
     b.begin_frame();
-    b.set_effect(EffectId(2), [0.5; 4]).unwrap();
-    let before = b.effect();
-    assert_eq!(b.set_effect(EffectId(6), [0.0; 4]), Err(EffectError::Undeclared { effect: EffectId(6), declared: 5 }));
+    b.state().set_effect(EffectId(2), [0.5; 4]).unwrap();
+    let before = b.state().effect();
     assert_eq!(
-        b.set_effect(EffectId(1), [0.0, f32::NAN, 0.0, 0.0]).unwrap_err().to_string(),
+        b.state().set_effect(EffectId(6), [0.0; 4]),
+        Err(EffectError::Undeclared { effect: EffectId(6), declared: 5 })
+    );
+    assert_eq!(
+        b.state().set_effect(EffectId(1), [0.0, f32::NAN, 0.0, 0.0]).unwrap_err().to_string(),
         "effect parameter 1 is NaN: parameters are 0.0..=1.0"
     );
-    assert_eq!(b.set_effect(EffectId(1), [0.0, 0.0, 1.5, 0.0]), Err(EffectError::Parameter { index: 2, value: 1.5 }));
-    assert!(b.set_effect(EffectId(1), [-0.01, 0.0, 0.0, 0.0]).is_err());
-    assert_eq!(b.effect(), before);
+    assert_eq!(
+        b.state().set_effect(EffectId(1), [0.0, 0.0, 1.5, 0.0]),
+        Err(EffectError::Parameter { index: 2, value: 1.5 })
+    );
+    assert!(b.state().set_effect(EffectId(1), [-0.01, 0.0, 0.0, 0.0]).is_err());
+    assert_eq!(b.state().effect(), before);
     // A batcher without effects refuses every id but none.
     let mut plain = Batcher::new(Limits::desktop(), Config::default()).unwrap();
-    assert!(plain.set_effect(EffectId(1), [0.0; 4]).is_err());
-    assert!(plain.set_effect(EffectId::NONE, [0.0; 4]).is_ok());
+    assert!(plain.state().set_effect(EffectId(1), [0.0; 4]).is_err());
+    assert!(plain.state().set_effect(EffectId::NONE, [0.0; 4]).is_ok());
     // Too many effects: a config error naming the numbers.
     static MANY: [Effect; 33] = [Effect::FLASH; 33];
     let e = Batcher::new(Limits::desktop(), Config::default().with_effects(&MANY)).unwrap_err();
@@ -106,8 +112,8 @@ fn a_plan_naming_an_undeclared_effect_is_refused() {
 fn resident_layers_draw_without_effects() {
     let (mut b, ids) = batcher();
     b.begin_frame();
-    b.set_effect(EffectId(1), [1.0; 4]).unwrap();
-    let layer = b.create_resident(&[Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])]).unwrap();
+    b.state().set_effect(EffectId(1), [1.0; 4]).unwrap();
+    let layer = b.textures().create_resident(&[Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])]).unwrap();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     let plan = b.finish();
     assert!(plan.resident_instances.iter().all(|i| i.effect == 0 && i.effect_params == [0; 4]));
@@ -119,10 +125,10 @@ fn ramp_rows_reach_the_plan_once_and_come_back_after_a_restore() {
     assert!(b.budget().ramp(), "the palette samples the ramp");
     let mut dev = MockDevice::new(b.budget());
     let row: Vec<[u8; 4]> = (0..16).map(|k| [k * 16, 0, 255 - k * 16, 255]).collect();
-    b.write_ramp_row(7, &row).unwrap();
-    b.write_ramp_row(7, &row[..4]).unwrap(); // rewritten before a plan: sent once
-    b.write_ramp_row(200, &[[1, 2, 3, 4]]).unwrap();
-    assert_eq!(b.ramp_row(7).map(|r| r[16 * 4 - 4..16 * 4].to_vec()), Some(vec![240, 0, 15, 255]));
+    b.textures().write_ramp_row(7, &row).unwrap();
+    b.textures().write_ramp_row(7, &row[..4]).unwrap(); // rewritten before a plan: sent once
+    b.textures().write_ramp_row(200, &[[1, 2, 3, 4]]).unwrap();
+    assert_eq!(b.textures().ramp_row(7).map(|r| r[16 * 4 - 4..16 * 4].to_vec()), Some(vec![240, 0, 15, 255]));
     b.begin_frame();
     let plan = b.finish();
     assert_eq!(plan.ramp_writes.iter().map(|w| w.row).collect::<Vec<_>>(), [7, 200]);
@@ -158,16 +164,19 @@ fn ramp_rows_reach_the_plan_once_and_come_back_after_a_restore() {
 fn bad_ramp_input_is_refused_with_its_terms() {
     let (mut b, _) = batcher();
     let mut dev = MockDevice::new(b.budget());
-    assert_eq!(b.write_ramp_row(3, &[]), Err(RampError::Colors { row: 3, colors: 0, max: 256 }));
+    assert_eq!(b.textures().write_ramp_row(3, &[]), Err(RampError::Colors { row: 3, colors: 0, max: 256 }));
     let long = vec![[0u8; 4]; 257];
-    assert_eq!(b.write_ramp_row(3, &long).unwrap_err().to_string(), "257 colours for ramp row 3: a row takes 1..=256");
+    assert_eq!(
+        b.textures().write_ramp_row(3, &long).unwrap_err().to_string(),
+        "257 colours for ramp row 3: a row takes 1..=256"
+    );
     b.begin_frame();
     assert!(b.finish().ramp_writes.is_empty(), "nothing written");
     dev.execute(b.plan()).unwrap();
     // No effect samples the ramp: there is none.
     let mut plain = Batcher::new(Limits::desktop(), Config::default()).unwrap();
     assert!(!plain.budget().ramp());
-    assert_eq!(plain.write_ramp_row(0, &[[0; 4]]), Err(RampError::NoRamp { effects: 0 }));
+    assert_eq!(plain.textures().write_ramp_row(0, &[[0; 4]]), Err(RampError::NoRamp { effects: 0 }));
     // A hand-made plan writing a ramp the budget lacks, or a short row, is refused.
     plain.begin_frame();
     let mut plan = plain.finish().clone();
@@ -221,7 +230,7 @@ fn only_segments_with_an_effect_take_the_effect_program() {
     // One quad with an effect among plain ones: still one draw, with the effect program.
     b.begin_frame();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
-    b.set_effect(EffectId(1), [1.0; 4]).unwrap();
+    b.state().set_effect(EffectId(1), [1.0; 4]).unwrap();
     b.push(&Quad::rect(ids[1], [8.0, 0.0], [8.0, 8.0])).unwrap();
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 1);
@@ -230,7 +239,7 @@ fn only_segments_with_an_effect_take_the_effect_program() {
     assert!(dev.draw_steps().iter().any(|s| matches!(s, DrawStep::Program { effects: true, .. })));
     // A hand-made plan drawing an effect with the plain program is refused, naming the quad.
     b.begin_frame();
-    b.set_effect(EffectId(2), [1.0; 4]).unwrap();
+    b.state().set_effect(EffectId(2), [1.0; 4]).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let mut plan = b.finish().clone();
     plan.segments[0].effects = false;
@@ -239,7 +248,7 @@ fn only_segments_with_an_effect_take_the_effect_program() {
     dev.execute(&plan).unwrap();
     // Without declared effects there is no effect program to mark.
     let mut plain = Batcher::new(Limits::desktop(), Config::default()).unwrap();
-    let tex = plain.register(&TextureDesc::new(4, 4), &[255; 64]).unwrap();
+    let tex = plain.textures().register(&TextureDesc::new(4, 4), &[255; 64]).unwrap();
     let mut plain_dev = MockDevice::new(plain.budget());
     assert_eq!(plain_dev.counters().pipeline_compiles, plain.budget().tiers.len() as u64);
     plain.begin_frame();

@@ -8,7 +8,7 @@ use crate::*;
 fn a_family_the_device_lacks_is_refused_naming_what_it_has() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let d = TextureDesc::new(16, 16).with_format(Format::Bc7RgbaUnorm);
-    let e = b.register(&d, &[0; 256]).unwrap_err();
+    let e = b.textures().register(&d, &[0; 256]).unwrap_err();
     assert_eq!(
         e,
         TextureError::FormatUnsupported {
@@ -18,7 +18,7 @@ fn a_family_the_device_lacks_is_refused_naming_what_it_has() {
         }
     );
     assert_eq!(e.to_string(), "format bc7-rgba-unorm needs the Bc family, which the device lacks (it has: RGBA8)");
-    assert_eq!((b.allocator().array_count(), b.memory_by_format().len()), (0, 0));
+    assert_eq!((b.allocator().array_count(), b.textures().memory_by_format().len()), (0, 0));
 }
 
 #[test]
@@ -26,7 +26,7 @@ fn a_plan_with_a_format_the_budget_lacks_is_refused_by_the_validator() {
     let with_bc = Limits::guaranteed_minimum().with_format_families(FormatFamilies::RGBA8.with(FormatFamily::Bc));
     let mut b = Batcher::new(with_bc, Config::default()).unwrap();
     let d = TextureDesc::new(16, 16).with_format(Format::Bc1RgbaUnorm);
-    b.register(&d, &[0; 128]).unwrap();
+    b.textures().register(&d, &[0; 128]).unwrap();
     b.begin_frame();
     let plan = b.finish().clone();
     // An executor whose device has no BC refuses the plan before touching anything.
@@ -40,7 +40,7 @@ fn a_plan_with_a_format_the_budget_lacks_is_refused_by_the_validator() {
     let mut dev = MockDevice::new(b.budget());
     let d = TextureDesc::new(64, 64).with_format(Format::Bc1RgbaUnorm);
     for i in 0..40 {
-        b.register(&d, &vec![i; d.byte_len()]).unwrap();
+        b.textures().register(&d, &vec![i; d.byte_len()]).unwrap();
         b.begin_frame();
         let plan = b.finish();
         assert!(!plan.ops.iter().any(|op| matches!(op, ResourceOp::Array(a) if a.is_gpu_copy())), "plan {i}");

@@ -28,7 +28,7 @@ fn nine_lights_with_a_cap_of_eight_drop_the_lowest_priority_and_count_it() {
         for k in 0..n {
             b.add_light(light((k * 4 + 4) % 9)).unwrap();
         }
-        b.set_lit(true).unwrap();
+        b.state().set_lit(true).unwrap();
         b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
         let plan = b.finish();
         let kept: Vec<i32> = plan.lights.iter().map(|l| l.priority).collect();
@@ -47,14 +47,14 @@ fn lit_and_unlit_quads_share_a_draw_and_lit_survives_effect_changes() {
     let config = Config::default().with_lights(4).with_effects(&EFFECTS);
     let mut b = Batcher::new(Limits::desktop(), config).unwrap();
     let ids = register_n(&mut b, &[(16, 16)], 2);
-    b.register_normal_map(ids[0], &[128, 128, 255, 255].repeat(16 * 16)).unwrap();
+    b.textures().register_normal_map(ids[0], &[128, 128, 255, 255].repeat(16 * 16)).unwrap();
     b.begin_frame();
-    b.set_lit(true).unwrap();
-    b.set_effect(EffectId(2), [1.0; 4]).unwrap();
-    assert!(b.lit() && b.effect().0 == EffectId(2));
+    b.state().set_lit(true).unwrap();
+    b.state().set_effect(EffectId(2), [1.0; 4]).unwrap();
+    assert!(b.state().lit() && b.state().effect().0 == EffectId(2));
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     b.push(&Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0])).unwrap();
-    b.set_lit(false).unwrap();
+    b.state().set_lit(false).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 1);
@@ -70,8 +70,8 @@ fn normal_maps_live_in_siblings_that_follow_their_arrays() {
     let (mut b, ids) = batcher(8, false);
     let mut dev = MockDevice::new(b.budget());
     let flat = |w: u32, h: u32| [128, 128, 255, 255].repeat((w * h) as usize);
-    b.register_normal_map(ids[0], &flat(16, 16)).unwrap();
-    b.register_normal_map(ids[2], &flat(300, 200)).unwrap();
+    b.textures().register_normal_map(ids[0], &flat(16, 16)).unwrap();
+    b.textures().register_normal_map(ids[2], &flat(300, 200)).unwrap();
     b.begin_frame();
     let plan = b.finish();
     let arrays: Vec<_> = plan.created_arrays().collect();
@@ -103,7 +103,7 @@ fn normal_maps_live_in_siblings_that_follow_their_arrays() {
     }
     // Growth of a page array carries the sibling along.
     let more = register_n(&mut b, &[(64, 64)], 40);
-    b.register_normal_map(more[39], &flat(64, 64)).unwrap();
+    b.textures().register_normal_map(more[39], &flat(64, 64)).unwrap();
     b.begin_frame();
     dev.execute(b.finish()).unwrap();
     let copies_into_siblings = dev
@@ -134,7 +134,7 @@ fn bad_lights_and_normal_maps_are_refused_with_their_terms_and_change_nothing() 
         Err(LightError::Falloff { .. })
     ));
     assert_eq!(b.set_ambient([f32::NAN, 0.0, 0.0]).map_err(|_| ()), Err(()));
-    let err = b.register_normal_map(ids[0], &[0; 15 * 16 * 4]).unwrap_err();
+    let err = b.textures().register_normal_map(ids[0], &[0; 15 * 16 * 4]).unwrap_err();
     assert_eq!(
         err,
         TextureError::NormalMapSize {
@@ -151,17 +151,17 @@ fn bad_lights_and_normal_maps_are_refused_with_their_terms_and_change_nothing() 
     assert!(plan.lights.is_empty() && plan.ambient == [1.0; 3], "nothing bad got in");
     assert_eq!(plan.instances[0].flags() & Instance::FLAG_NORMAL_MAP, 0, "no normal map was taken");
     // A stale id; a batcher without lights.
-    b.free(ids[1]).unwrap();
-    assert_eq!(b.register_normal_map(ids[1], &[0; 32 * 8 * 4]), Err(TextureError::Stale(ids[1])));
+    b.textures().free(ids[1]).unwrap();
+    assert_eq!(b.textures().register_normal_map(ids[1], &[0; 32 * 8 * 4]), Err(TextureError::Stale(ids[1])));
     let mut unlit = Batcher::new(Limits::desktop(), Config::default()).unwrap();
-    assert_eq!(unlit.set_lit(true), Err(LightError::Off));
-    let unlit_tex = unlit.register(&TextureDesc::new(2, 2), &[255; 16]).unwrap();
+    assert_eq!(unlit.state().set_lit(true), Err(LightError::Off));
+    let unlit_tex = unlit.textures().register(&TextureDesc::new(2, 2), &[255; 16]).unwrap();
     assert_eq!(
-        unlit.register_normal_map(unlit_tex, &[128, 128, 255, 255].repeat(4)),
+        unlit.textures().register_normal_map(unlit_tex, &[128, 128, 255, 255].repeat(4)),
         Err(TextureError::NormalMapWithoutLights { texture: unlit_tex })
     );
     assert_eq!(unlit.add_light(light(0)), Err(LightError::Off));
-    assert!(unlit.set_lit(false).is_ok());
+    assert!(unlit.state().set_lit(false).is_ok());
     assert!(matches!(
         Budget::new(&Limits::desktop(), &Config::default().with_lights(17)),
         Err(ConfigError::TooManyLights { lights: 17, max: 16 })
@@ -172,9 +172,9 @@ fn bad_lights_and_normal_maps_are_refused_with_their_terms_and_change_nothing() 
 fn compressed_textures_take_no_normal_map() {
     let limits = Limits::desktop().with_format_families(FormatFamilies::RGBA8.with(FormatFamily::Bc));
     let mut b = Batcher::new(limits, Config::default().with_lights(2)).unwrap();
-    let bc = b.register(&TextureDesc::new(8, 8).with_format(Format::Bc1RgbaUnorm), &[0; 4 * 8]).unwrap();
+    let bc = b.textures().register(&TextureDesc::new(8, 8).with_format(Format::Bc1RgbaUnorm), &[0; 4 * 8]).unwrap();
     assert_eq!(
-        b.register_normal_map(bc, &[0; 8 * 8 * 4]),
+        b.textures().register_normal_map(bc, &[0; 8 * 8 * 4]),
         Err(TextureError::NormalMapUnsupported { texture: bc, format: Format::Bc1RgbaUnorm, render_target: false })
     );
     b.begin_frame();
@@ -186,7 +186,7 @@ fn compressed_textures_take_no_normal_map() {
 fn hand_made_plans_with_bad_lights_or_bits_are_refused_by_the_validator() {
     let (mut b, ids) = batcher(2, false);
     b.begin_frame();
-    b.set_lit(true).unwrap();
+    b.state().set_lit(true).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let good = b.finish().clone();
     let check = |edit: &dyn Fn(&mut FramePlan)| {
@@ -229,7 +229,7 @@ fn hand_made_plans_with_bad_lights_or_bits_are_refused_by_the_validator() {
 fn restore_brings_normal_maps_back_from_their_copies() {
     let (mut b, ids) = batcher(8, true);
     let normals: Vec<u8> = (0..16 * 16 * 4).map(|i| (i % 251) as u8).collect();
-    b.register_normal_map(ids[0], &normals).unwrap();
+    b.textures().register_normal_map(ids[0], &normals).unwrap();
     b.begin_frame();
     let _ = b.finish();
     assert!(b.restore().is_empty(), "everything comes back from the copies");
@@ -243,7 +243,7 @@ fn restore_brings_normal_maps_back_from_their_copies() {
         .collect();
     assert_eq!(back, [&normals[..]]);
     b.begin_frame();
-    b.set_lit(true).unwrap();
+    b.state().set_lit(true).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     assert_ne!(b.finish().instances[0].flags() & Instance::FLAG_NORMAL_MAP, 0);
 }

@@ -85,7 +85,7 @@ fn quads_alone_follow_the_budget_and_additive_triangles_lose_their_alpha() {
     b.push(&Quad::rect(id, [0.0, 0.0], [4.0, 4.0])).unwrap();
     assert!(!b.finish().indexed, "no triangle: instanced, as the budget says");
     b.begin_frame();
-    b.set_blend(BlendMode::Additive);
+    b.state().set_blend(BlendMode::Additive);
     b.push_mesh(id, &triangle([0.0, 0.0], [[10, 20, 30, 40]; 3])).unwrap();
     let plan = b.finish();
     assert!(plan.triangles[0].iter().all(|c| c.color == [10, 20, 30, 0]));
@@ -149,7 +149,7 @@ fn a_bad_mesh_is_refused_whole() {
     m.vertices[1].uv[0] = f32::NAN;
     assert_eq!(b.push_mesh(id, &m), Err(MeshError::BadVertex { vertex: 1 }));
     let other = register_n(&mut b, &[(8, 8)], 1)[0];
-    b.free(other).unwrap();
+    b.textures().free(other).unwrap();
     assert_eq!(b.push_mesh(other, &good), Err(MeshError::Texture(QuadError::Stale(other))));
     b.push_mesh(id, &Mesh::default()).unwrap();
     let plan = b.finish();
@@ -181,7 +181,7 @@ fn the_validator_refuses_triangles_out_of_step_with_their_corners() {
 #[test]
 fn nine_slice_keeps_borders_and_stretches_or_tiles_the_rest() {
     let mut b = paged();
-    let id = b.register(&TextureDesc::new(30, 20), &[9; 30 * 20 * 4]).unwrap();
+    let id = b.textures().register(&TextureDesc::new(30, 20), &[9; 30 * 20 * 4]).unwrap();
     b.begin_frame();
     // Borders 4, 5, 6, 7 (l, t, r, b) into 100 x 50: corners unscaled.
     b.push_nine_slice(&NineSlice::new(id, [10.0, 20.0, 100.0, 50.0], [4.0, 5.0, 6.0, 7.0])).unwrap();
@@ -223,7 +223,7 @@ fn nine_slice_keeps_borders_and_stretches_or_tiles_the_rest() {
 #[test]
 fn a_bad_nine_slice_is_refused_whole() {
     let mut b = paged();
-    let id = b.register(&TextureDesc::new(30, 20), &[9; 30 * 20 * 4]).unwrap();
+    let id = b.textures().register(&TextureDesc::new(30, 20), &[9; 30 * 20 * 4]).unwrap();
     let s = |dest, border| NineSlice::new(id, dest, border);
     assert_eq!(
         b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4])),
@@ -254,7 +254,7 @@ fn a_bad_nine_slice_is_refused_whole() {
         b.push_nine_slice(&s([1e30, 0.0, 10.0, 10.0], [1.0; 4])),
         Err(NineSliceError::Texture(QuadError::OutOfRange))
     );
-    b.free(id).unwrap();
+    b.textures().free(id).unwrap();
     assert_eq!(
         b.push_nine_slice(&s([0.0, 0.0, 10.0, 10.0], [1.0; 4])),
         Err(NineSliceError::Texture(QuadError::Stale(id)))
@@ -266,7 +266,7 @@ fn a_bad_nine_slice_is_refused_whole() {
 fn a_mesh_sampling_the_frames_target_is_refused_and_a_cornerless_triangle_draws_a_point() {
     let mut b = paged();
     let id = register_n(&mut b, &[(8, 8)], 1)[0];
-    let target = b.register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let target = b.textures().register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
     b.begin_frame_into(target, Some([0.0; 4])).unwrap();
     let mesh = triangle([0.0, 0.0], [RED; 3]);
     assert_eq!(b.push_mesh(target, &mesh), Err(MeshError::Texture(QuadError::SamplesTarget(target))));

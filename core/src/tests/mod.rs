@@ -24,7 +24,7 @@ fn register_n(b: &mut Batcher, sizes: &[(u32, u32)], n: usize) -> Vec<TextureId>
         .map(|i| {
             let (w, h) = sizes[i % sizes.len()];
             let d = TextureDesc::new(w, h);
-            b.register(&d, &solid(&d, i as u32)).unwrap()
+            b.textures().register(&d, &solid(&d, i as u32)).unwrap()
         })
         .collect()
 }
@@ -342,7 +342,7 @@ fn over_budget_is_an_error_and_changes_nothing() {
     let ids = register_n(&mut b, &[(32, 32)], 4);
     let before: Vec<_> = ids.iter().map(|&id| b.placement(id).unwrap()).collect();
     let d = TextureDesc::new(32, 32);
-    let err = b.register(&d, &solid(&d, 99)).unwrap_err();
+    let err = b.textures().register(&d, &solid(&d, 99)).unwrap_err();
     assert_eq!(
         err,
         TextureError::BudgetExhausted {
@@ -365,24 +365,27 @@ fn over_budget_is_an_error_and_changes_nothing() {
 fn bad_input_is_an_error_not_a_panic() {
     let mut b = batcher(Config::default());
     let zero = TextureDesc::new(0, 4);
-    assert_eq!(b.register(&zero, &[]), Err(TextureError::ZeroSize { width_px: 0, height_px: 4 }));
+    assert_eq!(b.textures().register(&zero, &[]), Err(TextureError::ZeroSize { width_px: 0, height_px: 4 }));
     let big = TextureDesc::new(4096, 4);
-    assert!(matches!(b.register(&big, &[]), Err(TextureError::TooLarge { max_px: 2048, .. })));
+    assert!(matches!(b.textures().register(&big, &[]), Err(TextureError::TooLarge { max_px: 2048, .. })));
     let d = TextureDesc::new(4, 4);
     assert!(matches!(
-        b.register(&d, &[0; 63]),
+        b.textures().register(&d, &[0; 63]),
         Err(TextureError::PixelLength { actual_bytes: 63, expected_bytes: 64, .. })
     ));
-    assert!(matches!(b.register(&d.with_mip_levels(4), &[0; 64]), Err(TextureError::MipLevels { max_levels: 3, .. })));
-    assert!(matches!(b.register(&d.with_mip_levels(0), &[0; 64]), Err(TextureError::MipLevels { .. })));
-    let id = b.register(&d, &[0; 64]).unwrap();
-    assert!(matches!(b.update(id, &[0; 65]), Err(TextureError::PixelLength { .. })));
-    assert_eq!(b.resize(id, 8, 8, &[0; 256]), Err(TextureError::NotDynamic(id)));
-    b.free(id).unwrap();
-    assert_eq!(b.free(id), Err(TextureError::Stale(id)));
-    assert_eq!(b.update(id, &[0; 64]), Err(TextureError::Stale(id)));
+    assert!(matches!(
+        b.textures().register(&d.with_mip_levels(4), &[0; 64]),
+        Err(TextureError::MipLevels { max_levels: 3, .. })
+    ));
+    assert!(matches!(b.textures().register(&d.with_mip_levels(0), &[0; 64]), Err(TextureError::MipLevels { .. })));
+    let id = b.textures().register(&d, &[0; 64]).unwrap();
+    assert!(matches!(b.textures().update(id, &[0; 65]), Err(TextureError::PixelLength { .. })));
+    assert_eq!(b.textures().resize(id, 8, 8, &[0; 256]), Err(TextureError::NotDynamic(id)));
+    b.textures().free(id).unwrap();
+    assert_eq!(b.textures().free(id), Err(TextureError::Stale(id)));
+    assert_eq!(b.textures().update(id, &[0; 64]), Err(TextureError::Stale(id)));
     // A new texture reuses the index, never the id.
-    let id2 = b.register(&d, &[1; 64]).unwrap();
+    let id2 = b.textures().register(&d, &[1; 64]).unwrap();
     assert_eq!(id2.index(), id.index());
     assert_ne!(id2, id);
     assert_eq!(b.placement(id), Err(TextureError::Stale(id)));
@@ -467,7 +470,8 @@ fn a_lone_array_in_a_high_slot_is_drawn_at_tier_one() {
     assert_eq!(b.plan().segments[0].tier, 1);
     assert_eq!(b.plan().instances[0].slot(), 0);
     assert_eq!(c.slot_binds, 1);
-    assert_eq!(b.slot_arrays()[0], Some(b.placement(ids[7]).unwrap().array));
+    let held = Some(b.placement(ids[7]).unwrap().array);
+    assert_eq!(b.textures().slot_arrays()[0], held);
 }
 
 #[test]
@@ -484,10 +488,10 @@ fn registration_and_free_inside_a_frame() {
     b.begin_frame();
     b.push(&Quad::rect(ids[0], [0.0; 2], [1.0; 2])).unwrap();
     let d = TextureDesc::new(8, 8);
-    ids.push(b.register(&d, &solid(&d, 2)).unwrap()); // grows 2 -> 4
+    ids.push(b.textures().register(&d, &solid(&d, 2)).unwrap()); // grows 2 -> 4
     b.push(&Quad::rect(ids[2], [0.0; 2], [1.0; 2])).unwrap();
     // Freed mid-frame: the quad already pushed still draws it; new pushes are rejected.
-    b.free(ids[0]).unwrap();
+    b.textures().free(ids[0]).unwrap();
     assert!(b.push(&Quad::rect(ids[0], [0.0; 2], [1.0; 2])).is_err());
     let plan = b.finish();
     assert_eq!(plan.counters.array_growths, 1);
@@ -496,7 +500,7 @@ fn registration_and_free_inside_a_frame() {
     assert_eq!(dev.sampled()[1].unwrap().0, ids[2]);
     // After the frame the layer is free again and reused.
     let p0 = Placement { layer: 0, ..b.placement(ids[2]).unwrap() };
-    let id3 = b.register(&d, &solid(&d, 3)).unwrap();
+    let id3 = b.textures().register(&d, &solid(&d, 3)).unwrap();
     assert_eq!(b.placement(id3).unwrap(), p0);
 }
 
@@ -505,17 +509,17 @@ fn dynamic_textures_resize_in_their_own_array() {
     let mut b = batcher(Config::default());
     let mut dev = MockDevice::new(b.budget());
     let d = TextureDesc::new(8, 8).with_usage(Usage::Dynamic);
-    let id = b.register(&d, &solid(&d, 1)).unwrap();
+    let id = b.textures().register(&d, &solid(&d, 1)).unwrap();
     assert!(b.placement(id).unwrap().dedicated);
     let big = TextureDesc::new(16, 4).with_usage(Usage::Dynamic);
-    b.resize(id, 16, 4, &solid(&big, 2)).unwrap();
+    b.textures().resize(id, 16, 4, &solid(&big, 2)).unwrap();
     assert_eq!(b.desc(id).unwrap().width_px, 16);
     assert_eq!(b.allocator().allocated_bytes(), 16 * 4 * 4);
     frame(&mut b, &mut dev, &[id], &[0]);
     assert_eq!(dev.array_count(), 1);
     assert_eq!(dev.sampled()[0].unwrap().1, MockDevice::hash(&solid(&big, 2)));
     // Render targets need no pixels.
-    let rt = b.register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let rt = b.textures().register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget), &[]).unwrap();
     assert!(b.placement(rt).unwrap().dedicated);
 }
 
@@ -529,7 +533,7 @@ fn ambiguous_layer_counts_never_happen_when_the_device_says_so() {
     .unwrap();
     let mut dev = MockDevice::new(b.budget());
     let ids = register_n(&mut b, &[(8, 8), (16, 16)], 60);
-    let dedicated = b.register(&TextureDesc::new(8, 8).with_usage(Usage::Dynamic), &[0; 256]).unwrap();
+    let dedicated = b.textures().register(&TextureDesc::new(8, 8).with_usage(Usage::Dynamic), &[0; 256]).unwrap();
     b.begin_frame();
     let plan = b.finish();
     let layers: Vec<u32> = plan.created_arrays().map(|(_, d)| d.layers).collect();
@@ -547,7 +551,7 @@ fn ambiguous_layer_counts_never_happen_when_the_device_says_so() {
 fn mips_are_generated_and_uploaded_with_every_level() {
     let mut b = batcher(Config::default());
     let d = TextureDesc::new(4, 4).with_mip_levels(3);
-    b.register(&d, &[200; 64]).unwrap();
+    b.textures().register(&d, &[200; 64]).unwrap();
     b.begin_frame();
     let plan = b.finish();
     let write = plan.ops.iter().find(|op| matches!(op, ResourceOp::WriteLayer { .. })).unwrap();

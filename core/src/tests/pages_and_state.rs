@@ -32,7 +32,7 @@ fn two_hundred_loose_images_share_one_array_in_one_draw() {
             .enumerate()
             .map(|(i, &(w, h))| {
                 let d = TextureDesc::new(w, h);
-                b.register(&d, &solid(&d, i as u32)).unwrap()
+                b.textures().register(&d, &solid(&d, i as u32)).unwrap()
             })
             .collect();
         // 200 overlapping sprites, one per texture.
@@ -66,9 +66,9 @@ fn mipmapped_and_repeating_textures_stay_out_of_pages() {
     // their whole layer. Both keep size classes (or arrays of their own).
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let d = TextureDesc::new(16, 16);
-    let packed = b.register(&d, &solid(&d, 1)).unwrap();
-    let mipped = b.register(&d.with_mip_levels(5), &solid(&d, 2)).unwrap();
-    let tiled = b.register(&d.with_wrap(Wrap::Repeat), &solid(&d, 3)).unwrap();
+    let packed = b.textures().register(&d, &solid(&d, 1)).unwrap();
+    let mipped = b.textures().register(&d.with_mip_levels(5), &solid(&d, 2)).unwrap();
+    let tiled = b.textures().register(&d.with_wrap(Wrap::Repeat), &solid(&d, 3)).unwrap();
     let page = b.placement(packed).unwrap().array;
     for id in [mipped, tiled] {
         let p = b.placement(id).unwrap();
@@ -79,10 +79,10 @@ fn mipmapped_and_repeating_textures_stay_out_of_pages() {
     // Larger than max_packed_size_px: a class too (packing up to 256 px here; the default
     // packs up to the page size).
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_max_packed_size_px(256)).unwrap();
-    let small = b.register(&d, &solid(&d, 1)).unwrap();
+    let small = b.textures().register(&d, &solid(&d, 1)).unwrap();
     let page = b.placement(small).unwrap().array;
     let big = TextureDesc::new(300, 40);
-    let big = b.register(&big, &solid(&big, 4)).unwrap();
+    let big = b.textures().register(&big, &solid(&big, 4)).unwrap();
     assert_ne!(b.placement(big).unwrap().array, page);
 }
 
@@ -106,7 +106,7 @@ fn churn_three_thousand_frames_memory_levels_off() {
     let mut register = |b: &mut Batcher, live: &mut Vec<(TextureId, u64)>, seed: u32| {
         let (w, h) = sizes.next().unwrap();
         let d = TextureDesc::new(w, h);
-        let id = b.register(&d, &solid(&d, seed)).unwrap_or_else(|e| panic!("registration failed: {e}"));
+        let id = b.textures().register(&d, &solid(&d, seed)).unwrap_or_else(|e| panic!("registration failed: {e}"));
         live.push((id, u64::from(w) * u64::from(h) * 4));
     };
     for i in 0..100 {
@@ -116,7 +116,7 @@ fn churn_three_thousand_frames_memory_levels_off() {
     for f in 0..frames {
         for _ in 0..5 {
             let (id, _) = live.swap_remove(pick(live.len()));
-            b.free(id).unwrap();
+            b.textures().free(id).unwrap();
         }
         for k in 0..5 {
             register(&mut b, &mut live, f * 5 + k);
@@ -157,8 +157,8 @@ fn solid_quads_share_the_sprites_draw_and_survive_restore() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let ids = register_n(&mut b, &[(16, 16), (30, 7)], 6);
-    let white = b.white().unwrap();
-    assert_eq!(b.white().unwrap(), white, "registered once");
+    let white = b.textures().white().unwrap();
+    assert_eq!(b.textures().white().unwrap(), white, "registered once");
     assert_eq!(b.placement(white).unwrap().array, b.placement(ids[0]).unwrap().array, "in the sprites' page");
     let mut all = ids.clone();
     all.push(white);
@@ -174,13 +174,13 @@ fn solid_quads_share_the_sprites_draw_and_survive_restore() {
     let mut dev = MockDevice::new(b.budget());
     for (k, &id) in ids.iter().enumerate() {
         let d = b.desc(id).unwrap();
-        b.update(id, &solid(&d, k as u32)).unwrap();
+        b.textures().update(id, &solid(&d, k as u32)).unwrap();
     }
     frame(&mut b, &mut dev, &all, &seq);
     assert_eq!(dev.sampled()[6], Some((white, white_hash)));
     // Freed by the host: the next call makes a new one.
-    b.free(white).unwrap();
-    let again = b.white().unwrap();
+    b.textures().free(white).unwrap();
+    let again = b.textures().white().unwrap();
     assert_ne!(again, white);
     assert!(b.contains(again));
 }
@@ -225,21 +225,21 @@ fn draw_state_changes_end_segments_only_when_they_must() {
     let camera = [2.0, 0.0, 0.0, 2.0, -10.0, 5.0];
     b.begin_frame();
     // Changes before any quad, and changes undone before the next quad, cost nothing.
-    b.set_blend(BlendMode::Additive);
-    b.set_blend(BlendMode::Over);
-    b.set_transform(camera);
+    b.state().set_blend(BlendMode::Additive);
+    b.state().set_blend(BlendMode::Over);
+    b.state().set_transform(camera);
     for i in 0..10 {
         b.push(&Quad::rect(ids[i % 2], [i as f32, 0.0], [4.0; 2])).unwrap();
     }
-    b.set_clip(Some([0, 0, 50, 50]));
-    b.set_clip(None);
+    b.state().set_clip(Some([0, 0, 50, 50]));
+    b.state().set_clip(None);
     b.push(&Quad::rect(ids[0], [0.0; 2], [4.0; 2])).unwrap();
     // A camera change between two groups of quads: one flush, counted.
-    b.set_transform(DrawState::IDENTITY);
+    b.state().set_transform(DrawState::IDENTITY);
     for i in 0..10 {
         b.push(&Quad::rect(ids[i % 2], [i as f32, 10.0], [4.0; 2])).unwrap();
     }
-    b.set_transform([f32::NAN; 6]); // ignored
+    b.state().set_transform([f32::NAN; 6]); // ignored
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 2);
     assert_eq!((plan.counters.flushes_state_change, plan.counters.flushes_end_of_frame), (1, 1));
@@ -248,11 +248,11 @@ fn draw_state_changes_end_segments_only_when_they_must() {
     assert_eq!(plan.segments[0].instances, 0..11);
     dev.execute(plan).unwrap();
     // A frame starts from the default state: a state set between frames is not kept.
-    assert_eq!(b.draw_state(), DrawState::default());
-    b.set_blend(BlendMode::Multiply);
+    assert_eq!(b.state().draw_state(), DrawState::default());
+    b.state().set_blend(BlendMode::Multiply);
     b.begin_frame();
-    assert_eq!(b.draw_state(), DrawState::default());
-    b.set_blend(BlendMode::Multiply);
+    assert_eq!(b.state().draw_state(), DrawState::default());
+    b.state().set_blend(BlendMode::Multiply);
     b.push(&Quad::rect(ids[0], [0.0; 2], [4.0; 2])).unwrap();
     let plan = b.finish();
     assert_eq!((plan.segments.len(), plan.state(&plan.segments[0]).blend), (1, BlendMode::Multiply));
@@ -271,7 +271,7 @@ fn alternating_blend_modes_cost_a_draw_each() {
     let modes = [BlendMode::Over, BlendMode::Multiply];
     let quads: Vec<Quad> = (0..10_000).map(|i| Quad::rect(t, [(i % 100) as f32, (i / 100) as f32], [2.0; 2])).collect();
     for (i, q) in quads.iter().enumerate() {
-        b.set_blend(modes[i % 2]);
+        b.state().set_blend(modes[i % 2]);
         b.push(q).unwrap();
     }
     let plan = b.finish();
@@ -295,7 +295,7 @@ fn over_and_additive_alternating_share_one_draw() {
     let tint = [200, 100, 50, 200];
     b.begin_frame();
     for i in 0..10_000 {
-        b.set_blend(if i % 2 == 0 { BlendMode::Over } else { BlendMode::Additive });
+        b.state().set_blend(if i % 2 == 0 { BlendMode::Over } else { BlendMode::Additive });
         b.push(&Quad::rect(t, [(i % 100) as f32, (i / 100) as f32], [2.0; 2]).with_color(tint)).unwrap();
     }
     // push_all under additive zeroes the alpha too.
@@ -337,16 +337,16 @@ fn a_state_set_again_reuses_its_entry() {
     let t = register_n(&mut b, &[(8, 8)], 1)[0];
     let q = Quad::rect(t, [0.0; 2], [4.0; 2]);
     b.begin_frame();
-    b.set_blend(BlendMode::Multiply); // before any quad: replaces the frame's first state
+    b.state().set_blend(BlendMode::Multiply); // before any quad: replaces the frame's first state
     b.push(&q).unwrap();
-    b.set_blend(BlendMode::Over);
-    b.set_clip(Some([0, 0, 4, 4]));
-    b.set_clip(None); // back where it was before any quad of it: no change
+    b.state().set_blend(BlendMode::Over);
+    b.state().set_clip(Some([0, 0, 4, 4]));
+    b.state().set_clip(None); // back where it was before any quad of it: no change
     b.push(&q).unwrap();
-    b.set_blend(BlendMode::Multiply);
+    b.state().set_blend(BlendMode::Multiply);
     b.push(&q).unwrap();
-    b.set_blend(BlendMode::Over);
-    b.set_blend(BlendMode::Multiply); // set and unset between two quads: no flush
+    b.state().set_blend(BlendMode::Over);
+    b.state().set_blend(BlendMode::Multiply); // set and unset between two quads: no flush
     b.push(&q).unwrap();
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 3);
@@ -359,7 +359,7 @@ fn a_state_set_again_reuses_its_entry() {
     // The next frame starts from the default state, even after a frame left open with a
     // clip set (a host's `?`), reusing nothing stale.
     b.begin_frame();
-    b.set_clip(Some([0, 0, 1, 1]));
+    b.state().set_clip(Some([0, 0, 1, 1]));
     b.push(&q).unwrap();
     b.begin_frame();
     b.push(&q).unwrap();
@@ -376,7 +376,7 @@ fn frames_into_render_targets() {
     let ids = register_n(&mut b, &[(8, 8)], 2);
     // Larger than any size class: a one-texture array of exactly its size.
     let big = Limits::guaranteed_minimum().max_texture_size_px.min(1500);
-    let rt = b.register(&TextureDesc::new(big, 700).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let rt = b.textures().register(&TextureDesc::new(big, 700).with_usage(Usage::RenderTarget), &[]).unwrap();
     assert_eq!(b.begin_frame_into(ids[0], None), Err(TextureError::NotRenderTarget(ids[0])));
     b.begin_frame_into(rt, Some([2.0, f32::NAN, -1.0, 0.5])).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
@@ -403,13 +403,13 @@ fn frames_into_render_targets() {
     // A target freed during its own frame: the plan still runs (the array goes next plan).
     b.begin_frame_into(rt, None).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
-    b.free(rt).unwrap();
+    b.textures().free(rt).unwrap();
     dev.execute(b.finish()).unwrap();
     assert_eq!(b.begin_frame_into(rt, None), Err(TextureError::Stale(rt)));
     b.begin_frame();
     dev.execute(b.finish()).unwrap();
     // A frame begun into a target and then restarted plainly draws to the host.
-    let rt2 = b.register(&TextureDesc::new(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let rt2 = b.textures().register(&TextureDesc::new(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
     b.begin_frame_into(rt2, None).unwrap();
     b.begin_frame();
     b.push(&Quad::rect(rt2, [0.0, 0.0], [8.0, 8.0])).unwrap();
@@ -423,7 +423,7 @@ fn validator_refuses_bad_targets() {
     let mut b = batcher(Config::default());
     let mut v = PlanValidator::new(b.budget());
     let ids = register_n(&mut b, &[(8, 8)], 1);
-    let rt = b.register(&TextureDesc::new(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let rt = b.textures().register(&TextureDesc::new(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
     b.begin_frame();
     b.push(&Quad::rect(rt, [0.0, 0.0], [8.0, 8.0])).unwrap();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
@@ -456,7 +456,7 @@ fn validator_refuses_bad_targets() {
 fn clamp_flag_only_where_a_layer_is_shared_or_padded() {
     let flags = |config: Config, desc: TextureDesc| {
         let mut b = Batcher::new(Limits::guaranteed_minimum(), config).unwrap();
-        let t = b.register(&desc, &vec![7; desc.byte_len()]).unwrap();
+        let t = b.textures().register(&desc, &vec![7; desc.byte_len()]).unwrap();
         b.begin_frame();
         b.push(&Quad::rect(t, [0.0, 0.0], [4.0, 4.0])).unwrap();
         let i = b.finish().instances[0];

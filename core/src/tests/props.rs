@@ -84,7 +84,7 @@ proptest! {
         };
         let mut b = Batcher::new(Limits::guaranteed_minimum(), cfg).unwrap();
         let mut other = Batcher::new(Limits::guaranteed_minimum(), cfg).unwrap();
-        let foreign = other.register(&TextureDesc::new(4, 4), &[9; 64]).unwrap();
+        let foreign = other.textures().register(&TextureDesc::new(4, 4), &[9; 64]).unwrap();
         let mut dev = MockDevice::new(b.budget());
         let mut live: Vec<TextureId> = Vec::new();
         let mut dead: Vec<TextureId> = Vec::new();
@@ -113,7 +113,7 @@ proptest! {
                     seed += 1;
                     let px = solid(&d, seed);
                     let before = b.allocator().allocated_bytes();
-                    match b.register(&d, &px) {
+                    match b.textures().register(&d, &px) {
                         Ok(id) => {
                             prop_assert!(!live.contains(&id) && !dead.contains(&id), "id reused: {:?}", id);
                             live.push(id);
@@ -145,7 +145,7 @@ proptest! {
                         let (w, h) = ((d.width_px - x).min(3), (d.height_px - y).min(2));
                         seed += 1;
                         let patch = vec![(seed * 7) as u8; (w * h * 4) as usize];
-                        match b.update_region(id, [x, y, w, h], &patch) {
+                        match b.textures().update_region(id, [x, y, w, h], &patch) {
                             Ok(()) => {
                                 prop_assert_eq!(d.mip_levels, 1);
                                 let px = pixels.get_mut(&id).unwrap();
@@ -163,12 +163,12 @@ proptest! {
                     }
                 }
                 Op::Compact => {
-                    let moved = b.compact();
+                    let moved = b.textures().compact();
                     prop_assert!(!open || moved == 0, "compact moved textures inside a frame");
                 }
                 Op::PushForeign => {
                     prop_assert_eq!(b.push(&Quad::rect(foreign, [0.0; 2], [1.0; 2])), Err(QuadError::Stale(foreign)));
-                    prop_assert_eq!(b.update(foreign, &[0; 64]), Err(TextureError::Stale(foreign)));
+                    prop_assert_eq!(b.textures().update(foreign, &[0; 64]), Err(TextureError::Stale(foreign)));
                 }
                 Op::Abandon => {
                     b.begin_frame();
@@ -189,8 +189,8 @@ proptest! {
                     let listed = b.restore();
                     if keep_pixels {
                         prop_assert!(listed.is_empty(), "with CPU copies restore lists {:?}", listed);
-                        uploads = b.pending_ops().iter().filter(|op| matches!(op, ResourceOp::WriteLayer { .. })).count() as u64;
-                        for op in b.pending_ops() {
+                        uploads = b.textures().pending_ops().iter().filter(|op| matches!(op, ResourceOp::WriteLayer { .. })).count() as u64;
+                        for op in b.textures().pending_ops() {
                             if let ResourceOp::WriteLayer { texture, .. } = op {
                                 *pending.entry(*texture).or_default() += 1;
                             }
@@ -201,7 +201,7 @@ proptest! {
                         let d = b.desc(id).unwrap();
                         seed += 1;
                         let px = solid(&d, seed);
-                        b.update(id, &px).unwrap();
+                        b.textures().update(id, &px).unwrap();
                         content.insert(id, MockDevice::hash(&px));
                         pixels.insert(id, px.clone());
                         uploads += 1;
@@ -211,13 +211,13 @@ proptest! {
                 Op::PushStale => {
                     if let Some(&id) = dead.last() {
                         prop_assert_eq!(b.push(&Quad::rect(id, [0.0; 2], [1.0; 2])), Err(QuadError::Stale(id)));
-                        prop_assert_eq!(b.free(id), Err(TextureError::Stale(id)));
+                        prop_assert_eq!(b.textures().free(id), Err(TextureError::Stale(id)));
                     }
                 }
                 Op::Free { pick } => {
                     if !live.is_empty() {
                         let id = live.swap_remove(pick % live.len());
-                        b.free(id).unwrap();
+                        b.textures().free(id).unwrap();
                         dead.push(id);
                         // Freed with no frame drawing it: its pending writes are dropped.
                         if !open {
@@ -233,7 +233,7 @@ proptest! {
                         let d = b.desc(id).unwrap();
                         seed += 1;
                         let px = solid(&d, seed);
-                        b.update(id, &px).unwrap();
+                        b.textures().update(id, &px).unwrap();
                         content.insert(id, MockDevice::hash(&px));
                         pixels.insert(id, px.clone());
                         // A whole write supersedes the texture's pending writes.
@@ -273,7 +273,7 @@ proptest! {
                     pushed.clear();
                     uploads = 0;
                     // Arrays freed during the frame are destroyed by the next plan's ops.
-                    prop_assert_eq!(crate::model_tests::device_bytes_after(&dev, b.pending_ops()), b.allocator().allocated_bytes());
+                    prop_assert_eq!(crate::model_tests::device_bytes_after(&dev, b.textures().pending_ops()), b.allocator().allocated_bytes());
                 }
             }
             // After every step: never over budget, no two live textures share a layer.

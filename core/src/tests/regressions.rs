@@ -43,14 +43,14 @@ fn foreign_id_rejected() {
     let mut a = batcher(Config::default());
     let mut b = batcher(Config::default());
     let d = TextureDesc::new(4, 4);
-    let ta = a.register(&d, &solid(&d, 1)).unwrap();
-    let tb = b.register(&d, &solid(&d, 2)).unwrap();
+    let ta = a.textures().register(&d, &solid(&d, 1)).unwrap();
+    let tb = b.textures().register(&d, &solid(&d, 2)).unwrap();
     // Same index and generation, different batchers.
     assert_eq!((ta.index(), ta.generation()), (tb.index(), tb.generation()));
     assert_ne!(ta.batcher(), tb.batcher());
     assert!(!b.contains(ta));
-    assert_eq!(b.update(ta, &solid(&d, 3)), Err(TextureError::Stale(ta)));
-    assert_eq!(b.free(ta), Err(TextureError::Stale(ta)));
+    assert_eq!(b.textures().update(ta, &solid(&d, 3)), Err(TextureError::Stale(ta)));
+    assert_eq!(b.textures().free(ta), Err(TextureError::Stale(ta)));
     b.begin_frame();
     assert_eq!(b.push(&Quad::rect(ta, [0.0; 2], [4.0; 2])), Err(QuadError::Stale(ta)));
     assert!(b.contains(tb));
@@ -60,17 +60,17 @@ fn foreign_id_rejected() {
 fn generation_never_wraps() {
     let mut b = batcher(Config::default());
     let d = TextureDesc::new(4, 4);
-    let first = b.register(&d, &solid(&d, 1)).unwrap();
+    let first = b.textures().register(&d, &solid(&d, 1)).unwrap();
     // Fast-forward the index to its second-to-last generation.
     b.set_generation_for_test(first.index(), u32::MAX - 1);
     let old = TextureId { generation: u32::MAX - 1, ..first };
-    b.free(old).unwrap();
-    let last = b.register(&d, &solid(&d, 2)).unwrap();
+    b.textures().free(old).unwrap();
+    let last = b.textures().register(&d, &solid(&d, 2)).unwrap();
     assert_eq!((last.index(), last.generation()), (first.index(), u32::MAX));
-    b.free(last).unwrap();
+    b.textures().free(last).unwrap();
     // The index is retired: the next registration takes a new one, and no id of the old
     // index (the first one included) ever becomes valid again.
-    let next = b.register(&d, &solid(&d, 3)).unwrap();
+    let next = b.textures().register(&d, &solid(&d, 3)).unwrap();
     assert_ne!(next.index(), first.index());
     for generation in [0, 1, 2, u32::MAX - 1, u32::MAX] {
         assert!(!b.contains(TextureId { generation, ..first }));
@@ -121,12 +121,12 @@ fn byte_arithmetic_never_wraps() {
     let cfg = Config { budget_bytes: u64::MAX, max_class_size_px: u32::MAX, ..Config::default() };
     let mut b = Batcher::new(limits, cfg).unwrap();
     let huge = TextureDesc::new(u32::MAX, u32::MAX).with_usage(Usage::RenderTarget);
-    assert!(matches!(b.register(&huge, &[]), Err(TextureError::BudgetExhausted { .. })));
+    assert!(matches!(b.textures().register(&huge, &[]), Err(TextureError::BudgetExhausted { .. })));
     let mipped = TextureDesc::new(u32::MAX, u32::MAX).with_mip_levels(32).with_usage(Usage::RenderTarget);
-    assert!(matches!(b.register(&mipped, &[]), Err(TextureError::BudgetExhausted { .. })));
+    assert!(matches!(b.textures().register(&mipped, &[]), Err(TextureError::BudgetExhausted { .. })));
     // A static texture's byte length saturates instead of wrapping, so no slice matches it.
     let d = TextureDesc::new(u32::MAX, u32::MAX);
-    assert!(matches!(b.register(&d, &[0; 16]), Err(TextureError::PixelLength { .. })));
+    assert!(matches!(b.textures().register(&d, &[0; 16]), Err(TextureError::PixelLength { .. })));
     assert_eq!(b.allocator().allocated_bytes(), 0);
 }
 
@@ -179,7 +179,7 @@ fn skipped_plan_recovers() {
         let d = b.desc(id).unwrap();
         let px = solid(&d, 100 + k as u32);
         hashes.push(MockDevice::hash(&px));
-        b.update(id, &px).unwrap();
+        b.textures().update(id, &px).unwrap();
     }
     let seq = round_robin(ids.len(), 30);
     let c = frame(&mut b, &mut dev, &ids, &seq);
@@ -199,15 +199,15 @@ fn restore_keeps_queued_writes_and_skips_render_targets() {
     let mut b = batcher(Config::default());
     let mut dev = MockDevice::new(b.budget());
     let ids = register_n(&mut b, &[(8, 8)], 2);
-    let rt = b.register(&TextureDesc::new(8, 8).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let rt = b.textures().register(&TextureDesc::new(8, 8).with_usage(Usage::RenderTarget), &[]).unwrap();
     frame(&mut b, &mut dev, &ids, &[0, 1]);
     // Queued since the last plan: kept by the rebuild, so not listed.
     let d = TextureDesc::new(8, 8);
-    let fresh = b.register(&d, &solid(&d, 50)).unwrap();
-    b.update(ids[0], &solid(&d, 51)).unwrap();
+    let fresh = b.textures().register(&d, &solid(&d, 50)).unwrap();
+    b.textures().update(ids[0], &solid(&d, 51)).unwrap();
     assert_eq!(b.restore(), [ids[1]]);
     assert!(b.contains(rt));
-    b.update(ids[1], &solid(&d, 52)).unwrap();
+    b.textures().update(ids[1], &solid(&d, 52)).unwrap();
     let all = [ids[0], ids[1], fresh];
     frame(&mut b, &mut dev, &all, &[0, 1, 2]);
     let want = [51, 52, 50].map(|s| MockDevice::hash(&solid(&d, s)));
@@ -220,9 +220,9 @@ fn device_lost_mid_frame_with_cpu_copies() {
     let mut b = batcher(cfg);
     let mut dev = MockDevice::new(b.budget());
     let ids = register_n(&mut b, &[(8, 8), (16, 16), (5, 7)], 9);
-    let rt = b.register(&TextureDesc::new(8, 8).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let rt = b.textures().register(&TextureDesc::new(8, 8).with_usage(Usage::RenderTarget), &[]).unwrap();
     let texel_bytes: u64 = ids.iter().map(|&id| b.desc(id).unwrap().byte_len() as u64).sum();
-    assert_eq!(b.cpu_copy_bytes(), texel_bytes);
+    assert_eq!(b.textures().cpu_copy_bytes(), texel_bytes);
     let seq = round_robin(ids.len(), 40);
     frame(&mut b, &mut dev, &ids, &seq);
     let before: Vec<_> = dev.sampled().to_vec();
@@ -241,8 +241,8 @@ fn device_lost_mid_frame_with_cpu_copies() {
     assert_eq!(dev.allocated_bytes(), b.allocator().allocated_bytes());
     assert!(b.contains(rt));
     // Freeing drops the copy.
-    b.free(ids[0]).unwrap();
-    assert_eq!(b.cpu_copy_bytes(), texel_bytes - 8 * 8 * 4);
+    b.textures().free(ids[0]).unwrap();
+    assert_eq!(b.textures().cpu_copy_bytes(), texel_bytes - 8 * 8 * 4);
 }
 
 #[test]
@@ -254,8 +254,8 @@ fn push_all_matches_push_and_reports_the_first_rejected() {
     let ia = register_n(&mut a, &sizes, 40);
     let ib = register_n(&mut b, &sizes, 40);
     let dead = ia[3];
-    a.free(dead).unwrap();
-    b.free(ib[3]).unwrap();
+    a.textures().free(dead).unwrap();
+    b.textures().free(ib[3]).unwrap();
     for frame_no in 0..3 {
         // 1,000 quads over 39 textures in 6 classes on 4 slots, with a stale and a NaN quad in
         // the middle: evictions, capacity boundaries and explicit flushes.

@@ -11,7 +11,7 @@ fn desc(w: u32, h: u32) -> TextureDesc {
 }
 
 fn reg(b: &mut Batcher, w: u32, h: u32, seed: u32) -> TextureId {
-    b.register(&desc(w, h), &solid(&desc(w, h), seed)).unwrap()
+    b.textures().register(&desc(w, h), &solid(&desc(w, h), seed)).unwrap()
 }
 
 /// A texture of its own array: each `kind` is another sampler or format, which pages never share.
@@ -21,7 +21,7 @@ fn reg_apart(b: &mut Batcher, kind: u32, seed: u32) -> TextureId {
         1 => desc(16, 16).with_filter(Filter::Nearest),
         _ => desc(16, 16).with_format(Format::Rgba8UnormSrgb),
     };
-    b.register(&d, &solid(&d, seed)).unwrap()
+    b.textures().register(&d, &solid(&d, seed)).unwrap()
 }
 
 fn rect(t: TextureId, x: f32) -> Quad {
@@ -46,19 +46,19 @@ fn destroying_a_layer_created_since_the_last_plan_keeps_the_pending_writes_index
     let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let t = reg(&mut b, 16, 16, 1);
-    let layer = b.create_resident(&[rect(t, 0.0)]).unwrap();
+    let layer = b.textures().create_resident(&[rect(t, 0.0)]).unwrap();
     let a = reg(&mut b, 16, 16, 2);
-    b.free(a).unwrap();
-    b.destroy_resident(layer).unwrap();
+    b.textures().free(a).unwrap();
+    b.textures().destroy_resident(layer).unwrap();
     b.begin_frame();
     b.push(&rect(t, 0.0)).unwrap();
     let sampled = run(&mut b, &mut dev).unwrap();
     assert_eq!(sampled, [Some((t, hash_of(&desc(16, 16), 1)))]);
     // The same after replace_resident.
-    let layer = b.create_resident(&[rect(t, 0.0)]).unwrap();
+    let layer = b.textures().create_resident(&[rect(t, 0.0)]).unwrap();
     let a = reg(&mut b, 16, 16, 3);
-    b.free(a).unwrap();
-    b.replace_resident(layer, &[rect(t, 0.0), rect(t, 8.0)]).unwrap();
+    b.textures().free(a).unwrap();
+    b.textures().replace_resident(layer, &[rect(t, 0.0), rect(t, 8.0)]).unwrap();
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     run(&mut b, &mut dev).unwrap();
@@ -72,11 +72,11 @@ fn taking_a_layer_back_never_drops_another_textures_upload() {
     let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let t = reg(&mut b, 16, 16, 1);
-    let layer = b.create_resident(&[rect(t, 0.0)]).unwrap();
+    let layer = b.textures().create_resident(&[rect(t, 0.0)]).unwrap();
     let a = reg(&mut b, 16, 16, 2);
     let bb = reg(&mut b, 16, 16, 3);
-    b.destroy_resident(layer).unwrap();
-    b.update(a, &solid(&desc(16, 16), 4)).unwrap();
+    b.textures().destroy_resident(layer).unwrap();
+    b.textures().update(a, &solid(&desc(16, 16), 4)).unwrap();
     b.begin_frame();
     b.push_all(&[rect(a, 0.0), rect(bb, 8.0)]).unwrap();
     let sampled = run(&mut b, &mut dev).unwrap();
@@ -92,11 +92,11 @@ fn a_layer_whose_update_empties_a_slot_is_drawn() {
     let small = reg_apart(&mut b, 0, 1);
     let large = reg_apart(&mut b, 1, 2);
     assert_ne!(b.placement(small).unwrap().array, b.placement(large).unwrap().array);
-    let layer = b.create_resident(&[rect(small, 0.0), rect(large, 8.0)]).unwrap();
+    let layer = b.textures().create_resident(&[rect(small, 0.0), rect(large, 8.0)]).unwrap();
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     run(&mut b, &mut dev).unwrap();
-    b.update_resident(layer, 0, &[rect(large, 0.0)]).unwrap();
+    b.textures().update_resident(layer, 0, &[rect(large, 0.0)]).unwrap();
     for _ in 0..2 {
         b.begin_frame();
         b.draw_resident(layer, &ResidentStyle::default()).unwrap();
@@ -118,17 +118,17 @@ fn a_layer_whose_texture_moves_to_a_lower_layer_is_drawn() {
     let last = reg(&mut b, 16, 16, 1);
     let layer_of_last = b.placement(last).unwrap().layer;
     assert!(layer_of_last > 0, "the texture must start above layer 0");
-    let layer = b.create_resident(&[rect(last, 0.0)]).unwrap();
+    let layer = b.textures().create_resident(&[rect(last, 0.0)]).unwrap();
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     run(&mut b, &mut dev).unwrap();
     for f in fillers {
-        b.free(f).unwrap();
+        b.textures().free(f).unwrap();
     }
     b.end_frame();
     b.begin_frame();
     run(&mut b, &mut dev).unwrap();
-    b.compact();
+    b.textures().compact();
     assert!(b.placement(last).unwrap().layer < layer_of_last, "compaction moved it down");
     for _ in 0..3 {
         b.begin_frame();
@@ -145,17 +145,17 @@ fn an_update_that_would_sample_the_frames_target_is_refused() {
     let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let t = reg(&mut b, 16, 16, 1);
-    let target = b.register(&desc(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
-    let layer = b.create_resident(&[rect(t, 0.0)]).unwrap();
+    let target = b.textures().register(&desc(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let layer = b.textures().create_resident(&[rect(t, 0.0)]).unwrap();
     b.begin_frame_into(target, None).unwrap();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
-    let e = b.update_resident(layer, 0, &[rect(target, 0.0)]);
+    let e = b.textures().update_resident(layer, 0, &[rect(target, 0.0)]);
     assert_eq!(e, Err(ResidentError::SamplesTarget { resident: layer, texture: target }));
-    let e = b.replace_resident(layer, &[rect(target, 0.0)]);
+    let e = b.textures().replace_resident(layer, &[rect(target, 0.0)]);
     assert_eq!(e, Err(ResidentError::SamplesTarget { resident: layer, texture: target }));
     run(&mut b, &mut dev).expect("the frame's plan is accepted");
     // Outside that frame the update is fine.
-    b.update_resident(layer, 0, &[rect(target, 0.0)]).unwrap();
+    b.textures().update_resident(layer, 0, &[rect(target, 0.0)]).unwrap();
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     run(&mut b, &mut dev).unwrap();
@@ -166,7 +166,7 @@ fn parked_setup() -> (Batcher, MockDevice, TextureId, ResidentId) {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_max_slots(2)).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let t = reg(&mut b, 16, 16, 1);
-    let layer = b.create_resident(&[rect(t, 0.0), rect(t, 8.0), rect(t, 16.0)]).unwrap();
+    let layer = b.textures().create_resident(&[rect(t, 0.0), rect(t, 8.0), rect(t, 16.0)]).unwrap();
     b.end_frame(); // the host ends its frames: several plans a frame
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
@@ -180,9 +180,9 @@ fn a_texture_a_parked_update_samples_cannot_be_freed() {
     // their texture succeeded, and the update was dropped at end_frame with a log line.
     let (mut b, mut dev, _, layer) = parked_setup();
     let n = reg(&mut b, 16, 16, 7);
-    b.update_resident(layer, 1, &[rect(n, 8.0)]).unwrap();
+    b.textures().update_resident(layer, 1, &[rect(n, 8.0)]).unwrap();
     assert!(
-        matches!(b.free(n), Err(TextureError::InResident { texture, resident, quads: 1 }) if texture == n && resident == layer)
+        matches!(b.textures().free(n), Err(TextureError::InResident { texture, resident, quads: 1 }) if texture == n && resident == layer)
     );
     b.end_frame();
     b.begin_frame();
@@ -200,9 +200,9 @@ fn a_parked_update_past_the_slots_is_refused_when_parked() {
     let bigger = reg_apart(&mut b, 2, 9); // a third
     let arrays = [t, big, bigger].map(|x| b.placement(x).unwrap().array);
     assert!(arrays[0] != arrays[1] && arrays[1] != arrays[2] && arrays[0] != arrays[2]);
-    b.update_resident(layer, 1, &[rect(big, 8.0)]).unwrap();
+    b.textures().update_resident(layer, 1, &[rect(big, 8.0)]).unwrap();
     // A second parked update whose result (with the first's) samples three arrays.
-    let e = b.update_resident(layer, 2, &[rect(bigger, 16.0)]);
+    let e = b.textures().update_resident(layer, 2, &[rect(bigger, 16.0)]);
     assert_eq!(e, Err(ResidentError::TooManyArrays { arrays: 3, slots: 2 }));
     b.end_frame();
     b.begin_frame();
@@ -218,7 +218,7 @@ fn restore_brings_normal_maps_back_without_keep_pixels() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_lights(4)).unwrap();
     let t = reg(&mut b, 16, 16, 1);
     let normals = [100u8, 150, 240, 255].repeat(16 * 16);
-    b.register_normal_map(t, &normals).unwrap();
+    b.textures().register_normal_map(t, &normals).unwrap();
     let mut dev = MockDevice::new(b.budget());
     b.begin_frame();
     b.push(&rect(t, 0.0)).unwrap();
@@ -227,7 +227,7 @@ fn restore_brings_normal_maps_back_without_keep_pixels() {
     let mut dev = MockDevice::new(b.budget());
     let listed = b.restore();
     assert_eq!(listed, [t]);
-    b.update(t, &solid(&desc(16, 16), 1)).unwrap();
+    b.textures().update(t, &solid(&desc(16, 16), 1)).unwrap();
     b.begin_frame();
     b.push(&rect(t, 0.0)).unwrap();
     let plan = b.finish();
@@ -243,19 +243,19 @@ fn resizing_a_texture_drops_its_normal_map() {
     // F7: resize kept FLAG_NORMAL_MAP over an unwritten sibling layer.
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_lights(4)).unwrap();
     let d = desc(16, 16).with_usage(Usage::Dynamic);
-    let t = b.register(&d, &solid(&d, 1)).unwrap();
-    b.register_normal_map(t, &[128, 128, 255, 255].repeat(16 * 16)).unwrap();
-    let copies = b.cpu_copy_bytes();
-    b.resize(t, 20, 12, &solid(&desc(20, 12), 2)).unwrap();
+    let t = b.textures().register(&d, &solid(&d, 1)).unwrap();
+    b.textures().register_normal_map(t, &[128, 128, 255, 255].repeat(16 * 16)).unwrap();
+    let copies = b.textures().cpu_copy_bytes();
+    b.textures().resize(t, 20, 12, &solid(&desc(20, 12), 2)).unwrap();
     b.begin_frame();
     b.push(&rect(t, 0.0)).unwrap();
     let plan = b.finish();
     assert_eq!(plan.instances[0].flags() & Instance::FLAG_NORMAL_MAP, 0, "drawn flat: no normal map");
     assert!(!plan.ops.iter().any(|o| matches!(o, ResourceOp::WriteLayer { normal_map: true, .. })));
-    assert_eq!(b.cpu_copy_bytes(), copies - 16 * 16 * 4);
+    assert_eq!(b.textures().cpu_copy_bytes(), copies - 16 * 16 * 4);
     MockDevice::new(b.budget()).execute(b.plan()).unwrap();
     // A normal map of the new size is welcome.
-    b.register_normal_map(t, &[128, 128, 255, 255].repeat(20 * 12)).unwrap();
+    b.textures().register_normal_map(t, &[128, 128, 255, 255].repeat(20 * 12)).unwrap();
 }
 
 #[test]
@@ -279,8 +279,8 @@ fn updates_parked_before_a_frame_into_a_target_wait_for_its_plan() {
     // target T was recorded; the layer, already drawn in that frame, then sampled T, and the
     // batcher's own plan was refused ("a segment samples the array the plan draws into").
     let (mut b, mut dev, _, layer) = parked_setup();
-    let target = b.register(&desc(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
-    b.update_resident(layer, 0, &[rect(target, 0.0)]).unwrap(); // parked: plan 1 drew the layer
+    let target = b.textures().register(&desc(16, 16).with_usage(Usage::RenderTarget), &[]).unwrap();
+    b.textures().update_resident(layer, 0, &[rect(target, 0.0)]).unwrap(); // parked: plan 1 drew the layer
     b.begin_frame_into(target, None).unwrap();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap(); // it samples no target yet
     b.end_frame(); // the host ends its frame while this one is recorded

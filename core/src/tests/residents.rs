@@ -44,7 +44,7 @@ fn a_layer_over_many_textures_is_one_draw_and_uploads_once() {
     let mut b = Batcher::new(Limits::desktop(), config).unwrap();
     let ids = textures(&mut b, 64);
     let statics = quads(&ids, 5000);
-    let layer = b.create_resident(&statics).unwrap();
+    let layer = b.textures().create_resident(&statics).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let dynamic = quads(&ids[..8], 100);
     let first = draw(&mut b, &mut dev, layer, &dynamic);
@@ -68,8 +68,8 @@ fn a_layer_over_many_textures_is_one_draw_and_uploads_once() {
 fn layers_draw_in_painters_order_among_pushed_quads() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
     let ids = textures(&mut b, 8);
-    let back = b.create_resident(&quads(&ids, 10)).unwrap();
-    let front = b.create_resident(&quads(&ids, 20)).unwrap();
+    let back = b.textures().create_resident(&quads(&ids, 10)).unwrap();
+    let front = b.textures().create_resident(&quads(&ids, 20)).unwrap();
     let mut dev = MockDevice::new(b.budget());
     b.begin_frame();
     b.draw_resident(back, &ResidentStyle::default()).unwrap();
@@ -96,11 +96,11 @@ fn layers_draw_in_painters_order_among_pushed_quads() {
 fn a_range_update_uploads_its_range_only() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
     let ids = textures(&mut b, 16);
-    let layer = b.create_resident(&quads(&ids, 10_000)).unwrap();
+    let layer = b.textures().create_resident(&quads(&ids, 10_000)).unwrap();
     let mut dev = MockDevice::new(b.budget());
     draw(&mut b, &mut dev, layer, &[]);
     let changed: Vec<Quad> = quads(&ids[3..], 100).iter().map(|q| Quad { origin: [5.0, 5.0], ..*q }).collect();
-    b.update_resident(layer, 4000, &changed).unwrap();
+    b.textures().update_resident(layer, 4000, &changed).unwrap();
     let c = draw(&mut b, &mut dev, layer, &[]);
     assert_eq!(c.resident_bytes_written, 100 * 64, "1% of the layer: 1% of its bytes");
     let mut all = quads(&ids, 10_000);
@@ -114,7 +114,7 @@ fn a_layer_stays_right_when_its_arrays_grow_and_its_pages_compact() {
     let mut b = Batcher::new(Limits::desktop(), config).unwrap();
     let ids = textures(&mut b, 10);
     let statics = quads(&ids, 500);
-    let layer = b.create_resident(&statics).unwrap();
+    let layer = b.textures().create_resident(&statics).unwrap();
     let mut dev = MockDevice::new(b.budget());
     draw(&mut b, &mut dev, layer, &[]);
     // Many more textures: the arrays the layer samples grow (new ids, copies on the GPU).
@@ -127,9 +127,9 @@ fn a_layer_stays_right_when_its_arrays_grow_and_its_pages_compact() {
     b.restore();
     draw(&mut b, &mut dev, layer, &[]);
     for id in &more {
-        b.free(*id).unwrap();
+        b.textures().free(*id).unwrap();
     }
-    b.compact();
+    b.textures().compact();
     for _ in 0..3 {
         draw(&mut b, &mut dev, layer, &[]);
     }
@@ -143,13 +143,15 @@ fn a_layer_stays_right_when_its_arrays_grow_and_its_pages_compact() {
 fn textures_a_layer_samples_cannot_be_freed_until_it_goes() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
     let ids = textures(&mut b, 4);
-    let layer = b.create_resident(&quads(&ids, 40)).unwrap();
-    assert!(matches!(b.free(ids[1]), Err(TextureError::InResident { resident, quads: 10, .. }) if resident == layer));
+    let layer = b.textures().create_resident(&quads(&ids, 40)).unwrap();
+    assert!(
+        matches!(b.textures().free(ids[1]), Err(TextureError::InResident { resident, quads: 10, .. }) if resident == layer)
+    );
     assert!(b.contains(ids[1]), "nothing lost");
-    b.destroy_resident(layer).unwrap();
-    b.free(ids[1]).unwrap();
-    assert_eq!(b.destroy_resident(layer), Err(ResidentError::Stale(layer)));
-    assert_eq!(b.resident_bytes(), 0);
+    b.textures().destroy_resident(layer).unwrap();
+    b.textures().free(ids[1]).unwrap();
+    assert_eq!(b.textures().destroy_resident(layer), Err(ResidentError::Stale(layer)));
+    assert_eq!(b.textures().resident_bytes(), 0);
 }
 
 #[test]
@@ -158,7 +160,7 @@ fn a_lost_device_gets_every_layer_back_with_its_id() {
     let mut b = Batcher::new(Limits::desktop(), config).unwrap();
     let ids = textures(&mut b, 12);
     let statics = quads(&ids, 300);
-    let layer = b.create_resident(&statics).unwrap();
+    let layer = b.textures().create_resident(&statics).unwrap();
     let mut dev = MockDevice::new(b.budget());
     draw(&mut b, &mut dev, layer, &[]);
     // A new device: the old one is gone with everything it held.
@@ -176,49 +178,49 @@ fn bad_input_is_refused_with_the_terms_and_changes_nothing() {
     let mut b = Batcher::new(limits, Config::default().with_keep_pixels(true)).unwrap();
     let ids = textures(&mut b, 4);
     let ok = quads(&ids, 1000);
-    let layer = b.create_resident(&ok).unwrap();
+    let layer = b.textures().create_resident(&ok).unwrap();
     let too_many = quads(&ids, 1001);
     assert_eq!(
-        b.create_resident(&too_many),
+        b.textures().create_resident(&too_many),
         Err(ResidentError::TooLarge { instances: 1001, bytes: 1001 * 64, quad_bytes: 64, max_buffer_bytes: 64_000 })
     );
-    assert_eq!(b.create_resident(&[]), Err(ResidentError::Empty));
+    assert_eq!(b.textures().create_resident(&[]), Err(ResidentError::Empty));
     let mut bad = quads(&ids, 3);
     bad[2].origin[0] = f32::NAN;
-    assert_eq!(b.create_resident(&bad), Err(ResidentError::Quad { index: 2, error: QuadError::NonFinite }));
+    assert_eq!(b.textures().create_resident(&bad), Err(ResidentError::Quad { index: 2, error: QuadError::NonFinite }));
     assert_eq!(
-        b.update_resident(layer, 999, &quads(&ids, 2)),
+        b.textures().update_resident(layer, 999, &quads(&ids, 2)),
         Err(ResidentError::OutOfRange { first: 999, count: 2, len: 1000 })
     );
     assert_eq!(
-        b.update_resident(layer, u32::MAX, &quads(&ids, 2)),
+        b.textures().update_resident(layer, u32::MAX, &quads(&ids, 2)),
         Err(ResidentError::OutOfRange { first: u32::MAX, count: 2, len: 1000 })
     );
     assert_eq!(b.draw_resident(layer, &ResidentStyle::default()), Err(ResidentError::NoFrame));
-    let gone = b.create_resident(&quads(&ids, 5)).unwrap();
-    b.destroy_resident(gone).unwrap();
-    let again = b.create_resident(&quads(&ids, 5)).unwrap();
+    let gone = b.textures().create_resident(&quads(&ids, 5)).unwrap();
+    b.textures().destroy_resident(gone).unwrap();
+    let again = b.textures().create_resident(&quads(&ids, 5)).unwrap();
     assert_eq!(again.index, gone.index, "the index is reused");
-    assert_eq!(b.update_resident(gone, 0, &quads(&ids, 1)), Err(ResidentError::Stale(gone)));
+    assert_eq!(b.textures().update_resident(gone, 0, &quads(&ids, 1)), Err(ResidentError::Stale(gone)));
     b.begin_frame();
     assert_eq!(b.draw_resident(gone, &ResidentStyle::default()), Err(ResidentError::Stale(gone)));
     b.finish();
     // A budget that holds the textures and not the layer.
-    let held = b.allocator().allocated_bytes() + b.resident_bytes();
+    let held = b.allocator().allocated_bytes() + b.textures().resident_bytes();
     let mut tight = Batcher::new(Limits::desktop(), Config::default().with_budget_bytes(held + 1000)).unwrap();
     let tids = textures(&mut tight, 4);
-    let e = tight.create_resident(&quads(&tids, 1000)).unwrap_err();
+    let e = tight.textures().create_resident(&quads(&tids, 1000)).unwrap_err();
     assert!(matches!(e, ResidentError::OverBudget { requested_bytes: 64_000, .. }), "{e}");
     // A render target the layer samples.
-    let target = b.register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
-    let into = b.create_resident(&[Quad::rect(target, [0.0; 2], [4.0; 2])]).unwrap();
+    let target = b.textures().register(&TextureDesc::new(32, 32).with_usage(Usage::RenderTarget), &[]).unwrap();
+    let into = b.textures().create_resident(&[Quad::rect(target, [0.0; 2], [4.0; 2])]).unwrap();
     b.begin_frame_into(target, None).unwrap();
     assert_eq!(
         b.draw_resident(into, &ResidentStyle::default()),
         Err(ResidentError::SamplesTarget { resident: into, texture: target })
     );
     b.finish();
-    assert_eq!(b.resident_len(layer), Ok(1000));
+    assert_eq!(b.textures().resident_len(layer), Ok(1000));
 }
 
 #[test]
@@ -228,7 +230,7 @@ fn indexed_quads_split_a_layer_by_the_instance_capacity() {
     let mut b = Batcher::new(Limits::desktop(), config).unwrap();
     let ids = textures(&mut b, 6);
     let statics = quads(&ids, 2500);
-    let layer = b.create_resident(&statics).unwrap();
+    let layer = b.textures().create_resident(&statics).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let c = draw(&mut b, &mut dev, layer, &quads(&ids, 10));
     assert_eq!(c.draw_calls, 3 + 1);
@@ -240,12 +242,12 @@ fn indexed_quads_split_a_layer_by_the_instance_capacity() {
 fn an_update_waits_for_the_frame_whose_plans_drew_the_layer() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
     let ids = textures(&mut b, 4);
-    let layer = b.create_resident(&quads(&ids, 50)).unwrap();
+    let layer = b.textures().create_resident(&quads(&ids, 50)).unwrap();
     let mut dev = MockDevice::new(b.budget());
     b.end_frame(); // from here on, only end_frame ends frames
     draw(&mut b, &mut dev, layer, &[]);
     // A second plan of the same frame (one submit): the first one's pass still reads it.
-    b.update_resident(layer, 0, &quads(&ids[1..], 10)).unwrap();
+    b.textures().update_resident(layer, 0, &quads(&ids[1..], 10)).unwrap();
     let c = draw(&mut b, &mut dev, layer, &[]);
     assert_eq!(c.resident_bytes_written, 0, "parked until the frame ends");
     b.end_frame();
@@ -257,7 +259,7 @@ fn an_update_waits_for_the_frame_whose_plans_drew_the_layer() {
 fn hand_made_plans_that_misuse_a_layer_are_refused() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
     let ids = textures(&mut b, 4);
-    let layer = b.create_resident(&quads(&ids, 50)).unwrap();
+    let layer = b.textures().create_resident(&quads(&ids, 50)).unwrap();
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     let good = b.finish().clone();
@@ -292,15 +294,15 @@ fn a_layer_whose_texture_moves_mid_frame_gets_a_new_buffer_not_a_write_under_an_
     let mut ids = textures(&mut b, 5);
     // A dynamic texture: resizing it moves it.
     let dynamic = TextureDesc::new(20, 20).with_usage(Usage::Dynamic);
-    ids.insert(2, b.register(&dynamic, &solid(&dynamic, 9)).unwrap());
+    ids.insert(2, b.textures().register(&dynamic, &solid(&dynamic, 9)).unwrap());
     let statics = quads(&ids, 60);
-    let layer = b.create_resident(&statics).unwrap();
+    let layer = b.textures().create_resident(&statics).unwrap();
     let mut dev = MockDevice::new(b.budget());
     b.end_frame(); // several plans a frame from here on
     draw(&mut b, &mut dev, layer, &[]);
     // Plan A of this frame drew the layer; a texture it samples moves (resized) before plan B.
     let d = TextureDesc::new(48, 20);
-    b.resize(ids[2], 48, 20, &solid(&d, 77)).unwrap();
+    b.textures().resize(ids[2], 48, 20, &solid(&d, 77)).unwrap();
     let c = draw(&mut b, &mut dev, layer, &[]);
     assert_eq!((c.residents_destroyed, c.residents_created, c.resident_bytes_written), (1, 1, 60 * 64), "{c:?}");
     assert_eq!(dev.resident_sampled(layer).to_vec(), immediate_samples(&mut b, &statics));
@@ -309,7 +311,7 @@ fn a_layer_whose_texture_moves_mid_frame_gets_a_new_buffer_not_a_write_under_an_
     b.restore();
     draw(&mut b, &mut dev, layer, &[]);
     b.end_frame();
-    b.resize(ids[2], 30, 30, &solid(&TextureDesc::new(30, 30), 78)).unwrap();
+    b.textures().resize(ids[2], 30, 30, &solid(&TextureDesc::new(30, 30), 78)).unwrap();
     let c = draw(&mut b, &mut dev, layer, &[]);
     assert_eq!((c.residents_created, c.resident_bytes_written), (0, 10 * 64), "{c:?}");
     assert_eq!(dev.resident_sampled(layer).to_vec(), immediate_samples(&mut b, &statics));
@@ -319,13 +321,13 @@ fn a_layer_whose_texture_moves_mid_frame_gets_a_new_buffer_not_a_write_under_an_
 fn a_layer_replaced_shorter_after_it_was_drawn_draws_what_it_holds_then() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
     let ids = textures(&mut b, 4);
-    let layer = b.create_resident(&quads(&ids, 50)).unwrap();
+    let layer = b.textures().create_resident(&quads(&ids, 50)).unwrap();
     let mut dev = MockDevice::new(b.budget());
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     b.draw_resident_range(layer, 30..50, &ResidentStyle::default()).unwrap();
     // Ops come before the draws: the plan draws the 20 quads the layer holds then.
-    b.replace_resident(layer, &quads(&ids[1..], 20)).unwrap();
+    b.textures().replace_resident(layer, &quads(&ids[1..], 20)).unwrap();
     dev.execute(b.finish()).unwrap();
     let c = dev.frame_counters();
     assert_eq!((c.draw_calls, c.residents_created, c.resident_bytes_written), (1, 1, 20 * 64), "{c:?}");

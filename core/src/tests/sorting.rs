@@ -82,9 +82,9 @@ fn record(b: &mut Batcher, (ids, layers): (&[TextureId], &[ResidentId]), items: 
     b.begin_frame();
     for k in items {
         if keyed {
-            b.set_sort_key(k.key);
+            b.state().set_sort_key(k.key);
         }
-        b.set_blend(k.blend);
+        b.state().set_blend(k.blend);
         match &k.item {
             Item::Quad(q, t) => b.push(&Quad { texture: ids[*t], ..*q }).unwrap(),
             Item::Mesh(t, m) => b.push_mesh(ids[*t], m).unwrap(),
@@ -129,7 +129,10 @@ fn twins(
         let mut b = Batcher::new(limits, config).unwrap();
         let ids = register_n(&mut b, &[(16, 16), (32, 32), (24, 40), (64, 64), (300, 200)], textures);
         let layer_quads: Vec<Quad> = (0..50).map(|i| Quad::rect(ids[i % 3], [i as f32, 5.0], [4.0, 4.0])).collect();
-        let layers = vec![b.create_resident(&layer_quads).unwrap(), b.create_resident(&layer_quads[..7]).unwrap()];
+        let layers = vec![
+            b.textures().create_resident(&layer_quads).unwrap(),
+            b.textures().create_resident(&layer_quads[..7]).unwrap(),
+        ];
         let dev = MockDevice::new(b.budget());
         (b, ids, layers, dev)
     })
@@ -196,7 +199,7 @@ fn one_hundred_thousand_quads_with_random_keys_are_one_stable_draw() {
         let mut q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [4.0, 4.0]);
         // The submission index, in the quad's position: read back after the sort.
         q.origin = [(i % 1000) as f32, (i / 1000) as f32];
-        b.set_sort_key(*key);
+        b.state().set_sort_key(*key);
         b.push(&q).unwrap();
     }
     let plan = b.finish();
@@ -217,23 +220,23 @@ fn a_frame_without_keys_is_not_sorted_and_the_key_resets_each_frame() {
     let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
     let ids = register_n(&mut b, &[(16, 16)], 2);
     b.begin_frame();
-    b.set_sort_key(SortKey::z(5));
+    b.state().set_sort_key(SortKey::z(5));
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [4.0, 4.0])).unwrap();
-    b.set_sort_key(SortKey::z(-5));
+    b.state().set_sort_key(SortKey::z(-5));
     b.push(&Quad::rect(ids[1], [1.0, 0.0], [4.0, 4.0])).unwrap();
     let plan = b.finish();
     assert_eq!(plan.instances[0].origin, [1.0, 0.0]);
     assert_eq!(plan.counters.sorted_items, 2);
     b.begin_frame();
-    assert_eq!(b.sort_key(), SortKey::default());
+    assert_eq!(b.state().sort_key(), SortKey::default());
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [4.0, 4.0])).unwrap();
     b.push(&Quad::rect(ids[1], [1.0, 0.0], [4.0, 4.0])).unwrap();
     let plan = b.finish();
     assert_eq!(plan.instances[0].origin, [0.0, 0.0]);
     assert_eq!(plan.counters.sorted_items, 0);
     // Outside a frame a key does nothing.
-    b.set_sort_key(SortKey::z(3));
-    assert_eq!(b.sort_key(), SortKey::default());
+    b.state().set_sort_key(SortKey::z(3));
+    assert_eq!(b.state().sort_key(), SortKey::default());
 }
 
 #[test]
@@ -242,9 +245,9 @@ fn quads_pushed_before_the_first_key_have_the_default_key() {
     let ids = register_n(&mut b, &[(16, 16)], 1);
     b.begin_frame();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [4.0, 4.0])).unwrap(); // default: z 0, y 0
-    b.set_sort_key(SortKey::zy(0, -1.0));
+    b.state().set_sort_key(SortKey::zy(0, -1.0));
     b.push(&Quad::rect(ids[0], [1.0, 0.0], [4.0, 4.0])).unwrap();
-    b.set_sort_key(SortKey::zy(0, 1.0));
+    b.state().set_sort_key(SortKey::zy(0, 1.0));
     b.push(&Quad::rect(ids[0], [2.0, 0.0], [4.0, 4.0])).unwrap();
     let order: Vec<f32> = b.finish().instances.iter().map(|i| i.origin[0]).collect();
     assert_eq!(order, [1.0, 0.0, 2.0]);

@@ -16,7 +16,7 @@ fn tileset_table(b: &mut Batcher) -> (TileTable, Vec<TextureId>) {
     let textures: Vec<TextureId> = (0..KINDS)
         .map(|k| {
             let pixels: Vec<u8> = (0..8 * 8).flat_map(|i: u32| [(k * 40) as u8, i as u8, 255 - k as u8, 255]).collect();
-            b.register(&TextureDesc::new(8, 8), &pixels).unwrap()
+            b.textures().register(&TextureDesc::new(8, 8), &pixels).unwrap()
         })
         .collect();
     for &t in &textures {
@@ -75,7 +75,7 @@ fn check_drawn(b: &mut Batcher, map: &Tilemap, chunk: u32, textures: &[TextureId
     if !first_frame {
         b.restore();
     }
-    let len = b.resident_len(layer).unwrap() as usize;
+    let len = b.textures().resident_len(layer).unwrap() as usize;
     b.begin_frame();
     map.draw(b, view, &ResidentStyle::default()).unwrap();
     let plan = b.finish();
@@ -137,12 +137,12 @@ fn tilemap_holds_one_quad_per_tile_without_padding() {
             // Pixels kept: the second view's plan restores the device, re-uploading them.
             let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
             let (table, textures) = tileset_table(&mut b);
-            let before = b.resident_bytes();
+            let before = b.textures().resident_bytes();
             let map = Tilemap::new(&mut b, &table, size, TILE_PX, chunk, &map_ids(size)).unwrap();
             let tiles = u64::from(size[0]) * u64::from(size[1]);
-            let quads = u64::from(b.resident_len(map.layer()).unwrap());
+            let quads = u64::from(b.textures().resident_len(map.layer()).unwrap());
             let host_bytes = quads * std::mem::size_of::<Quad>() as u64;
-            let device_bytes = b.resident_bytes() - before;
+            let device_bytes = b.textures().resident_bytes() - before;
             eprintln!(
                 "tilemap {}x{} chunk {chunk}: {quads} quads, host {host_bytes} bytes (Vec<Quad>), device {device_bytes} \
                  bytes",
@@ -172,14 +172,14 @@ fn a_huge_thin_tilemap_is_held_in_proportion_or_refused_before_allocating() {
     let (table, textures) = tileset_table(&mut b);
     let size = [16384, 1];
     let map = Tilemap::new(&mut b, &table, size, TILE_PX, 1024, &map_ids(size)).unwrap();
-    let quads = b.resident_len(map.layer()).unwrap();
+    let quads = b.textures().resident_len(map.layer()).unwrap();
     eprintln!(
         "tilemap 16384x1 chunk 1024: {quads} quads, host {} bytes, device {} bytes",
         quads as usize * std::mem::size_of::<Quad>(),
-        b.resident_bytes()
+        b.textures().resident_bytes()
     );
     assert_eq!(quads, 16384);
-    assert_eq!(b.resident_bytes(), 16384 * u64::from(b.budget().quad_bytes()));
+    assert_eq!(b.textures().resident_bytes(), 16384 * u64::from(b.budget().quad_bytes()));
     // 16 chunks of 1024 x 1: the last tile's view draws the last chunk, 1024 quads.
     assert_eq!(map.visible_run([16383.5 * TILE_PX, 0.0, 1.0, 1.0]), 15 * 1024..16384);
     check_drawn(&mut b, &map, 1024, &textures, [16383.5 * TILE_PX, 0.0, 1.0, 1.0], true);
@@ -206,7 +206,7 @@ fn a_tilemap_past_the_budget_or_the_largest_buffer_is_refused_before_allocating(
             }),
             "chunk {chunk}"
         );
-        assert_eq!(b.resident_bytes(), 0, "nothing held");
+        assert_eq!(b.textures().resident_bytes(), 0, "nothing held");
         assert_eq!(b.allocator().buffer_bytes(), 0);
     }
     // A map that fits the budget but not the device's largest buffer (4 MiB).
@@ -226,13 +226,13 @@ fn a_tilemap_past_the_budget_or_the_largest_buffer_is_refused_before_allocating(
             "chunk {chunk}"
         );
         assert!(e.to_string().contains("largest buffer"), "{e}");
-        assert_eq!(b.resident_bytes(), 0);
+        assert_eq!(b.textures().resident_bytes(), 0);
     }
     // Just inside both: held.
     let size = [256u32, 256];
     let map = Tilemap::new(&mut b, &table, size, TILE_PX, 1024, &map_ids(size)).unwrap();
-    assert_eq!(b.resident_bytes(), 256 * 256 * u64::from(quad_bytes));
-    assert_eq!(b.resident_len(map.layer()).unwrap(), 256 * 256);
+    assert_eq!(b.textures().resident_bytes(), 256 * 256 * u64::from(quad_bytes));
+    assert_eq!(b.textures().resident_len(map.layer()).unwrap(), 256 * 256);
 }
 
 #[test]

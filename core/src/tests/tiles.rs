@@ -11,7 +11,7 @@ fn tilesets(b: &mut Batcher) -> TileTable {
     for s in 0..8u32 {
         let pixels: Vec<u8> =
             (0..128 * 128).flat_map(|i: u32| [(s * 30) as u8, (i % 251) as u8, (i / 128) as u8, 255]).collect();
-        let set = b.register(&TextureDesc::new(128, 128), &pixels).unwrap();
+        let set = b.textures().register(&TextureDesc::new(128, 128), &pixels).unwrap();
         for k in 0..64 {
             table.push(set, [(k % 8) as f32 * 16.0, (k / 8) as f32 * 16.0, 16.0, 16.0], [128, 128]);
         }
@@ -27,7 +27,7 @@ fn ids(size: u32) -> Vec<u32> {
 fn a_big_map_over_eight_tilesets_is_one_draw_beside_the_sprites() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
     let table = tilesets(&mut b);
-    let sprite = b.register(&TextureDesc::new(20, 20), &[200; 20 * 20 * 4]).unwrap();
+    let sprite = b.textures().register(&TextureDesc::new(20, 20), &[200; 20 * 20 * 4]).unwrap();
     let map = Tilemap::new(&mut b, &table, [1024, 1024], 16.0, 32, &ids(1024)).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let view = [5000.0, 7000.0, 1280.0, 720.0];

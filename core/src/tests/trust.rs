@@ -35,17 +35,17 @@ fn churn(host_frames: bool) {
             // Churn: two out, two in, then towards the target size.
             for _ in 0..2.min(live.len()) {
                 let i = rng.below(live.len() as u64) as usize;
-                b.free(live.swap_remove(i)).unwrap();
+                b.textures().free(live.swap_remove(i)).unwrap();
             }
             let want = if live.len() < target { (target - live.len()).min(40) + 2 } else { 2 };
             for _ in 0..want {
                 let (w, h) = (8 + rng.below(120) as u32, 8 + rng.below(120) as u32);
                 let d = TextureDesc::new(w, h);
-                live.push(b.register(&d, &vec![200; d.byte_len()]).unwrap());
+                live.push(b.textures().register(&d, &vec![200; d.byte_len()]).unwrap());
             }
             while live.len() > target.max(2) {
                 let i = rng.below(live.len() as u64) as usize;
-                b.free(live.swap_remove(i)).unwrap();
+                b.textures().free(live.swap_remove(i)).unwrap();
             }
             b.begin_frame();
             for (i, &id) in live.iter().enumerate() {
@@ -87,7 +87,7 @@ fn churn(host_frames: bool) {
 #[test]
 fn refused_nine_slice_records_no_piece() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    let t = b.register(&TextureDesc::new(12, 12), &[255; 12 * 12 * 4]).unwrap();
+    let t = b.textures().register(&TextureDesc::new(12, 12), &[255; 12 * 12 * 4]).unwrap();
     b.begin_frame();
     // x and x + w are in range; the centre piece, about 2e9 wide, is not.
     let slice = NineSlice::new(t, [-1.0e9, 0.0, 2.0e9, 64.0], [4.0, 4.0, 4.0, 4.0]);
@@ -100,7 +100,7 @@ fn refused_nine_slice_records_no_piece() {
 #[test]
 fn nine_slice_outside_a_frame_is_an_error_even_when_empty() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    let t = b.register(&TextureDesc::new(12, 12), &[255; 12 * 12 * 4]).unwrap();
+    let t = b.textures().register(&TextureDesc::new(12, 12), &[255; 12 * 12 * 4]).unwrap();
     for dest in [[0.0, 0.0, 64.0, 0.0], [0.0, 0.0, 0.0, 0.0]] {
         let slice = NineSlice::new(t, dest, [6.0, 6.0, 6.0, 6.0]);
         assert!(matches!(b.push_nine_slice(&slice), Err(NineSliceError::Texture(QuadError::NoFrame))), "{dest:?}");
@@ -116,8 +116,8 @@ fn page_size_not_whole_blocks_packs_no_texture_it_cannot_hold() {
     let mut b = Batcher::new(limits, config).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let desc = TextureDesc::new(1001, 4).with_format(Format::Bc1RgbaUnorm);
-    let id = b.register(&desc, &vec![0; desc.byte_len()]).unwrap();
-    let rgba = b.register(&TextureDesc::new(1001, 4), &vec![9; 1001 * 16]).unwrap();
+    let id = b.textures().register(&desc, &vec![0; desc.byte_len()]).unwrap();
+    let rgba = b.textures().register(&TextureDesc::new(1001, 4), &vec![9; 1001 * 16]).unwrap();
     b.begin_frame();
     b.push(&Quad::rect(id, [0.0, 0.0], [1001.0, 4.0])).unwrap();
     b.push(&Quad::rect(rgba, [0.0, 4.0], [1001.0, 4.0])).unwrap();
@@ -134,10 +134,10 @@ fn compressed_texture_past_an_odd_device_size_is_too_large() {
     limits.max_texture_size_px = 1001;
     let mut b = Batcher::new(limits, Config::default()).unwrap();
     let desc = TextureDesc::new(1001, 4).with_format(Format::Bc7RgbaUnorm);
-    let err = b.register(&desc, &vec![0; desc.byte_len()]).unwrap_err();
+    let err = b.textures().register(&desc, &vec![0; desc.byte_len()]).unwrap_err();
     assert!(matches!(err, TextureError::TooLarge { width_px: 1001, max_px: 1001, .. }), "{err}");
     let fits = TextureDesc::new(1000, 4).with_format(Format::Bc7RgbaUnorm);
-    b.register(&fits, &vec![0; fits.byte_len()]).unwrap();
+    b.textures().register(&fits, &vec![0; fits.byte_len()]).unwrap();
 }
 
 /// The mock's record of what an instance sampled covers compressed textures that are not
@@ -150,7 +150,7 @@ fn mock_sees_what_partial_block_textures_sample() {
     let mut ids = Vec::new();
     for (i, format) in [Format::Bc1RgbaUnorm, Format::Bc7RgbaUnorm, Format::Etc2Rgb8Unorm].into_iter().enumerate() {
         let desc = TextureDesc::new(29, 17).with_format(format);
-        ids.push(b.register(&desc, &vec![i as u8 + 1; desc.byte_len()]).unwrap());
+        ids.push(b.textures().register(&desc, &vec![i as u8 + 1; desc.byte_len()]).unwrap());
     }
     b.begin_frame();
     for &id in &ids {
@@ -177,7 +177,7 @@ fn partial_block_textures_cannot_repeat_or_have_mips() {
         v_repeat(bc7(32, 30)),
         bc7(30, 30).with_mip_levels(2),
     ] {
-        let registered = b.register(&desc, &vec![0; desc.byte_len()]);
+        let registered = b.textures().register(&desc, &vec![0; desc.byte_len()]);
         #[cfg(feature = "decode")]
         {
             let decoded = b.desc(registered.unwrap()).unwrap();
@@ -197,7 +197,7 @@ fn partial_block_textures_cannot_repeat_or_have_mips() {
     for desc in
         [bc7(32, 32).with_wrap(Wrap::Repeat), bc7(24, 24).with_mip_levels(5), bc7(30, 30), v_repeat(bc7(30, 32))]
     {
-        b.register(&desc, &vec![0; desc.byte_len()]).unwrap();
+        b.textures().register(&desc, &vec![0; desc.byte_len()]).unwrap();
     }
 }
 
@@ -209,7 +209,7 @@ fn freed_rectangles_wait_for_the_host_frame_to_end() {
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let mut dev = MockDevice::new(b.budget());
     let d = TextureDesc::new(16, 16);
-    let a = b.register(&d, &[1; 16 * 16 * 4]).unwrap();
+    let a = b.textures().register(&d, &[1; 16 * 16 * 4]).unwrap();
     b.begin_frame();
     dev.execute(b.finish()).unwrap();
     b.end_frame();
@@ -219,8 +219,8 @@ fn freed_rectangles_wait_for_the_host_frame_to_end() {
     b.push(&Quad::rect(a, [0.0, 0.0], [16.0, 16.0])).unwrap();
     dev.execute(b.finish()).unwrap();
     let at = b.placement(a).unwrap();
-    b.free(a).unwrap();
-    let c = b.register(&d, &[2; 16 * 16 * 4]).unwrap();
+    b.textures().free(a).unwrap();
+    let c = b.textures().register(&d, &[2; 16 * 16 * 4]).unwrap();
     let c_at = b.placement(c).unwrap();
     assert!((c_at.array, c_at.layer, c_at.rect_px) != (at.array, at.layer, at.rect_px), "reused within the frame");
     b.begin_frame();
@@ -232,7 +232,7 @@ fn freed_rectangles_wait_for_the_host_frame_to_end() {
     // Now the rectangle (moved with its array when the page grew for `c`) is free again:
     // the next texture takes it, beside `c`, without growing anything.
     let held = b.allocator().allocated_bytes();
-    let e = b.register(&d, &[3; 16 * 16 * 4]).unwrap();
+    let e = b.textures().register(&d, &[3; 16 * 16 * 4]).unwrap();
     let e_at = b.placement(e).unwrap();
     assert_eq!(b.allocator().allocated_bytes(), held);
     assert_eq!((e_at.array, e_at.layer), (c_at.array, c_at.layer));
@@ -250,11 +250,11 @@ fn decoding_comes_after_every_check() {
     let bc1 = |w, h| TextureDesc::new(w, h).with_format(Format::Bc1RgbaUnorm);
     // 33 levels of a 1x1 texture: refused, not a shift overflow.
     let levels = bc1(4, 4).with_mip_levels(33);
-    let err = b.register(&levels, &vec![0; 8 * 33]).unwrap_err();
+    let err = b.textures().register(&levels, &vec![0; 8 * 33]).unwrap_err();
     assert!(matches!(err, TextureError::MipLevels { mip_levels: 33, .. }), "{err}");
     // 2048x2048 of BC1 is 2 MiB of blocks but 16 MiB decoded: more than the 8 MiB budget.
     let big = bc1(2048, 2048);
-    let err = b.register(&big, &vec![0; big.byte_len()]).unwrap_err();
+    let err = b.textures().register(&big, &vec![0; big.byte_len()]).unwrap_err();
     assert!(
         matches!(err, TextureError::BudgetExhausted { requested_bytes, budget_bytes, .. }
         if requested_bytes == 2048 * 2048 * 4 && budget_bytes == 8 << 20),
@@ -262,7 +262,7 @@ fn decoding_comes_after_every_check() {
     );
     assert_eq!(b.plan().counters.textures_decoded, 0);
     let small = bc1(64, 64);
-    b.register(&small, &vec![0; small.byte_len()]).unwrap();
+    b.textures().register(&small, &vec![0; small.byte_len()]).unwrap();
 }
 
 /// Host frames and moving memory: rectangles freed after a plan of the frame wait for its end,
@@ -275,7 +275,7 @@ fn waiting_rectangles_follow_a_compaction() {
     let ids: Vec<TextureId> = (0..40)
         .map(|i| {
             let d = TextureDesc::new(64, 64);
-            b.register(&d, &solid(&d, i)).unwrap()
+            b.textures().register(&d, &solid(&d, i)).unwrap()
         })
         .collect();
     let draw = |b: &mut Batcher, dev: &mut MockDevice, live: &[TextureId]| {
@@ -294,15 +294,15 @@ fn waiting_rectangles_follow_a_compaction() {
     // four more go after it (waiting for the frame's end); then the pages compact, moving
     // the live and the waiting rectangles alike.
     for &id in &ids[..30] {
-        b.free(id).unwrap();
+        b.textures().free(id).unwrap();
     }
     draw(&mut b, &mut dev, &ids[30..]);
     for &id in &ids[30..34] {
-        b.free(id).unwrap();
+        b.textures().free(id).unwrap();
     }
     let kept = &ids[34..];
     let held = b.allocator().allocated_bytes();
-    assert!(b.compact() > 0, "the rectangles move");
+    assert!(b.textures().compact() > 0, "the rectangles move");
     draw(&mut b, &mut dev, kept);
     b.end_frame();
     for _ in 0..8 {

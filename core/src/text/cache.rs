@@ -123,7 +123,7 @@ struct Slot {
 /// sprites, so glyphs share their page arrays (a page class is format and filter) and their
 /// slot. Glyphs are drawn at integer pixels with their own size, texel centres on pixel
 /// centres, where linear and nearest filtering both give swash's pixels exactly; under a
-/// scaling or rotating [`Batcher::set_transform`], linear keeps them smooth.
+/// scaling or rotating [`DrawingState::set_transform`](crate::DrawingState::set_transform), linear keeps them smooth.
 ///
 /// Frames: a glyph drawn in the host's frame being recorded is never evicted from it, however
 /// many plans the frame has. The frame is the batcher's ([`Batcher::frame_number`]): each
@@ -203,7 +203,7 @@ impl GlyphCache {
         for slot in &self.slots {
             if let Kind::Texture(id) = slot.glyph.kind {
                 // Stale: the host freed it already; nothing to give back.
-                let _ = batcher.free(id);
+                let _ = batcher.textures().free(id);
             }
         }
         self.map.clear();
@@ -224,7 +224,7 @@ impl GlyphCache {
     /// # fn f(batcher: &mut Batcher, cache: &mut GlyphCache, fonts: &mut FontSystem) {
     /// let missing = batcher.restore();
     /// for id in cache.reupload(batcher, fonts, &missing) {
-    ///     // batcher.update(id, &pixels_of(id))
+    ///     // batcher.textures().update(id, &pixels_of(id))
     /// }
     /// # }
     /// ```
@@ -239,7 +239,7 @@ impl GlyphCache {
             let pixels = raster::rasterise(&mut self.swash, fonts, key);
             match pixels {
                 // Same key, same image: the texture's size still fits it.
-                Some(px) if batcher.update(id, &px.rgba).is_ok() => {}
+                Some(px) if batcher.textures().update(id, &px.rgba).is_ok() => {}
                 // The font left the FontSystem: drop the glyph; the next draw finds out.
                 _ => self.remove(i as u32, batcher),
             }
@@ -306,7 +306,7 @@ impl GlyphCache {
         let bytes = texel_bytes(px.width, px.height);
         self.make_room(bytes, 1, batcher);
         let desc = TextureDesc::new(px.width, px.height).with_filter(Filter::Linear);
-        match batcher.register(&desc, &px.rgba) {
+        match batcher.textures().register(&desc, &px.rgba) {
             Ok(id) => Ok(Glyph { kind: Kind::Texture(id), ..placed(&px) }),
             Err(e @ TextureError::TooLarge { .. }) => Ok(Glyph { kind: Kind::TooLarge(e), ..placed(&px) }),
             Err(source) => Err(TextError::Glyph {
@@ -373,7 +373,7 @@ impl GlyphCache {
         self.map.remove(&slot.key);
         if let Kind::Texture(id) = slot.glyph.kind {
             // Stale: the host freed it already.
-            let _ = batcher.free(id);
+            let _ = batcher.textures().free(id);
             self.stats.glyphs -= 1;
             self.stats.bytes -= texel_bytes(slot.glyph.width, slot.glyph.height);
         }

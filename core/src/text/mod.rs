@@ -54,7 +54,7 @@
 //! buffer.shape_until_scroll(&mut fonts, false);
 //!
 //! let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-//! let sprite = batcher.register(&TextureDesc::new(32, 32), &[255; 32 * 32 * 4])?;
+//! let sprite = batcher.textures().register(&TextureDesc::new(32, 32), &[255; 32 * 32 * 4])?;
 //! let mut cache = GlyphCache::default();
 //! let mut device = MockDevice::new(batcher.budget());
 //!

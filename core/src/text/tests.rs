@@ -393,7 +393,7 @@ fn a_sprite_pushed_between_two_glyphs_lands_between_them() {
     let t = buffer(&mut fs, "ab", 20.0);
     let mut b = batcher();
     let mut dev = MockDevice::new(b.budget());
-    let sprite = b.register(&TextureDesc::new(8, 8), &[7; 8 * 8 * 4]).unwrap();
+    let sprite = b.textures().register(&TextureDesc::new(8, 8), &[7; 8 * 8 * 4]).unwrap();
     let mut cache = GlyphCache::default();
     let order: Vec<TextureId> = frame(&mut b, &mut dev, |b| {
         let mut order = Vec::new();
@@ -461,7 +461,7 @@ fn a_glyph_texture_freed_by_the_host_is_rasterised_again() {
     let mut cache = GlyphCache::default();
     frame(&mut b, &mut dev, |b| cache.draw_buffer(b, &mut fs, &t, [0.0, 0.0], [255; 4]).unwrap());
     let key = physical(&t, [0.0, 0.0])[0].0.cache_key;
-    b.free(cache.texture(&key).unwrap()).unwrap();
+    b.textures().free(cache.texture(&key).unwrap()).unwrap();
     let drawn = frame(&mut b, &mut dev, |b| cache.draw_buffer(b, &mut fs, &t, [0.0, 0.0], [255; 4]).unwrap());
     assert_eq!(drawn.quads, 1);
     assert_eq!(cache.stats().misses, 2);
@@ -475,7 +475,7 @@ fn restore_reuploads_glyphs_and_returns_the_hosts_own_textures() {
     let t = buffer(&mut fs, "ok", 16.0);
     let mut b = batcher();
     let mut dev = MockDevice::new(b.budget());
-    let sprite = b.register(&TextureDesc::new(4, 4), &[9; 64]).unwrap();
+    let sprite = b.textures().register(&TextureDesc::new(4, 4), &[9; 64]).unwrap();
     let mut cache = GlyphCache::default();
     frame(&mut b, &mut dev, |b| cache.draw_buffer(b, &mut fs, &t, [0.0, 0.0], [255; 4]).unwrap());
     let hashes: Vec<_> = dev.sampled().to_vec();
@@ -483,7 +483,7 @@ fn restore_reuploads_glyphs_and_returns_the_hosts_own_textures() {
     assert_eq!(missing.len(), 3);
     assert_eq!(cache.reupload(&mut b, &mut fs, &missing), [sprite]);
     let mut fresh = MockDevice::new(b.budget());
-    b.update(sprite, &[9; 64]).unwrap();
+    b.textures().update(sprite, &[9; 64]).unwrap();
     frame(&mut b, &mut fresh, |b| cache.draw_buffer(b, &mut fs, &t, [0.0, 0.0], [255; 4]).unwrap());
     assert_eq!(fresh.sampled(), &hashes[..], "the rebuilt device samples the same glyphs");
     assert_eq!(cache.stats().misses, 2, "the cache keeps its keys");

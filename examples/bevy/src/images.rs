@@ -137,7 +137,7 @@ impl ImageTable {
         self.held.retain(|_, held| {
             let used = held.used_frame == frame;
             // Only a stale id fails, and ours are live.
-            if !used && batcher.free(held.texture).is_ok() {
+            if !used && batcher.textures().free(held.texture).is_ok() {
                 *freed += 1;
             }
             used
@@ -184,7 +184,7 @@ impl ImageTable {
         self.warned.remove(&id);
         if let Some(held) = self.held.remove(&id) {
             // Only a stale id fails, and ours are live.
-            if batcher.free(held.texture).is_ok() {
+            if batcher.textures().free(held.texture).is_ok() {
                 self.freed += 1;
             }
         }
@@ -207,13 +207,13 @@ impl ImageTable {
                     );
                 }
                 if let Some(held) = self.held.get(&id).copied() {
-                    if held.desc == desc && batcher.update(held.texture, &pixels).is_ok() {
+                    if held.desc == desc && batcher.textures().update(held.texture, &pixels).is_ok() {
                         self.updated += 1;
                         return;
                     }
                     self.remove(batcher, id);
                 }
-                match batcher.register(&desc, &pixels) {
+                match batcher.textures().register(&desc, &pixels) {
                     Ok(texture) => {
                         let size_px = UVec2::new(desc.width_px, desc.height_px);
                         self.held.insert(id, Held { texture, size_px, desc, used_frame: frame });

@@ -92,7 +92,7 @@ pub(crate) fn prepare_runs(
         }
     }
     // Textures registered or freed in a frame with nothing to draw still reach the device.
-    if plans == 0 && !state.textures.batcher.pending_ops().is_empty() {
+    if plans == 0 && !state.textures.batcher.textures().pending_ops().is_empty() {
         // Into the first prepared plan, whatever its kind (nothing is rendered from it).
         let passes = &mut *state.passes;
         if let (None, Some(renderer)) = (passes.prepared.first(), &passes.renderer) {
@@ -189,7 +189,7 @@ impl Planner<'_> {
         let LayerbatchTextures { batcher, images } = &mut *self.textures;
         batcher.begin_frame();
         if let Some(transform) = transform {
-            batcher.set_transform(transform);
+            batcher.state().set_transform(transform);
         }
         for &index in &passes.run_scratch {
             // A quad is refused only for coordinates that are not finite: counted in `quads_rejected`.
@@ -214,7 +214,7 @@ impl Planner<'_> {
                 // the next use of each image registers it again from the main world's pixels.
                 let lost = batcher.restore();
                 for &id in &lost {
-                    let _ = batcher.free(id);
+                    let _ = batcher.textures().free(id);
                 }
                 images.forget(&lost);
                 false

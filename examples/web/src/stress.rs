@@ -89,7 +89,7 @@ pub async fn run(o: &Options) -> Result<Report, String> {
     let statics = scene.take_sprites(o.statics);
     let layer = match statics.is_empty() {
         true => None,
-        false => Some(batcher.create_resident(&statics).map_err(|e| format!("static: {e}"))?),
+        false => Some(batcher.textures().create_resident(&statics).map_err(|e| format!("static: {e}"))?),
     };
     drop(statics);
     let mut recorder = Recorder::new(o.warmup, dev.stats());

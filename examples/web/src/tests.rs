@@ -298,7 +298,12 @@ async fn grid_64(backend: Backend, quads: QuadVertices, indexed: bool) -> Result
     let mut ids = Vec::new();
     for i in 0..64 {
         let (w, h) = SIZES[i % SIZES.len()];
-        ids.push(batcher.register(&TextureDesc::new(w, h), &texture_pixels(i, w, h)).map_err(|e| e.to_string())?);
+        ids.push(
+            batcher
+                .textures()
+                .register(&TextureDesc::new(w, h), &texture_pixels(i, w, h))
+                .map_err(|e| e.to_string())?,
+        );
     }
     let cell = |i: u32| ((i % 16) * 32, (i / 16) * 32);
     let quads: Vec<Quad> = (0..128u32)
@@ -333,7 +338,12 @@ async fn resident_layer(backend: Backend) -> Checked {
     let mut ids = Vec::new();
     for i in 0..64 {
         let (w, h) = SIZES[i % SIZES.len()];
-        ids.push(batcher.register(&TextureDesc::new(w, h), &texture_pixels(i, w, h)).map_err(|e| e.to_string())?);
+        ids.push(
+            batcher
+                .textures()
+                .register(&TextureDesc::new(w, h), &texture_pixels(i, w, h))
+                .map_err(|e| e.to_string())?,
+        );
     }
     let quads: Vec<Quad> = (0..128u32)
         .map(|i| {
@@ -341,7 +351,7 @@ async fn resident_layer(backend: Backend) -> Checked {
         })
         .collect();
     let pushed = frame(&mut dev, &mut batcher, &quads).await?;
-    let layer = batcher.create_resident(&quads).map_err(|e| e.to_string())?;
+    let layer = batcher.textures().create_resident(&quads).map_err(|e| e.to_string())?;
     let quad_bytes = u64::from(batcher.budget().quad_bytes());
     for round in 0..2 {
         batcher.begin_frame();
@@ -388,13 +398,17 @@ async fn padding_poison_with(backend: Backend, what: &str, config: Config) -> Re
     let mut textures = Vec::new();
     for filter in [Filter::Linear, Filter::Nearest] {
         let poison = batcher
+            .textures()
             .register(&TextureDesc::new(32, 32).with_filter(filter), &solid(32, 32, POISON))
             .map_err(|e| e.to_string())?;
         let poison_place = batcher.placement(poison).map_err(|e| e.to_string())?;
-        batcher.free(poison).map_err(|e| e.to_string())?;
+        batcher.textures().free(poison).map_err(|e| e.to_string())?;
         // Left half green, right half blue: no red anywhere, so any red is poison.
         let px: Vec<u8> = (0..24 * 24).flat_map(|i| if i % 24 < 12 { GREEN } else { BLUE }).collect();
-        let t = batcher.register(&TextureDesc::new(24, 24).with_filter(filter), &px).map_err(|e| e.to_string())?;
+        let t = batcher
+            .textures()
+            .register(&TextureDesc::new(24, 24).with_filter(filter), &px)
+            .map_err(|e| e.to_string())?;
         let place = batcher.placement(t).map_err(|e| e.to_string())?;
         let at = |p: layerbatch::alloc::Placement| (p.array, p.layer, p.rect_px[0], p.rect_px[1]);
         ensure!(at(place) == at(poison_place), "{what}, {filter:?}: not in the poison's place");
@@ -446,7 +460,10 @@ async fn array_growth(backend: Backend) -> Checked {
             for _ in 0..count {
                 let i = ids.len();
                 ids.push(
-                    batcher.register(&TextureDesc::new(w, h), &solid(w, h, colors[i])).map_err(|e| e.to_string())?,
+                    batcher
+                        .textures()
+                        .register(&TextureDesc::new(w, h), &solid(w, h, colors[i]))
+                        .map_err(|e| e.to_string())?,
                 );
             }
             let quads: Vec<Quad> = ids
@@ -491,10 +508,14 @@ async fn device_error_is_err(backend: Backend) -> Checked {
         // The frame's plan in a prepared plan of this renderer; `submit` (below) uses it too.
         let prepared = w.prepared.insert(r.create_prepared());
         let r = w.renderer.insert(r);
-        let green =
-            b.register(&TextureDesc::new(16, 16), &solid(16, 16, [0, 255, 0, 255])).map_err(|e| e.to_string())?;
-        let target =
-            b.register(&TextureDesc::new(huge, 16).with_usage(Usage::RenderTarget), &[]).map_err(|e| e.to_string())?;
+        let green = b
+            .textures()
+            .register(&TextureDesc::new(16, 16), &solid(16, 16, [0, 255, 0, 255]))
+            .map_err(|e| e.to_string())?;
+        let target = b
+            .textures()
+            .register(&TextureDesc::new(huge, 16).with_usage(Usage::RenderTarget), &[])
+            .map_err(|e| e.to_string())?;
         b.begin_frame();
         b.push(&Quad::rect(green, [8.0, 8.0], [32.0, 32.0])).map_err(|e| e.to_string())?;
         b.push(&Quad::rect(target, [48.0, 8.0], [32.0, 32.0])).map_err(|e| e.to_string())?;
@@ -547,9 +568,9 @@ async fn device_error_is_err(backend: Backend) -> Checked {
         w.queue.submit([encoder.finish()]);
         ensure!(r.stats().device_frame.draw_calls == 0, "the failed plan was drawn");
         // Only a rebuild plan is accepted now; it draws right.
-        b.free(target).map_err(|e| e.to_string())?;
+        b.textures().free(target).map_err(|e| e.to_string())?;
         for id in b.restore() {
-            b.update(id, &solid(16, 16, [0, 255, 0, 255])).map_err(|e| e.to_string())?;
+            b.textures().update(id, &solid(16, 16, [0, 255, 0, 255])).map_err(|e| e.to_string())?;
         }
         let img = frame(&mut dev, &mut b, &[Quad::rect(green, [8.0, 8.0], [32.0, 32.0])]).await?;
         img.rect([12, 12, 36, 36], [0, 255, 0, 255], 1, "green after the rebuild")?;
@@ -581,6 +602,7 @@ async fn gl_fresh_context() -> Checked {
     for i in 0..6 {
         ids.push(
             batcher
+                .textures()
                 .register(&TextureDesc::new(16, 16), &solid(16, 16, scene_color(i, (16, 16))))
                 .map_err(|e| e.to_string())?,
         );
@@ -646,7 +668,10 @@ async fn gl_host_bindings() -> Checked {
     for i in 0..6 {
         let (w, h) = if i % 2 == 0 { (16, 16) } else { (32, 16) };
         let c = scene_color(i, (16, 16));
-        ids.push((batcher.register(&TextureDesc::new(w, h), &solid(w, h, c)).map_err(|e| e.to_string())?, c));
+        ids.push((
+            batcher.textures().register(&TextureDesc::new(w, h), &solid(w, h, c)).map_err(|e| e.to_string())?,
+            c,
+        ));
         batcher.begin_frame();
         for (k, &(t, _)) in ids.iter().enumerate() {
             batcher.push(&Quad::rect(t, [k as f32 * 20.0, 0.0], [16.0, 16.0])).map_err(|e| e.to_string())?;
@@ -713,7 +738,10 @@ async fn gl_wrapped_context() -> Checked {
     ensure!(!restores, "the renderer reached the raw context through a wrapped getUniformLocation");
     let error = raw.get_error();
     ensure!(error == Gl2::NO_ERROR, "GL error {error:#x} pending after Renderer::new");
-    let t = batcher.register(&TextureDesc::new(16, 16), &solid(16, 16, [0, 255, 0, 255])).map_err(|e| e.to_string())?;
+    let t = batcher
+        .textures()
+        .register(&TextureDesc::new(16, 16), &solid(16, 16, [0, 255, 0, 255]))
+        .map_err(|e| e.to_string())?;
     let img = frame(&mut dev, &mut batcher, &[Quad::rect(t, [8.0, 8.0], [32.0, 32.0])]).await?;
     img.rect([10, 10, 38, 38], [0, 255, 0, 255], 0, "the quad")?;
     let program = raw.get_parameter(Gl2::CURRENT_PROGRAM).unwrap_or(JsValue::UNDEFINED);

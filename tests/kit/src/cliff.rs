@@ -52,7 +52,7 @@ impl CliffScene {
         let mut batcher = Batcher::new(Limits::guaranteed_minimum(), strategy.config()).expect("valid config");
         let desc = TextureDesc::new(32, 32);
         let ids: Vec<TextureId> = (0..textures)
-            .map(|i| batcher.register(&desc, &[i as u8; 32 * 32 * 4]).expect("fits the default budget"))
+            .map(|i| batcher.textures().register(&desc, &[i as u8; 32 * 32 * 4]).expect("fits the default budget"))
             .collect();
         let quads = (0..quads)
             .map(|i| Quad::rect(ids[i % textures], [(i % 100) as f32 * 8.0, (i / 100) as f32 * 8.0], [32.0, 32.0]))

@@ -1,4 +1,4 @@
-//! The colour offset ("second tint", `Batcher::set_color_offset`) scene and its CPU
+//! The colour offset ("second tint", `DrawingState::set_color_offset`) scene and its CPU
 //! reference, shared by the native test (`tests/color_offset.rs`) and the browser test
 //! (`examples/web`): solid quads over an opaque background, opaque and half transparent,
 //! with offsets alone, under a tint, after a flash effect, inside `save_state` /
@@ -57,22 +57,22 @@ pub fn record(b: &mut Batcher, white: TextureId) -> Result<(), String> {
     b.push(&Quad::solid(white, [0.0, 0.0], full, BACKGROUND)).map_err(|e| e.to_string())?;
     for (i, it) in items().iter().enumerate() {
         if i == 6 {
-            b.save_state();
+            b.state().save();
         }
-        b.set_color_offset(it.offset);
+        b.state().set_color_offset(it.offset);
         let flash = it.flash.unwrap_or([0.0; 4]);
         let id = if it.flash.is_some() { EffectId(1) } else { EffectId::NONE };
-        b.set_effect(id, flash).map_err(|e| e.to_string())?;
+        b.state().set_effect(id, flash).map_err(|e| e.to_string())?;
         let quad = Quad::solid(white, [it.at[0] as f32, it.at[1] as f32], [20.0, 20.0], it.tint);
         b.push(&quad).map_err(|e| e.to_string())?;
         if i == 6 {
             // Restored: the offset of item 5, drawn by a quad in the gap below item 6.
-            b.restore_state();
+            b.state().restore();
             let gap = Quad::solid(white, [it.at[0] as f32, 28.0], [20.0, 6.0], [50, 50, 50, 255]);
             b.push(&gap).map_err(|e| e.to_string())?;
         }
     }
-    b.set_color_offset([0, 0, 0]);
+    b.state().set_color_offset([0, 0, 0]);
     Ok(())
 }
 

@@ -163,7 +163,7 @@ fn astc_void_extent(data: &[u8], pw: u32, ph: u32) -> Vec<u8> {
 
 /// A chain of `levels` levels of `rgba` (each a 2x2 box filter of the one above, on the stored
 /// values), each encoded, back to back: a texture's authored mips as
-/// [`layerbatch_core::Batcher::register`] takes them. `None` as [`encode`].
+/// [`layerbatch_core::TextureStore::register`] takes them. `None` as [`encode`].
 pub fn encode_chain(format: Format, rgba: &[u8], w: u32, h: u32, levels: u32) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut level = rgba.to_vec();

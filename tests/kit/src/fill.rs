@@ -142,7 +142,7 @@ impl GlCase {
             let renderer = Renderer::new(rig.gl.clone(), batcher.budget()).expect("renderer");
             let ids = sides
                 .iter()
-                .map(|&s| batcher.register(&TextureDesc::new(s, s), &texels(s)).expect("register"))
+                .map(|&s| batcher.textures().register(&TextureDesc::new(s, s), &texels(s)).expect("register"))
                 .collect();
             GlCase::Layerbatch { batcher, renderer, ids, effect }
         };
@@ -165,7 +165,7 @@ impl GlCase {
             GlCase::Raw(raw) => raw.draw(&rig.gl),
             GlCase::Layerbatch { batcher, renderer, ids, effect } => {
                 batcher.begin_frame();
-                batcher.set_effect(EffectId(*effect), [0.5; 4]).expect("a declared effect");
+                batcher.state().set_effect(EffectId(*effect), [0.5; 4]).expect("a declared effect");
                 for i in 0..K as usize {
                     let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
                     batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");
@@ -392,7 +392,7 @@ impl WgpuCase {
                 layerbatch_wgpu::Renderer::new(&rig.device, FORMAT, batcher.budget(), &options).expect("renderer");
             let ids = sides
                 .iter()
-                .map(|&s| batcher.register(&TextureDesc::new(s, s), &texels(s)).expect("register"))
+                .map(|&s| batcher.textures().register(&TextureDesc::new(s, s), &texels(s)).expect("register"))
                 .collect();
             let prepared = renderer.create_prepared();
             WgpuCase::Layerbatch { batcher, renderer, prepared, ids, effect }
@@ -414,7 +414,7 @@ impl WgpuCase {
         let mut encoder = rig.device.create_command_encoder(&Default::default());
         if let WgpuCase::Layerbatch { batcher, renderer, prepared, ids, effect } = self {
             batcher.begin_frame();
-            batcher.set_effect(EffectId(*effect), [0.5; 4]).expect("a declared effect");
+            batcher.state().set_effect(EffectId(*effect), [0.5; 4]).expect("a declared effect");
             for i in 0..K as usize {
                 let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
                 batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");

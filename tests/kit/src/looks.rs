@@ -147,18 +147,18 @@ pub fn register(b: &mut Batcher) -> Result<(Vec<TextureId>, TextureId), String> 
     let mut ids = Vec::with_capacity(TEXTURES);
     for t in 0..TEXTURES {
         let px: Vec<u8> = (0..TEX * TEX).flat_map(|i| texel(t, i % TEX, i / TEX)).collect();
-        let id = b.register(&TextureDesc::new(TEX, TEX), &px).map_err(|e| format!("register: {e}"))?;
+        let id = b.textures().register(&TextureDesc::new(TEX, TEX), &px).map_err(|e| format!("register: {e}"))?;
         if has_normal_map(t) {
             let nm: Vec<u8> = (0..TEX * TEX).flat_map(|i| normal(t, i % TEX, i / TEX)).collect();
-            b.register_normal_map(id, &nm).map_err(|e| format!("normal map: {e}"))?;
+            b.textures().register_normal_map(id, &nm).map_err(|e| format!("normal map: {e}"))?;
         }
         ids.push(id);
     }
     for row in RAMP_ROWS {
         let colors: Vec<[u8; 4]> = (0..layerbatch_core::RAMP_WIDTH_PX).map(|k| ramp_color(row, k)).collect();
-        b.write_ramp_row(row, &colors).map_err(|e| format!("ramp: {e}"))?;
+        b.textures().write_ramp_row(row, &colors).map_err(|e| format!("ramp: {e}"))?;
     }
-    Ok((ids, b.white().map_err(|e| format!("white: {e}"))?))
+    Ok((ids, b.textures().white().map_err(|e| format!("white: {e}"))?))
 }
 
 /// The quad of sprite `s` drawing `id`.
@@ -195,10 +195,10 @@ pub fn record(b: &mut Batcher, ids: &[TextureId], white: TextureId, lights: usiz
         b.add_light(l).map_err(|e| e.to_string())?;
     }
     for s in &sprites() {
-        b.set_lit(s.lit).map_err(|e| e.to_string())?;
-        b.set_effect(EffectId(s.effect), s.params).map_err(|e| e.to_string())?;
+        b.state().set_lit(s.lit).map_err(|e| e.to_string())?;
+        b.state().set_effect(EffectId(s.effect), s.params).map_err(|e| e.to_string())?;
         let q = quad(s, s.texture.map_or(white, |t| ids[t]));
-        b.set_sort_key(SortKey::zy(0, (s.at[1] + TEX) as f32));
+        b.state().set_sort_key(SortKey::zy(0, (s.at[1] + TEX) as f32));
         b.push(&q).map_err(|e| e.to_string())?;
     }
     Ok(())

@@ -172,7 +172,7 @@ impl Scene {
                 _ => Some(pixels),
             };
             // Data that is not the format's size (no encoder) is refused by `register`.
-            textures.push(batcher.register(&desc, &data.unwrap_or_default())?);
+            textures.push(batcher.textures().register(&desc, &data.unwrap_or_default())?);
             sizes.push((w, h));
         }
         let mut rng = Rng::new(opts.seed);
@@ -221,14 +221,15 @@ impl Scene {
         for _ in 0..count {
             let i = rng.next_u32() as usize % self.textures.len().max(1);
             let (w, h) = (1 + rng.next_u32() % max_px.max(1), 1 + rng.next_u32() % max_px.max(1));
-            batcher.free(self.textures[i])?;
-            match batcher.register(&TextureDesc::new(w, h), &texture_pixels(i, w, h)) {
+            batcher.textures().free(self.textures[i])?;
+            match batcher.textures().register(&TextureDesc::new(w, h), &texture_pixels(i, w, h)) {
                 Ok(id) => {
                     self.textures[i] = id;
                     self.sizes[i] = (w, h);
                 }
                 Err(e) => {
-                    self.textures[i] = batcher.register(&TextureDesc::new(1, 1), &texture_pixels(i, 1, 1))?;
+                    self.textures[i] =
+                        batcher.textures().register(&TextureDesc::new(1, 1), &texture_pixels(i, 1, 1))?;
                     self.sizes[i] = (1, 1);
                     return Err(e);
                 }

@@ -1,4 +1,4 @@
-//! Resident layers: quads recorded once and kept on the device ([`Batcher::create_resident`]).
+//! Resident layers: quads recorded once and kept on the device ([`TextureStore::create_resident`]).
 //!
 //! Core keeps each layer's quads (the truth its instances are made from), the arrays its
 //! slots hold, and where each texture it samples was when its instances were written. A
@@ -155,45 +155,7 @@ fn slot_of(table: &[Option<ArrayId>], array: u32) -> u32 {
 }
 
 impl Batcher {
-    /// Records `quads` once into a **resident layer** kept on the device: drawn each frame by
-    /// one item in the stream ([`Batcher::draw_resident`]), in painter's order among pushed
-    /// quads, with its own transform, tint, visibility and clip; updated by ranges
-    /// ([`Batcher::update_resident`]), so a frame that changes nothing uploads nothing. Its
-    /// quads may sample any textures, as pushed quads do: a layer is drawn in one draw call
-    /// (with indexed quads, one per `instance_capacity` quads).
-    ///
-    /// The buffer ([`Instance::quad_bytes`] a quad) is held against the byte budget. Core keeps
-    /// the quads: a texture the layer samples may move (arrays grow, pages compact) and the
-    /// layer stays right, and [`Batcher::restore`] re-creates it after a device loss with the
-    /// same id. A texture a layer samples cannot be freed ([`TextureError::InResident`]).
-    ///
-    /// ```
-    /// use layerbatch_core::{Batcher, Config, Limits, MockDevice, Quad, ResidentStyle, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let grass = batcher.register(&TextureDesc::new(16, 16), &[90; 16 * 16 * 4])?;
-    /// let hero = batcher.register(&TextureDesc::new(16, 16), &[200; 16 * 16 * 4])?;
-    /// let ground: Vec<Quad> = (0..1000).map(|i| Quad::rect(grass, [(i % 40) as f32 * 16.0, (i / 40) as f32 * 16.0], [16.0, 16.0])).collect();
-    /// let layer = batcher.create_resident(&ground)?;
-    /// let mut device = MockDevice::new(batcher.budget());
-    /// for frame in 0..2 {
-    ///     batcher.begin_frame();
-    ///     batcher.draw_resident(layer, &ResidentStyle::default())?;
-    ///     batcher.push(&Quad::rect(hero, [frame as f32, 0.0], [16.0, 16.0]))?;
-    ///     device.execute(batcher.finish())?;
-    ///     let c = device.frame_counters();
-    ///     assert_eq!(c.draw_calls, 2);
-    ///     // The first frame uploads the layer; the second nothing of it.
-    ///     assert_eq!(c.resident_bytes_written, if frame == 0 { 1000 * 64 } else { 0 });
-    /// }
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`ResidentError::Empty`], [`ResidentError::Quad`] for a quad `push` would refuse,
-    /// [`ResidentError::TooLarge`] past the device's largest buffer,
-    /// [`ResidentError::OverBudget`], [`ResidentError::TooManyArrays`] when the quads' textures
-    /// live in more arrays than one draw binds. Nothing changes then.
-    pub fn create_resident(&mut self, quads: &[Quad]) -> Result<ResidentId, ResidentError> {
+    pub(crate) fn create_resident(&mut self, quads: &[Quad]) -> Result<ResidentId, ResidentError> {
         let bytes = self.check_resident_quads(quads)?;
         let (table, textures) = survey(&self.registry.hot, quads);
         self.check_table(table.len())?;
@@ -227,16 +189,7 @@ impl Batcher {
         Ok(id)
     }
 
-    /// Replaces quads `first..first + quads.len()` of a resident layer: only those are
-    /// written to the device. Drawn from the next plan on; if a plan of the host's frame
-    /// already drew the layer (several plans a frame, [`Batcher::end_frame`]), from the frame
-    /// after, so that no pass of the frame shows a mix.
-    ///
-    /// # Errors
-    /// [`ResidentError::Stale`], [`ResidentError::OutOfRange`] past the layer's end (its
-    /// length is fixed: [`Batcher::replace_resident`] changes it), [`ResidentError::Quad`],
-    /// [`ResidentError::TooManyArrays`]. Nothing changes then.
-    pub fn update_resident(&mut self, id: ResidentId, first: u32, quads: &[Quad]) -> Result<(), ResidentError> {
+    pub(crate) fn update_resident(&mut self, id: ResidentId, first: u32, quads: &[Quad]) -> Result<(), ResidentError> {
         let e = self.residents.entry(id)?;
         let len = e.quads.len() as u32;
         if u64::from(first) + quads.len() as u64 > u64::from(len) {
@@ -276,13 +229,7 @@ impl Batcher {
         }
     }
 
-    /// Replaces every quad of a resident layer, whatever their number: the layer keeps its
-    /// id, and its buffer is made anew at the new size (held against the budget in place of
-    /// the old).
-    ///
-    /// # Errors
-    /// As [`Batcher::create_resident`], and [`ResidentError::Stale`]. Nothing changes then.
-    pub fn replace_resident(&mut self, id: ResidentId, quads: &[Quad]) -> Result<(), ResidentError> {
+    pub(crate) fn replace_resident(&mut self, id: ResidentId, quads: &[Quad]) -> Result<(), ResidentError> {
         let old_bytes = self.residents.entry(id)?.bytes;
         let bytes = self.check_resident_quads(quads)?;
         self.check_drawn_into_target(id, quads)?;
@@ -305,12 +252,7 @@ impl Batcher {
         Ok(())
     }
 
-    /// Destroys a resident layer: its bytes go back to the budget now, its buffer after the
-    /// plan that draws it last (the open frame's, if it drew it). The id is refused from now on.
-    ///
-    /// # Errors
-    /// [`ResidentError::Stale`].
-    pub fn destroy_resident(&mut self, id: ResidentId) -> Result<(), ResidentError> {
+    pub(crate) fn destroy_resident(&mut self, id: ResidentId) -> Result<(), ResidentError> {
         let bytes = self.residents.entry(id)?.bytes;
         self.alloc.release_buffer(bytes);
         let r = &mut self.residents;
@@ -384,16 +326,11 @@ impl Batcher {
         self.frames.holds_frees() && e.drawn_frame == Some(self.frame_number())
     }
 
-    /// Quads a resident layer holds.
-    ///
-    /// # Errors
-    /// [`ResidentError::Stale`].
-    pub fn resident_len(&self, id: ResidentId) -> Result<u32, ResidentError> {
+    pub(crate) fn resident_len(&self, id: ResidentId) -> Result<u32, ResidentError> {
         Ok(self.residents.entry(id)?.quads.len() as u32)
     }
 
-    /// Bytes of device buffers the resident layers hold against the budget.
-    pub fn resident_bytes(&self) -> u64 {
+    pub(crate) fn resident_bytes(&self) -> u64 {
         self.residents.bytes
     }
 

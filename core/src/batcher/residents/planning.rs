@@ -266,7 +266,7 @@ fn fits_or_warn(warned: &mut bool, id: ResidentId, slots: usize, max: u32) -> bo
     if !std::mem::replace(warned, true) {
         log::warn!(
             "resident layer {id:?}: its textures live in {slots} arrays, more than one draw binds ({max}); not drawn \
-             until they fit (Counters::resident_draws_dropped; Batcher::compact)"
+             until they fit (Counters::resident_draws_dropped; TextureStore::compact)"
         );
     }
     false

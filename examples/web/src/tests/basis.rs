@@ -40,7 +40,7 @@ pub(super) async fn basis_files(backend: Backend) -> Checked {
             let mut batcher = Batcher::new(dev.limits().with_format_families(families), Config::default())
                 .map_err(|e| format!("budget: {e}"))?;
             dev.init(batcher.budget())?;
-            let ids = batcher.register_file(&file, &like).map_err(|e| format!("{name} ({what}): {e}"))?;
+            let ids = batcher.textures().register_file(&file, &like).map_err(|e| format!("{name} ({what}): {e}"))?;
             let desc = batcher.desc(ids[0]).map_err(|e| e.to_string())?;
             let target = BasisTarget::choose(families, &desc);
             let read = read_basis(&file, &like, FileLimits::default(), families).map_err(|e| format!("{name}: {e}"))?;

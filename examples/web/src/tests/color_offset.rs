@@ -33,7 +33,7 @@ pub async fn color_offset(backend: Backend) -> Checked {
 async fn draw_on(dev: &mut Device) -> Result<Vec<u8>, Fail> {
     let mut b = Batcher::new(dev.limits(), scene::config()).map_err(|e| format!("budget: {e}"))?;
     dev.init(b.budget())?;
-    let white = b.white().map_err(|e| format!("white: {e}"))?;
+    let white = b.textures().white().map_err(|e| format!("white: {e}"))?;
     b.begin_frame();
     scene::record(&mut b, white)?;
     dev.draw(b.finish()).await?;

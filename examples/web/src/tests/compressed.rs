@@ -34,10 +34,11 @@ pub(super) async fn compressed_families(backend: Backend) -> Checked {
         let d = TextureDesc::new(30, 22).with_format(format);
         let [bw, bh] = format.block_size_px();
         let blocks = 30_u32.div_ceil(bw) * 22_u32.div_ceil(bh);
-        let id = batcher.register(&d, &block.repeat(blocks as usize)).map_err(|e| format!("{format}: {e}"))?;
+        let id =
+            batcher.textures().register(&d, &block.repeat(blocks as usize)).map_err(|e| format!("{format}: {e}"))?;
         let image = frame(&mut dev, &mut batcher, &[Quad::rect(id, [8.0, 8.0], [30.0, 22.0])]).await?;
         image.rect([8, 8, 38, 30], want, 2, &format!("{format} ({})", backend.name()))?;
-        batcher.free(id).map_err(|e| e.to_string())?;
+        batcher.textures().free(id).map_err(|e| e.to_string())?;
         drawn.push(format.name());
     }
     Ok(format!("families {families}; drew {drawn:?} ({})", backend.name()))

@@ -145,7 +145,7 @@ async fn glyphs_against_swash(rig: &mut HudRig, scene: &HudScene) -> Checked {
     let [w, h] = scene.size_px;
     let mut want = TextReference::new(w, h, BACK);
     let HudRig { dev, batcher, drawer } = rig;
-    let white = batcher.white().map_err(|e| format!("white: {e}"))?;
+    let white = batcher.textures().white().map_err(|e| format!("white: {e}"))?;
     batcher.begin_frame();
     batcher.push(&Quad::solid(white, [0.0, 0.0], [w as f32, h as f32], BACK)).map_err(|e| format!("{e}"))?;
     let texts = scene.items.iter().filter_map(|i| match i {

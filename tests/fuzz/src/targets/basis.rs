@@ -1,7 +1,7 @@
 //! `basis`: mutations of real Basis Universal KTX2 files (ETC1S and UASTC; zstd or not; mips,
 //! arrays, odd sizes, alpha or not), written by Binomial's basisu at the start of the run
 //! (`scripts/install-test-tools.sh` installs it), through `read_basis` for every target and
-//! `Batcher::register_ktx2`.
+//! `TextureStore::register_ktx2`.
 
 use super::ktx2::{hostile_zstd_level, set_level_index_field};
 use super::{check_file, file_input, mutate, mutated, Mutation};
@@ -171,6 +171,8 @@ impl Target for Basis {
             Err(Ktx2Error::Format { .. }) => read_ktx2(&file, &like, limits),
             read => read,
         };
-        check_file(input, MAX_BYTES, &read, ("read_basis", "register_ktx2"), |b| b.register_ktx2(&file, &like))
+        check_file(input, MAX_BYTES, &read, ("read_basis", "register_ktx2"), |b| {
+            b.textures().register_ktx2(&file, &like)
+        })
     }
 }

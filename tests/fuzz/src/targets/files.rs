@@ -1,6 +1,6 @@
 //! `files`: mutations of valid `.astc` and DDS files (every ASTC block size; legacy and DX10
 //! DDS headers, BC and RGBA/BGRA, mips and arrays) through `read_file` and
-//! `Batcher::register_file`. Seeds alternate kinds, so each gets half the inputs. (KTX2 has
+//! `TextureStore::register_file`. Seeds alternate kinds, so each gets half the inputs. (KTX2 has
 //! its own target, `ktx2`.)
 
 use super::{check_file, file_input, mutate, mutated, Mutation};
@@ -140,6 +140,8 @@ impl Target for Files {
         let file = self.file(input);
         let like = TextureDesc::new(1, 1);
         let read = read_file(&file, &like, FileLimits::new(MAX_BYTES, 256));
-        check_file(input, MAX_BYTES, &read, ("read_file", "register_file"), |b| b.register_file(&file, &like))
+        check_file(input, MAX_BYTES, &read, ("read_file", "register_file"), |b| {
+            b.textures().register_file(&file, &like)
+        })
     }
 }

@@ -40,13 +40,14 @@ impl Target for MeshTarget {
             return Outcome::Finding("Batcher::new failed".to_string());
         };
         let (w, h) = (1 + u32::from(r.u8() % 64), 1 + u32::from(r.u8() % 64));
-        let registered = |b: &mut Batcher| b.register(&TextureDesc::new(w, h), &vec![200; (w * h * 4) as usize]);
+        let registered =
+            |b: &mut Batcher| b.textures().register(&TextureDesc::new(w, h), &vec![200; (w * h * 4) as usize]);
         let (Ok(white), Ok(texture), Ok(freed), Ok(foreign)) =
-            (batcher.white(), registered(&mut batcher), registered(&mut batcher), registered(&mut other))
+            (batcher.textures().white(), registered(&mut batcher), registered(&mut batcher), registered(&mut other))
         else {
             return Outcome::Finding("registering a small texture failed".to_string());
         };
-        if batcher.free(freed).is_err() {
+        if batcher.textures().free(freed).is_err() {
             return Outcome::Finding("freeing a texture failed".to_string());
         }
         let (mut validator, mut device) = (PlanValidator::new(batcher.budget()), MockDevice::new(batcher.budget()));

@@ -44,7 +44,7 @@ impl Target for NineSliceTarget {
             return Outcome::Finding("Batcher::new failed".to_string());
         };
         let (w, h) = case.texture_px;
-        let Ok(texture) = batcher.register(&TextureDesc::new(w, h), &vec![255; (w * h * 4) as usize]) else {
+        let Ok(texture) = batcher.textures().register(&TextureDesc::new(w, h), &vec![255; (w * h * 4) as usize]) else {
             return Outcome::Finding("registering a small texture failed".to_string());
         };
         let (mut validator, mut device) = (PlanValidator::new(batcher.budget()), MockDevice::new(batcher.budget()));
@@ -127,6 +127,6 @@ fn placeholder() -> TextureId {
     static ID: std::sync::OnceLock<TextureId> = std::sync::OnceLock::new();
     *ID.get_or_init(|| {
         let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).expect("a batcher");
-        b.white().expect("the white texture")
+        b.textures().white().expect("the white texture")
     })
 }

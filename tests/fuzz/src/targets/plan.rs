@@ -26,7 +26,7 @@ fn sprites(b: &mut Batcher, sizes: &[(u32, u32)]) -> Result<Vec<layerbatch_core:
         .enumerate()
         .map(|(i, &(w, h))| {
             let px = vec![(i * 37) as u8; (w * h * 4) as usize];
-            b.register(&TextureDesc::new(w, h), &px).map_err(|e| e.to_string())
+            b.textures().register(&TextureDesc::new(w, h), &px).map_err(|e| e.to_string())
         })
         .collect()
 }
@@ -45,10 +45,10 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     let mut out = Vec::new();
     let limits = Limits::guaranteed_minimum().with_format_families(FormatFamilies::ALL);
     let mut b = Batcher::new(limits, Config::default()).map_err(|e| err(&e))?;
-    let white = b.white().map_err(|e| err(&e))?;
+    let white = b.textures().white().map_err(|e| err(&e))?;
     let ids = sprites(&mut b, &[(16, 16), (8, 30), (64, 64), (300, 200), (1, 1), (128, 32)])?;
     let layer_quads: Vec<Quad> = (0..40).map(|i| Quad::rect(ids[i % ids.len()], [i as f32, 2.0], [9.0, 9.0])).collect();
-    let layer = b.create_resident(&layer_quads).map_err(|e| err(&e))?;
+    let layer = b.textures().create_resident(&layer_quads).map_err(|e| err(&e))?;
     let style = ResidentStyle::default().with_tint([0.5; 4]).with_clip(Some([0, 0, 50, 50]));
     b.begin_frame();
     draw_all(&mut b, &ids)?;
@@ -59,19 +59,19 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     }
     mesh.push_triangle(0, 1, 2);
     b.push_mesh(white, &mesh).map_err(|e| err(&e))?;
-    b.set_blend(BlendMode::Additive);
-    b.set_clip(Some([2, 3, 100, 50]));
-    b.set_transform([1.0, 0.2, -0.2, 1.0, 5.0, 6.0]);
+    b.state().set_blend(BlendMode::Additive);
+    b.state().set_clip(Some([2, 3, 100, 50]));
+    b.state().set_transform([1.0, 0.2, -0.2, 1.0, 5.0, 6.0]);
     draw_all(&mut b, &ids)?;
     let plan1 = b.finish().clone();
     out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: plan1.clone() });
     // Plan 2: many more sprites (arrays grow), some freed.
     let more = sprites(&mut b, &[(32, 32); 40])?;
     for id in more.iter().step_by(3) {
-        b.free(*id).map_err(|e| err(&e))?;
+        b.textures().free(*id).map_err(|e| err(&e))?;
     }
-    let _ = b.free(ids[1]);
-    b.update_resident(layer, 5, &layer_quads[20..30]).map_err(|e| err(&e))?;
+    let _ = b.textures().free(ids[1]);
+    b.textures().update_resident(layer, 5, &layer_quads[20..30]).map_err(|e| err(&e))?;
     b.begin_frame();
     b.draw_resident(layer, &ResidentStyle::default()).map_err(|e| err(&e))?;
     draw_all(&mut b, &ids[2..])?;
@@ -88,7 +88,8 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     out.push(Scenario { budget: b.budget().clone(), history: vec![plan1, plan2], plan: plan3 });
     // A render target drawn into, then sampled.
     let mut b = Batcher::new(limits, Config::default()).map_err(|e| err(&e))?;
-    let target = b.register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget), &[]).map_err(|e| err(&e))?;
+    let target =
+        b.textures().register(&TextureDesc::new(64, 64).with_usage(Usage::RenderTarget), &[]).map_err(|e| err(&e))?;
     let ids = sprites(&mut b, &[(16, 16), (20, 20)])?;
     b.begin_frame_into(target, Some([0.0, 0.0, 0.0, 1.0])).map_err(|e| err(&e))?;
     draw_all(&mut b, &ids)?;
@@ -107,7 +108,7 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
         (Format::Astc { block: layerbatch_core::AstcBlock::B4x4, srgb: false }, 64, 16, 3),
     ] {
         let desc = TextureDesc::new(w, h).with_format(format).with_mip_levels(levels);
-        ids.push(b.register(&desc, &vec![0x5A; desc.byte_len()]).map_err(|e| err(&e))?);
+        ids.push(b.textures().register(&desc, &vec![0x5A; desc.byte_len()]).map_err(|e| err(&e))?);
     }
     b.begin_frame();
     draw_all(&mut b, &ids)?;
@@ -412,7 +413,7 @@ fn dummy_id() -> layerbatch_core::TextureId {
     static ID: std::sync::OnceLock<layerbatch_core::TextureId> = std::sync::OnceLock::new();
     *ID.get_or_init(|| {
         let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).expect("a batcher");
-        b.white().expect("the white texture")
+        b.textures().white().expect("the white texture")
     })
 }
 

@@ -237,7 +237,7 @@ impl Target for ShapesTarget {
         let Ok(mut batcher) = Batcher::new(Limits::guaranteed_minimum(), Config::default()) else {
             return Outcome::Finding("Batcher::new failed".to_string());
         };
-        let Ok(white) = batcher.white() else { return Outcome::Finding("white() failed".to_string()) };
+        let Ok(white) = batcher.textures().white() else { return Outcome::Finding("white() failed".to_string()) };
         let (mut validator, mut device) = (PlanValidator::new(batcher.budget()), MockDevice::new(batcher.budget()));
         batcher.begin_frame();
         if let Err(e) = batcher.push_mesh(white, &mesh) {

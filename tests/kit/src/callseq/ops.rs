@@ -67,7 +67,7 @@ impl World {
             56..=69 => self.push(c)?,
             70..=72 => self.begin(c)?,
             73..=74 => {
-                let moved = self.batcher.compact();
+                let moved = self.batcher.textures().compact();
                 if self.model.frame.open && moved > 0 {
                     return Err(format!("compact moved {moved} inside a frame"));
                 }
@@ -106,7 +106,7 @@ impl World {
     fn register_known_file(&mut self, c: &mut dyn Choices) -> Result<(), String> {
         let f = self.files[c.below(self.files.len() as u64) as usize].clone();
         let like = TextureDesc::new(1, 1).with_filter(Filter::Nearest);
-        match self.batcher.register_file(&f.bytes, &like) {
+        match self.batcher.textures().register_file(&f.bytes, &like) {
             Ok(ids) if ids.len() == 1 => {
                 let id = ids[0];
                 let desc = self.batcher.desc(id).map_err(|e| format!("{e}"))?;
@@ -164,7 +164,7 @@ impl World {
         let registered = if desc.format == Format::Bc1RgbaUnorm {
             self.register_blocks(c, &desc, &pixels)
         } else {
-            self.batcher.register(&desc, &pixels).map_err(Some)
+            self.batcher.textures().register(&desc, &pixels).map_err(Some)
         };
         match registered {
             Ok(id) => {
@@ -204,7 +204,7 @@ impl World {
                 c.chance(50),
             );
             let like = TextureDesc::new(1, 1).with_filter(Filter::Nearest);
-            return match self.batcher.register_file(&file, &like) {
+            return match self.batcher.textures().register_file(&file, &like) {
                 Ok(ids) if ids.len() == 1 => Ok(ids[0]),
                 Ok(ids) => panic!("a one-texture KTX2 file registered as {} textures", ids.len()),
                 Err(
@@ -216,7 +216,7 @@ impl World {
             };
         }
         let _ = c;
-        self.batcher.register(desc, blocks).map_err(Some)
+        self.batcher.textures().register(desc, blocks).map_err(Some)
     }
 
     fn update(&mut self, c: &mut dyn Choices) -> Result<(), String> {
@@ -227,7 +227,7 @@ impl World {
         let desc = self.model.live[&id].desc;
         let color = self.color(c);
         let px = solid(&desc, color);
-        self.batcher.update(id, &px).map_err(|e| format!("update {id:?}: {e}"))?;
+        self.batcher.textures().update(id, &px).map_err(|e| format!("update {id:?}: {e}"))?;
         trace(|| format!("update {id:?}"));
         self.model.written(id, desc, &px, Some(color));
         Ok(())
@@ -241,7 +241,10 @@ impl World {
         let (x, y) = (c.below(u64::from(w)) as u32, c.below(u64::from(h)) as u32);
         let (rw, rh) = (1 + c.below(u64::from(w - x)) as u32, 1 + c.below(u64::from(h - y)) as u32);
         let patch = [c.below(256) as u8, 7, 9, 255].repeat((rw * rh) as usize);
-        self.batcher.update_region(id, [x, y, rw, rh], &patch).map_err(|e| format!("update_region {id:?}: {e}"))?;
+        self.batcher
+            .textures()
+            .update_region(id, [x, y, rw, rh], &patch)
+            .map_err(|e| format!("update_region {id:?}: {e}"))?;
         for r in 0..rh as usize {
             let at = ((y as usize + r) * w as usize + x as usize) * 4;
             t.pixels[at..at + rw as usize * 4].copy_from_slice(&patch[r * rw as usize * 4..(r + 1) * rw as usize * 4]);
@@ -260,7 +263,7 @@ impl World {
         let desc = TextureDesc { width_px: 1 + c.below(40) as u32, height_px: 1 + c.below(40) as u32, ..old };
         let color = self.color(c);
         let px = solid(&desc, color);
-        match self.batcher.resize(id, desc.width_px, desc.height_px, &px) {
+        match self.batcher.textures().resize(id, desc.width_px, desc.height_px, &px) {
             Ok(()) => {
                 trace(|| format!("resize {id:?} to {}x{}", desc.width_px, desc.height_px));
                 if self.model.frame.pushed.iter().any(|p| p.0 == id) {
@@ -280,7 +283,7 @@ impl World {
 
     fn free(&mut self, c: &mut dyn Choices) -> Result<(), String> {
         let Some(id) = self.pick(c, |_| true) else { return Ok(()) };
-        match (self.batcher.free(id), self.model.in_resident(id)) {
+        match (self.batcher.textures().free(id), self.model.in_resident(id)) {
             (Ok(()), false) => {
                 trace(|| format!("free {id:?}"));
                 if self.model.frame.open && self.model.frame.pushed.iter().any(|p| p.0 == id) {
@@ -289,7 +292,7 @@ impl World {
                 }
                 self.model.live.remove(&id);
                 self.model.dead.push(id);
-                match self.batcher.free(id) {
+                match self.batcher.textures().free(id) {
                     Err(TextureError::Stale(s)) if s == id => Ok(()),
                     r => Err(format!("double free of {id:?}: {r:?}")),
                 }
@@ -303,9 +306,9 @@ impl World {
     }
 
     /// The drawing state the batcher reports now.
-    fn look(&self) -> Look {
-        let b = &self.batcher;
-        (b.draw_state(), b.effect(), b.lit(), b.sort_key(), b.color_offset())
+    fn look(&mut self) -> Look {
+        let s = self.batcher.state();
+        (s.draw_state(), s.effect(), s.lit(), s.sort_key(), s.color_offset())
     }
 
     /// Effects, lights, normal maps, ramp rows, sort keys, colour offsets, saved and restored
@@ -318,7 +321,7 @@ impl World {
                 let effects = budget.effects.len() as u64;
                 let id = EffectId(c.below(effects + 2) as u8);
                 let ok = u64::from(id.0) <= effects;
-                match self.batcher.set_effect(id, [0.5, 0.25, 1.0, 0.5]) {
+                match self.batcher.state().set_effect(id, [0.5, 0.25, 1.0, 0.5]) {
                     Ok(()) if ok => {}
                     Err(_) if !ok => self.tally.refused += 1,
                     r => return Err(format!("set_effect {id:?} of {effects}: {r:?}")),
@@ -333,7 +336,7 @@ impl World {
                     }
                     (r, l, o) => return Err(format!("add_light (lights {l}, frame open {o}): {r:?}")),
                 }
-                let _ = self.batcher.set_lit(c.chance(70));
+                let _ = self.batcher.state().set_lit(c.chance(70));
             }
             2 => {
                 let Some(id) =
@@ -343,7 +346,7 @@ impl World {
                 };
                 let d = self.model.live[&id].desc;
                 let normals = [128, 128, 255, 255].repeat((d.width_px * d.height_px) as usize);
-                let r = self.batcher.register_normal_map(id, &normals);
+                let r = self.batcher.textures().register_normal_map(id, &normals);
                 trace(|| format!("register_normal_map {id:?}: {r:?}"));
                 match (r, lights) {
                     (Ok(()), true) => self.model.live.get_mut(&id).ok_or("dead")?.normal_map = true,
@@ -355,25 +358,28 @@ impl World {
             3 => {
                 let row = c.below(256) as u8;
                 let colors = vec![[c.below(256) as u8, 0, 0, 255]; 1 + c.below(256) as usize];
-                if self.batcher.write_ramp_row(row, &colors).is_ok() {
+                if self.batcher.textures().write_ramp_row(row, &colors).is_ok() {
                     self.model.ramp.insert(row, colors);
                 } else {
                     self.tally.refused += 1;
                 }
             }
             4 => {
-                self.batcher.set_sort_key(SortKey::zy(c.below(5) as i16 - 2, c.below(100) as f32));
+                self.batcher.state().set_sort_key(SortKey::zy(c.below(5) as i16 - 2, c.below(100) as f32));
                 let offset = [c.below(256) as u8, c.below(256) as u8, c.below(256) as u8];
-                self.batcher.set_color_offset(offset);
-                if self.batcher.color_offset() != offset {
-                    return Err(format!("set_color_offset {offset:?}: reads back {:?}", self.batcher.color_offset()));
+                self.batcher.state().set_color_offset(offset);
+                if self.batcher.state().color_offset() != offset {
+                    return Err(format!(
+                        "set_color_offset {offset:?}: reads back {:?}",
+                        self.batcher.state().color_offset()
+                    ));
                 }
             }
             5 if self.model.frame.open => self.save_or_restore(c)?,
             _ => {
                 let clip = c.chance(50).then(|| [0, 0, c.below(300) as u32, c.below(300) as u32]);
                 self.model.frame.clipped |= clip.is_some();
-                self.batcher.set_clip(clip);
+                self.batcher.state().set_clip(clip);
             }
         }
         Ok(())
@@ -383,12 +389,12 @@ impl World {
     /// what the batcher reported at the matching save, and none without a save.
     fn save_or_restore(&mut self, c: &mut dyn Choices) -> Result<(), String> {
         if c.chance(50) {
-            self.batcher.save_state();
+            self.batcher.state().save();
             let look = self.look();
             self.model.frame.saved.push(look);
         } else {
             let expected = self.model.frame.saved.pop();
-            let restored = self.batcher.restore_state();
+            let restored = self.batcher.state().restore();
             trace(|| format!("restore_state: {restored}, the model's {expected:?}"));
             match expected {
                 Some(look) if restored && self.look() == look => {}
@@ -530,7 +536,7 @@ impl World {
         let tiles = self.tiles.as_ref().map(|t| ([t.sets[0], t.sets[1 + t.shown]], t.sets[2 - t.shown]));
         self.model.check_plan(plan, &self.device, tiles, max_lights)?;
         for (row, colors) in &self.model.ramp {
-            let kept = self.batcher.ramp_row(*row).ok_or(format!("ramp row {row} written, not kept"))?;
+            let kept = self.batcher.textures().ramp_row(*row).ok_or(format!("ramp row {row} written, not kept"))?;
             if kept.get(..4) != Some(&colors[0][..]) {
                 return Err(format!("ramp row {row} holds other colours than written"));
             }
@@ -586,7 +592,7 @@ impl World {
             if listed.contains(&id) {
                 if self.setup.pixel_exact || c.chance(90) {
                     let (desc, color, px) = (t.desc, t.color, t.pixels.clone());
-                    self.batcher.update(id, &px).map_err(|e| format!("re-sending {id:?}: {e}"))?;
+                    self.batcher.textures().update(id, &px).map_err(|e| format!("re-sending {id:?}: {e}"))?;
                     self.model.written(id, desc, &px, color);
                 } else {
                     let t = self.model.live.get_mut(&id).ok_or("dead")?;
@@ -611,13 +617,13 @@ impl World {
         self.model.frame.open = true;
         let residents: Vec<ResidentId> = self.model.residents.keys().copied().collect();
         for id in residents {
-            self.batcher.destroy_resident(id).map_err(|e| format!("destroy {id:?} at the end: {e}"))?;
+            self.batcher.textures().destroy_resident(id).map_err(|e| format!("destroy {id:?} at the end: {e}"))?;
             self.model.residents.remove(&id);
         }
         self.tiles = None;
         let ids: Vec<TextureId> = self.model.live.keys().copied().collect();
         for id in ids {
-            self.batcher.free(id).map_err(|e| format!("free {id:?} at the end: {e}"))?;
+            self.batcher.textures().free(id).map_err(|e| format!("free {id:?} at the end: {e}"))?;
             self.model.live.remove(&id);
         }
         self.finish().map(|_| ())

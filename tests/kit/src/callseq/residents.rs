@@ -51,7 +51,7 @@ impl World {
         let n = 1 + c.below(u64::from(BAND_CELLS)) as u32;
         let cells: Vec<u32> = (band * BAND_CELLS..band * BAND_CELLS + n).collect();
         let Some(quads) = self.resident_quads(c, &cells) else { return Ok(()) };
-        match self.batcher.create_resident(&quads) {
+        match self.batcher.textures().create_resident(&quads) {
             Ok(id) => {
                 let quads = quads.iter().map(|q| q.texture).collect();
                 trace(|| format!("create_resident {id:?} {quads:?}"));
@@ -98,7 +98,7 @@ impl World {
                 "update_resident {id:?} {first}+{count} parks {parks} drawn now {drawn_now} into target {into_target}"
             )
         });
-        match self.batcher.update_resident(id, first, &quads) {
+        match self.batcher.textures().update_resident(id, first, &quads) {
             Ok(()) if !(into_target && drawn_now && !parks) => {
                 let textures = quads.iter().map(|q| q.texture).collect::<Vec<_>>();
                 let r = self.model.residents.get_mut(&id).ok_or("no such resident")?;
@@ -127,7 +127,7 @@ impl World {
         let n = 1 + c.below(u64::from(BAND_CELLS)) as u32;
         let cells: Vec<u32> = (band * BAND_CELLS..band * BAND_CELLS + n).collect();
         let Some(quads) = self.resident_quads(c, &cells) else { return Ok(()) };
-        match self.batcher.replace_resident(id, &quads) {
+        match self.batcher.textures().replace_resident(id, &quads) {
             Ok(()) => {
                 trace(|| format!("replace_resident {id:?} with {} quads", quads.len()));
                 let quads = quads.iter().map(|q| q.texture).collect();
@@ -144,7 +144,7 @@ impl World {
 
     pub(super) fn destroy_resident(&mut self, c: &mut dyn Choices) -> Result<(), String> {
         let Some(id) = self.pick_resident(c) else { return Ok(()) };
-        self.batcher.destroy_resident(id).map_err(|e| format!("destroy_resident {id:?}: {e}"))?;
+        self.batcher.textures().destroy_resident(id).map_err(|e| format!("destroy_resident {id:?}: {e}"))?;
         trace(|| format!("destroy_resident {id:?}"));
         if let Some(r) = self.model.residents.remove(&id) {
             if self.model.frame.drawn.iter().any(|d| d.0 == id) {
@@ -152,7 +152,7 @@ impl World {
                 self.model.frame.doomed.push((id, r));
             }
         }
-        match self.batcher.destroy_resident(id) {
+        match self.batcher.textures().destroy_resident(id) {
             Err(ResidentError::Stale(s)) if s == id => Ok(()),
             r => Err(format!("destroying {id:?} twice: {r:?}")),
         }
@@ -242,7 +242,7 @@ impl World {
         for _ in 0..3 {
             let color = self.color(c);
             let px = solid(&desc, color);
-            match self.batcher.register(&desc, &px) {
+            match self.batcher.textures().register(&desc, &px) {
                 Ok(id) => {
                     self.model.written(id, desc, &px, Some(color));
                     sets.push(id);

@@ -122,7 +122,9 @@ fn small_pages() -> Config {
 /// Registers a `w` x `h` texture of `desc`'s other settings, its pixels from `seed`.
 fn register(b: &mut Batcher, desc: TextureDesc, seed: usize) -> TextureId {
     let pixels = texture_pixels(seed, desc.width_px, desc.height_px);
-    b.register(&desc, &pixels).unwrap_or_else(|e| panic!("register {}x{}: {e}", desc.width_px, desc.height_px))
+    b.textures()
+        .register(&desc, &pixels)
+        .unwrap_or_else(|e| panic!("register {}x{}: {e}", desc.width_px, desc.height_px))
 }
 
 /// One frame drawing each of `textures` as a 12 px square, in a grid over a 64 px target.
@@ -148,9 +150,9 @@ fn registrations_create_arrays(b: &mut Batcher) -> Vec<FramePlan> {
     // The same textures again (nothing to upload), in three blend runs.
     b.begin_frame();
     push_grid(b, &ids[..4]);
-    b.set_blend(BlendMode::Multiply);
+    b.state().set_blend(BlendMode::Multiply);
     push_grid(b, &ids[4..8]);
-    b.set_blend(BlendMode::Over);
+    b.state().set_blend(BlendMode::Over);
     push_grid(b, &ids[8..]);
     vec![first, b.finish().clone()]
 }
@@ -188,11 +190,11 @@ fn compaction(b: &mut Batcher) -> Vec<FramePlan> {
     let kept: Vec<TextureId> = ids.iter().enumerate().filter(|(i, _)| i % 4 == 3).map(|(_, &t)| t).collect();
     for (i, &t) in ids.iter().enumerate() {
         if i % 4 != 3 {
-            b.free(t).expect("live");
+            b.textures().free(t).expect("live");
         }
     }
     plans.push(frame(b, &kept[..20]));
-    assert!(b.compact() > 0, "compaction: nothing moved");
+    assert!(b.textures().compact() > 0, "compaction: nothing moved");
     plans.push(frame(b, &kept[4..]));
     plans
 }
@@ -205,13 +207,13 @@ fn mip_levels(b: &mut Batcher) -> Vec<FramePlan> {
     ];
     let first = frame(b, &ids);
     // A dynamic texture rewritten: every level again.
-    b.update(ids[2], &texture_pixels(5, 64, 64)).expect("update");
+    b.textures().update(ids[2], &texture_pixels(5, 64, 64)).expect("update");
     vec![first, frame(b, &ids)]
 }
 
 fn render_target_with_mips(b: &mut Batcher) -> Vec<FramePlan> {
     let rt_desc = TextureDesc::new(64, 64).with_usage(Usage::RenderTarget).with_mip_levels(4);
-    let rt = b.register(&rt_desc, &[]).expect("a render target");
+    let rt = b.textures().register(&rt_desc, &[]).expect("a render target");
     let sprite = register(b, TextureDesc::new(16, 16), 1);
     let mut plans = Vec::new();
     for _ in 0..2 {
@@ -231,7 +233,7 @@ fn free_and_destroy(b: &mut Batcher) -> Vec<FramePlan> {
     let mut plans = vec![frame(b, &[small.clone(), big.clone()].concat())];
     // Every dynamic texture freed: their arrays go.
     for &t in &big {
-        b.free(t).expect("live");
+        b.textures().free(t).expect("live");
     }
     plans.push(frame(b, &small));
     plans.push(frame(b, &small[1..]));
@@ -298,36 +300,36 @@ fn clips(b: &mut Batcher) -> Vec<FramePlan> {
     let ids: Vec<TextureId> = (0..6).map(|i| register(b, TextureDesc::new(12, 12), i)).collect();
     b.begin_frame();
     push_grid(b, &ids[..3]);
-    b.set_clip(Some([10, 10, 30, 30]));
+    b.state().set_clip(Some([10, 10, 30, 30]));
     push_grid(b, &ids);
-    b.set_clip(Some([50, 40, 100, 100]));
+    b.state().set_clip(Some([50, 40, 100, 100]));
     push_grid(b, &ids[2..]);
-    b.set_clip(Some([64, 0, 10, 10]));
+    b.state().set_clip(Some([64, 0, 10, 10]));
     push_grid(b, &ids[..2]);
-    b.set_clip(Some([5, 5, 0, 8]));
+    b.state().set_clip(Some([5, 5, 0, 8]));
     push_grid(b, &ids[..1]);
     // 16 instances of their own block, all clipped away.
-    b.set_clip(Some([0, 70, 64, 64]));
+    b.state().set_clip(Some([0, 70, 64, 64]));
     for _ in 0..16 {
         push_grid(b, &ids[..1]);
     }
-    b.set_clip(None);
+    b.state().set_clip(None);
     push_grid(b, &ids);
     let first = b.finish().clone();
 
     b.begin_frame();
-    b.set_clip(Some([100, 100, 4, 4]));
+    b.state().set_clip(Some([100, 100, 4, 4]));
     push_grid(b, &ids);
     let nothing = b.finish().clone();
 
     b.begin_frame();
     push_grid(b, &ids[..2]);
-    b.set_clip(Some([0, 0, 32, 64]));
-    b.set_blend(BlendMode::Additive);
+    b.state().set_clip(Some([0, 0, 32, 64]));
+    b.state().set_blend(BlendMode::Additive);
     push_grid(b, &ids[2..4]);
-    b.set_blend(BlendMode::Multiply);
+    b.state().set_blend(BlendMode::Multiply);
     push_grid(b, &ids[4..]);
-    b.set_clip(None);
+    b.state().set_clip(None);
     push_grid(b, &ids);
     vec![first, nothing, b.finish().clone()]
 }
@@ -344,8 +346,8 @@ fn resident_layers(b: &mut Batcher) -> Vec<FramePlan> {
             .map(|i| Quad::rect(ids[i % ids.len()], [(i % 8) as f32 * 8.0, (i / 8) as f32 * 8.0], [7.0, 7.0]))
             .collect()
     };
-    let layer = b.create_resident(&grid(&ids, 40)).expect("a layer");
-    let other = b.create_resident(&grid(&ids[6..], 20)).expect("a second layer");
+    let layer = b.textures().create_resident(&grid(&ids, 40)).expect("a layer");
+    let other = b.textures().create_resident(&grid(&ids[6..], 20)).expect("a second layer");
     let mut plans = Vec::new();
     let frame_with = |b: &mut Batcher, draw: &dyn Fn(&mut Batcher)| {
         b.begin_frame();
@@ -362,9 +364,9 @@ fn resident_layers(b: &mut Batcher) -> Vec<FramePlan> {
         b.draw_resident(layer, &moved).unwrap();
         b.draw_resident(other, &style.with_clip(Some([0, 0, 20, 20]))).unwrap();
     }));
-    b.update_resident(layer, 10, &grid(&ids[2..], 5)).unwrap();
+    b.textures().update_resident(layer, 10, &grid(&ids[2..], 5)).unwrap();
     plans.push(frame_with(b, &|b| b.draw_resident(layer, &style).unwrap()));
-    b.replace_resident(other, &grid(&ids[1..4], 30)).unwrap();
+    b.textures().replace_resident(other, &grid(&ids[1..4], 30)).unwrap();
     // The class arrays the layers sample grow.
     for i in 0..40 {
         register(b, TextureDesc::new(200, 150), 100 + i);
@@ -372,7 +374,7 @@ fn resident_layers(b: &mut Batcher) -> Vec<FramePlan> {
     plans.push(frame_with(b, &|b| {
         b.draw_resident(layer, &style).unwrap();
         b.draw_resident(other, &style).unwrap();
-        b.destroy_resident(other).unwrap();
+        b.textures().destroy_resident(other).unwrap();
     }));
     b.restore();
     plans.push(frame_with(b, &|b| b.draw_resident(layer, &style).unwrap()));
@@ -389,15 +391,15 @@ fn sorted(b: &mut Batcher) -> Vec<FramePlan> {
         let at = [(i * 37 % 50) as f32 + 0.25, (i * 53 % 48) as f32 + 0.5];
         Quad::rect(ids[i % ids.len()], at, [10.0, 6.0 + (i % 5) as f32 * 2.0])
     };
-    let layer = b.create_resident(&(0..8).map(sprite).collect::<Vec<_>>()).expect("a layer");
+    let layer = b.textures().create_resident(&(0..8).map(sprite).collect::<Vec<_>>()).expect("a layer");
     let mut plans = Vec::new();
     b.begin_frame();
     for i in 0..60 {
         let q = sprite(i);
-        b.set_sort_key(SortKey::by_feet(0, &q));
+        b.state().set_sort_key(SortKey::by_feet(0, &q));
         b.push(&q).expect("a live texture");
     }
-    b.set_sort_key(SortKey::z(1));
+    b.state().set_sort_key(SortKey::z(1));
     b.push(&Quad::rect(ids[3], [2.0, 2.0], [20.0, 8.0])).expect("a live texture");
     plans.push(b.finish().clone());
 
@@ -408,8 +410,8 @@ fn sorted(b: &mut Batcher) -> Vec<FramePlan> {
     mesh.push_triangle(0, 1, 2);
     b.begin_frame();
     for i in 0..40 {
-        b.set_sort_key(SortKey::zy((i % 3) as i16 - 1, (i * 7 % 11) as f32));
-        b.set_blend(if i % 9 == 4 { BlendMode::Multiply } else { BlendMode::Over });
+        b.state().set_sort_key(SortKey::zy((i % 3) as i16 - 1, (i * 7 % 11) as f32));
+        b.state().set_blend(if i % 9 == 4 { BlendMode::Multiply } else { BlendMode::Over });
         b.push(&sprite(i)).expect("a live texture");
         match i {
             10 => b.push_mesh(ids[5], &mesh).expect("a live texture"),

@@ -41,10 +41,12 @@ impl Scene {
     pub fn register(b: &mut Batcher) -> Result<Self> {
         let png = TextureDesc::new(0, 0); // the size is the PNG's
         Ok(Scene {
-            sprite: b.register_encoded(include_bytes!("../../../../examples/assets/sprite.png"), png)?,
-            particle: b.register_encoded(include_bytes!("../../../../examples/assets/particle.png"), png)?,
-            white: b.white()?,
-            minimap: b.register(&TextureDesc::new(MINIMAP[2], MINIMAP[3]).with_usage(Usage::RenderTarget), &[])?,
+            sprite: b.textures().register_encoded(include_bytes!("../../../../examples/assets/sprite.png"), png)?,
+            particle: b.textures().register_encoded(include_bytes!("../../../../examples/assets/particle.png"), png)?,
+            white: b.textures().white()?,
+            minimap: b
+                .textures()
+                .register(&TextureDesc::new(MINIMAP[2], MINIMAP[3]).with_usage(Usage::RenderTarget), &[])?,
         })
     }
 
@@ -63,7 +65,7 @@ impl Scene {
     /// The batcher's.
     pub fn minimap<'b>(&self, b: &'b mut Batcher, t: f32) -> Result<&'b FramePlan> {
         b.begin_frame_into(self.minimap, Some(MINIMAP_CLEAR))?;
-        b.set_transform(Affine2::scale(MINIMAP[2] as f32 / 960.0, MINIMAP[3] as f32 / 600.0));
+        b.state().set_transform(Affine2::scale(MINIMAP[2] as f32 / 960.0, MINIMAP[3] as f32 / 600.0));
         self.world(b, t)?;
         Ok(b.finish())
     }
@@ -79,19 +81,21 @@ impl Scene {
         let look = [480.0 + 200.0 * (t * 0.3).sin(), 300.0 + 100.0 * (t * 0.4).cos()];
         let (turn, zoom) = (Affine2::rotation(0.3 * (t * 0.5).sin()), 1.0 + 0.3 * (t * 0.5).sin());
         let pan = Affine2::translation(w as f32 / 2.0, h as f32 / 2.0);
-        b.set_transform(Affine2::translation(-look[0], -look[1]).then(turn).then(Affine2::scale(zoom, zoom)).then(pan));
+        b.state().set_transform(
+            Affine2::translation(-look[0], -look[1]).then(turn).then(Affine2::scale(zoom, zoom)).then(pan),
+        );
         self.world(b, t)?;
         // A burst of sparks every 2 s where the camera looks, added onto what is below.
-        b.set_blend(BlendMode::Additive);
+        b.state().set_blend(BlendMode::Additive);
         for (k, angle) in (0..48).map(|k| (k % 5, k as f32 * 0.1309)) {
             let r = 20.0 + 150.0 * (t % 2.0) * (0.6 + 0.1 * k as f32);
             let pos = [look[0] + r * angle.cos(), look[1] + r * angle.sin()];
             b.push(&Quad::rotated(self.particle, pos, [32.0; 2], angle).with_color([60, 200, 255, 255]))?;
         }
         // The UI, in screen pixels: a panel whose list scrolls, clipped to the panel.
-        b.set_blend(BlendMode::Over);
-        b.set_transform(Affine2::IDENTITY);
-        b.set_clip(Some(PANEL));
+        b.state().set_blend(BlendMode::Over);
+        b.state().set_transform(Affine2::IDENTITY);
+        b.state().set_clip(Some(PANEL));
         let [x, y, pw, ph] = PANEL.map(|v| v as f32);
         let top = y - 40.0 - 40.0 * (t * 0.8).sin();
         b.push(&Quad::solid(self.white, [x, top], [pw, ph + 160.0], PANEL_COLOR))?;
@@ -99,7 +103,7 @@ impl Scene {
             b.push(&Quad::rect(self.sprite, [x + 8.0, ry], [32.0, 32.0]))?;
             b.push(&Quad::solid(self.white, [x + 48.0, ry + 12.0], [pw - 56.0, 8.0], [90, 100, 160, 255]))?;
         }
-        b.set_clip(None);
+        b.state().set_clip(None);
         let [mx, my, mw, mh] = MINIMAP.map(|v| v as f32);
         b.push(&Quad::rect(self.minimap, [mx, my], [mw, mh]))?;
         Ok(b.finish())

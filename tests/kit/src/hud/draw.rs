@@ -65,12 +65,13 @@ impl HudDrawer {
         let mut textures = Vec::with_capacity(scene.textures.len());
         for t in &scene.textures {
             let desc = TextureDesc::new(t.width_px, t.height_px);
-            textures.push(batcher.register(&desc, &t.pixels).map_err(|e| e.to_string())?);
+            textures.push(batcher.textures().register(&desc, &t.pixels).map_err(|e| e.to_string())?);
         }
         let panel_px: Vec<u8> =
             panel_pixels().chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect();
-        let panel = batcher.register(&TextureDesc::new(PANEL_PX, PANEL_PX), &panel_px).map_err(|e| e.to_string())?;
-        let white = batcher.white().map_err(|e| e.to_string())?;
+        let panel =
+            batcher.textures().register(&TextureDesc::new(PANEL_PX, PANEL_PX), &panel_px).map_err(|e| e.to_string())?;
+        let white = batcher.textures().white().map_err(|e| e.to_string())?;
         let mut buffers = Vec::new();
         for item in &scene.items {
             if let HudItem::Text { text, font, size_px, .. } = item {
@@ -106,14 +107,14 @@ impl HudDrawer {
         for item in &scene.items {
             match item {
                 HudItem::Sprite { texture, center, size, angle_rad, tint, blend } => {
-                    batcher.set_blend(match blend {
+                    batcher.state().set_blend(match blend {
                         HudBlend::Over => BlendMode::Over,
                         HudBlend::Additive => BlendMode::Additive,
                     });
                     let q =
                         Quad::rotated(self.textures[*texture], *center, *size, *angle_rad).with_straight_color(*tint);
                     batcher.push(&q).map_err(|e| err(&e))?;
-                    batcher.set_blend(BlendMode::Over);
+                    batcher.state().set_blend(BlendMode::Over);
                     drawn.quads += 1;
                 }
                 HudItem::NineSlice { rect, tint } => {
