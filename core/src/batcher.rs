@@ -104,6 +104,8 @@ pub struct Batcher {
     time_s: f32,
     /// The ambient colour and the lights of the frame being recorded.
     lighting: lights::Lighting,
+    /// Scratch: the quads of the nine-slice being pushed, kept call to call.
+    nine_slice_quads: Vec<crate::Quad>,
     /// The ramp's rows ([`TextureStore::write_ramp_row`]).
     ramp: ramp::Ramp,
 }
@@ -155,6 +157,7 @@ impl Batcher {
             residents: Residents::default(),
             time_s: 0.0,
             lighting: lights::Lighting::default(),
+            nine_slice_quads: Vec::new(),
             ramp: ramp::Ramp::new(budget.ramp()),
             budget,
         })

@@ -2,7 +2,7 @@
 //! into a rectangle of any size with the corners unscaled and the edges and centre stretched
 //! or tiled ([`crate::Batcher::push_nine_slice`]).
 
-use crate::{QuadError, TextureId};
+use crate::{Quad, QuadError, TextureId};
 
 /// How a nine-slice's edges or centre fill their span.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -50,6 +50,88 @@ impl NineSlice {
     /// a pattern (a 1-texel centre tiled over a 4K screen would be 8 million quads).
     pub const MAX_QUADS: usize = 16_384;
 
+    /// The quads of this nine-slice over a texture `texture_px` in size, appended to `out`
+    /// in drawing order (rows top to bottom, cells left to right), as shapes yield a mesh:
+    /// plain data the host may push ([`crate::Batcher::push_all`]) or keep.
+    /// [`crate::Batcher::push_nine_slice`] records them.
+    ///
+    /// ```
+    /// use layerbatch_core::{NineSlice, TextureId};
+    /// let panel: TextureId = bytemuck::Zeroable::zeroed(); // any id: quads only name it
+    /// let slice = NineSlice::new(panel, [0.0, 0.0, 100.0, 40.0], [8.0; 4]);
+    /// let mut quads = Vec::new();
+    /// slice.quads([32, 32], &mut quads)?;
+    /// assert_eq!(quads.len(), 9);
+    /// assert_eq!(quads[0].axis_x, [8.0, 0.0]); // the top-left corner keeps its 8 texels
+    /// # Ok::<(), layerbatch_core::NineSliceError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`NineSliceError`]: non-finite numbers, negative sizes or borders, borders wider than
+    /// the source, positions out of range, or tiling past [`NineSlice::MAX_QUADS`]; `out` is
+    /// left as it was.
+    pub fn quads(&self, texture_px: [u32; 2], out: &mut Vec<Quad>) -> Result<(), NineSliceError> {
+        let slice = self;
+        let [tw, th] = texture_px.map(|v| v as f32);
+        let source = slice.source_px.unwrap_or([0.0, 0.0, tw, th]);
+        let [x, y, w, h] = slice.dest_px;
+        let bad = |field, value: [f32; 4], negative_ok: bool| {
+            let ok = value.iter().all(|v| v.is_finite() && (negative_ok || *v >= 0.0));
+            if ok {
+                Ok(())
+            } else {
+                Err(NineSliceError::BadNumber { field, value, negative_ok })
+            }
+        };
+        bad("dest_px position", [x, y, 0.0, 0.0], true)?;
+        bad("dest_px size", [w, h, 0.0, 0.0], false)?;
+        bad("border_px", slice.border_px, false)?;
+        bad("source_px", source, false)?;
+        bad("border_scale", [slice.border_scale, 0.0, 0.0, 0.0], false)?;
+        let far = |v: f32| v.abs() >= Quad::MAX_POSITION;
+        if far(x) || far(y) || far(x + w) || far(y + h) {
+            return Err(NineSliceError::Texture(QuadError::OutOfRange));
+        }
+        let [l, t, r, b] = slice.border_px;
+        let [sx, sy, sw, sh] = source;
+        if l + r > sw || t + b > sh || sx + sw > tw || sy + sh > th {
+            return Err(NineSliceError::Borders { border_px: slice.border_px, source_px: source, texture_px });
+        }
+        let cols = Axis::new(x, w, sx, sw, [l, r], slice.border_scale);
+        let rows = Axis::new(y, h, sy, sh, [t, b], slice.border_scale);
+        let fill = |i: usize, j: usize| match (i, j) {
+            (1, 1) => slice.center,
+            _ => slice.edges,
+        };
+        let quads: usize = (0..3)
+            .flat_map(|j| (0..3).map(move |i| (i, j)))
+            .map(|(i, j)| cols.tiles(i, fill(i, j)).saturating_mul(rows.tiles(j, fill(i, j))))
+            .fold(0usize, usize::saturating_add);
+        if quads > NineSlice::MAX_QUADS {
+            return Err(NineSliceError::TooManyTiles { quads, max: NineSlice::MAX_QUADS });
+        }
+        out.reserve(quads);
+        for j in 0..3 {
+            for i in 0..3 {
+                let f = fill(i, j);
+                // A cell with no pieces on one axis has none at all, however many the other
+                // axis would tile (up to a billion: never walked).
+                if rows.tiles(j, f) == 0 || cols.tiles(i, f) == 0 {
+                    continue;
+                }
+                for [dy, dh, v0, vh] in rows.pieces(j, f) {
+                    for [dx, dw, u0, uw] in cols.pieces(i, f) {
+                        let quad = Quad::rect(slice.texture, [dx, dy], [dw, dh])
+                            .with_uv([u0 / tw, v0 / th, (u0 + uw) / tw, (v0 + vh) / th])
+                            .with_color(slice.color);
+                        out.push(quad);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `texture` sliced by `border_px` (`[left, top, right, bottom]`, texels), stretched into
     /// `dest_px` (`[x, y, width, height]`).
     pub const fn new(texture: TextureId, dest_px: [f32; 4], border_px: [f32; 4]) -> Self {
@@ -91,7 +173,8 @@ impl NineSlice {
     }
 }
 
-/// A nine-slice [`crate::Batcher::push_nine_slice`] refused; nothing of it was recorded.
+/// A nine-slice [`NineSlice::quads`] or [`crate::Batcher::push_nine_slice`] refused; nothing of it
+/// was recorded.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NineSliceError {
