@@ -79,7 +79,8 @@ fn effects_match_the_reference(kind: DeviceKind, test: &str) {
     b.begin_frame();
     let mut carried = Vec::new();
     for &(t, [x, y], effect, params) in &sprites {
-        b.state().set_effect(EffectId(effect), params).expect("a declared effect");
+        let id = b.budget().effect_at(usize::from(effect)).unwrap_or(EffectId::NONE);
+        b.state().set_effect(id, params);
         carried.push(b.state().effect().1.map(|v| f32::from(v) / 255.0));
         b.push(&Quad::rect(ids[t], [x as f32, y as f32], [TEX as f32, TEX as f32])).expect("a live texture");
     }
@@ -147,7 +148,8 @@ fn the_outline_matches_the_reference(kind: DeviceKind, test: &str) {
     let outlines = [([1.0, 0.0, 0.0], 1u32), ([0.0, 1.0, 1.0], 2), ([1.0, 1.0, 0.0], 3)];
     b.begin_frame();
     for (k, &(rgb, w)) in outlines.iter().enumerate() {
-        b.state().set_effect(EffectId(4), [rgb[0], rgb[1], rgb[2], w as f32 / 8.0]).expect("outline");
+        let outline = b.budget().effect_id(&Effect::OUTLINE).expect("declared");
+        b.state().set_effect(outline, [rgb[0], rgb[1], rgb[2], w as f32 / 8.0]);
         b.push(&Quad::rect(id, [k as f32 * 20.0 + 2.0, 2.0], [TEX as f32; 2])).expect("live");
     }
     b.push(&Quad::rect(other, [80.0, 2.0], [TEX as f32; 2])).expect("live");

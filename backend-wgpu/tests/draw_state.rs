@@ -289,7 +289,7 @@ fn lights_across_plans_of_one_frame(gpu: &Gpu) {
         b.begin_frame();
         b.set_ambient([0.0; 3]).unwrap();
         b.add_light(light(colour)).unwrap();
-        b.state().set_lit(true).unwrap();
+        b.state().set_lit(true);
         b.push(&Quad::solid(white, [x, 0.0], [100.0, 50.0], WHITE)).unwrap();
         let plan = b.finish();
         assert_eq!(plan.counters.lights, 1);

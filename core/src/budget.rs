@@ -59,6 +59,20 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// The id quads draw the declared `effect` with (the first declared effect equal to it),
+    /// or `None` when this budget does not declare it. See [`crate::EffectId`].
+    pub fn effect_id(&self, effect: &crate::Effect) -> Option<crate::EffectId> {
+        let k = self.effects.iter().position(|e| e == effect)?;
+        self.effect_at(k + 1)
+    }
+
+    /// The id of the `k`-th declared effect, counting from 1 ([`Config::effects`]' order), or
+    /// `None` past them (and for 0: [`crate::EffectId::NONE`] is none).
+    pub fn effect_at(&self, k: usize) -> Option<crate::EffectId> {
+        let k = u8::try_from(k).ok().filter(|&k| k >= 1 && usize::from(k) <= self.effects.len())?;
+        Some(crate::EffectId::declared(k))
+    }
+
     /// Checks a budget that may have been edited after [`Budget::new`] (its fields are
     /// public): at most [`MAX_SLOTS_PER_DRAW`] slots, and the tiers [`Budget::new`] would make
     /// for them. Every executor ([`crate::MockDevice`], [`crate::validate::PlanValidator`], both

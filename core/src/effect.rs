@@ -143,35 +143,37 @@ pub const RAMP_WIDTH_PX: u32 = 256;
 /// The ramp's rows: palettes ([`Effect::with_ramp`]; a row is picked by an 8-bit parameter).
 pub const RAMP_ROWS: u32 = 256;
 
-/// Which effect a quad draws with: 0 is none, `k` the `k`-th declared effect (from 1).
+/// Which effect a quad draws with: [`EffectId::NONE`], or a declared effect's id, made by the
+/// budget that declares it ([`crate::Budget::effect_id`], [`crate::Budget::effect_at`]): an id
+/// is checked when it is made, so setting one cannot fail.
+///
+/// ```
+/// use layerbatch_core::{Budget, Config, Effect, EffectId, Limits};
+/// const EFFECTS: [Effect; 2] = [Effect::FLASH, Effect::OUTLINE];
+/// let budget = Budget::new(&Limits::guaranteed_minimum(), &Config::default().with_effects(&EFFECTS))?;
+/// let outline = budget.effect_id(&Effect::OUTLINE).expect("declared");
+/// assert_eq!((outline.index(), budget.effect_at(2)), (2, Some(outline)));
+/// assert_eq!(budget.effect_id(&Effect::DISSOLVE), None); // not declared
+/// assert_eq!(EffectId::NONE.index(), 0);
+/// # Ok::<(), layerbatch_core::ConfigError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EffectId(pub u8);
+pub struct EffectId(u8);
 
 impl EffectId {
     /// No effect: the quad draws its tinted texel.
     pub const NONE: EffectId = EffectId(0);
-}
 
-/// Why an effect could not be set.
-#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum EffectError {
-    /// The id names no declared effect.
-    #[error("effect {effect:?} is not declared: this batcher declares {declared} effects (ids 1..={declared})")]
-    Undeclared {
-        /// The id asked for.
-        effect: EffectId,
-        /// Effects the config declared.
-        declared: usize,
-    },
-    /// A parameter is NaN or outside `0.0..=1.0` (parameters travel as 8-bit fractions).
-    #[error("effect parameter {index} is {value}: parameters are 0.0..=1.0")]
-    Parameter {
-        /// Which of the 4.
-        index: usize,
-        /// Its value.
-        value: f32,
-    },
+    /// The `k`-th declared effect (from 1); the budget checks `k` ([`crate::Budget::effect_at`]).
+    pub(crate) const fn declared(k: u8) -> Self {
+        EffectId(k)
+    }
+
+    /// 0 for none, `k` for the `k`-th declared effect: what [`crate::plan::Instance::effect`]
+    /// carries.
+    pub const fn index(self) -> u8 {
+        self.0
+    }
 }
 
 /// Why a ramp row could not be written ([`crate::TextureStore::write_ramp_row`]).
@@ -196,15 +198,9 @@ pub enum RampError {
     },
 }
 
-/// The parameters as an instance carries them: each `0.0..=1.0` rounded to the nearest of 255
-/// steps.
-pub(crate) fn pack_params(params: [f32; 4]) -> Result<[u8; 4], EffectError> {
-    let mut out = [0u8; 4];
-    for (index, (&value, o)) in params.iter().zip(&mut out).enumerate() {
-        if !(0.0..=1.0).contains(&value) {
-            return Err(EffectError::Parameter { index, value });
-        }
-        *o = (value * 255.0).round() as u8;
-    }
-    Ok(out)
+/// The parameters as an instance carries them: each clamped to `0.0..=1.0` (NaN to 0) and
+/// rounded to the nearest of 255 steps.
+pub(crate) fn pack_params(params: [f32; 4]) -> [u8; 4] {
+    // `as u8` saturates, and turns NaN into 0.
+    params.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
 }

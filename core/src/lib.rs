@@ -109,7 +109,7 @@ pub use budget::Budget;
 pub use counters::{Counters, DeviceCounters, Stats};
 #[cfg(feature = "decode")]
 pub use decode::{decode_rgba8, DecodeError};
-pub use effect::{Effect, EffectError, EffectId, RampError, MAX_EFFECTS, RAMP_ROWS, RAMP_WIDTH_PX};
+pub use effect::{Effect, EffectId, RampError, MAX_EFFECTS, RAMP_ROWS, RAMP_WIDTH_PX};
 pub use error::{ConfigError, MeshError, QuadError, RejectedQuad, TextureError};
 #[cfg(feature = "dds")]
 pub use files::read_dds;

@@ -4,7 +4,7 @@
 //! `begin_frame`.
 
 use crate::plan::DrawState;
-use crate::{Batcher, BlendMode, EffectError, EffectId, LightError, SortKey};
+use crate::{Batcher, BlendMode, EffectId, SortKey};
 
 /// The batcher's drawing state ([`Batcher::state`]), borrowed from it while it is set.
 ///
@@ -69,8 +69,11 @@ impl DrawingState<'_> {
     }
 
     /// Quads pushed from now on (and meshes, nine-slices, shapes and text) draw with `effect`,
-    /// one of [`Config::effects`](crate::Config::effects) by its id from 1, and its 4
-    /// `params` (each `0.0..=1.0`, carried in 8 bits). [`EffectId::NONE`] turns effects off.
+    /// one of [`Config::effects`](crate::Config::effects) by its id (made by the budget:
+    /// [`crate::Budget::effect_id`]), and its 4 `params` (each clamped to `0.0..=1.0`, NaN to
+    /// 0, carried in 8 bits). [`EffectId::NONE`] turns effects off. Cannot fail: an id is
+    /// checked when the budget makes it (one of another budget's this one lacks draws no
+    /// effect, said once at `warn!`).
     /// Lasts until set again; [`Batcher::begin_frame`] starts every frame without an effect.
     ///
     /// The effect is per quad: changing it never ends a draw (every tier program has every
@@ -83,23 +86,18 @@ impl DrawingState<'_> {
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default().with_effects(&EFFECTS))?;
     /// let enemy = batcher.textures().register(&TextureDesc::new(16, 16), &[255; 16 * 16 * 4])?;
     /// batcher.begin_frame();
-    /// batcher.state().set_effect(EffectId(1), [1.0, 1.0, 1.0, 0.8])?; // flash white, 80%
+    /// let flash = batcher.budget().effect_id(&Effect::FLASH).expect("declared");
+    /// batcher.state().set_effect(flash, [1.0, 1.0, 1.0, 0.8]); // flash white, 80%
     /// batcher.push(&Quad::rect(enemy, [0.0, 0.0], [16.0, 16.0]))?;
-    /// batcher.state().set_effect(EffectId::NONE, [0.0; 4])?;
+    /// batcher.state().set_effect(EffectId::NONE, [0.0; 4]);
     /// batcher.push(&Quad::rect(enemy, [20.0, 0.0], [16.0, 16.0]))?;
     /// let plan = batcher.finish();
     /// assert_eq!(plan.segments.len(), 1); // one draw
     /// assert_eq!((plan.instances[0].effect, plan.instances[0].effect_params), (1, [255, 255, 255, 204]));
     /// assert_eq!(plan.instances[1].effect, 0);
-    /// assert!(batcher.state().set_effect(EffectId(6), [0.0; 4]).is_err()); // 5 declared
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    ///
-    /// # Errors
-    /// [`EffectError::Undeclared`] for an id past the declared effects;
-    /// [`EffectError::Parameter`] for a NaN parameter or one outside `0.0..=1.0`. Either way
-    /// the effect in force does not change.
-    pub fn set_effect(&mut self, effect: EffectId, params: [f32; 4]) -> Result<(), EffectError> {
+    pub fn set_effect(&mut self, effect: EffectId, params: [f32; 4]) {
         self.0.set_effect(effect, params)
     }
 
@@ -118,9 +116,9 @@ impl DrawingState<'_> {
     /// batcher.begin_frame();
     /// batcher.set_ambient([0.1, 0.1, 0.2])?;
     /// batcher.add_light(PointLight::new([8.0, 8.0], 64.0, [1.0, 0.9, 0.7]))?;
-    /// batcher.state().set_lit(true)?;
+    /// batcher.state().set_lit(true);
     /// batcher.push(&Quad::rect(wall, [0.0, 0.0], [16.0, 16.0]))?;
-    /// batcher.state().set_lit(false)?;
+    /// batcher.state().set_lit(false);
     /// batcher.push(&Quad::rect(wall, [16.0, 0.0], [16.0, 16.0]))?; // the HUD: unlit
     /// let plan = batcher.finish();
     /// assert_eq!((plan.segments.len(), plan.lights.len()), (1, 1));
@@ -130,10 +128,9 @@ impl DrawingState<'_> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
-    /// # Errors
-    /// [`LightError::Off`] when the batcher was made without lights (turning them off is
-    /// always accepted).
-    pub fn set_lit(&mut self, lit: bool) -> Result<(), LightError> {
+    /// Cannot fail: a batcher made without lights has nothing to light by, and draws every
+    /// quad as it is.
+    pub fn set_lit(&mut self, lit: bool) {
         self.0.set_lit(lit)
     }
 

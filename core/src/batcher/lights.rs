@@ -28,13 +28,11 @@ impl Default for Lighting {
 }
 
 impl Batcher {
-    pub(crate) fn set_lit(&mut self, lit: bool) -> Result<(), LightError> {
-        if lit && self.budget.max_lights == 0 {
-            return Err(LightError::Off);
-        }
+    pub(crate) fn set_lit(&mut self, lit: bool) {
+        // Without lights there is nothing to be lit by: quads draw as they are.
+        let lit = lit && self.budget.max_lights > 0;
         let look = &mut self.recorder.look;
         look.effect = (look.effect & !Instance::EFFECT_LIT) | if lit { Instance::EFFECT_LIT } else { 0 };
-        Ok(())
     }
 
     pub(crate) fn lit(&self) -> bool {

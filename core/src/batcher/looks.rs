@@ -5,25 +5,33 @@ use super::recorder::Look;
 use super::Batcher;
 use crate::effect::pack_params;
 use crate::plan::Instance;
-use crate::{EffectError, EffectId};
+use crate::EffectId;
 
 impl Batcher {
-    pub(crate) fn set_effect(&mut self, effect: EffectId, params: [f32; 4]) -> Result<(), EffectError> {
+    pub(crate) fn set_effect(&mut self, effect: EffectId, params: [f32; 4]) {
         let declared = self.budget.effects.len();
-        if usize::from(effect.0) > declared {
-            return Err(EffectError::Undeclared { effect, declared });
-        }
-        let params = pack_params(params)?;
+        // Ids are made by a budget: one past this budget's effects came from another's.
+        let effect = if usize::from(effect.index()) > declared {
+            if !std::mem::replace(&mut self.recorder.foreign_effect_warned, true) {
+                log::warn!(
+                    "effect id {} of another budget: this batcher declares {declared}; drawn without",
+                    effect.index()
+                );
+            }
+            EffectId::NONE
+        } else {
+            effect
+        };
+        let params = pack_params(params);
         // Being lit and the colour offset are the look's other parts: they stay.
         let rest = self.recorder.look.effect & !Instance::EFFECT_MASK;
-        self.recorder.look = Look { effect: rest | u32::from(effect.0), params };
+        self.recorder.look = Look { effect: rest | u32::from(effect.index()), params };
         self.recorder.effects_used |= effect != EffectId::NONE;
-        Ok(())
     }
 
     pub(crate) fn effect(&self) -> (EffectId, [u8; 4]) {
         let look = self.recorder.look;
-        (EffectId((look.effect & Instance::EFFECT_MASK) as u8), look.params)
+        (EffectId::declared((look.effect & Instance::EFFECT_MASK) as u8), look.params)
     }
 
     pub(crate) fn set_color_offset(&mut self, rgb: [u8; 3]) {

@@ -60,6 +60,8 @@ pub(super) struct Recorder {
     /// An effect was set since the frame opened: `finish` marks the segments that draw one
     /// (a frame without any skips that pass over its instances).
     pub(super) effects_used: bool,
+    /// An effect id of another budget was set (said once, at `warn!`).
+    pub(super) foreign_effect_warned: bool,
     pub(super) look: Look,
     /// The draw states, looks and sort keys `save_state` kept, the last on top; emptied
     /// when a frame opens or closes.
@@ -96,6 +98,7 @@ impl Recorder {
             sort: FrameSort::default(),
             look: Look::default(),
             effects_used: false,
+            foreign_effect_warned: false,
             saved: Vec::new(),
         }
     }

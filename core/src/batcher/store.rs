@@ -172,7 +172,8 @@ impl<'a> TextureStore<'a> {
     /// batcher.textures().write_ramp_row(1, &[[60, 0, 0, 255], [120, 0, 0, 255], [180, 0, 0, 255], [240, 0, 0, 255]])?;
     /// batcher.textures().write_ramp_row(2, &[[0, 0, 60, 255], [0, 0, 120, 255], [0, 0, 180, 255], [0, 0, 240, 255]])?;
     /// batcher.begin_frame();
-    /// batcher.state().set_effect(EffectId(1), [2.0 / 255.0, 1.0, 0.0, 0.0])?; // row 2, fully swapped
+    /// let palette = batcher.budget().effect_id(&Effect::PALETTE).expect("declared");
+    /// batcher.state().set_effect(palette, [2.0 / 255.0, 1.0, 0.0, 0.0]); // row 2, fully swapped
     /// batcher.push(&Quad::rect(sprite, [0.0, 0.0], [2.0, 2.0]))?;
     /// let plan = batcher.finish();
     /// assert_eq!(plan.ramp_writes.iter().map(|w| w.row).collect::<Vec<_>>(), [1, 2]);

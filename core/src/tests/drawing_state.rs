@@ -22,17 +22,22 @@ fn save_and_restore_bring_back_effect_lit_and_sort_key_in_one_draw() {
     b.begin_frame();
     b.push(&quad(tex, 1)).unwrap();
     b.state().save();
-    b.state().set_effect(EffectId(1), [0.5, 0.0, 0.0, 0.0]).unwrap();
-    b.state().set_lit(true).unwrap();
+    let id = b.budget().effect_at(1).unwrap();
+    b.state().set_effect(id, [0.5, 0.0, 0.0, 0.0]);
+    b.state().set_lit(true);
     b.state().set_sort_key(SortKey::z(5));
     b.push(&quad(tex, 2)).unwrap();
     b.state().save();
-    b.state().set_effect(EffectId(2), [1.0, 0.0, 0.0, 0.0]).unwrap();
-    b.state().set_lit(false).unwrap();
+    let id = b.budget().effect_at(2).unwrap();
+    b.state().set_effect(id, [1.0, 0.0, 0.0, 0.0]);
+    b.state().set_lit(false);
     b.state().set_sort_key(SortKey::z(-1));
     b.push(&quad(tex, 3)).unwrap();
     assert!(b.state().restore());
-    assert_eq!((b.state().effect().0, b.state().lit(), b.state().sort_key()), (EffectId(1), true, SortKey::z(5)));
+    assert_eq!(
+        (b.state().effect().0, b.state().lit(), b.state().sort_key()),
+        (b.budget().effect_at(1).unwrap(), true, SortKey::z(5))
+    );
     b.push(&quad(tex, 4)).unwrap();
     assert!(b.state().restore());
     assert_eq!(
@@ -86,7 +91,7 @@ fn begin_frame_empties_the_saved_states_and_resets_the_state() {
     b.begin_frame();
     b.state().set_blend(BlendMode::Multiply);
     b.state().save();
-    b.state().set_lit(true).unwrap();
+    b.state().set_lit(true);
     b.push(&quad(tex, 1)).unwrap();
     b.finish();
     b.begin_frame();

@@ -20,7 +20,8 @@ fn every_kind_of_item_carries_the_effect_in_force_and_a_frame_starts_without() {
     let (mut b, ids) = batcher();
     b.set_time_s(2.5);
     b.begin_frame();
-    b.state().set_effect(EffectId(3), [0.5, 0.25, 1.0, 0.0]).unwrap();
+    let id = b.budget().effect_at(3).unwrap();
+    b.state().set_effect(id, [0.5, 0.25, 1.0, 0.0]);
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     b.push_all(&[Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0]); 3]).unwrap();
     let mut mesh = Mesh::default();
@@ -30,7 +31,7 @@ fn every_kind_of_item_carries_the_effect_in_force_and_a_frame_starts_without() {
     mesh.push_triangle(0, 1, 2);
     b.push_mesh(ids[2], &mesh).unwrap();
     b.push_nine_slice(&NineSlice::new(ids[3], [0.0, 0.0, 40.0, 40.0], [4.0; 4])).unwrap();
-    b.state().set_effect(EffectId::NONE, [0.0; 4]).unwrap();
+    b.state().set_effect(EffectId::NONE, [0.0; 4]);
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let plan = b.finish();
     assert_eq!(plan.time_s, 2.5);
@@ -49,7 +50,8 @@ fn effects_never_end_a_draw() {
     let (mut b, ids) = batcher();
     b.begin_frame();
     for k in 0..400u32 {
-        b.state().set_effect(EffectId((k % 4) as u8), [(k % 7) as f32 / 7.0; 4]).unwrap();
+        let id = b.budget().effect_at(usize::from((k % 4) as u8)).unwrap_or(EffectId::NONE);
+        b.state().set_effect(id, [(k % 7) as f32 / 7.0; 4]);
         b.push(&Quad::rect(ids[k as usize % 4], [k as f32, 0.0], [8.0, 8.0])).unwrap();
     }
     let plan = b.finish();
@@ -60,29 +62,28 @@ fn effects_never_end_a_draw() {
 }
 
 #[test]
-fn bad_effects_are_refused_and_change_nothing() {
+fn ids_are_made_by_the_budget_and_parameters_clamped() {
     let (mut b, _) = batcher();
     b.begin_frame();
-    b.state().set_effect(EffectId(2), [0.5; 4]).unwrap();
-    let before = b.state().effect();
-    assert_eq!(
-        b.state().set_effect(EffectId(6), [0.0; 4]),
-        Err(EffectError::Undeclared { effect: EffectId(6), declared: 5 })
-    );
-    assert_eq!(
-        b.state().set_effect(EffectId(1), [0.0, f32::NAN, 0.0, 0.0]).unwrap_err().to_string(),
-        "effect parameter 1 is NaN: parameters are 0.0..=1.0"
-    );
-    assert_eq!(
-        b.state().set_effect(EffectId(1), [0.0, 0.0, 1.5, 0.0]),
-        Err(EffectError::Parameter { index: 2, value: 1.5 })
-    );
-    assert!(b.state().set_effect(EffectId(1), [-0.01, 0.0, 0.0, 0.0]).is_err());
-    assert_eq!(b.state().effect(), before);
-    // A batcher without effects refuses every id but none.
+    // Ids: the budget makes them from its declared effects, and only those.
+    let budget = b.budget().clone();
+    assert_eq!(budget.effect_id(&Effect::OUTLINE), budget.effect_at(4));
+    assert_eq!((budget.effect_at(0), budget.effect_at(6), budget.effect_at(256)), (None, None, None));
+    let greyscale = budget.effect_id(&Effect::GREYSCALE).unwrap();
+    assert_eq!(greyscale.index(), 2);
+    // Parameters are clamped to 0..=1, NaN to 0.
+    b.state().set_effect(greyscale, [0.0, f32::NAN, 1.5, -0.01]);
+    assert_eq!(b.state().effect(), (greyscale, [0, 0, 255, 0]));
+    // An id of a budget with more effects: this batcher draws no effect (said once at warn!).
     let mut plain = Batcher::new(Limits::desktop(), Config::default()).unwrap();
-    assert!(plain.state().set_effect(EffectId(1), [0.0; 4]).is_err());
-    assert!(plain.state().set_effect(EffectId::NONE, [0.0; 4]).is_ok());
+    plain.begin_frame();
+    plain.state().set_effect(greyscale, [0.5; 4]);
+    assert_eq!(plain.state().effect().0, EffectId::NONE);
+    let id = plain.textures().white().unwrap();
+    plain.push(&Quad::rect(id, [0.0, 0.0], [1.0, 1.0])).unwrap();
+    assert_eq!(plain.finish().instances[0].effect, 0);
+    let mut dev = MockDevice::new(plain.budget());
+    dev.execute(plain.plan()).unwrap();
     // Too many effects: a config error naming the numbers.
     static MANY: [Effect; 33] = [Effect::FLASH; 33];
     let e = Batcher::new(Limits::desktop(), Config::default().with_effects(&MANY)).unwrap_err();
@@ -112,7 +113,8 @@ fn a_plan_naming_an_undeclared_effect_is_refused() {
 fn resident_layers_draw_without_effects() {
     let (mut b, ids) = batcher();
     b.begin_frame();
-    b.state().set_effect(EffectId(1), [1.0; 4]).unwrap();
+    let id = b.budget().effect_at(1).unwrap();
+    b.state().set_effect(id, [1.0; 4]);
     let layer = b.textures().create_resident(&[Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])]).unwrap();
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
     let plan = b.finish();
@@ -230,7 +232,8 @@ fn only_segments_with_an_effect_take_the_effect_program() {
     // One quad with an effect among plain ones: still one draw, with the effect program.
     b.begin_frame();
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
-    b.state().set_effect(EffectId(1), [1.0; 4]).unwrap();
+    let id = b.budget().effect_at(1).unwrap();
+    b.state().set_effect(id, [1.0; 4]);
     b.push(&Quad::rect(ids[1], [8.0, 0.0], [8.0, 8.0])).unwrap();
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 1);
@@ -239,7 +242,8 @@ fn only_segments_with_an_effect_take_the_effect_program() {
     assert!(dev.draw_steps().iter().any(|s| matches!(s, DrawStep::Program { effects: true, .. })));
     // A hand-made plan drawing an effect with the plain program is refused, naming the quad.
     b.begin_frame();
-    b.state().set_effect(EffectId(2), [1.0; 4]).unwrap();
+    let id = b.budget().effect_at(2).unwrap();
+    b.state().set_effect(id, [1.0; 4]);
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let mut plan = b.finish().clone();
     plan.segments[0].effects = false;

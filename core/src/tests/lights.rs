@@ -28,7 +28,7 @@ fn nine_lights_with_a_cap_of_eight_drop_the_lowest_priority_and_count_it() {
         for k in 0..n {
             b.add_light(light((k * 4 + 4) % 9)).unwrap();
         }
-        b.state().set_lit(true).unwrap();
+        b.state().set_lit(true);
         b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
         let plan = b.finish();
         let kept: Vec<i32> = plan.lights.iter().map(|l| l.priority).collect();
@@ -49,12 +49,13 @@ fn lit_and_unlit_quads_share_a_draw_and_lit_survives_effect_changes() {
     let ids = register_n(&mut b, &[(16, 16)], 2);
     b.textures().register_normal_map(ids[0], &[128, 128, 255, 255].repeat(16 * 16)).unwrap();
     b.begin_frame();
-    b.state().set_lit(true).unwrap();
-    b.state().set_effect(EffectId(2), [1.0; 4]).unwrap();
-    assert!(b.state().lit() && b.state().effect().0 == EffectId(2));
+    b.state().set_lit(true);
+    let id = b.budget().effect_at(2).unwrap();
+    b.state().set_effect(id, [1.0; 4]);
+    assert!(b.state().lit() && b.state().effect().0.index() == 2);
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     b.push(&Quad::rect(ids[1], [0.0, 0.0], [8.0, 8.0])).unwrap();
-    b.state().set_lit(false).unwrap();
+    b.state().set_lit(false);
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let plan = b.finish();
     assert_eq!(plan.segments.len(), 1);
@@ -154,14 +155,15 @@ fn bad_lights_and_normal_maps_are_refused_with_their_terms_and_change_nothing() 
     b.textures().free(ids[1]).unwrap();
     assert_eq!(b.textures().register_normal_map(ids[1], &[0; 32 * 8 * 4]), Err(TextureError::Stale(ids[1])));
     let mut unlit = Batcher::new(Limits::desktop(), Config::default()).unwrap();
-    assert_eq!(unlit.state().set_lit(true), Err(LightError::Off));
+    // Without lights nothing is lit: set_lit(true) leaves quads as they are.
+    unlit.state().set_lit(true);
+    assert!(!unlit.state().lit());
     let unlit_tex = unlit.textures().register(&TextureDesc::new(2, 2), &[255; 16]).unwrap();
     assert_eq!(
         unlit.textures().register_normal_map(unlit_tex, &[128, 128, 255, 255].repeat(4)),
         Err(TextureError::NormalMapWithoutLights { texture: unlit_tex })
     );
     assert_eq!(unlit.add_light(light(0)), Err(LightError::Off));
-    assert!(unlit.state().set_lit(false).is_ok());
     assert!(matches!(
         Budget::new(&Limits::desktop(), &Config::default().with_lights(17)),
         Err(ConfigError::TooManyLights { lights: 17, max: 16 })
@@ -186,7 +188,7 @@ fn compressed_textures_take_no_normal_map() {
 fn hand_made_plans_with_bad_lights_or_bits_are_refused_by_the_validator() {
     let (mut b, ids) = batcher(2, false);
     b.begin_frame();
-    b.state().set_lit(true).unwrap();
+    b.state().set_lit(true);
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     let good = b.finish().clone();
     let check = |edit: &dyn Fn(&mut FramePlan)| {
@@ -243,7 +245,7 @@ fn restore_brings_normal_maps_back_from_their_copies() {
         .collect();
     assert_eq!(back, [&normals[..]]);
     b.begin_frame();
-    b.state().set_lit(true).unwrap();
+    b.state().set_lit(true);
     b.push(&Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])).unwrap();
     assert_ne!(b.finish().instances[0].flags() & Instance::FLAG_NORMAL_MAP, 0);
 }

@@ -61,8 +61,8 @@ pub fn record(b: &mut Batcher, white: TextureId) -> Result<(), String> {
         }
         b.state().set_color_offset(it.offset);
         let flash = it.flash.unwrap_or([0.0; 4]);
-        let id = if it.flash.is_some() { EffectId(1) } else { EffectId::NONE };
-        b.state().set_effect(id, flash).map_err(|e| e.to_string())?;
+        let id = if it.flash.is_some() { b.budget().effect_at(1).unwrap() } else { EffectId::NONE };
+        b.state().set_effect(id, flash);
         let quad = Quad::solid(white, [it.at[0] as f32, it.at[1] as f32], [20.0, 20.0], it.tint);
         b.push(&quad).map_err(|e| e.to_string())?;
         if i == 6 {

@@ -165,7 +165,8 @@ impl GlCase {
             GlCase::Raw(raw) => raw.draw(&rig.gl),
             GlCase::Layerbatch { batcher, renderer, ids, effect } => {
                 batcher.begin_frame();
-                batcher.state().set_effect(EffectId(*effect), [0.5; 4]).expect("a declared effect");
+                let id = batcher.budget().effect_at(usize::from(*effect)).unwrap_or(EffectId::NONE);
+                batcher.state().set_effect(id, [0.5; 4]);
                 for i in 0..K as usize {
                     let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
                     batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");
@@ -414,7 +415,8 @@ impl WgpuCase {
         let mut encoder = rig.device.create_command_encoder(&Default::default());
         if let WgpuCase::Layerbatch { batcher, renderer, prepared, ids, effect } = self {
             batcher.begin_frame();
-            batcher.state().set_effect(EffectId(*effect), [0.5; 4]).expect("a declared effect");
+            let id = batcher.budget().effect_at(usize::from(*effect)).unwrap_or(EffectId::NONE);
+            batcher.state().set_effect(id, [0.5; 4]);
             for i in 0..K as usize {
                 let q = Quad::rect(ids[i % ids.len()], [0.0, 0.0], [rig.size[0] as f32, rig.size[1] as f32]);
                 batcher.push(&q.with_color([128, 128, 128, 128])).expect("push");

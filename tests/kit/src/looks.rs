@@ -195,8 +195,9 @@ pub fn record(b: &mut Batcher, ids: &[TextureId], white: TextureId, lights: usiz
         b.add_light(l).map_err(|e| e.to_string())?;
     }
     for s in &sprites() {
-        b.state().set_lit(s.lit).map_err(|e| e.to_string())?;
-        b.state().set_effect(EffectId(s.effect), s.params).map_err(|e| e.to_string())?;
+        b.state().set_lit(s.lit);
+        let id = b.budget().effect_at(usize::from(s.effect)).unwrap_or(EffectId::NONE);
+        b.state().set_effect(id, s.params);
         let q = quad(s, s.texture.map_or(white, |t| ids[t]));
         b.state().set_sort_key(SortKey::zy(0, (s.at[1] + TEX) as f32));
         b.push(&q).map_err(|e| e.to_string())?;

@@ -86,8 +86,9 @@ impl LooksText {
         let mut quads = 0;
         for (l, buffer) in LABELS.iter().zip(&self.buffers) {
             b.state().set_sort_key(SortKey::zy(0, l.sort_y));
-            b.state().set_lit(l.lit).map_err(|e| e.to_string())?;
-            b.state().set_effect(EffectId(l.effect), l.params).map_err(|e| e.to_string())?;
+            b.state().set_lit(l.lit);
+            let id = b.budget().effect_at(usize::from(l.effect)).unwrap_or(EffectId::NONE);
+            b.state().set_effect(id, l.params);
             let drawn =
                 self.cache.draw_buffer(b, &mut self.fonts, buffer, l.pos_px, l.color).map_err(|e| e.to_string())?;
             if drawn.refused + drawn.unrendered + drawn.notdef > 0 {

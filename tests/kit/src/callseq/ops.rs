@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 
 use layerbatch_core::{
-    EffectId, Filter, Format, LightError, PointLight, Quad, QuadError, ResidentId, SortKey, TextureDesc, TextureError,
-    TextureId, Usage,
+    Filter, Format, LightError, PointLight, Quad, QuadError, ResidentId, SortKey, TextureDesc, TextureError, TextureId,
+    Usage,
 };
 
 use super::model::Look;
@@ -319,12 +319,15 @@ impl World {
         match c.below(7) {
             0 => {
                 let effects = budget.effects.len() as u64;
-                let id = EffectId(c.below(effects + 2) as u8);
-                let ok = u64::from(id.0) <= effects;
-                match self.batcher.state().set_effect(id, [0.5, 0.25, 1.0, 0.5]) {
-                    Ok(()) if ok => {}
-                    Err(_) if !ok => self.tally.refused += 1,
-                    r => return Err(format!("set_effect {id:?} of {effects}: {r:?}")),
+                // Ids come from the budget; past its effects there is none to make.
+                let k = c.below(effects + 2) as usize;
+                let Some(id) = budget.effect_at(k) else {
+                    self.tally.refused += 1;
+                    return Ok(());
+                };
+                self.batcher.state().set_effect(id, [0.5, 0.25, 1.0, 0.5]);
+                if self.batcher.state().effect().0 != id {
+                    return Err(format!("set_effect {id:?}: reads back {:?}", self.batcher.state().effect()));
                 }
             }
             1 => {
@@ -336,7 +339,7 @@ impl World {
                     }
                     (r, l, o) => return Err(format!("add_light (lights {l}, frame open {o}): {r:?}")),
                 }
-                let _ = self.batcher.state().set_lit(c.chance(70));
+                self.batcher.state().set_lit(c.chance(70));
             }
             2 => {
                 let Some(id) =
