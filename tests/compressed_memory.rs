@@ -6,8 +6,8 @@
 
 use layerbatch::plan::ResourceOp;
 use layerbatch::{
-    Batcher, Config, Format, FormatFamilies, Ktx2Error, Limits, MockDevice, Quad, TextureDesc, TextureError, TextureId,
-    Usage,
+    Batcher, Config, FileError, FileKind, Format, FormatFamilies, Limits, MockDevice, Quad, TextureDesc, TextureError,
+    TextureId, Usage,
 };
 use layerbatch_testkit::asset_sets::{game_like, Asset};
 use layerbatch_testkit::compressed::{encode, encode_chain, ktx2_file, picture};
@@ -286,7 +286,7 @@ fn ktx2_files_register_every_level_and_layer() {
     for zstd in [false, true] {
         let mut b = Batcher::new(limits(), Config::default()).unwrap();
         let (file, chain) = bc7_file(zstd);
-        let ids = b.textures().register_ktx2(&file, &TextureDesc::new(1, 1)).unwrap();
+        let ids = b.textures().register_file(&file, &TextureDesc::new(1, 1)).unwrap();
         assert_eq!(ids.len(), 1);
         let d = b.desc(ids[0]).unwrap();
         assert_eq!((d.width_px, d.height_px, d.format, d.mip_levels), (64, 48, Format::Bc7RgbaUnorm, 4));
@@ -312,7 +312,7 @@ fn ktx2_files_register_every_level_and_layer() {
     let levels: Vec<Vec<u8>> = (0..2).map(|l| (0..3).flat_map(|i| layer(i, l)).collect()).collect();
     let file = ktx2_file(Format::Bc1RgbaUnorm, w, h, 3, &levels, true);
     let mut b = Batcher::new(limits(), Config::default()).unwrap();
-    let ids = b.textures().register_ktx2(&file, &TextureDesc::new(1, 1)).unwrap();
+    let ids = b.textures().register_file(&file, &TextureDesc::new(1, 1)).unwrap();
     assert_eq!(ids.len(), 3);
     let arrays: Vec<_> = ids.iter().map(|&id| b.placement(id).unwrap().array).collect();
     assert!(arrays.iter().all(|&a| a == arrays[0]), "one class array: {arrays:?}");
@@ -325,22 +325,22 @@ fn bad_ktx2_files_are_refused_and_nothing_admitted() {
     let (good, _) = bc7_file(false);
     let empty = |b: &mut Batcher| b.allocator().array_count() == 0 && b.textures().memory_by_format().is_empty();
     // Truncated: the last level's data runs past the end.
-    let cut = b.textures().register_ktx2(&good[..good.len() - 100], &like).unwrap_err();
-    assert!(matches!(cut, Ktx2Error::Container { .. }), "{cut}");
-    assert!(matches!(b.textures().register_ktx2(&good[..40], &like), Err(Ktx2Error::Container { .. })));
+    let cut = b.textures().register_file(&good[..good.len() - 100], &like).unwrap_err();
+    assert!(matches!(cut, FileError::Container { .. }), "{cut}");
+    assert!(matches!(b.textures().register_file(&good[..40], &like), Err(FileError::Container { .. })));
     // A wrong level size: level 0 declared a block short.
     let (w, h) = (64u32, 48u32);
     let short = vec![vec![0u8; Format::Bc7RgbaUnorm.image_bytes(w, h) as usize - 16]];
     let file = ktx2_file(Format::Bc7RgbaUnorm, w, h, 0, &short, false);
-    let e = b.textures().register_ktx2(&file, &like).unwrap_err();
-    assert!(matches!(e, Ktx2Error::LevelSize { level: 0, expected_bytes: 3072, actual_bytes: 3056, .. }), "{e}");
+    let e = b.textures().register_file(&file, &like).unwrap_err();
+    assert!(matches!(e, FileError::LevelSize { level: 0, expected_bytes: 3072, actual_bytes: 3056, .. }), "{e}");
     let zstd = ktx2_file(Format::Bc7RgbaUnorm, w, h, 0, &short, true);
-    assert!(matches!(b.textures().register_ktx2(&zstd, &like), Err(Ktx2Error::LevelSize { .. })));
+    assert!(matches!(b.textures().register_file(&zstd, &like), Err(FileError::LevelSize { .. })));
     // An unsupported format: vkFormat 97 (R16G16B16A16_SFLOAT) in a well-formed file.
     let mut float = good.clone();
     float[12..16].copy_from_slice(&97u32.to_le_bytes());
-    let e = b.textures().register_ktx2(&float, &like).unwrap_err();
-    assert_eq!(e, Ktx2Error::Format { vk_format: 97 });
+    let e = b.textures().register_file(&float, &like).unwrap_err();
+    assert!(matches!(&e, FileError::Format { kind: FileKind::Ktx2, format, .. } if format == "vkFormat 97"), "{e}");
     assert!(e.to_string().contains("97"), "{e}");
     // A header declaring far more than the file holds (a billion layers of 16384 px): refused
     // before anything is allocated for it.
@@ -348,14 +348,14 @@ fn bad_ktx2_files_are_refused_and_nothing_admitted() {
     huge[20..24].copy_from_slice(&16384u32.to_le_bytes());
     huge[24..28].copy_from_slice(&16384u32.to_le_bytes());
     huge[32..36].copy_from_slice(&(1u32 << 30).to_le_bytes());
-    let e = b.textures().register_ktx2(&huge, &like).unwrap_err();
-    assert!(matches!(e, Ktx2Error::TooLarge { layers: 1_073_741_824, .. }), "{e}");
+    let e = b.textures().register_file(&huge, &like).unwrap_err();
+    assert!(matches!(e, FileError::TooLarge { layers: 1_073_741_824, .. }), "{e}");
     assert!(matches!(
         layerbatch::read_ktx2(&huge, &like, layerbatch::FileLimits::new(u64::MAX >> 20, 256)),
-        Err(Ktx2Error::TooLarge { .. })
+        Err(FileError::TooLarge { .. })
     ));
     // A layer the batcher refuses (too large for the device) frees nothing admitted.
     let mut small = Batcher::new(limits().with_max_texture_size_px(32), Config::default()).unwrap();
-    assert!(matches!(small.textures().register_ktx2(&good, &like), Err(Ktx2Error::Texture { layer: 0, .. })));
+    assert!(matches!(small.textures().register_file(&good, &like), Err(FileError::Texture { layer: 0, .. })));
     assert!(empty(&mut b) && empty(&mut small), "nothing admitted");
 }

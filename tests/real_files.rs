@@ -733,11 +733,11 @@ fn bad_basis_files_are_refused_with_clear_errors_and_nothing_admitted() {
     let small = layerbatch::FileLimits::new(1000, 256);
     let err = read_basis(&etc1s, &nearest(), small, FormatFamilies::RGBA8).expect_err("too large").to_string();
     eprintln!("1000-byte limit: {err}");
-    assert!(err.contains("1000 allowed"), "{err}");
+    assert!(err.contains("limit of 1000"), "{err}");
     let one_layer = layerbatch::FileLimits::new(1 << 20, 1);
     let err = read_basis(&array.bytes, &nearest(), one_layer, FormatFamilies::ALL).expect_err("layers").to_string();
     eprintln!("one layer allowed: {err}");
-    assert!(err.contains("2 array layers"), "{err}");
+    assert!(err.contains("of 2 layers"), "{err}");
     // read_ktx2 does not know the device: it says where to go.
     let err = layerbatch::read_ktx2(&uastc, &nearest(), limits).expect_err("basis").to_string();
     eprintln!("read_ktx2: {err}");

@@ -74,8 +74,6 @@ mod files;
 mod format;
 #[cfg(feature = "image")]
 mod image;
-#[cfg(feature = "ktx2")]
-mod ktx2;
 mod ladder;
 mod light;
 mod limits;
@@ -100,9 +98,9 @@ mod walk;
 mod writes;
 
 #[cfg(feature = "basis")]
-pub use crate::ktx2::read_basis;
+pub use crate::files::ktx2::read_basis;
 #[cfg(feature = "ktx2")]
-pub use crate::ktx2::{format_from_vk, read_ktx2, BasisMode, BasisTarget, FileLimits, FileTexture, Ktx2Error};
+pub use crate::files::ktx2::{format_from_vk, read_ktx2, BasisMode, BasisTarget, FileLimits, FileTexture};
 pub use affine::Affine2;
 pub use batcher::{Batcher, DrawingState, FormatMemory, TextureStore};
 pub use budget::Budget;

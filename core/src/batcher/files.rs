@@ -3,19 +3,23 @@
 
 #[cfg(feature = "basis")]
 use crate::{read_basis, BasisTarget};
-use crate::{read_file, read_ktx2, BasisMode, FileError, FileKind, FileLimits, FileTexture, Ktx2Error};
+use crate::{read_file, read_ktx2, BasisMode, FileError, FileKind, FileLimits, FileTexture};
 use crate::{Batcher, TextureDesc, TextureError, TextureId};
 
 impl Batcher {
-    pub(crate) fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
+    pub(crate) fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, FileError> {
         let budget = self.budget();
         let limits = FileLimits::new(budget.budget_bytes, budget.max_layers_per_array);
         let (file, transcoded) = match read_ktx2(bytes, like, limits) {
             // read_ktx2 tells a Basis file but does not know the device: this batcher does.
-            Err(Ktx2Error::NotTranscoded { mode, .. }) => (self.transcoded(bytes, like, limits, mode)?, true),
+            Err(FileError::NotTranscoded { mode, .. }) => (self.transcoded(bytes, like, limits, mode)?, true),
             read => (read?, false),
         };
-        let ids = self.register_layers(&file).map_err(|(layer, source)| Ktx2Error::Texture { layer, source })?;
+        let ids = self.register_layers(&file).map_err(|(layer, source)| FileError::Texture {
+            kind: FileKind::Ktx2,
+            layer,
+            source,
+        })?;
         if transcoded {
             self.count_transcoded(ids.len() as u64);
         }
@@ -24,7 +28,7 @@ impl Batcher {
 
     pub(crate) fn register_file(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, FileError> {
         let kind = match FileKind::of(bytes) {
-            Some(FileKind::Ktx2) => return Ok(self.register_ktx2(bytes, like)?),
+            Some(FileKind::Ktx2) => return self.register_ktx2(bytes, like),
             Some(kind) => kind,
             None => return Err(FileError::unknown_kind(bytes)),
         };
@@ -67,7 +71,7 @@ impl Batcher {
         like: &TextureDesc,
         limits: FileLimits,
         mode: BasisMode,
-    ) -> Result<FileTexture, Ktx2Error> {
+    ) -> Result<FileTexture, FileError> {
         let families = self.budget().format_families;
         let file = read_basis(bytes, like, limits, families)?;
         let target = BasisTarget::choose(families, &file.desc);
@@ -89,7 +93,7 @@ impl Batcher {
         _like: &TextureDesc,
         _limits: FileLimits,
         mode: BasisMode,
-    ) -> Result<FileTexture, Ktx2Error> {
-        Err(Ktx2Error::NotTranscoded { mode, how: "build layerbatch-core with its `basis` feature to transcode it" })
+    ) -> Result<FileTexture, FileError> {
+        Err(FileError::NotTranscoded { mode, how: "build layerbatch-core with its `basis` feature to transcode it" })
     }
 }

@@ -4,11 +4,11 @@
 //! after, whatever frame is open.
 
 use crate::plan::{ArrayId, ResourceOp};
+#[cfg(feature = "ktx2")]
+use crate::FileError;
 #[cfg(feature = "image")]
 use crate::ImageError;
 use crate::{Batcher, FormatMemory, Quad, RampError, ResidentError, ResidentId, TextureDesc, TextureError, TextureId};
-#[cfg(feature = "ktx2")]
-use crate::{FileError, Ktx2Error};
 
 /// The batcher's texture store ([`Batcher::textures`]): registering, updating, resizing and
 /// freeing textures, normal maps, the ramp, resident layers, and what they hold. Borrowed
@@ -196,55 +196,40 @@ impl<'a> TextureStore<'a> {
         b.ramp_row(row)
     }
 
-    /// Registers every layer of a texture file of any kind core reads ([`read_file`](crate::read_file): KTX2,
-    /// `.astc`, DDS), as [`TextureStore::register_ktx2`] does a KTX2 file: the budget's
-    /// `budget_bytes` and `max_layers_per_array` are the limits, checked before anything is
-    /// allocated; a format the device lacks is decoded (the `decode` feature) or refused with
-    /// its family and the device's families; when a layer is refused the layers before it are
-    /// freed, so nothing stays admitted.
+    /// Registers every layer of a texture file of any kind core reads ([`read_file`](crate::read_file):
+    /// KTX2, `.astc`, DDS) as textures: one id for a 2D file, one per layer for an array file
+    /// (`like` gives filter, wrap and usage). The budget's `budget_bytes` and
+    /// `max_layers_per_array` are the limits ([`FileLimits`](crate::FileLimits)), checked before
+    /// anything is allocated; a format the device lacks is decoded (the `decode` feature) or
+    /// refused with its family and the device's families. An RGBA8 file keeps only its level
+    /// 0 (core makes the mips of RGBA8 textures); a compressed one keeps every level. A KTX2
+    /// file whose format has alpha and whose data format descriptor lacks
+    /// `KHR_DF_FLAG_ALPHA_PREMULTIPLIED` is registered [`Alpha::Straight`](crate::Alpha::Straight).
+    ///
+    /// A Basis Universal KTX2 file (ETC1S or UASTC) is transcoded for this device with the
+    /// `basis` feature (`read_basis` with the budget's limits and `format_families`: ASTC 4x4,
+    /// BC7, ETC2 or RGBA8, [`BasisTarget::choose`](crate::BasisTarget::choose)), each texture
+    /// counted in `Counters::textures_transcoded`, each target logged once at `debug!`; without
+    /// the feature it is refused ([`FileError::NotTranscoded`]).
     ///
     /// ```
-    /// # use layerbatch_core::{Batcher, Config, FileError, Limits, TextureDesc};
+    /// # use layerbatch_core::{Batcher, Config, FileError, FileKind, Limits, TextureDesc};
     /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
     /// let err = batcher.textures().register_file(b"GIF89a", &TextureDesc::new(1, 1)).unwrap_err();
     /// assert!(matches!(err, FileError::UnknownKind { len: 6, .. }));
+    /// let mut cut = b"\xabKTX 20\xbb\r\n\x1a\n".to_vec(); // a KTX2 file's magic, then nothing
+    /// cut.resize(40, 0);
+    /// let err = batcher.textures().register_file(&cut, &TextureDesc::new(1, 1)).unwrap_err();
+    /// assert!(matches!(err, FileError::Container { kind: FileKind::Ktx2, .. }), "{err}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
-    /// [`FileError`]; a KTX2 file's as [`FileError::Ktx2`].
+    /// [`FileError`], of every kind; when a layer is refused ([`FileError::Texture`]) the
+    /// layers registered before it are freed: nothing stays admitted.
     #[cfg(feature = "ktx2")]
     pub fn register_file(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, FileError> {
         self.0.register_file(bytes, like)
-    }
-
-    /// Registers every layer of a KTX2 file as a texture ([`read_ktx2`](crate::read_ktx2) with the budget's
-    /// `budget_bytes` and `max_layers_per_array` as its [`FileLimits`](crate::FileLimits); `like` gives filter,
-    /// wrap and usage): one id for a 2D file, one per layer for an array file. An RGBA8 file
-    /// keeps only its level 0 (core makes the mips of RGBA8 textures); a compressed one keeps
-    /// every level. A file whose format has alpha and whose data format descriptor lacks
-    /// `KHR_DF_FLAG_ALPHA_PREMULTIPLIED` is registered [`Alpha::Straight`](crate::Alpha::Straight).
-    ///
-    /// A Basis Universal file (ETC1S or UASTC) is transcoded for this device with the `basis`
-    /// feature (`read_basis` with the budget's limits and `format_families`: ASTC 4x4, BC7,
-    /// ETC2 or RGBA8, [`BasisTarget::choose`](crate::BasisTarget::choose)), each texture counted in
-    /// `Counters::textures_transcoded`, each target logged once at `debug!`; without the
-    /// feature it is refused ([`Ktx2Error::NotTranscoded`]).
-    ///
-    /// ```
-    /// # use layerbatch_core::{Batcher, Config, Ktx2Error, Limits, TextureDesc};
-    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
-    /// let err = batcher.textures().register_ktx2(b"not a ktx2 file", &TextureDesc::new(1, 1)).unwrap_err();
-    /// assert!(matches!(err, Ktx2Error::Container { .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Ktx2Error`]; when a layer is refused ([`Ktx2Error::Texture`]) the layers registered
-    /// before it are freed: nothing stays admitted.
-    #[cfg(feature = "ktx2")]
-    pub fn register_ktx2(&mut self, bytes: &[u8], like: &TextureDesc) -> Result<Vec<TextureId>, Ktx2Error> {
-        self.0.register_ktx2(bytes, like)
     }
 
     /// Registers a straight-alpha image (premultiplied here). The size is the image's; `desc`

@@ -8,10 +8,11 @@
 mod astc;
 #[cfg(feature = "dds")]
 mod dds;
+pub(crate) mod ktx2;
 #[cfg(test)]
 mod tests;
 
-use crate::{FileLimits, FileTexture, Format, Ktx2Error, TextureDesc, TextureError};
+use crate::{BasisMode, BasisTarget, FileLimits, FileTexture, Format, TextureDesc, TextureError};
 
 pub use astc::read_astc;
 #[cfg(feature = "dds")]
@@ -75,9 +76,6 @@ pub enum FileError {
         /// Their first bytes (at most 12).
         start: Vec<u8>,
     },
-    /// A KTX2 file, refused as [`crate::read_ktx2`] says.
-    #[error(transparent)]
-    Ktx2(#[from] Ktx2Error),
     /// The container does not parse: a header field out of range, or data missing (a
     /// truncated file) or left over.
     #[error("not a readable {kind} file ({len} bytes): {message}")]
@@ -164,6 +162,77 @@ pub enum FileError {
         layer: u32,
         /// Why.
         source: TextureError,
+    },
+    /// A Basis Universal file, which must be transcoded for a device: [`crate::read_ktx2`] does not
+    /// know the device (use `read_basis` or [`TextureStore::register_file`](crate::TextureStore::register_file)), or the build lacks
+    /// layerbatch-core's `basis` feature.
+    #[error("a Basis Universal {mode} KTX2 file needs transcoding for the device: {how}")]
+    NotTranscoded {
+        /// The file's Basis mode.
+        mode: BasisMode,
+        /// What to do.
+        how: &'static str,
+    },
+    /// The Basis Universal transcoder refused one image of a file (corrupt codebooks or
+    /// blocks).
+    #[error("Basis Universal {mode} level {level}, layer {layer}, to {target}: the transcoder says {message}")]
+    Transcode {
+        /// The file's Basis mode.
+        mode: BasisMode,
+        /// The level.
+        level: u32,
+        /// The layer.
+        layer: u32,
+        /// What it was transcoded to.
+        target: BasisTarget,
+        /// The transcoder's error.
+        message: String,
+    },
+    /// A level's data is not the size its format and dimensions give (after zstd, if used).
+    #[error(
+        "KTX2 level {level} ({width_px}x{height_px}, {layers} layer(s) of {format}) holds {actual_bytes} bytes; it \
+         needs {expected_bytes}"
+    )]
+    LevelSize {
+        /// The level.
+        level: u32,
+        /// Its width.
+        width_px: u32,
+        /// Its height.
+        height_px: u32,
+        /// Layers of the file.
+        layers: u32,
+        /// The format.
+        format: Format,
+        /// Bytes found (or declared uncompressed).
+        actual_bytes: u64,
+        /// Bytes the level needs.
+        expected_bytes: u64,
+    },
+    /// zstd could not decompress a level (a corrupt frame, more data than the level's size, or
+    /// a window larger than twice the level's size and 1 MiB).
+    #[error("KTX2 level {level}: zstd: {message}")]
+    Zstd {
+        /// The level.
+        level: u32,
+        /// The decoder's message.
+        message: String,
+    },
+    /// A BC1 RGB file (`vkFormat` 131 or 132) whose opaque black texels cannot be stored as
+    /// BC1 RGBA. Core stores BC1 as RGBA, where a block in 3-colour mode (`color0 <=
+    /// color1`) draws its index 3 transparent, where BC1 RGB draws it opaque black. A file
+    /// whose blocks never use that index reads unchanged; a block that does is rewritten to
+    /// decode the same as RGBA where it can (black is one of its endpoints, or the block has
+    /// only one other colour, an endpoint); `blocks` could not be. With the `decode` feature
+    /// such a file is decoded to RGBA8 instead (alpha 255 everywhere, as BC1 RGB has none),
+    /// and this error is never returned.
+    #[error(
+        "KTX2 BC1 RGB: {blocks} block(s) draw opaque black texels that BC1 RGBA would draw transparent (enable the \
+         `decode` feature to read such a file as RGBA8)"
+    )]
+    Bc1RgbBlackTexels {
+        /// Blocks that could not be rewritten.
+        blocks: u64,
     },
 }
 

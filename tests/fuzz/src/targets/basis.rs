@@ -1,13 +1,13 @@
 //! `basis`: mutations of real Basis Universal KTX2 files (ETC1S and UASTC; zstd or not; mips,
 //! arrays, odd sizes, alpha or not), written by Binomial's basisu at the start of the run
 //! (`scripts/install-test-tools.sh` installs it), through `read_basis` for every target and
-//! `TextureStore::register_ktx2`.
+//! `TextureStore::register_file`.
 
 use super::ktx2::{hostile_zstd_level, set_level_index_field};
 use super::{check_file, file_input, mutate, mutated, Mutation};
 use crate::rng::{Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::{read_basis, read_ktx2, FileLimits, FormatFamilies, FormatFamily, Ktx2Error, TextureDesc};
+use layerbatch_core::{read_basis, read_ktx2, FileError, FileLimits, FormatFamilies, FormatFamily, TextureDesc};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -168,11 +168,11 @@ impl Target for Basis {
         };
         // A mutation may make the file another KTX2 format: read_ktx2's, then.
         let read = match read_basis(&file, &like, limits, families) {
-            Err(Ktx2Error::Format { .. }) => read_ktx2(&file, &like, limits),
+            Err(FileError::Format { .. }) => read_ktx2(&file, &like, limits),
             read => read,
         };
-        check_file(input, MAX_BYTES, &read, ("read_basis", "register_ktx2"), |b| {
-            b.textures().register_ktx2(&file, &like)
+        check_file(input, MAX_BYTES, &read, ("read_basis", "register_file"), |b| {
+            b.textures().register_file(&file, &like)
         })
     }
 }

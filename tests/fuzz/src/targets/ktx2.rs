@@ -1,5 +1,5 @@
 //! `ktx2`: mutations of valid KTX2 files (several formats, levels, layers, zstd or not)
-//! through `read_ktx2` and `TextureStore::register_ktx2`.
+//! through `read_ktx2` and `TextureStore::register_file`.
 
 use super::{check_file, file_input, mutate, mutated, Mutation};
 use crate::rng::{Reader, Rng, EDGE_U32};
@@ -263,8 +263,8 @@ impl Target for Ktx2 {
         let file = self.file(input);
         let like = TextureDesc::new(1, 1);
         let read = read_ktx2(&file, &like, FileLimits::new(MAX_BYTES, 256));
-        check_file(input, MAX_BYTES, &read, ("read_ktx2", "register_ktx2"), |b| {
-            b.textures().register_ktx2(&file, &like)
+        check_file(input, MAX_BYTES, &read, ("read_ktx2", "register_file"), |b| {
+            b.textures().register_file(&file, &like)
         })
     }
 }

@@ -123,19 +123,25 @@ fn more_levels_than_the_size_has_are_refused_before_allocating() {
     // release the max_bytes check counted only 32 levels and level 32 wrapped to full size).
     let file = Ktx2File::new(BC7, 1, 1, chain(Format::Bc7RgbaUnorm, 1, 1, 33, 1, 0)).write();
     let e = read_ktx2(&file, &like(), FileLimits::new(2 << 20, 1)).unwrap_err();
-    assert_eq!(e, Ktx2Error::TooManyLevels { width_px: 1, height_px: 1, levels: 33, max_levels: 1 });
+    assert_eq!(
+        e,
+        FileError::TooManyLevels { kind: FileKind::Ktx2, width_px: 1, height_px: 1, levels: 33, max_levels: 1 }
+    );
     assert!(e.to_string().contains("33") && e.to_string().contains("at most 1"), "{e}");
     // Two levels of a 1x1 texture, and 12 of a 1024x16 one (11 at most), are refused alike,
     // whatever the level index holds.
     let two = Ktx2File::new(BC7, 1, 1, chain(Format::Bc7RgbaUnorm, 1, 1, 2, 1, 0)).write();
-    assert!(matches!(read_ktx2(&two, &like(), FileLimits::default()), Err(Ktx2Error::TooManyLevels { levels: 2, .. })));
+    assert!(matches!(read_ktx2(&two, &like(), FileLimits::default()), Err(FileError::TooManyLevels { levels: 2, .. })));
     let mut big = Ktx2File::new(BC7, 1024, 16, chain(Format::Bc7RgbaUnorm, 1, 1, 12, 1, 0));
     big.level_count = Some(12);
     let e = read_ktx2(&big.write(), &like(), FileLimits::default()).unwrap_err();
-    assert_eq!(e, Ktx2Error::TooManyLevels { width_px: 1024, height_px: 16, levels: 12, max_levels: 11 });
+    assert_eq!(
+        e,
+        FileError::TooManyLevels { kind: FileKind::Ktx2, width_px: 1024, height_px: 16, levels: 12, max_levels: 11 }
+    );
     // Through the batcher too.
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    assert!(matches!(b.textures().register_ktx2(&file, &like()), Err(Ktx2Error::TooManyLevels { levels: 33, .. })));
+    assert!(matches!(b.textures().register_file(&file, &like()), Err(FileError::TooManyLevels { levels: 33, .. })));
 }
 
 #[test]
@@ -169,13 +175,13 @@ fn a_million_layers_are_refused_before_allocating() {
     let file = many_layers(1 << 20);
     assert!(file.len() < 400, "{} bytes", file.len());
     let e = read_ktx2(&file, &like(), FileLimits::new(u64::MAX, 256)).unwrap_err();
-    assert_eq!(e, Ktx2Error::TooManyLayers { layers: 1 << 20, max_layers: 256 });
+    assert_eq!(e, FileError::TooManyLayers { kind: FileKind::Ktx2, layers: 1 << 20, max_layers: 256 });
     assert!(e.to_string().contains("1048576") && e.to_string().contains("256"), "{e}");
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
     let max_layers = b.budget().max_layers_per_array;
     assert_eq!(
-        b.textures().register_ktx2(&file, &like()),
-        Err(Ktx2Error::TooManyLayers { layers: 1 << 20, max_layers })
+        b.textures().register_file(&file, &like()),
+        Err(FileError::TooManyLayers { kind: FileKind::Ktx2, layers: 1 << 20, max_layers })
     );
     assert_eq!(b.allocator().array_count(), 0, "nothing admitted");
     assert!(b.textures().memory_by_format().is_empty());
@@ -187,9 +193,9 @@ fn layers_up_to_the_limit_read() {
     let t = read_ktx2(&file, &like(), FileLimits::new(1 << 20, 4)).unwrap();
     assert_eq!(t.layers, vec![vec![0u8; 4]; 4]);
     let e = read_ktx2(&file, &like(), FileLimits::new(1 << 20, 3)).unwrap_err();
-    assert_eq!(e, Ktx2Error::TooManyLayers { layers: 4, max_layers: 3 });
+    assert_eq!(e, FileError::TooManyLayers { kind: FileKind::Ktx2, layers: 4, max_layers: 3 });
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    assert_eq!(b.textures().register_ktx2(&file, &like()).unwrap().len(), 4);
+    assert_eq!(b.textures().register_file(&file, &like()).unwrap().len(), 4);
 }
 
 #[test]
@@ -201,7 +207,7 @@ fn each_layer_counts_its_bookkeeping_against_max_bytes() {
     let e = read_ktx2(&file, &like(), FileLimits::new(4000, 1000)).unwrap_err();
     let total_bytes = 1000 * per_layer;
     assert!(
-        matches!(e, Ktx2Error::TooLarge { layers: 1000, total_bytes: t, max_bytes: 4000, .. } if t == total_bytes),
+        matches!(e, FileError::TooLarge { layers: 1000, total_bytes: t, max_bytes: 4000, .. } if t == total_bytes),
         "{e}"
     );
     assert!(read_ktx2(&file, &like(), FileLimits::new(total_bytes - 1, 1000)).is_err());
@@ -215,7 +221,7 @@ fn huge_dimensions_are_refused_by_bytes_first() {
     let mut file = Ktx2File::new(BC7, 16384, 16384, vec![vec![0; 16]]);
     file.layers = 1 << 30;
     let e = read_ktx2(&file.write(), &like(), FileLimits::default()).unwrap_err();
-    assert!(matches!(e, Ktx2Error::TooLarge { layers: 1_073_741_824, .. }), "{e}");
+    assert!(matches!(e, FileError::TooLarge { layers: 1_073_741_824, .. }), "{e}");
 }
 
 // ---- BC1 RGB ----
@@ -326,7 +332,7 @@ fn bc1_rgb_index_3_past_the_edge_is_not_black_texels() {
     // red and white cannot be made.
     let r = read_ktx2(&bc1_file(BC1_RGB, 3, 4, &[block]), &like(), FileLimits::default());
     #[cfg(not(feature = "decode"))]
-    assert_eq!(r, Err(Ktx2Error::Bc1RgbBlackTexels { blocks: 1 }));
+    assert_eq!(r, Err(FileError::Bc1RgbBlackTexels { blocks: 1 }));
     #[cfg(feature = "decode")]
     assert_eq!(r.unwrap().desc.format, Format::Rgba8Unorm);
 }
@@ -349,10 +355,10 @@ fn bc1_rgb_black_texels_rgba_cannot_draw_are_refused_without_decode() {
     let mut file = Ktx2File::new(BC1_RGB, 12, 4, vec![[layer.clone(), layer].concat()]);
     file.layers = 2;
     let e = read_ktx2(&file.write(), &like(), FileLimits::default()).unwrap_err();
-    assert_eq!(e, Ktx2Error::Bc1RgbBlackTexels { blocks: 4 });
+    assert_eq!(e, FileError::Bc1RgbBlackTexels { blocks: 4 });
     assert!(e.to_string().contains("decode"), "{e}");
     let mut b = Batcher::new(Limits::guaranteed_minimum(), Config::default()).unwrap();
-    assert_eq!(b.textures().register_ktx2(&file.write(), &like()), Err(Ktx2Error::Bc1RgbBlackTexels { blocks: 4 }));
+    assert_eq!(b.textures().register_file(&file.write(), &like()), Err(FileError::Bc1RgbBlackTexels { blocks: 4 }));
 }
 
 #[cfg(feature = "decode")]
@@ -385,7 +391,7 @@ fn bc1_rgb_black_texels_rgba_cannot_draw_are_decoded_with_decode() {
         // fit 150, the 160 decoded bytes do not.
         let e = read_ktx2(&file, &like(), FileLimits::new(150, 1)).unwrap_err();
         let total_bytes = 160 + FileLimits::LAYER_BOOKKEEPING_BYTES;
-        assert!(matches!(e, Ktx2Error::TooLarge { total_bytes: t, max_bytes: 150, .. } if t == total_bytes), "{e}");
+        assert!(matches!(e, FileError::TooLarge { total_bytes: t, max_bytes: 150, .. } if t == total_bytes), "{e}");
     }
 }
 
@@ -441,9 +447,9 @@ fn straight_alpha_files_are_registered_straight() {
     let mut b =
         Batcher::new(Limits::guaranteed_minimum().with_format_families(crate::FormatFamilies::ALL), Config::default())
             .unwrap();
-    let ids = b.textures().register_ktx2(&with_flags(BC7, Format::Bc7RgbaUnorm, Some(0)), &like()).unwrap();
+    let ids = b.textures().register_file(&with_flags(BC7, Format::Bc7RgbaUnorm, Some(0)), &like()).unwrap();
     assert_eq!(b.desc(ids[0]).unwrap().alpha, Alpha::Straight);
-    let ids = b.textures().register_ktx2(&with_flags(BC7, Format::Bc7RgbaUnorm, Some(1)), &like()).unwrap();
+    let ids = b.textures().register_file(&with_flags(BC7, Format::Bc7RgbaUnorm, Some(1)), &like()).unwrap();
     assert_eq!(b.desc(ids[0]).unwrap().alpha, Alpha::Premultiplied);
 }
 
@@ -457,7 +463,7 @@ fn a_texel_block_dimension_of_256_is_refused_not_a_panic() {
     for dims in [[255, 3, 0, 0], [3, 3, 0, 255]] {
         file.dfd_block_dims = dims;
         let e = read_ktx2(&file.write(), &like(), FileLimits::default()).unwrap_err();
-        assert!(matches!(&e, Ktx2Error::Container { message, .. } if message.contains("256")), "{e}");
+        assert!(matches!(&e, FileError::Container { message, .. } if message.contains("256")), "{e}");
     }
     file.dfd_block_dims = [254, 3, 0, 0];
     assert!(read_ktx2(&file.write(), &like(), FileLimits::default()).is_ok(), "255 is a size like any");
@@ -506,7 +512,7 @@ fn zstd_windows_past_twice_the_level_are_refused() {
     assert_eq!(read_ktx2(&ok, &like(), FileLimits::default()).unwrap().layers, vec![vec![7; 16]]);
     let huge = zstd_file(zstd_frame(27, &[7; 16]), 16);
     let e = read_ktx2(&huge, &like(), FileLimits::default()).unwrap_err();
-    assert!(matches!(e, Ktx2Error::Zstd { level: 0, .. }), "{e}");
+    assert!(matches!(e, FileError::Zstd { level: 0, .. }), "{e}");
 }
 
 #[test]
@@ -514,13 +520,13 @@ fn zstd_frames_holding_more_than_the_level_are_refused() {
     // The frame holds 32 bytes, the level is (and declares) 16: ruzstd writes into a buffer
     // of 16 and stops.
     let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 32]), 16), &like(), FileLimits::default()).unwrap_err();
-    assert!(matches!(e, Ktx2Error::Zstd { level: 0, .. }), "{e}");
+    assert!(matches!(e, FileError::Zstd { level: 0, .. }), "{e}");
     // Fewer bytes than declared.
     let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 8]), 16), &like(), FileLimits::default()).unwrap_err();
-    assert!(matches!(e, Ktx2Error::LevelSize { actual_bytes: 8, expected_bytes: 16, .. }), "{e}");
+    assert!(matches!(e, FileError::LevelSize { actual_bytes: 8, expected_bytes: 16, .. }), "{e}");
     // A declared size that is not the level's: refused before anything is decompressed.
     let e = read_ktx2(&zstd_file(zstd_frame(10, &[1; 16]), 1 << 40), &like(), FileLimits::default()).unwrap_err();
-    assert!(matches!(e, Ktx2Error::LevelSize { actual_bytes: 1_099_511_627_776, expected_bytes: 16, .. }), "{e}");
+    assert!(matches!(e, FileError::LevelSize { actual_bytes: 1_099_511_627_776, expected_bytes: 16, .. }), "{e}");
 }
 
 /// `toktx`'s 8-bit outputs besides RGBA8 (R8, RG8, RGB8, BGR8, BGRA8, linear and sRGB) are
@@ -550,7 +556,7 @@ fn narrow_8bit_formats_read_as_rgba8() {
         let short = Ktx2File::new(vk, 3, 2, vec![texels[..6 * channels - channels].to_vec()]);
         let e = read_ktx2(&short.write(), &like(), FileLimits::default()).unwrap_err();
         assert!(
-            matches!(e, Ktx2Error::LevelSize { expected_bytes, .. } if expected_bytes == 6 * channels as u64),
+            matches!(e, FileError::LevelSize { expected_bytes, .. } if expected_bytes == 6 * channels as u64),
             "{e}"
         );
     }

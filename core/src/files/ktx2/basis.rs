@@ -10,13 +10,14 @@
 //! window-bounded decoder, and hands the transcoder a clean copy: header, level index, data
 //! format descriptor, global data and plain levels, nothing else.
 
-use super::{FileLimits, FileTexture, Ktx2Error};
 use crate::{AstcBlock, Format, FormatFamilies, FormatFamily, TextureDesc, Wrap};
 
 #[cfg(feature = "basis")]
-use super::{check_dfd, footprint, unzstd};
+use super::{check_dfd, footprint, unzstd, FileLimits, FileTexture};
 #[cfg(feature = "basis")]
 use crate::Alpha;
+#[cfg(feature = "basis")]
+use crate::{FileError, FileKind};
 
 /// The two Basis Universal codecs a KTX2 file may carry (`vkFormat` 0, the data format
 /// descriptor's colour model saying which).
@@ -141,42 +142,46 @@ const MAX_SIDE_PX: u32 = 1 << 15;
 /// [`BasisTarget::choose`] gives for `families` (the device's: `Limits::format_families`).
 /// `like` gives the sampler and usage; alpha is the file's (premultiplied when its descriptor
 /// says so, else straight; premultiplied for a file without alpha), sRGB its transfer
-/// function's. [`crate::TextureStore::register_ktx2`] and `register_file` call this for a Basis
+/// function's. [`crate::TextureStore::register_file`] calls this for a Basis
 /// file, with the budget as `limits`.
 ///
 /// The transcoded bytes are the reference transcoder's (Binomial's `basisu_transcoder`):
 /// `tests/real_files.rs` compares them with another build of it, byte for byte.
 ///
 /// ```
-/// use layerbatch_core::{read_basis, FileLimits, FormatFamilies, Ktx2Error, TextureDesc};
+/// use layerbatch_core::{read_basis, FileLimits, FormatFamilies, FileError, TextureDesc};
 /// let err = read_basis(b"not a ktx2 file", &TextureDesc::new(1, 1), FileLimits::default(), FormatFamilies::ALL);
-/// assert!(matches!(err, Err(Ktx2Error::Container { .. })));
+/// assert!(matches!(err, Err(FileError::Container { .. })));
 /// ```
 ///
 /// # Errors
-/// [`Ktx2Error`]: [`Ktx2Error::Format`] for a KTX2 file that is not Basis; the limits
-/// ([`Ktx2Error::TooLarge`] counts the transcoded bytes, or a UASTC file's plain blocks
-/// where they are more, [`Ktx2Error::TooManyLayers`],
-/// [`Ktx2Error::TooManyLevels`]) checked before anything is allocated;
-/// [`Ktx2Error::LevelSize`] for a UASTC level of the wrong size; [`Ktx2Error::Container`] for
-/// ETC1S global data whose offsets leave their section; [`Ktx2Error::Unsupported`] for a cube
+/// [`FileError`]: [`FileError::Format`] for a KTX2 file that is not Basis; the limits
+/// ([`FileError::TooLarge`] counts the transcoded bytes, or a UASTC file's plain blocks
+/// where they are more, [`FileError::TooManyLayers`],
+/// [`FileError::TooManyLevels`]) checked before anything is allocated;
+/// [`FileError::LevelSize`] for a UASTC level of the wrong size; [`FileError::Container`] for
+/// ETC1S global data whose offsets leave their section; [`FileError::Unsupported`] for a cube
 /// map, a 3D texture, an ETC1S video or a supercompression the mode does not use;
-/// [`Ktx2Error::Transcode`] for an image the transcoder refuses.
+/// [`FileError::Transcode`] for an image the transcoder refuses.
 #[cfg(feature = "basis")]
 pub fn read_basis(
     bytes: &[u8],
     like: &TextureDesc,
     limits: FileLimits,
     families: FormatFamilies,
-) -> Result<FileTexture, Ktx2Error> {
-    let container = |message: String| Ktx2Error::Container { len: bytes.len(), message };
+) -> Result<FileTexture, FileError> {
+    let container = |message: String| FileError::Container { kind: FileKind::Ktx2, len: bytes.len(), message };
     check_dfd(bytes).map_err(container)?;
     let reader = ktx2::Reader::new(bytes).map_err(|e| container(e.to_string()))?;
     let h = reader.header();
     let Some(mode) = basis_mode(&reader) else {
-        return Err(Ktx2Error::Format { vk_format: h.format.map_or(0, |f| f.value()) });
+        return Err(FileError::Format {
+            kind: FileKind::Ktx2,
+            format: format!("vkFormat {}", h.format.map_or(0, |f| f.value())),
+            why: super::KTX2_FORMATS,
+        });
     };
-    let unsupported = |what: String| Err(Ktx2Error::Unsupported { what });
+    let unsupported = |what: String| Err(FileError::Unsupported { kind: FileKind::Ktx2, what });
     if h.face_count != 1 {
         return unsupported(format!("a Basis {mode} cube map ({} faces)", h.face_count));
     }
@@ -199,10 +204,16 @@ pub fn read_basis(
     let levels = h.level_count.max(1);
     let max_levels = crate::max_mip_levels(w, h_px);
     if levels > max_levels {
-        return Err(Ktx2Error::TooManyLevels { width_px: w, height_px: h_px, levels, max_levels });
+        return Err(FileError::TooManyLevels {
+            kind: FileKind::Ktx2,
+            width_px: w,
+            height_px: h_px,
+            levels,
+            max_levels,
+        });
     }
     if layers > limits.max_layers {
-        return Err(Ktx2Error::TooManyLayers { layers, max_layers: limits.max_layers });
+        return Err(FileError::TooManyLayers { kind: FileKind::Ktx2, layers, max_layers: limits.max_layers });
     }
     let sized = TextureDesc { width_px: w, height_px: h_px, mip_levels: levels, ..*like };
     let target = BasisTarget::choose(families, &sized);
@@ -226,7 +237,16 @@ pub fn read_basis(
     let total_bytes = footprint(w, h_px, levels, layers, format).max(plain_uastc_bytes);
     if total_bytes > limits.max_bytes {
         let max_bytes = limits.max_bytes;
-        return Err(Ktx2Error::TooLarge { width_px: w, height_px: h_px, layers, levels, total_bytes, max_bytes });
+        return Err(FileError::TooLarge {
+            kind: FileKind::Ktx2,
+            format,
+            width_px: w,
+            height_px: h_px,
+            layers,
+            levels,
+            total_bytes,
+            max_bytes,
+        });
     }
     let clean = clean_container(&reader, mode, zstd, layers, levels)?;
     let transcoder = basisu::Transcoder::new(&clean)
@@ -247,7 +267,7 @@ pub fn read_basis(
         let (lw, lh) = crate::mip_size(w, h_px, level);
         let image_bytes = format.image_bytes(lw, lh) as usize;
         let transcode_error =
-            |layer: u32, message: String| Ktx2Error::Transcode { mode, level, layer, target, message };
+            |layer: u32, message: String| FileError::Transcode { mode, level, layer, target, message };
         let needed = transcoder.output_size(level, to).map_err(|e| transcode_error(0, format!("{e:?}")))?;
         if needed != image_bytes {
             return Err(transcode_error(0, format!("{needed} bytes for a {lw}x{lh} {format} image")));
@@ -301,9 +321,9 @@ fn clean_container(
     zstd: bool,
     layers: u32,
     levels: u32,
-) -> Result<Vec<u8>, Ktx2Error> {
+) -> Result<Vec<u8>, FileError> {
     let bytes = reader.data();
-    let container = |message: String| Ktx2Error::Container { len: bytes.len(), message };
+    let container = |message: String| FileError::Container { kind: FileKind::Ktx2, len: bytes.len(), message };
     let h = reader.header();
     let (w, h_px) = (h.pixel_width, h.pixel_height);
     let index = h.index;
@@ -321,7 +341,7 @@ fn clean_container(
         }
         // UASTC: `layers` images of 16-byte 4x4 blocks.
         let expected_bytes = Format::Bc7RgbaUnorm.image_bytes(lw, lh).saturating_mul(u64::from(layers));
-        let size_error = |actual_bytes: u64| Ktx2Error::LevelSize {
+        let size_error = |actual_bytes: u64| FileError::LevelSize {
             level,
             width_px: lw,
             height_px: lh,

@@ -9,7 +9,13 @@
 //! before anything is allocated for it, and the zstd decoder may neither write past a level's
 //! declared size nor keep a window larger than twice it.
 
-use crate::{Alpha, Format, TextureDesc, TextureError};
+#[cfg(feature = "decode")]
+use crate::TextureError;
+use crate::{Alpha, FileError, FileKind, Format, TextureDesc};
+
+/// The formats a KTX2 file may hold, as a refusal names them.
+pub(crate) const KTX2_FORMATS: &str =
+    "RGBA8 and the 8-bit formats widened to it, BC1-5/7, ETC2/EAC, ASTC at all 14 block sizes, Basis Universal ETC1S/UASTC";
 
 mod basis;
 #[cfg(test)]
@@ -37,11 +43,11 @@ const MIN_ZSTD_WINDOW_BYTES: u64 = 1 << 20;
 pub struct FileLimits {
     /// Most bytes the texture may take: every layer's levels in whole blocks (for a BC1 RGB
     /// file decoded to RGBA8, the decoded texels), plus [`FileLimits::LAYER_BOOKKEEPING_BYTES`] a layer.
-    /// Default [`FileLimits::DEFAULT_MAX_BYTES`]; [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2) uses the
+    /// Default [`FileLimits::DEFAULT_MAX_BYTES`]; [`TextureStore::register_file`](crate::TextureStore::register_file) uses the
     /// budget's `budget_bytes`.
     pub max_bytes: u64,
     /// Most array layers. Default [`FileLimits::DEFAULT_MAX_LAYERS`];
-    /// [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2) uses the budget's `max_layers_per_array` (a KTX2 array is
+    /// [`TextureStore::register_file`](crate::TextureStore::register_file) uses the budget's `max_layers_per_array` (a KTX2 array is
     /// one array's worth of layers).
     pub max_layers: u32,
 }
@@ -68,162 +74,6 @@ impl Default for FileLimits {
     }
 }
 
-/// Why a KTX2 file was refused. Nothing is registered then.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Ktx2Error {
-    /// The container does not parse: bad magic, sections or level index past the end of the
-    /// file (a truncated file), a malformed data format descriptor.
-    #[error("not a readable KTX2 file ({len} bytes): {message}")]
-    Container {
-        /// Bytes given.
-        len: usize,
-        /// The reader's message.
-        message: String,
-    },
-    /// A format core does not store (`vk_format` is the file's `vkFormat`; 0 is "undefined":
-    /// a Basis Universal file is [`Ktx2Error::NotTranscoded`] instead).
-    #[error(
-        "KTX2 vkFormat {vk_format} is not one layerbatch stores (RGBA8 and the 8-bit formats widened to it, \
-         BC1-5/7, ETC2/EAC, ASTC at all 14 block sizes, Basis Universal ETC1S/UASTC)"
-    )]
-    Format {
-        /// The file's `vkFormat`.
-        vk_format: u32,
-    },
-    /// A Basis Universal file, which must be transcoded for a device: [`read_ktx2`] does not
-    /// know the device (use `read_basis` or [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2)), or the build lacks
-    /// layerbatch-core's `basis` feature.
-    #[error("a Basis Universal {mode} KTX2 file needs transcoding for the device: {how}")]
-    NotTranscoded {
-        /// The file's Basis mode.
-        mode: BasisMode,
-        /// What to do.
-        how: &'static str,
-    },
-    /// The Basis Universal transcoder refused one image of a file (corrupt codebooks or
-    /// blocks).
-    #[error("Basis Universal {mode} level {level}, layer {layer}, to {target}: the transcoder says {message}")]
-    Transcode {
-        /// The file's Basis mode.
-        mode: BasisMode,
-        /// The level.
-        level: u32,
-        /// The layer.
-        layer: u32,
-        /// What it was transcoded to.
-        target: BasisTarget,
-        /// The transcoder's error.
-        message: String,
-    },
-    /// A cube map, 3D texture or supercompression other than zstd.
-    #[error("KTX2 {what} is not supported (2D textures and 2D arrays, uncompressed or zstd)")]
-    Unsupported {
-        /// What the file is.
-        what: String,
-    },
-    /// The header declares more mip levels than its size has ([`crate::max_mip_levels`]: a
-    /// 1x1 texture has one, a 1024x1024 one eleven).
-    #[error(
-        "KTX2 {width_px}x{height_px} declares {levels} mip levels: a texture of that size has at most {max_levels}"
-    )]
-    TooManyLevels {
-        /// Width.
-        width_px: u32,
-        /// Height.
-        height_px: u32,
-        /// Levels declared (`levelCount`).
-        levels: u32,
-        /// The most that size has.
-        max_levels: u32,
-    },
-    /// The header declares more bytes than the reader may allocate ([`FileLimits::max_bytes`];
-    /// for [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2), the budget).
-    #[error(
-        "KTX2 {width_px}x{height_px}, {layers} layer(s), {levels} level(s) take {total_bytes} bytes: more than the \
-         {max_bytes} allowed"
-    )]
-    TooLarge {
-        /// Width.
-        width_px: u32,
-        /// Height.
-        height_px: u32,
-        /// Layers.
-        layers: u32,
-        /// Levels.
-        levels: u32,
-        /// Bytes the texture would take: every layer's levels in whole blocks (decoded, for a
-        /// BC1 RGB file decoded to RGBA8) and [`FileLimits::LAYER_BOOKKEEPING_BYTES`] a layer.
-        total_bytes: u64,
-        /// The most allowed.
-        max_bytes: u64,
-    },
-    /// The header declares more array layers than allowed ([`FileLimits::max_layers`]; for
-    /// [`TextureStore::register_ktx2`](crate::TextureStore::register_ktx2), the budget's `max_layers_per_array`).
-    #[error("KTX2 declares {layers} array layers: at most {max_layers} allowed")]
-    TooManyLayers {
-        /// Layers declared.
-        layers: u32,
-        /// The most allowed.
-        max_layers: u32,
-    },
-    /// A level's data is not the size its format and dimensions give (after zstd, if used).
-    #[error(
-        "KTX2 level {level} ({width_px}x{height_px}, {layers} layer(s) of {format}) holds {actual_bytes} bytes; it \
-         needs {expected_bytes}"
-    )]
-    LevelSize {
-        /// The level.
-        level: u32,
-        /// Its width.
-        width_px: u32,
-        /// Its height.
-        height_px: u32,
-        /// Layers of the file.
-        layers: u32,
-        /// The format.
-        format: Format,
-        /// Bytes found (or declared uncompressed).
-        actual_bytes: u64,
-        /// Bytes the level needs.
-        expected_bytes: u64,
-    },
-    /// zstd could not decompress a level (a corrupt frame, more data than the level's size, or
-    /// a window larger than twice the level's size and 1 MiB).
-    #[error("KTX2 level {level}: zstd: {message}")]
-    Zstd {
-        /// The level.
-        level: u32,
-        /// The decoder's message.
-        message: String,
-    },
-    /// A BC1 RGB file (`vkFormat` 131 or 132) whose opaque black texels cannot be stored as
-    /// BC1 RGBA. Core stores BC1 as RGBA, where a block in 3-colour mode (`color0 <=
-    /// color1`) draws its index 3 transparent, where BC1 RGB draws it opaque black. A file
-    /// whose blocks never use that index reads unchanged; a block that does is rewritten to
-    /// decode the same as RGBA where it can (black is one of its endpoints, or the block has
-    /// only one other colour, an endpoint); `blocks` could not be. With the `decode` feature
-    /// such a file is decoded to RGBA8 instead (alpha 255 everywhere, as BC1 RGB has none),
-    /// and this error is never returned.
-    #[error(
-        "KTX2 BC1 RGB: {blocks} block(s) draw opaque black texels that BC1 RGBA would draw transparent (enable the \
-         `decode` feature to read such a file as RGBA8)"
-    )]
-    Bc1RgbBlackTexels {
-        /// Blocks that could not be rewritten.
-        blocks: u64,
-    },
-    /// A layer was refused by the batcher (its size, format family or the budget); the layers
-    /// registered before it were freed again.
-    #[error("KTX2 layer {layer}: {source}")]
-    Texture {
-        /// The layer.
-        layer: u32,
-        /// Why.
-        source: TextureError,
-    },
-}
-
 /// A KTX2 file read into core's terms: the description of each layer and each layer's bytes,
 /// every level of it, level 0 first, as [`TextureStore::register`](crate::TextureStore::register) takes them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,7 +86,7 @@ pub struct FileTexture {
 
 /// Core's format for a Vulkan format number, as KTX2 files name them. BC1's RGB and RGBA
 /// variants are one format here, as in wgpu and Bevy; [`read_ktx2`] checks the blocks of a
-/// BC1 RGB file (131, 132) before storing them as RGBA ([`Ktx2Error::Bc1RgbBlackTexels`]).
+/// BC1 RGB file (131, 132) before storing them as RGBA ([`FileError::Bc1RgbBlackTexels`]).
 pub fn format_from_vk(vk_format: u32) -> Option<Format> {
     Some(match vk_format {
         37 => Format::Rgba8Unorm,
@@ -364,37 +214,41 @@ fn check_dfd(bytes: &[u8]) -> Result<(), String> {
 ///
 /// BC1 RGB files (`vkFormat` 131, 132) are stored as BC1 RGBA, with the blocks whose opaque
 /// black would turn transparent rewritten; where that cannot be done, decoded to RGBA8 with the
-/// `decode` feature, refused without ([`Ktx2Error::Bc1RgbBlackTexels`]).
+/// `decode` feature, refused without ([`FileError::Bc1RgbBlackTexels`]).
 ///
 /// ```
-/// use layerbatch_core::{read_ktx2, Ktx2Error, FileLimits, TextureDesc};
+/// use layerbatch_core::{read_ktx2, FileError, FileLimits, TextureDesc};
 /// let err = read_ktx2(b"not a ktx2 file", &TextureDesc::new(1, 1), FileLimits::default()).unwrap_err();
-/// assert!(matches!(err, Ktx2Error::Container { .. }));
+/// assert!(matches!(err, FileError::Container { .. }));
 /// ```
 ///
 /// # Errors
-/// [`Ktx2Error`], naming what was wrong. Nothing is allocated for the texture before its
+/// [`FileError`], naming what was wrong. Nothing is allocated for the texture before its
 /// header is checked: at most [`crate::max_mip_levels`] levels for its size
-/// ([`Ktx2Error::TooManyLevels`]), at most `limits.max_bytes` in all
-/// ([`Ktx2Error::TooLarge`]: a file of a few bytes may declare terabytes) and at most
-/// `limits.max_layers` layers ([`Ktx2Error::TooManyLayers`]); a zstd level is decompressed only
+/// ([`FileError::TooManyLevels`]), at most `limits.max_bytes` in all
+/// ([`FileError::TooLarge`]: a file of a few bytes may declare terabytes) and at most
+/// `limits.max_layers` layers ([`FileError::TooManyLayers`]); a zstd level is decompressed only
 /// once its declared size matches its dimensions, into a buffer of that size.
-pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result<FileTexture, Ktx2Error> {
-    let container = |message: String| Ktx2Error::Container { len: bytes.len(), message };
+pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result<FileTexture, FileError> {
+    let container = |message: String| FileError::Container { kind: FileKind::Ktx2, len: bytes.len(), message };
     check_dfd(bytes).map_err(container)?;
     let reader = ktx2::Reader::new(bytes).map_err(|e| container(e.to_string()))?;
     let h = reader.header();
     if let Some(mode) = basis::basis_mode(&reader) {
-        let how = "read_ktx2 does not know the device's families: use read_basis or TextureStore::register_ktx2 (the \
+        let how = "read_ktx2 does not know the device's families: use read_basis or TextureStore::register_file (the \
                    `basis` feature)";
-        return Err(Ktx2Error::NotTranscoded { mode, how });
+        return Err(FileError::NotTranscoded { mode, how });
     }
     let vk_format = h.format.map_or(0, |f| f.value());
     let (format, narrow) = match format_from_vk(vk_format) {
         Some(format) => (format, None),
-        None => narrow_8bit(vk_format).map(|(f, n)| (f, Some(n))).ok_or(Ktx2Error::Format { vk_format })?,
+        None => narrow_8bit(vk_format).map(|(f, n)| (f, Some(n))).ok_or(FileError::Format {
+            kind: FileKind::Ktx2,
+            format: format!("vkFormat {vk_format}"),
+            why: KTX2_FORMATS,
+        })?,
     };
-    let unsupported = |what: String| Err(Ktx2Error::Unsupported { what });
+    let unsupported = |what: String| Err(FileError::Unsupported { kind: FileKind::Ktx2, what });
     if h.face_count != 1 {
         return unsupported(format!("a cube map ({} faces)", h.face_count));
     }
@@ -414,15 +268,30 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result
     // Every mip size below is of a level that exists: at most 32 levels, none past 1x1.
     let max_levels = crate::max_mip_levels(w, h_px);
     if levels > max_levels {
-        return Err(Ktx2Error::TooManyLevels { width_px: w, height_px: h_px, levels, max_levels });
+        return Err(FileError::TooManyLevels {
+            kind: FileKind::Ktx2,
+            width_px: w,
+            height_px: h_px,
+            levels,
+            max_levels,
+        });
     }
     let total_bytes = footprint(w, h_px, levels, layers, format);
     if total_bytes > limits.max_bytes {
         let max_bytes = limits.max_bytes;
-        return Err(Ktx2Error::TooLarge { width_px: w, height_px: h_px, layers, levels, total_bytes, max_bytes });
+        return Err(FileError::TooLarge {
+            kind: FileKind::Ktx2,
+            format,
+            width_px: w,
+            height_px: h_px,
+            layers,
+            levels,
+            total_bytes,
+            max_bytes,
+        });
     }
     if layers > limits.max_layers {
-        return Err(Ktx2Error::TooManyLayers { layers, max_layers: limits.max_layers });
+        return Err(FileError::TooManyLayers { kind: FileKind::Ktx2, layers, max_layers: limits.max_layers });
     }
     // Bounded by both checks above: at most `max_layers` vectors of at most `max_bytes` in all.
     let chain_bytes = crate::mip_chain_bytes(w, h_px, levels, format) as usize;
@@ -436,7 +305,7 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result
             None => format.image_bytes(lw, lh),
         };
         let expected_bytes = image.saturating_mul(u64::from(layers));
-        let size_error = |actual_bytes: u64| Ktx2Error::LevelSize {
+        let size_error = |actual_bytes: u64| FileError::LevelSize {
             level,
             width_px: lw,
             height_px: lh,
@@ -487,8 +356,8 @@ pub fn read_ktx2(bytes: &[u8], like: &TextureDesc, limits: FileLimits) -> Result
 
 /// Decompresses one zstd level of `expected_bytes` into a buffer of exactly that size (the
 /// caller checked it against the limits), cut to what the frames held.
-fn unzstd(data: &[u8], expected_bytes: u64, level: u32) -> Result<Vec<u8>, Ktx2Error> {
-    let zstd_error = |message: String| Ktx2Error::Zstd { level, message };
+fn unzstd(data: &[u8], expected_bytes: u64, level: u32) -> Result<Vec<u8>, FileError> {
+    let zstd_error = |message: String| FileError::Zstd { level, message };
     let len = usize::try_from(expected_bytes).map_err(|e| zstd_error(e.to_string()))?;
     let mut decoder = ruzstd::decoding::FrameDecoder::new();
     // ruzstd allocates a frame's declared window before decoding it, and keeps up to the
@@ -585,13 +454,22 @@ fn bc1_rgb_decoded(
     blocks: Vec<Vec<u8>>,
     _black: u64,
     limits: FileLimits,
-) -> Result<FileTexture, Ktx2Error> {
+) -> Result<FileTexture, FileError> {
     let format = if desc.format.is_srgb() { Format::Rgba8UnormSrgb } else { Format::Rgba8Unorm };
     let (w, h, levels, layers) = (desc.width_px, desc.height_px, desc.mip_levels, blocks.len() as u32);
     let total_bytes = footprint(w, h, levels, layers, format);
     if total_bytes > limits.max_bytes {
         let max_bytes = limits.max_bytes;
-        return Err(Ktx2Error::TooLarge { width_px: w, height_px: h, layers, levels, total_bytes, max_bytes });
+        return Err(FileError::TooLarge {
+            kind: FileKind::Ktx2,
+            format,
+            width_px: w,
+            height_px: h,
+            layers,
+            levels,
+            total_bytes,
+            max_bytes,
+        });
     }
     let chain_bytes = crate::mip_chain_bytes(w, h, levels, format) as usize;
     let mut decoded = Vec::with_capacity(blocks.len());
@@ -603,8 +481,11 @@ fn bc1_rgb_decoded(
             let len = desc.format.image_bytes(lw, lh) as usize;
             let level_blocks = data.get(at..at + len).unwrap_or_default();
             at += len;
-            let texels = crate::decode_rgba8(desc.format, lw, lh, level_blocks)
-                .map_err(|e| Ktx2Error::Texture { layer: layer as u32, source: TextureError::from(e) })?;
+            let texels = crate::decode_rgba8(desc.format, lw, lh, level_blocks).map_err(|e| FileError::Texture {
+                kind: FileKind::Ktx2,
+                layer: layer as u32,
+                source: TextureError::from(e),
+            })?;
             // BC1 RGB has no alpha: the texels RGBA decodes transparent are opaque black.
             rgba.extend(texels.chunks_exact(4).flat_map(|t| [t[0], t[1], t[2], 255]));
         }
@@ -621,6 +502,6 @@ fn bc1_rgb_decoded(
     _blocks: Vec<Vec<u8>>,
     black: u64,
     _limits: FileLimits,
-) -> Result<FileTexture, Ktx2Error> {
-    Err(Ktx2Error::Bc1RgbBlackTexels { blocks: black })
+) -> Result<FileTexture, FileError> {
+    Err(FileError::Bc1RgbBlackTexels { blocks: black })
 }
