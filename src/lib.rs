@@ -54,6 +54,10 @@ pub struct ShapesAndTextDoctests;
 pub struct ResidentLayersDoctests;
 
 #[cfg(doctest)]
+#[doc = include_str!("../docs/moving-sprites.md")]
+pub struct MovingSpritesDoctests;
+
+#[cfg(doctest)]
 #[doc = include_str!("../docs/sorting.md")]
 pub struct SortingDoctests;
 

@@ -17,6 +17,7 @@ mod hud;
 mod lights;
 mod loading;
 mod mip_levels;
+mod moving;
 mod pages_and_sampling;
 mod parity;
 mod plan_contract;

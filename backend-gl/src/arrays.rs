@@ -12,12 +12,13 @@ use std::sync::Arc;
 use glow::HasContext;
 
 use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::plan::{ArrayDesc, ArrayId, ResidentWrite};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, MotionWrite, ResidentWrite};
 use layerbatch_core::{mip_size, Filter, Format, PlanError, ResidentId, Wrap};
 
 use crate::error::{check_gl, Error};
 use crate::formats::{gl_format, Upload};
 use crate::host::HostGl;
+use crate::motions::MotionTextures;
 use crate::ramp::GlRamp;
 use crate::renderer::Capabilities;
 use crate::residents::ResidentBuffers;
@@ -63,16 +64,21 @@ pub(crate) struct GlArrays {
     deleted: Vec<glow::Texture>,
     /// Resident layers' vertex buffers.
     pub(crate) residents: ResidentBuffers,
+    /// Moving layers' motion textures.
+    pub(crate) motions: MotionTextures,
     /// The ramp effects read, if the budget has one.
     pub(crate) ramp: GlRamp,
 }
 
 impl GlArrays {
     /// No arrays yet, on `gl` with the capabilities in use.
-    pub(crate) fn new(gl: Arc<glow::Context>, host: HostGl, caps: Capabilities, ramp_unit: Option<u32>) -> Self {
+    pub(crate) fn new(gl: Arc<glow::Context>, host: HostGl, caps: Capabilities, units: (Option<u32>, u32)) -> Self {
+        let (ramp_unit, motion_unit) = units;
         let residents = ResidentBuffers::default();
+        let motions = MotionTextures::new(motion_unit);
         let ramp = GlRamp::new(ramp_unit);
-        Self { gl, host, caps, arrays: HashMap::new(), copy_fbos: None, deleted: Vec::new(), residents, ramp }
+        let (arrays, deleted) = (HashMap::new(), Vec::new());
+        Self { gl, host, caps, arrays, copy_fbos: None, deleted, residents, motions, ramp }
     }
 
     /// Arrays held.
@@ -88,6 +94,11 @@ impl GlArrays {
     /// The texture of a held array.
     pub(crate) fn texture(&self, array: ArrayId) -> Option<glow::Texture> {
         self.arrays.get(&array).map(|a| a.texture)
+    }
+
+    /// The size of a live array's layers, texels.
+    pub(crate) fn size_px(&self, array: ArrayId) -> Option<[u32; 2]> {
+        self.arrays.get(&array).map(|a| [a.desc.width_px, a.desc.height_px])
     }
 
     /// Starts a paint: no texture deleted yet.
@@ -144,6 +155,7 @@ impl GlArrays {
     /// the renderer's `destroy`.
     pub(crate) fn destroy(&mut self) {
         self.residents.drop_all(&self.gl);
+        self.motions.drop_all(&self.gl);
         self.ramp.delete(&self.gl);
         let gl = &self.gl;
         // SAFETY: every handle below was created here on this context and leaves the map (or
@@ -347,6 +359,7 @@ impl Executor for GlArrays {
     /// Deletes every array and resident buffer (a rebuild plan, or after an error).
     fn drop_arrays(&mut self) {
         self.residents.drop_all(&self.gl);
+        self.motions.drop_all(&self.gl);
         let mut arrays = std::mem::take(&mut self.arrays);
         for (_, a) in arrays.drain() {
             self.delete_gpu_array(a);
@@ -482,6 +495,16 @@ impl Executor for GlArrays {
 
     fn destroy_resident(&mut self, resident: ResidentId) {
         self.residents.destroy(&self.gl, resident);
+        self.motions.destroy(&self.gl, resident);
+    }
+
+    /// Makes a motion texture on the motion unit (its binding saved by the paint).
+    fn create_motion(&mut self, resident: ResidentId, size_texels: [u32; 2]) -> Result<(), Error> {
+        self.motions.create(&self.gl, resident, size_texels)
+    }
+
+    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), Error> {
+        self.motions.write(&self.gl, write)
     }
 
     /// Writes a ramp row on the active unit (unit 0, saved by the paint).

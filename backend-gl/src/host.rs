@@ -71,6 +71,15 @@ mod native {
             gl.bind_buffer(target, b.0);
         }
 
+        /// The `TEXTURE_2D` binding of the active unit.
+        pub(crate) unsafe fn texture_2d(&self, gl: &glow::Context) -> Bound<glow::Texture> {
+            Bound(gl.get_parameter_texture(glow::TEXTURE_BINDING_2D))
+        }
+        /// Rebinds `TEXTURE_2D` on the active unit (the host's: never one the paint deleted).
+        pub(crate) unsafe fn bind_texture_2d(&self, gl: &glow::Context, t: &Bound<glow::Texture>) {
+            gl.bind_texture(glow::TEXTURE_2D, t.0);
+        }
+
         /// The `TEXTURE_2D_ARRAY` binding of the active unit.
         pub(crate) unsafe fn texture_2d_array(&self, gl: &glow::Context) -> Bound<glow::Texture> {
             Bound(gl.get_parameter_texture(glow::TEXTURE_BINDING_2D_ARRAY))
@@ -210,6 +219,18 @@ mod web {
             match &self.raw {
                 Some(raw) => raw.bind_buffer(target, b.object::<WebGlBuffer>()),
                 None => gl.bind_buffer(target, None),
+            }
+        }
+
+        /// The `TEXTURE_2D` binding of the active unit.
+        pub(crate) unsafe fn texture_2d(&self, _gl: &glow::Context) -> Bound<glow::Texture> {
+            self.read(glow::TEXTURE_BINDING_2D)
+        }
+        /// Rebinds `TEXTURE_2D` on the active unit (the host's: never one the paint deleted).
+        pub(crate) unsafe fn bind_texture_2d(&self, gl: &glow::Context, t: &Bound<glow::Texture>) {
+            match &self.raw {
+                Some(raw) => raw.bind_texture(glow::TEXTURE_2D, t.object::<WebGlTexture>()),
+                None => gl.bind_texture(glow::TEXTURE_2D, None),
             }
         }
 

@@ -440,6 +440,7 @@ mod error;
 mod fixed;
 mod formats;
 mod host;
+mod motions;
 mod program;
 mod ramp;
 mod renderer;

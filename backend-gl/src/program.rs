@@ -3,7 +3,9 @@
 
 use glow::HasContext;
 
-use layerbatch_core::shader::{GROUP_GLOBALS, GROUP_SLOTS, NORMAL_BASE, RAMP_BINDING};
+use layerbatch_core::shader::{
+    GROUP_GLOBALS, GROUP_MOTION, GROUP_SLOTS, MOTION_TEXELS_BINDING, NORMAL_BASE, RAMP_BINDING,
+};
 use layerbatch_core::{Budget, Effect, ProgramKey};
 
 use crate::error::{Error, Stage};
@@ -20,6 +22,14 @@ pub(crate) struct TierProgram {
     pub(crate) globals: Vec<(Option<glow::UniformLocation>, UniformItem)>,
     /// The `Globals` bytes last written (empty: none yet): unchanged values are not written.
     pub(crate) globals_written: Vec<u8>,
+    /// The vertex stage's `MotionDraw` uniform ([`layerbatch_core::shader::MotionDraw`]).
+    pub(crate) motion: Vec<(Option<glow::UniformLocation>, UniformItem)>,
+    /// The `MotionDraw` bytes last written.
+    pub(crate) motion_written: Vec<u8>,
+    /// The vertex stage's `SlotSizes` uniform ([`layerbatch_core::shader::slot_sizes`]).
+    pub(crate) slot_sizes: Vec<(Option<glow::UniformLocation>, UniformItem)>,
+    /// The `SlotSizes` bytes last written.
+    pub(crate) slot_sizes_written: Vec<u8>,
     /// The fragment stage's `Lights` uniforms (lit programs only).
     pub(crate) lights: Vec<(Option<glow::UniformLocation>, UniformItem)>,
     /// The `Lights` bytes last written.
@@ -116,7 +126,7 @@ pub fn compile_program_for_test(gl: &glow::Context, vs_src: &str, fs_src: &str) 
 /// Builds the program of `tier` slots (with every declared effect when `with_effects`, else
 /// none) from core's WGSL translated by naga ([`shader::translate`]), and points its
 /// samplers at units: slot `i` at `i`, its normal map at `slots + i`, the ramp at
-/// [`Budget::ramp_unit`]. Leaves the program current (the caller saves and restores
+/// [`Budget::ramp_unit`], the motion texture at [`Budget::motion_unit`]. Leaves the program current (the caller saves and restores
 /// `CURRENT_PROGRAM`).
 pub(crate) fn build_tier(
     gl: &glow::Context,
@@ -144,6 +154,7 @@ pub(crate) fn build_tier(
         GROUP_SLOTS if binding < NORMAL_BASE => Some(binding / 2),
         GROUP_SLOTS => Some(budget.slots + (binding - NORMAL_BASE) / 2),
         GROUP_GLOBALS if binding == RAMP_BINDING => budget.ramp_unit(),
+        GROUP_MOTION if binding == MOTION_TEXELS_BINDING => Some(budget.motion_unit()),
         _ => None,
     };
     // SAFETY: `program` linked successfully; uniform locations come from it.
@@ -167,6 +178,10 @@ pub(crate) fn build_tier(
             program,
             globals: locate(translated.globals),
             globals_written: Vec::new(),
+            motion: locate(translated.motion),
+            motion_written: Vec::new(),
+            slot_sizes: locate(translated.slot_sizes),
+            slot_sizes_written: Vec::new(),
             lights: locate(translated.lights),
             lights_written: Vec::new(),
         })

@@ -8,7 +8,7 @@ use glow::HasContext;
 use layerbatch_core::execute::DrawSteps;
 use layerbatch_core::execute::PlanRunner;
 use layerbatch_core::plan::quad_indices;
-use layerbatch_core::plan::{ArrayId, ArrayOp, Instance, ResourceOp};
+use layerbatch_core::plan::{ArrayId, ArrayOp, Instance, ResidentOp, ResourceOp};
 use layerbatch_core::{Budget, DeviceCounters, FramePlan, Limits, Stats};
 
 use crate::arrays::GlArrays;
@@ -39,19 +39,19 @@ pub struct Capabilities {
     /// `glTexStorage3D` (GL 4.2, GLES 3.0, `GL_ARB_texture_storage`): arrays get immutable
     /// storage. Otherwise `glTexImage3D` per level.
     pub texture_storage: bool,
-    /// Texture units a program may use: the fewest of `MAX_TEXTURE_IMAGE_UNITS`,
-    /// `MAX_VERTEX_TEXTURE_IMAGE_UNITS` and half of `MAX_COMBINED_TEXTURE_IMAGE_UNITS` (both
-    /// stages use every slot's sampler).
+    /// Texture units a program may use: the fewest of `MAX_TEXTURE_IMAGE_UNITS` and
+    /// `MAX_COMBINED_TEXTURE_IMAGE_UNITS` less one (the vertex stage's one texture, a moving
+    /// layer's motions, [`layerbatch_core::Budget::motion_unit`], on the unit after the
+    /// fragment stage's).
     pub max_texture_units: u32,
 }
 
 /// [`Capabilities::max_texture_units`] of the current context.
 fn usable_texture_units(gl: &glow::Context) -> u32 {
     // SAFETY: plain integer queries on the current context.
-    let [fragment, vertex, combined] =
-        [glow::MAX_TEXTURE_IMAGE_UNITS, glow::MAX_VERTEX_TEXTURE_IMAGE_UNITS, glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS]
-            .map(|p| unsafe { gl.get_parameter_i32(p) }.max(0) as u32);
-    fragment.min(vertex).min(combined / 2)
+    let [fragment, combined] = [glow::MAX_TEXTURE_IMAGE_UNITS, glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS]
+        .map(|p| unsafe { gl.get_parameter_i32(p) }.max(0) as u32);
+    fragment.min(combined.saturating_sub(1))
 }
 
 impl Capabilities {
@@ -361,7 +361,7 @@ impl Renderer {
                 caps.texture_storage,
             );
             let stats = Stats::created(links);
-            let arrays = GlArrays::new(Arc::clone(&gl), host.clone(), caps, budget.ramp_unit());
+            let arrays = GlArrays::new(Arc::clone(&gl), host.clone(), caps, (budget.ramp_unit(), budget.motion_unit()));
             Ok(Self {
                 gl,
                 host,
@@ -502,6 +502,12 @@ impl Renderer {
                     needs.upload = true;
                     needs.units = needs.units.max(1);
                 }
+                // Motion textures are made and written on their unit, from client memory.
+                ResourceOp::Resident(ResidentOp::Move { .. } | ResidentOp::Create { moving: true, .. }) => {
+                    needs.vertex_buffer = true;
+                    needs.upload = true;
+                    needs.motion_unit = Some(self.arrays.motions.unit());
+                }
                 // Resident buffers are written through ARRAY_BUFFER.
                 ResourceOp::Resident(_) => needs.vertex_buffer = true,
                 ResourceOp::Array(a) => {
@@ -536,6 +542,10 @@ impl Renderer {
                 needs.units = needs.units.max(unit + 1);
             }
             needs.scissor = plan.states.iter().any(|s| s.clip_px.is_some());
+            // A moving layer's draws bind its motion texture on the motion unit.
+            if self.arrays.motions.any() && plan.segments.iter().any(|s| s.resident.is_some()) {
+                needs.motion_unit = Some(self.arrays.motions.unit());
+            }
         }
         let mut saved = Saved::capture_and_prepare(&self.gl, &self.host, needs, &self.state_caps);
         let mut c = DeviceCounters::one_frame();

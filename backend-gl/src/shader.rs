@@ -21,7 +21,7 @@
 //! adjustment is asked of naga: WGSL's and GL's clip spaces agree in x and y, and the
 //! programs write z = 0.
 
-use layerbatch_core::shader::wgsl;
+use layerbatch_core::shader::{wgsl, GROUP_GLOBALS, GROUP_MOTION, GROUP_SLOTS};
 use layerbatch_core::ProgramKey;
 use naga::back::glsl;
 
@@ -44,6 +44,10 @@ pub(crate) struct Translated {
     pub(crate) samplers: Vec<(String, u32, u32)>,
     /// The vertex stage's `Globals` members.
     pub(crate) globals: Vec<UniformItem>,
+    /// The vertex stage's `MotionDraw` members ([`layerbatch_core::shader::MotionDraw`]).
+    pub(crate) motion: Vec<UniformItem>,
+    /// The vertex stage's `SlotSizes` members ([`layerbatch_core::shader::slot_sizes`]).
+    pub(crate) slot_sizes: Vec<UniformItem>,
     /// The fragment stage's `Lights` members (empty without lights).
     pub(crate) lights: Vec<UniformItem>,
 }
@@ -93,7 +97,8 @@ pub(crate) fn translate(key: &ProgramKey<'_>, gles: bool) -> Result<Translated, 
     };
     let options = glsl::Options { version, writer_flags: glsl::WriterFlags::empty(), ..glsl::Options::default() };
     let mut samplers = Vec::new();
-    let mut stage = |shader_stage, entry_point: &str| -> Result<(String, Vec<UniformItem>), String> {
+    // Each stage's uniform members, by the WGSL group of their uniform.
+    let mut stage = |shader_stage, entry_point: &str| -> Result<(String, Vec<(u32, UniformItem)>), String> {
         let pipeline = glsl::PipelineOptions { shader_stage, entry_point: entry_point.to_owned(), multiview: None };
         let mut out = String::new();
         let policies = naga::proc::BoundsCheckPolicies::default();
@@ -108,15 +113,21 @@ pub(crate) fn translate(key: &ProgramKey<'_>, gles: bool) -> Result<Translated, 
         let mut items = Vec::new();
         for (handle, block) in reflection.uniforms {
             let name = plain_uniform(&mut out, &block).map_err(|e| format!("{entry_point}: {e}"))?;
-            struct_items(&module, module.global_variables[handle].ty, &name, &mut items)
-                .map_err(|e| format!("{entry_point}: {e}"))?;
+            let var = &module.global_variables[handle];
+            let group = var.binding.as_ref().map_or(u32::MAX, |b| b.group);
+            let mut members = Vec::new();
+            struct_items(&module, var.ty, &name, &mut members).map_err(|e| format!("{entry_point}: {e}"))?;
+            items.extend(members.into_iter().map(|m| (group, m)));
         }
         Ok((out, items))
     };
-    let (vertex, globals) = stage(naga::ShaderStage::Vertex, "vs_main")?;
-    let (fragment, lights) = stage(naga::ShaderStage::Fragment, "fs_main")?;
+    let (vertex, vertex_items) = stage(naga::ShaderStage::Vertex, "vs_main")?;
+    let (fragment, fragment_items) = stage(naga::ShaderStage::Fragment, "fs_main")?;
+    let of = |group: u32| vertex_items.iter().filter(|(g, _)| *g == group).map(|(_, i)| i.clone()).collect::<Vec<_>>();
+    let (globals, motion, slot_sizes) = (of(GROUP_GLOBALS), of(GROUP_MOTION), of(GROUP_SLOTS));
+    let strip = |items: Vec<(u32, UniformItem)>| items.into_iter().map(|(_, i)| i).collect::<Vec<_>>();
     samplers.sort();
-    Ok(Translated { vertex, fragment, samplers, globals, lights })
+    Ok(Translated { vertex, fragment, samplers, globals, motion, slot_sizes, lights: strip(fragment_items) })
 }
 
 /// Rewrites naga's uniform block `block` (`layout(std140) uniform B { T name; };`, one line)
@@ -241,12 +252,16 @@ mod tests {
                 {
                     let key = ProgramKey::plain(tier).with_effects(effects).with_lights(lights);
                     let t = translate(&key, gles).unwrap_or_else(|e| panic!("{key:?} gles {gles}: {e}"));
-                    // The slots' textures in both stages, the normal maps and the ramp in the fragment's.
+                    // The slots' textures and normal maps in the fragment stage only.
                     let slot_samplers = t.samplers.iter().filter(|(_, g, _)| *g == 1).count() as u32;
                     let normals = if lights > 0 { tier } else { 0 };
-                    assert_eq!(slot_samplers, 2 * tier + normals, "{key:?}");
+                    assert_eq!(slot_samplers, tier + normals, "{key:?}");
+                    assert!(!t.vertex.contains("sampler2DArray"), "{key:?}: the vertex stage samples a slot");
+                    assert_eq!(t.slot_sizes.len(), tier.div_ceil(2) as usize);
                     let names: Vec<&str> = t.globals.iter().map(|i| i.name.as_str()).collect();
                     assert_eq!(names.len(), 5, "{names:?}");
+                    assert_eq!(t.motion.len(), 1);
+                    assert_eq!(t.samplers.iter().filter(|(_, g, _)| *g == GROUP_MOTION).count(), 1);
                     assert_eq!(t.lights.len(), if lights > 0 { 1 + 2 * lights as usize } else { 0 });
                 }
             }

@@ -27,6 +27,9 @@ pub(crate) struct Needs {
     pub(crate) clear: bool,
     /// Resident layer buffers are made or written: `GL_ARRAY_BUFFER`'s binding changes.
     pub(crate) vertex_buffer: bool,
+    /// Motion textures are made, written or drawn on this unit: its `TEXTURE_2D` binding and
+    /// sampler change.
+    pub(crate) motion_unit: Option<u32>,
 }
 
 /// Capabilities a paint disables (draws and blits must not be clipped, discarded or tested),
@@ -64,6 +67,8 @@ const UNPACK_PARAMS: [u32; 6] = [
 pub(crate) struct Saved {
     active_texture: u32,
     units: Vec<(Bound<glow::Texture>, Bound<glow::Sampler>)>,
+    /// The motion unit's `TEXTURE_2D` binding and sampler.
+    motion_unit: Option<(u32, Bound<glow::Texture>, Bound<glow::Sampler>)>,
     program: Option<Bound<glow::Program>>,
     vao: Option<Bound<glow::VertexArray>>,
     array_buffer: Option<Bound<glow::Buffer>>,
@@ -107,11 +112,18 @@ impl Saved {
                 units.push((host.texture_2d_array(gl), host.sampler(gl)));
                 gl.bind_sampler(unit, None);
             }
+            let motion_unit = needs.motion_unit.map(|unit| {
+                gl.active_texture(glow::TEXTURE0 + unit);
+                let bound = (unit, host.texture_2d(gl), host.sampler(gl));
+                gl.bind_sampler(unit, None);
+                bound
+            });
             let draw = needs.draw;
             let fixed = draw || needs.blit;
             let mut saved = Saved {
                 active_texture,
                 units,
+                motion_unit,
                 program: draw.then(|| host.program(gl)),
                 vao: draw.then(|| host.vertex_array(gl)),
                 array_buffer: (draw || needs.vertex_buffer).then(|| host.buffer(gl, glow::ARRAY_BUFFER_BINDING)),
@@ -221,6 +233,11 @@ impl Saved {
                 gl.active_texture(glow::TEXTURE0 + unit as u32);
                 host.bind_texture_2d_array(gl, &texture, deleted);
                 host.bind_sampler(gl, unit as u32, &sampler);
+            }
+            if let Some((unit, texture, sampler)) = &self.motion_unit {
+                gl.active_texture(glow::TEXTURE0 + unit);
+                host.bind_texture_2d(gl, texture);
+                host.bind_sampler(gl, *unit, sampler);
             }
             gl.active_texture(self.active_texture);
             if let Some(p) = &self.program {

@@ -10,10 +10,11 @@
 use std::collections::HashMap;
 
 use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::plan::{ArrayDesc, ArrayId, Instance, ResidentWrite};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, Instance, MotionWrite, ResidentWrite};
 use layerbatch_core::{Format, FramePlan, ResidentId};
 
 use crate::bind_groups::BindGroups;
+use crate::motions::Motions;
 use crate::pipelines::Pipelines;
 use crate::scope::{checked, Late};
 use crate::staging::Staging;
@@ -28,14 +29,21 @@ pub(crate) struct Array {
     pub(crate) desc: ArrayDesc,
 }
 
-/// The arrays the renderer holds, by id, and its resident layers' vertex buffers.
-#[derive(Debug, Default)]
+/// The arrays the renderer holds, by id, its resident layers' vertex buffers and its moving
+/// layers' motion textures.
+#[derive(Debug)]
 pub(crate) struct Arrays {
     arrays: HashMap<ArrayId, Array>,
     residents: HashMap<ResidentId, wgpu::Buffer>,
+    pub(crate) motions: Motions,
 }
 
 impl Arrays {
+    /// None yet; moving layers' textures go into `motions`.
+    pub(crate) fn new(motions: Motions) -> Self {
+        Self { arrays: HashMap::new(), residents: HashMap::new(), motions }
+    }
+
     /// A live array.
     pub(crate) fn get(&self, id: ArrayId) -> Option<&Array> {
         self.arrays.get(&id)
@@ -56,6 +64,7 @@ impl Arrays {
     pub(crate) fn drop_all(&mut self, groups: &mut BindGroups) {
         self.arrays.clear();
         self.residents.clear();
+        self.motions.drop_all();
         groups.forget_all();
     }
 
@@ -303,6 +312,15 @@ impl Executor for ArrayOps<'_> {
     fn destroy_resident(&mut self, resident: ResidentId) {
         // wgpu keeps the buffer until the commands using it are done.
         self.arrays.residents.remove(&resident);
+        self.arrays.motions.destroy(resident);
+    }
+
+    fn create_motion(&mut self, resident: ResidentId, size_texels: [u32; 2]) -> Result<(), Error> {
+        self.arrays.motions.create((self.device, self.late), resident, size_texels)
+    }
+
+    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), Error> {
+        self.arrays.motions.write(self.queue, write)
     }
 
     fn destroy_array(&mut self, array: ArrayId) {

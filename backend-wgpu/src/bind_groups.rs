@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use wgpu::util::DeviceExt as _;
+
 use layerbatch_core::plan::{ArrayId, SlotBind};
 use layerbatch_core::MAX_SLOTS_PER_DRAW;
 
@@ -196,7 +198,18 @@ impl BindGroups {
         exclude: Option<ArrayId>,
     ) -> Result<wgpu::BindGroup, Error> {
         let held = &self.slots[..(tier as usize).min(self.slots.len())];
-        let mut entries = Vec::with_capacity(4 * held.len());
+        // The layers' sizes, for the vertex stage: an empty slot's is 1 x 1.
+        let size_of = |a: &Option<ArrayId>| {
+            let a = a.filter(|a| Some(*a) != exclude).and_then(|id| arrays.get(id));
+            a.map_or([1, 1], |a| [a.desc.width_px, a.desc.height_px])
+        };
+        let sizes = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("layerbatch slot sizes"),
+            contents: &shader::slot_sizes(tier, held.iter().map(size_of)),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let mut entries = Vec::with_capacity(4 * held.len() + 1);
+        entries.push(wgpu::BindGroupEntry { binding: shader::SLOT_SIZES_BINDING, resource: sizes.as_entire_binding() });
         for (i, a) in held.iter().enumerate() {
             let (view, sampler_of, normals) = match a.filter(|a| Some(*a) != exclude) {
                 Some(id) => {

@@ -17,7 +17,7 @@ use crate::instances::Block;
 use crate::pipelines::Pipelines;
 use crate::scope::Late;
 use crate::Error;
-use layerbatch_core::shader::{GROUP_GLOBALS, GROUP_SLOTS};
+use layerbatch_core::shader::{GROUP_GLOBALS, GROUP_MOTION, GROUP_SLOTS};
 
 /// One command of a pass, in order.
 #[derive(Debug)]
@@ -32,6 +32,8 @@ pub(crate) enum Command {
     Pipeline(usize),
     /// Set the slot bind group.
     Group(wgpu::BindGroup),
+    /// Set the motion bind group at this dynamic offset (a moving layer's, or the still one).
+    Motion(wgpu::BindGroup, u32),
     /// Draw primitives of the block set, indexed or instanced.
     Draw { indexed: bool, instances: Range<u32> },
 }
@@ -89,12 +91,16 @@ pub(crate) fn translate(
     let (mut pipeline_stale, mut group_stale) = (true, true);
     let mut group_set = None;
     let mut created = 0;
+    // The motion group of the instances in use: the still one for the plan's own blocks.
+    let mut motion = None;
+    let mut motion_set = None;
     for step in steps.steps() {
         match *step {
             DrawStep::Block { block } | DrawStep::BlockAgain { block } => {
                 let placed = blocks.iter().find(|(b, _)| *b == block);
                 let (_, placed) = placed.ok_or_else(|| out_of_step(format!("using instance block {block}")))?;
                 commands.push(Command::Block(placed.clone()));
+                motion = None;
             }
             DrawStep::Resident { resident, base } => {
                 let what = || out_of_step(format!("drawing resident layer {resident:?}"));
@@ -103,6 +109,7 @@ pub(crate) fn translate(
                     u64::from(base) * u64::from(layerbatch_core::plan::Instance::quad_bytes(pipelines.indexed_quads()));
                 let bytes = buffer.size().checked_sub(offset).filter(|b| *b > 0).ok_or_else(what)?;
                 commands.push(Command::Block(Block { buffer: buffer.clone(), offset, bytes }));
+                motion = Some((resident, base));
             }
             DrawStep::Bind { bind, .. } => {
                 groups.bind(&bind);
@@ -146,6 +153,11 @@ pub(crate) fn translate(
                         commands.push(Command::Group(group.group));
                     }
                     group_stale = false;
+                }
+                let (group, offset) = arrays.motions.for_draw(motion);
+                if motion_set != Some((motion, offset)) {
+                    motion_set = Some((motion, offset));
+                    commands.push(Command::Motion(group.clone(), offset));
                 }
                 commands.push(Command::Draw { indexed, instances: first_in_block..first_in_block + count });
             }
@@ -191,6 +203,10 @@ pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: Wit
             }
             Command::Group(group) => {
                 pass.set_bind_group(GROUP_SLOTS, group, &[]);
+                sets += 1;
+            }
+            Command::Motion(group, offset) => {
+                pass.set_bind_group(GROUP_MOTION, group, &[*offset]);
                 sets += 1;
             }
             Command::Draw { indexed: true, instances } => {

@@ -320,6 +320,7 @@ mod globals;
 mod instances;
 mod limits;
 mod mips;
+mod motions;
 mod pass_kind;
 mod pipelines;
 mod prepared;

@@ -12,7 +12,10 @@ use crate::Error;
 ///
 /// - `max_texture_units`: `max_sampled_textures_per_shader_stage`, and no more than
 ///   `max_samplers_per_shader_stage`: each slot is sampled through a sampler of its own (and
-///   on wgpu's GL backend is one combined GL texture unit).
+///   on wgpu's GL backend is one combined GL texture unit). The vertex stage samples one
+///   texture, a moving layer's motions: on [`wgpu::Backend::Gl`], which numbers every texture
+///   of a pipeline on its 16 units whatever the stage (wgpu-hal 30's `MAX_TEXTURE_SLOTS`),
+///   one unit less.
 /// - `max_samplers`, `max_array_layers`, `max_texture_size_px`: the matching wgpu limits.
 /// - `avoid_ambiguous_layer_counts`: `true` on [`wgpu::Backend::Gl`], which guesses a texture's
 ///   type from its layer count (1 layer = 2D, a multiple of 6 = cube).
@@ -25,12 +28,15 @@ use crate::Error;
 ///
 /// ```
 /// let l = layerbatch_wgpu::limits(wgpu::Backend::Gl, &wgpu::Limits::downlevel_webgl2_defaults());
-/// assert_eq!((l.max_texture_units, l.max_array_layers), (16, 256));
+/// assert_eq!((l.max_texture_units, l.max_array_layers), (15, 256));
 /// assert_eq!(l.max_buffer_bytes, 256 << 20);
 /// assert!(l.avoid_ambiguous_layer_counts && !l.compressed_copies);
 /// ```
 pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
     let units = device_limits.max_sampled_textures_per_shader_stage.min(device_limits.max_samplers_per_shader_stage);
+    // wgpu's GL backend gives each texture of a pipeline a unit of its own: the slots' and
+    // the motion texture's together.
+    let units = if backend == wgpu::Backend::Gl { units.saturating_sub(1) } else { units };
     Limits::new(units, device_limits.max_texture_array_layers, device_limits.max_texture_dimension_2d)
         .with_max_samplers(device_limits.max_samplers_per_shader_stage)
         .with_avoid_ambiguous_layer_counts(backend == wgpu::Backend::Gl)
@@ -94,17 +100,24 @@ pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(),
     // The ramp is one texture more, read without a sampler.
     let textures = samplers + u32::from(budget.ramp());
     check("max_sampled_textures_per_shader_stage", textures, dl.max_sampled_textures_per_shader_stage)?;
+    if device.adapter_info().backend == wgpu::Backend::Gl {
+        // One unit a texture of the pipeline, whatever the stage: the motion texture too.
+        let units = dl.max_sampled_textures_per_shader_stage;
+        check("texture units of wgpu's GL backend (the slots' and the motion texture)", textures + 1, units)?;
+    }
     // One sampler per slot.
     check("max_samplers_per_shader_stage", samplers, dl.max_samplers_per_shader_stage)?;
-    check("max_bind_groups", 2, dl.max_bind_groups)?;
-    let bindings = if lit { layerbatch_core::shader::normal_sampler_binding(budget.slots) } else { 2 * budget.slots };
+    // Globals, slots, motion.
+    check("max_bind_groups", 3, dl.max_bind_groups)?;
+    // The slot sizes come after every slot's and normal map's bindings.
+    let bindings = layerbatch_core::shader::SLOT_SIZES_BINDING + 1;
     check("max_bindings_per_bind_group", bindings, dl.max_bindings_per_bind_group)?;
-    if lit {
-        check("max_uniform_buffers_per_shader_stage", 2, dl.max_uniform_buffers_per_shader_stage)?;
-    }
+    // The vertex stage's globals, slot sizes and motion draw; the fragment stage's lights.
+    check("max_uniform_buffers_per_shader_stage", 3, dl.max_uniform_buffers_per_shader_stage)?;
     check("max_vertex_attributes", INSTANCE_ATTRIBUTES.len() as u32, dl.max_vertex_attributes)?;
     check("max_vertex_buffer_array_stride", Instance::BYTES, dl.max_vertex_buffer_array_stride)?;
-    check("max_dynamic_uniform_buffers_per_pipeline_layout", 1, dl.max_dynamic_uniform_buffers_per_pipeline_layout)?;
+    // The globals' and the motion draws'.
+    check("max_dynamic_uniform_buffers_per_pipeline_layout", 2, dl.max_dynamic_uniform_buffers_per_pipeline_layout)?;
     // A block's vertices fill at most one buffer; indices take less (6 x 4 bytes a quad).
     let max_instances = (dl.max_buffer_size / u64::from(budget.quad_bytes())).min(u64::from(u32::MAX)) as u32;
     check("max_buffer_size / Budget::quad_bytes (quads per buffer)", budget.instance_capacity, max_instances)?;

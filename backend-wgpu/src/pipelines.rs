@@ -114,7 +114,7 @@ impl Pipelines {
         late: &Late,
         first: PassKind,
         budget: &Budget,
-        globals_layout: &wgpu::BindGroupLayout,
+        (globals_layout, motion_layout): (&wgpu::BindGroupLayout, &wgpu::BindGroupLayout),
     ) -> Result<Self, Error> {
         wgsl::check_effects(budget.effects)?;
         let tiers = budget.tiers.len();
@@ -125,7 +125,7 @@ impl Pipelines {
             let layout = slot_layout(device, tier, budget.max_lights > 0);
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("layerbatch"),
-                bind_group_layouts: &[Some(globals_layout), Some(&layout)],
+                bind_group_layouts: &[Some(globals_layout), Some(&layout), Some(motion_layout)],
                 immediate_size: 0,
             });
             // The plain program, then (with declared effects) the one with every effect.
@@ -264,8 +264,8 @@ fn vertex_kinds(indexed_quads: bool) -> Vec<bool> {
     }
 }
 
-/// The bind group layout of a tier's slots: a texture and its sampler per slot, and with
-/// `lit` a normal-map texture and its sampler per slot too.
+/// The bind group layout of a tier's slots: the slot-sizes uniform, a texture and its sampler
+/// per slot, and with `lit` a normal-map texture and its sampler per slot too.
 fn slot_layout(device: &wgpu::Device, tier: u32, lit: bool) -> wgpu::BindGroupLayout {
     // An array texture at `texture` seen by `stages`, and its filtering sampler at `sampler`.
     let pair = |texture, sampler, stages| {
@@ -288,10 +288,20 @@ fn slot_layout(device: &wgpu::Device, tier: u32, lit: bool) -> wgpu::BindGroupLa
             },
         ]
     };
-    let mut entries = Vec::with_capacity(4 * tier as usize);
+    let mut entries = Vec::with_capacity(4 * tier as usize + 1);
+    // The layers' sizes, which the vertex stage divides by (it samples no slot).
+    entries.push(wgpu::BindGroupLayoutEntry {
+        binding: shader::SLOT_SIZES_BINDING,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: wgpu::BufferSize::new(shader::slot_sizes(tier, std::iter::empty()).len() as u64),
+        },
+        count: None,
+    });
     for i in 0..tier {
-        // The vertex stage asks the layer's size; the fragment stage samples.
-        let stages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        let stages = wgpu::ShaderStages::FRAGMENT;
         entries.extend(pair(shader::texture_binding(i), shader::sampler_binding(i), stages));
         if lit {
             let (texture, sampler) = (shader::normal_texture_binding(i), shader::normal_sampler_binding(i));

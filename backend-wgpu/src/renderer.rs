@@ -15,6 +15,7 @@ use crate::globals::Globals;
 use crate::instances::{Block, Instances};
 use crate::limits::check_device;
 use crate::mips::Mips;
+use crate::motions::Motions;
 use crate::pipelines::{Pipelines, RendererOptions};
 use crate::prepared::{new_renderer_tag, PreparedPlan};
 use crate::scope::{checked, Late};
@@ -154,7 +155,9 @@ impl Renderer {
         let globals = Globals::new(device, &late, budget.max_lights, budget.ramp())?;
         let groups = BindGroups::new(device, &late, budget.slots, budget.max_lights > 0)?;
         let instances = Instances::new(device, &late, budget)?;
-        let pipelines = Pipelines::new(device, &late, options.pass_kind(target), budget, globals.layout())?;
+        let motions = Motions::new(device, &late, budget)?;
+        let layouts = (globals.layout(), motions.layout());
+        let pipelines = Pipelines::new(device, &late, options.pass_kind(target), budget, layouts)?;
         let mips = Mips::new(device, &late, wgpu_format)?;
         // `pipeline_compiles` counts the sprite pipelines (tiers x blend modes), not the mips'.
         let stats = Stats::created(pipelines.per_kind() as u64);
@@ -164,7 +167,7 @@ impl Renderer {
             pipelines,
             mips,
             globals,
-            arrays: Arrays::default(),
+            arrays: Arrays::new(motions),
             groups,
             instances,
             blocks: Vec::new(),

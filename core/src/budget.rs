@@ -244,6 +244,22 @@ impl Budget {
         self.ramp().then_some(self.slots * samplers_per_slot)
     }
 
+    /// The texture unit (GL) a moving layer's motion texture is bound on, in the vertex stage
+    /// ([`crate::TextureStore::create_moving`]): the first past every unit the fragment stage
+    /// binds (the slots, their normal maps, the ramp). Every program reads it; GL 3.3 and
+    /// GLES 3.0 have at least 16 vertex and 32 combined units.
+    ///
+    /// ```
+    /// use layerbatch_core::{Budget, Config, Limits};
+    /// let b = Budget::new(&Limits::guaranteed_minimum(), &Config::default())?;
+    /// assert_eq!((b.slots, b.motion_unit()), (16, 16));
+    /// # Ok::<(), layerbatch_core::ConfigError>(())
+    /// ```
+    pub fn motion_unit(&self) -> u32 {
+        let samplers_per_slot = if self.max_lights > 0 { 2 } else { 1 };
+        self.slots * samplers_per_slot + u32::from(self.ramp())
+    }
+
     /// Vertex bytes a quad takes in a backend's vertex buffer: [`Instance::QUAD_BYTES`] with
     /// indexed quads, [`Instance::BYTES`] with instanced ones.
     pub const fn quad_bytes(&self) -> u32 {

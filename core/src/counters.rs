@@ -82,6 +82,10 @@ pub struct Counters {
     /// Resident instances written to the device: created, updated by ranges, re-resolved
     /// after a texture moved, or restored. 0 in a frame that left every resident untouched.
     pub resident_instances_written: u64,
+    /// Moving sprites whose motion ([`crate::Motion`], 16 bytes) this plan writes
+    /// ([`crate::TextureStore::move_sprites`]): those the host moved since the last plan, or
+    /// every sprite of a moving layer created or restored. 0 in a frame that moved none.
+    pub motions_written: u64,
     /// Bytes of device buffers the resident layers hold against the budget, at the end of
     /// the frame (a level, like `bytes_allocated`).
     pub resident_bytes: u64,
@@ -139,6 +143,7 @@ impl Counters {
             resident_draws,
             resident_draws_dropped,
             resident_instances_written,
+            motions_written,
             resident_bytes,
             sorted_items,
             lights,
@@ -178,6 +183,7 @@ impl Counters {
         self.resident_draws += resident_draws;
         self.resident_draws_dropped += resident_draws_dropped;
         self.resident_instances_written += resident_instances_written;
+        self.motions_written += motions_written;
         self.resident_bytes = resident_bytes;
         self.sorted_items += sorted_items;
         self.lights += lights;
@@ -245,8 +251,11 @@ pub struct DeviceCounters {
     /// [`crate::plan::Instance::quad_bytes`] of them): 0 in a frame that left every resident
     /// untouched, however many it drew.
     pub resident_bytes_written: u64,
-    /// Bytes of the resident layer buffers the device holds after the frame's resource ops
-    /// (a level, like `bytes_held`).
+    /// Bytes written into moving layers' motion textures ([`crate::Motion::BYTES`] a sprite
+    /// moved): the bytes a frame of moving sprites costs. 0 in a frame that moved none.
+    pub motion_bytes_written: u64,
+    /// Bytes of the resident layer buffers (and moving layers' motion textures) the device
+    /// holds after the frame's resource ops (a level, like `bytes_held`).
     pub resident_bytes_held: u64,
 }
 
@@ -279,6 +288,7 @@ impl DeviceCounters {
         residents_created: 0,
         residents_destroyed: 0,
         resident_bytes_written: 0,
+        motion_bytes_written: 0,
         resident_bytes_held: 0,
     };
 
@@ -305,6 +315,7 @@ impl DeviceCounters {
             residents_created,
             residents_destroyed,
             resident_bytes_written,
+            motion_bytes_written,
             resident_bytes_held,
         } = *other;
         self.frames += frames;
@@ -326,6 +337,7 @@ impl DeviceCounters {
         self.residents_created += residents_created;
         self.residents_destroyed += residents_destroyed;
         self.resident_bytes_written += resident_bytes_written;
+        self.motion_bytes_written += motion_bytes_written;
         self.resident_bytes_held = resident_bytes_held;
     }
 }

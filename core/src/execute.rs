@@ -12,7 +12,7 @@
 //! use layerbatch_core::{Batcher, Config, DeviceCounters, Limits, PlanError};
 //! use layerbatch_core::plan::{ArrayDesc, ArrayId};
 //! use layerbatch_core::ResidentId;
-//! use layerbatch_core::plan::ResidentWrite;
+//! use layerbatch_core::plan::{MotionWrite, ResidentWrite};
 //! use layerbatch_core::{TextureDesc, Quad};
 //!
 //! /// A device that executes nothing: counts come from the runner alone.
@@ -29,6 +29,8 @@
 //!     fn create_resident(&mut self, _: ResidentId, _: u32, _: bool) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_resident(&mut self, _: &ResidentWrite<'_>) -> Result<(), PlanError> { Ok(()) }
 //!     fn destroy_resident(&mut self, _: ResidentId) {}
+//!     fn create_motion(&mut self, _: ResidentId, _: [u32; 2]) -> Result<(), PlanError> { Ok(()) }
+//!     fn write_motion(&mut self, _: &MotionWrite<'_>) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_ramp(&mut self, _: u32, _: &[u8]) -> Result<(), PlanError> { Ok(()) }
 //! }
 //!
@@ -50,11 +52,13 @@ use std::collections::HashMap;
 
 use crate::plan::Instance;
 use crate::plan::{
-    ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, PlanError, ResidentId, ResidentOp, ResidentWrite, ResourceOp,
+    ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, MotionWrite, PlanError, ResidentId, ResidentOp, ResidentWrite,
+    ResourceOp,
 };
 use crate::texture::{mip_size, Format};
 use crate::validate::PlanValidator;
 pub use crate::walk::{DrawStep, DrawSteps};
+use crate::{motion_rects, motion_texture_size, Motion};
 use crate::{Budget, DeviceCounters, TextureId};
 
 /// What a device does for a plan's resource ops. The [`PlanRunner`] calls these in the
@@ -108,9 +112,21 @@ pub trait Executor {
     /// # Errors
     /// When the device reports the write failed.
     fn write_resident(&mut self, write: &ResidentWrite<'_>) -> Result<(), Self::Error>;
-    /// Destroys resident layer `resident`'s buffer (a device frees it once the commands using
-    /// it are done).
+    /// Destroys resident layer `resident`'s buffer, and its motion texture if it has one (a
+    /// device frees them once the commands using them are done).
     fn destroy_resident(&mut self, resident: ResidentId);
+    /// Creates moving layer `resident`'s motion texture (after its buffer): RGBA32F,
+    /// `size_texels` big ([`crate::motion_texture_size`]), contents undefined, read by the
+    /// layer's draws with `textureLoad` / `texelFetch` (no sampler, no filtering).
+    ///
+    /// # Errors
+    /// When the device cannot make it.
+    fn create_motion(&mut self, resident: ResidentId, size_texels: [u32; 2]) -> Result<(), Self::Error>;
+    /// Writes a rectangle of a moving layer's motion texture, from the CPU: see [`MotionWrite`].
+    ///
+    /// # Errors
+    /// When the device reports the write failed.
+    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), Self::Error>;
     /// Writes row `row` of the ramp texture ([`crate::Budget::ramp`]; made by the backend with
     /// its programs): [`crate::RAMP_WIDTH_PX`] straight RGBA8 texels.
     ///
@@ -216,7 +232,8 @@ pub struct PlanRunner {
     /// The arrays the device holds while ops run (the validator's state is the plan's end).
     held: HashMap<ArrayId, ArrayDesc>,
     /// The resident layer buffers it holds: instances and whether they are indexed.
-    residents: HashMap<ResidentId, (u32, bool)>,
+    /// Each resident layer held: its instances, whether they are indexed, and whether it moves.
+    residents: HashMap<ResidentId, (u32, bool, bool)>,
 }
 
 impl PlanRunner {
@@ -411,13 +428,25 @@ impl PlanRunner {
         counters: &mut DeviceCounters,
     ) -> Result<(), E::Error> {
         match *op {
-            ResidentOp::Create { resident, instances, indexed } => {
+            ResidentOp::Create { resident, instances, indexed, moving } => {
                 exec.create_resident(resident, instances, indexed)?;
-                self.residents.insert(resident, (instances, indexed));
+                self.residents.insert(resident, (instances, indexed, moving));
+                if moving {
+                    exec.create_motion(resident, motion_texture_size(instances))?;
+                }
                 counters.residents_created += 1;
             }
+            ResidentOp::Move { resident, first, .. } => {
+                let motions = plan.move_motions(op);
+                for (rect, range) in motion_rects(first, motions.len() as u32) {
+                    let motions = &motions[range.start as usize..range.end as usize];
+                    exec.write_motion(&MotionWrite { resident, rect, motions })?;
+                }
+                counters.motion_bytes_written += motions.len() as u64 * u64::from(Motion::BYTES);
+            }
             ResidentOp::Write { resident, first, .. } => {
-                let &(_, indexed) = self.residents.get(&resident).ok_or(PlanError::UnknownResident { at, resident })?;
+                let &(_, indexed, _) =
+                    self.residents.get(&resident).ok_or(PlanError::UnknownResident { at, resident })?;
                 let write = ResidentWrite { resident, first, instances: plan.resident_write_instances(op), indexed };
                 exec.write_resident(&write)?;
                 counters.resident_bytes_written += write.bytes() as u64;
@@ -433,7 +462,11 @@ impl PlanRunner {
 
     /// Bytes of the resident layer buffers the device holds now.
     pub fn resident_bytes(&self) -> u64 {
-        let bytes = |&(n, indexed): &(u32, bool)| u64::from(n) * u64::from(Instance::quad_bytes(indexed));
+        let bytes = |&(n, indexed, moving): &(u32, bool, bool)| {
+            let [w, h] = motion_texture_size(n);
+            let motion = if moving { u64::from(w) * u64::from(h) * u64::from(Motion::BYTES) } else { 0 };
+            u64::from(n) * u64::from(Instance::quad_bytes(indexed)) + motion
+        };
         self.residents.values().map(bytes).sum()
     }
 

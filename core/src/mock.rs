@@ -5,10 +5,12 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
-use crate::plan::{ArrayDesc, ArrayId, FramePlan, Instance, PlanError, ResidentId, ResidentWrite, Viewport};
+use crate::plan::{
+    ArrayDesc, ArrayId, FramePlan, Instance, MotionWrite, PlanError, ResidentId, ResidentWrite, Viewport,
+};
 use crate::validate::PlanValidator;
 use crate::walk::{DrawStep, DrawSteps};
-use crate::{Budget, DeviceCounters, TextureId};
+use crate::{Budget, DeviceCounters, Motion, TextureId, MOTION_ROW_TEXELS};
 
 /// One thing a backend would do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,7 +86,21 @@ pub enum Call {
         /// Instances written.
         instances: Range<u32>,
     },
-    /// Destroy a resident layer's buffer.
+    /// Create a moving layer's motion texture.
+    CreateMotion {
+        /// The resident.
+        resident: ResidentId,
+        /// Its size in texels.
+        size_texels: [u32; 2],
+    },
+    /// Write a rectangle of a moving layer's motion texture.
+    WriteMotion {
+        /// The resident.
+        resident: ResidentId,
+        /// `[x, y, width, height]`, texels.
+        rect: [u32; 4],
+    },
+    /// Destroy a resident layer's buffer (and its motion texture).
     DestroyResident {
         /// The resident.
         resident: ResidentId,
@@ -199,6 +215,8 @@ struct MockStore {
     calls: Vec<Call>,
     /// The instances written into each resident layer, by index.
     residents: HashMap<ResidentId, HashMap<u32, Instance>>,
+    /// Each moving layer's motion texture, texel by texel (`None`: never written).
+    motions: HashMap<ResidentId, Vec<Option<Motion>>>,
     /// Bytes of arrays destroyed during the current plan: a real device frees them only once
     /// the commands using them finish.
     retired_bytes: u64,
@@ -222,6 +240,7 @@ impl Executor for MockStore {
     fn drop_arrays(&mut self) {
         self.arrays.clear();
         self.residents.clear();
+        self.motions.clear();
     }
     fn create_resident(&mut self, resident: ResidentId, instances: u32, _indexed: bool) -> Result<(), PlanError> {
         // Sparse: what a plan wrote, so a large buffer costs the mock nothing until written.
@@ -239,7 +258,27 @@ impl Executor for MockStore {
     }
     fn destroy_resident(&mut self, resident: ResidentId) {
         self.residents.remove(&resident);
+        self.motions.remove(&resident);
         self.calls.push(Call::DestroyResident { resident });
+    }
+    fn create_motion(&mut self, resident: ResidentId, size_texels: [u32; 2]) -> Result<(), PlanError> {
+        let texels = size_texels[0] as usize * size_texels[1] as usize;
+        self.motions.insert(resident, vec![None; texels]);
+        self.calls.push(Call::CreateMotion { resident, size_texels });
+        Ok(())
+    }
+    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), PlanError> {
+        let held = self.motions.get_mut(&write.resident);
+        let held = held.ok_or(PlanError::UnknownResident { at: 0, resident: write.resident })?;
+        let [x, y, w, h] = write.rect.map(|v| v as usize);
+        let row = MOTION_ROW_TEXELS as usize;
+        for (k, m) in write.motions.iter().enumerate().take(w * h) {
+            if let Some(t) = held.get_mut((y + k / w) * row + x + k % w) {
+                *t = Some(*m);
+            }
+        }
+        self.calls.push(Call::WriteMotion { resident: write.resident, rect: write.rect });
+        Ok(())
     }
     fn write_ramp(&mut self, row: u32, texels: &[u8]) -> Result<(), PlanError> {
         self.calls.push(Call::WriteRamp { row, hash: MockDevice::hash(texels) });
@@ -378,6 +417,12 @@ impl MockDevice {
     /// instance not drawn). Empty for a resident the last frame did not draw.
     pub fn resident_sampled(&self, resident: ResidentId) -> &[Option<(TextureId, u64)>] {
         self.resident_sampled.get(&resident).map_or(&[], Vec::as_slice)
+    }
+
+    /// The motion a moving layer's sprite `sprite` has on the device: `None` before a plan
+    /// wrote it, or for a layer the device does not hold as moving.
+    pub fn motion(&self, resident: ResidentId, sprite: u32) -> Option<Motion> {
+        self.store.motions.get(&resident)?.get(sprite as usize).copied().flatten()
     }
 
     /// Resident layer buffers the device holds.

@@ -125,6 +125,31 @@ pub enum ResidentError {
         /// Quads the layer holds.
         len: u32,
     },
+    /// A moving layer's sprite count passes what its motion texture can hold.
+    #[error(
+        "a moving layer of {sprites} sprites: its motion texture holds at most {max_sprites} \
+         (1024 a row, {max_texture_size_px} rows, the device's largest texture); split the layer"
+    )]
+    TooManySprites {
+        /// Sprites asked for.
+        sprites: usize,
+        /// `MOTION_ROW_TEXELS * max_texture_size_px`.
+        max_sprites: u64,
+        /// The device's largest texture side.
+        max_texture_size_px: u32,
+    },
+    /// Motions given for a layer made without them ([`crate::TextureStore::create_resident`]
+    /// instead of [`crate::TextureStore::create_moving`]).
+    #[error("resident layer {0:?} is not a moving layer: make it with create_moving")]
+    NotMoving(ResidentId),
+    /// A motion with a NaN or infinite component.
+    #[error("motion {index} is not finite: {motion:?}")]
+    BadMotion {
+        /// Index of the motion in the slice given.
+        index: usize,
+        /// The motion.
+        motion: crate::Motion,
+    },
     /// Drawn outside a frame.
     #[error("no frame is open: draw resident layers between begin_frame and finish")]
     NoFrame,

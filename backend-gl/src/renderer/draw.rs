@@ -7,7 +7,7 @@ use glow::HasContext;
 
 use layerbatch_core::execute::{DrawStep, DrawSteps};
 use layerbatch_core::plan::{flip_y, AttributeFormat, BlendFactor, DrawState, Instance, SlotBind};
-use layerbatch_core::shader::{lights_uniform, GlobalsEntry};
+use layerbatch_core::shader::{lights_uniform, GlobalsEntry, MotionDraw};
 use layerbatch_core::{BlendMode, Clip, Format, FramePlan, PlanError, Viewport};
 
 use super::Renderer;
@@ -126,17 +126,23 @@ impl Renderer {
         let mut program = None;
         let mut transform = DrawState::IDENTITY;
         let mut tint = DrawState::WHITE;
+        // A moving layer's base while its buffer is in use (its motion texture bound).
+        let mut moving_base = None;
+        // The layer size of each slot, as bound: the vertex stage divides by it.
+        let mut sizes = [[1u32; 2]; layerbatch_core::MAX_SLOTS_PER_DRAW as usize];
         for step in steps.steps() {
             match *step {
                 DrawStep::Block { block } => {
                     self.upload_block(plan, block, indexed);
                     base_bytes = 0;
+                    moving_base = None;
                 }
                 // The block uploaded last is still the buffer's store.
                 DrawStep::BlockAgain { .. } => {
                     // SAFETY: our buffer; ARRAY_BUFFER's binding was saved.
                     unsafe { self.gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.vbo)) };
                     base_bytes = 0;
+                    moving_base = None;
                 }
                 DrawStep::Resident { resident, base } => {
                     let buffer = self.arrays.residents.get(resident).ok_or(Error::Plan(PlanError::BadResident {
@@ -147,8 +153,13 @@ impl Renderer {
                     // SAFETY: our live buffer; ARRAY_BUFFER's binding was saved.
                     unsafe { self.gl.bind_buffer(glow::ARRAY_BUFFER, Some(buffer)) };
                     base_bytes = u64::from(base) * u64::from(Instance::quad_bytes(self.indexed_quads));
+                    moving_base = self.arrays.motions.bind(&self.gl, resident).then_some(base);
                 }
-                DrawStep::Bind { segment, bind } => self.bind_slot(segment as usize, bind)?,
+                DrawStep::Bind { segment, bind } => {
+                    self.bind_slot(segment as usize, bind)?;
+                    // Bound, so live, and its slot below the budget's.
+                    sizes[bind.slot as usize] = self.arrays.size_px(bind.array).unwrap_or([1, 1]);
+                }
                 DrawStep::Program { segment, tier, effects } => {
                     let pi = self.programs.iter().position(|p| p.tier == tier && p.effects == effects);
                     // A program per budget tier, and the validator accepted only budget tiers.
@@ -171,6 +182,18 @@ impl Renderer {
                     let tier = plan.segments.get(segment as usize).map_or(0, |s| s.tier);
                     let pi = program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
                     self.set_globals(pi, viewport, transform, tint, plan.time_s);
+                    // GL counts a draw's instances (and, indexed, its vertices) from 0: the
+                    // attributes start at the draw's first quad.
+                    let motion = match moving_base {
+                        Some(base) => MotionDraw::moving(base + first_in_block, indexed),
+                        None => MotionDraw::STILL,
+                    };
+                    let prog = &mut self.programs[pi];
+                    let bytes = bytemuck::cast_slice(&motion.0);
+                    program::write_uniforms(&self.gl, &prog.motion, &mut prog.motion_written, bytes);
+                    let floats = slot_size_floats(&sizes);
+                    let bytes = bytemuck::cast_slice(&floats[..4 * prog.tier.div_ceil(2) as usize]);
+                    program::write_uniforms(&self.gl, &prog.slot_sizes, &mut prog.slot_sizes_written, bytes);
                     self.set_lights(pi, plan, vp, flip_quads.then_some(viewport[1]));
                     self.set_divisors(indexed);
                     // No base vertex on GLES 3.0: the attributes start at the segment's first
@@ -382,6 +405,17 @@ impl Renderer {
         }
         Ok(())
     }
+}
+
+/// The slot-sizes uniform of every slot ([`layerbatch_core::shader::slot_sizes`]'s layout:
+/// two slots a vec4), without allocating.
+fn slot_size_floats(sizes: &[[u32; 2]; layerbatch_core::MAX_SLOTS_PER_DRAW as usize]) -> [f32; 64] {
+    let mut floats = [1.0f32; 64];
+    for (i, [w, h]) in sizes.iter().enumerate() {
+        floats[2 * i] = *w as f32;
+        floats[2 * i + 1] = *h as f32;
+    }
+    floats
 }
 
 /// GL's `(size, type, normalized)` for `glVertexAttrib(I)Pointer` of an attribute format.

@@ -64,11 +64,13 @@ impl Batcher {
     }
 
     /// Stage: writes superseded since the last plan dropped; resident layers drawn whose
-    /// textures moved rewritten, new ones written, by this plan's ops.
+    /// textures moved rewritten, new ones written, moved sprites' motions written, by this
+    /// plan's ops.
     fn plan_residents(&mut self) {
         self.writes.drop_superseded(&mut self.ops, &mut self.upload_bytes);
         self.settle_drawn_residents();
         self.write_new_residents();
+        self.write_moved_motions();
     }
 
     /// Stage: the queued resource ops move into the plan. Arrays born and grown inside this
@@ -84,7 +86,7 @@ impl Batcher {
         self.alloc.end_plan();
     }
 
-    /// Stage: upload bytes, resident instances, instances and triangles move into the plan.
+    /// Stage: upload bytes, resident instances, motions, instances and triangles move into the plan.
     /// An instance cannot carry a triangle: a plan with triangles is drawn indexed.
     fn take_recorded(&mut self) {
         let plan = &mut self.plan;
@@ -92,6 +94,8 @@ impl Batcher {
         self.upload_bytes.clear();
         std::mem::swap(&mut plan.resident_instances, &mut self.residents.pending);
         self.residents.pending.clear();
+        std::mem::swap(&mut plan.motions, &mut self.residents.pending_motions);
+        self.residents.pending_motions.clear();
         std::mem::swap(&mut plan.instances, &mut self.recorder.instances);
         std::mem::swap(&mut plan.triangles, &mut self.recorder.triangles);
         plan.indexed = self.budget.indexed_quads || !plan.triangles.is_empty();
@@ -149,6 +153,9 @@ pub(super) fn count_ops(plan: &FramePlan, c: &mut Counters) {
             ResourceOp::Array(ArrayOp::Destroy { .. }) => c.arrays_destroyed += 1,
             ResourceOp::Resident(ResidentOp::Write { instances, .. }) => {
                 c.resident_instances_written += u64::from(instances.end - instances.start);
+            }
+            ResourceOp::Resident(ResidentOp::Move { motions, .. }) => {
+                c.motions_written += u64::from(motions.end - motions.start);
             }
             ResourceOp::Resident(_) => {}
         }

@@ -8,7 +8,9 @@ use crate::plan::{ArrayId, ResourceOp};
 use crate::FileError;
 #[cfg(feature = "image")]
 use crate::ImageError;
-use crate::{Batcher, FormatMemory, Quad, RampError, ResidentError, ResidentId, TextureDesc, TextureError, TextureId};
+use crate::{
+    Batcher, FormatMemory, Motion, Quad, RampError, ResidentError, ResidentId, TextureDesc, TextureError, TextureId,
+};
 
 /// The batcher's texture store ([`Batcher::textures`]): registering, updating, resizing and
 /// freeing textures, normal maps, the ramp, resident layers, and what they hold. Borrowed
@@ -335,6 +337,64 @@ impl<'a> TextureStore<'a> {
     /// [`ResidentError::Stale`].
     pub fn destroy_resident(&mut self, id: ResidentId) -> Result<(), ResidentError> {
         self.0.destroy_resident(id)
+    }
+
+    /// Creates a **moving** resident layer: `quads` stay on the device as with
+    /// [`TextureStore::create_resident`], each made in its sprite's own space (its pivot at
+    /// `(0, 0)`), and each gets a [`Motion`] (at rest: [`Motion::default`]) that
+    /// [`TextureStore::move_sprites`] changes: 16 bytes a moving sprite a frame, pulled by
+    /// the vertex shader from the layer's motion texture by the sprite's index.
+    ///
+    /// ```
+    /// use layerbatch_core::{Batcher, Config, Limits, MockDevice, Motion, Quad, ResidentStyle, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let bunny = batcher.textures().register(&TextureDesc::new(26, 37), &[255; 26 * 37 * 4])?;
+    /// // 1,000 bunnies, each centred on its pivot.
+    /// let quads = vec![Quad::rect(bunny, [-13.0, -18.5], [26.0, 37.0]); 1000];
+    /// let bunnies = batcher.textures().create_moving(&quads)?;
+    /// let mut device = MockDevice::new(batcher.budget());
+    /// for frame in 0..3 {
+    ///     let motions: Vec<Motion> = (0..1000).map(|i| Motion::at([i as f32, frame as f32 * 2.0])).collect();
+    ///     batcher.textures().move_sprites(bunnies, 0, &motions)?;
+    ///     batcher.begin_frame();
+    ///     batcher.draw_resident(bunnies, &ResidentStyle::default())?;
+    ///     device.execute(batcher.finish())?;
+    ///     let c = device.frame_counters();
+    ///     assert_eq!(c.motion_bytes_written, 1000 * 16); // 16 bytes a moving sprite
+    ///     // The quads went up once, with the layer.
+    ///     assert_eq!(c.resident_bytes_written, if frame == 0 { 1000 * 64 } else { 0 });
+    /// }
+    /// assert_eq!(device.motion(bunnies, 999), Some(Motion::at([999.0, 4.0])));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`TextureStore::create_resident`], and [`ResidentError::TooManySprites`] past what
+    /// a motion texture of the device's largest size holds (`1024 * max_texture_size_px`).
+    pub fn create_moving(&mut self, quads: &[Quad]) -> Result<ResidentId, ResidentError> {
+        self.0.create_moving(quads)
+    }
+
+    /// Sets the motions of sprites `first..first + motions.len()` of a moving layer: the next
+    /// plan writes them (only the range the host changed since the last plan, 16 bytes a
+    /// sprite), or, if a plan of the host's frame already drew the layer (several plans a
+    /// frame, [`Batcher::end_frame`]), the first plan of the next host frame.
+    ///
+    /// # Errors
+    /// [`ResidentError::Stale`], [`ResidentError::NotMoving`] for a layer made by
+    /// `create_resident`, [`ResidentError::OutOfRange`] past the layer's end,
+    /// [`ResidentError::BadMotion`] for a NaN or infinite motion. Nothing changes then.
+    pub fn move_sprites(&mut self, id: ResidentId, first: u32, motions: &[Motion]) -> Result<(), ResidentError> {
+        self.0.move_sprites(id, first, motions)
+    }
+
+    /// A moving layer's motions, as last set.
+    ///
+    /// # Errors
+    /// [`ResidentError::Stale`], [`ResidentError::NotMoving`].
+    pub fn motions(self, id: ResidentId) -> Result<&'a [Motion], ResidentError> {
+        let b: &'a Batcher = self.0;
+        b.motions(id)
     }
 
     /// Bytes of device buffers the resident layers hold against the budget.

@@ -24,7 +24,7 @@ pub use arrays::{ArrayDesc, ArrayId, ArrayOp};
 pub use attributes::{AttributeFormat, InstanceAttribute};
 pub use levels::LevelWrite;
 pub use plan_error::PlanError;
-pub use resident::{ResidentId, ResidentOp, ResidentWrite};
+pub use resident::{MotionWrite, ResidentId, ResidentOp, ResidentWrite};
 pub use vertices::{expand_quads, quad_indices, Corner};
 pub use viewport::{flip_y, Viewport};
 
@@ -511,6 +511,8 @@ pub struct FramePlan {
     pub instances: Vec<Instance>,
     /// Instances the [`ResidentOp::Write`] ops point into.
     pub resident_instances: Vec<Instance>,
+    /// Motions the [`ResidentOp::Move`] ops point into: 16 bytes a moving sprite changed.
+    pub motions: Vec<crate::Motion>,
     /// Whether the primitives are drawn indexed, from four vertex records each
     /// ([`FramePlan::expand_block`]) and the static [`quad_indices`], rather than instanced
     /// (one instance per quad over a 4-vertex strip). Core sets it from

@@ -318,6 +318,26 @@ pub enum PlanError {
         /// Instances in [`FramePlan::resident_instances`].
         available: usize,
     },
+    /// A move op names sprites outside its moving layer, none, or motions outside
+    /// [`FramePlan::motions`].
+    #[error(
+        "op {at}: motions of sprites {start}..{end} of moving layer {resident:?} are outside its {len} \
+         (or the plan's {available} motions)"
+    )]
+    MotionRange {
+        /// The op's index in `ops`.
+        at: usize,
+        /// The moving layer.
+        resident: ResidentId,
+        /// First sprite.
+        start: u32,
+        /// One past the last.
+        end: u32,
+        /// Sprites the layer holds.
+        len: u32,
+        /// Motions in [`FramePlan::motions`].
+        available: usize,
+    },
     /// A resident instance written names a slot past the budget's, a layer past the most an
     /// array can have, or is a triangle (residents hold quads); or a segment drawing the
     /// resident leaves a slot its instances sample empty, or names an array with fewer

@@ -32,6 +32,22 @@ pub enum ResidentOp {
         /// Each instance is stored once per corner (the budget's
         /// [`crate::Budget::indexed_quads`]), and drawn indexed.
         indexed: bool,
+        /// A moving layer ([`crate::TextureStore::create_moving`]): a motion texture of
+        /// [`crate::motion_texture_size`]`(instances)` texels (RGBA32F, contents undefined
+        /// until written by [`ResidentOp::Move`]) is created with the buffer, and its draws
+        /// move each instance by its motion.
+        moving: bool,
+    },
+    /// Write the motions of sprites `first..first + motions.len()` of moving layer
+    /// `resident`, from [`FramePlan::motions`]`[motions]`, into its motion texture
+    /// ([`crate::motion_rects`] gives the rectangles).
+    Move {
+        /// The resident.
+        resident: ResidentId,
+        /// The first sprite written.
+        first: u32,
+        /// Index range into [`FramePlan::motions`].
+        motions: Range<u32>,
     },
     /// Write instances `first..first + instances.len()` of `resident`, from
     /// [`FramePlan::resident_instances`]`[instances]`.
@@ -43,7 +59,7 @@ pub enum ResidentOp {
         /// Index range into [`FramePlan::resident_instances`].
         instances: Range<u32>,
     },
-    /// Destroy `resident`'s buffer.
+    /// Destroy `resident`'s buffer (and its motion texture).
     Destroy {
         /// The resident.
         resident: ResidentId,
@@ -100,7 +116,30 @@ impl ResidentWrite<'_> {
     }
 }
 
+/// One rectangle of a [`ResidentOp::Move`] as an executor receives it: the texels of a moving
+/// layer's motion texture to write, and their motions (one texel each, row after row).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MotionWrite<'a> {
+    /// The resident.
+    pub resident: ResidentId,
+    /// `[x, y, width, height]` in texels of the motion texture.
+    pub rect: [u32; 4],
+    /// `width * height` motions, row after row.
+    pub motions: &'a [crate::Motion],
+}
+
 impl FramePlan {
+    /// The motions a [`ResidentOp::Move`] writes (empty for another op or a range outside
+    /// [`FramePlan::motions`]: the validator refuses such a plan).
+    pub fn move_motions(&self, op: &ResidentOp) -> &[crate::Motion] {
+        match op {
+            ResidentOp::Move { motions, .. } => {
+                self.motions.get(motions.start as usize..motions.end as usize).unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
     /// The instances a [`ResidentOp::Write`] writes (empty for another op or a range outside
     /// [`FramePlan::resident_instances`]: the validator refuses such a plan).
     pub fn resident_write_instances(&self, op: &ResidentOp) -> &[Instance] {

@@ -42,8 +42,9 @@
 //! **Texel coordinates.** An instance's `uv_rect` and `tex_rect` are in texels of level 0.
 //! The vertex stage unpacks the instance once per vertex: the slot (clamped to `T - 1`, as the
 //! switch's `default` is), the layer, and the clamp bounds, passed flat; it divides the
-//! position and the bounds by the size of the instance's layer (`textureDimensions` of its
-//! slot), so the fragment stage gets `0..1` coordinates. With
+//! position and the bounds by the size of the instance's layer (its slot's entry in the
+//! slot-sizes uniform, [`slot_sizes`]: the vertex stage samples no slot texture), so the
+//! fragment stage gets `0..1` coordinates. With
 //! `FLAG_CLAMP_TO_RECT` the bounds are `tex_rect` inset by half a texel, `[x0 + 0.5, x1 - 0.5]`
 //! (the rectangle's centre on an axis where it is under one texel wide), so no position, UVs
 //! outside 0..1 or flipped ones included, and no linear filtering at any scale reads a
@@ -69,6 +70,7 @@ use std::fmt::Write as _;
 
 use crate::plan::{AttributeFormat, Instance};
 use crate::ProgramKey;
+use crate::MOTION_ROW_TEXELS;
 
 mod effects;
 mod lighting;
@@ -84,6 +86,64 @@ pub const GROUP_GLOBALS: u32 = 0;
 /// Group index of a tier's slots (a texture and its sampler per slot).
 pub const GROUP_SLOTS: u32 = 1;
 
+/// Group index of the moving layers' motion: a [`MotionDraw`] uniform at
+/// [`MOTION_DRAW_BINDING`] and the motion texture at [`MOTION_TEXELS_BINDING`] (a placeholder
+/// for draws that do not move).
+pub const GROUP_MOTION: u32 = 2;
+/// Binding of the [`MotionDraw`] uniform in [`GROUP_MOTION`].
+pub const MOTION_DRAW_BINDING: u32 = 0;
+/// Binding of the motion texture (`texture_2d<f32>`, RGBA32F, read with `textureLoad`) in
+/// [`GROUP_MOTION`].
+pub const MOTION_TEXELS_BINDING: u32 = 1;
+
+/// The per-draw uniform of [`GROUP_MOTION`]: `[first, indexed, 0, 0]`. `first` below 0: the
+/// draw does not move (its quads are drawn as written). Else the draw's primitive `k` (its
+/// `instance_index`, or `vertex_index / 4` when `indexed` is 1) is sprite `first + k` of the
+/// motion texture, counted as the executor's draw counts: wgpu's instance and vertex indices
+/// start at the draw's first instance in its block, GL's (no base instance on GLES 3.0) at 0.
+/// Sprite indices are below 2^24, exact in an `f32`.
+///
+/// ```
+/// use layerbatch_core::shader::MotionDraw;
+/// assert_eq!(MotionDraw::STILL.0, [-1.0, 0.0, 0.0, 0.0]);
+/// assert_eq!(MotionDraw::moving(2048, true).0, [2048.0, 1.0, 0.0, 0.0]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MotionDraw(pub [f32; 4]);
+
+impl MotionDraw {
+    /// A draw that does not move.
+    pub const STILL: Self = Self([-1.0, 0.0, 0.0, 0.0]);
+    /// A moving draw whose primitive `k` is sprite `first + k`.
+    pub fn moving(first: u32, indexed: bool) -> Self {
+        Self([first as f32, if indexed { 1.0 } else { 0.0 }, 0.0, 0.0])
+    }
+}
+
+/// Binding of the slots' sizes in [`GROUP_SLOTS`]: a uniform of [`slot_sizes`] (the vertex
+/// stage divides texel positions by them; it samples no slot texture, so its one texture is
+/// the motion texture whatever the tier). After every slot's and normal map's bindings.
+pub const SLOT_SIZES_BINDING: u32 = lighting::NORMAL_BASE + 2 * crate::MAX_SLOTS_PER_DRAW;
+
+/// The bytes of the slot-sizes uniform of a tier of `tier` slots holding layers of `sizes`
+/// texels (`[width, height]` per slot, `[1, 1]` for an empty one): slot `2k` in `xy` and slot
+/// `2k + 1` in `zw` of vector `k` (uniform arrays hold vec4s), `16 * ceil(tier / 2)` bytes.
+///
+/// ```
+/// use layerbatch_core::shader::slot_sizes;
+/// let b = slot_sizes(3, [[256, 128], [64, 64], [1, 1]].into_iter());
+/// let f: &[f32] = bytemuck::cast_slice(&b);
+/// assert_eq!(f, &[256.0, 128.0, 64.0, 64.0, 1.0, 1.0, 1.0, 1.0]);
+/// ```
+pub fn slot_sizes(tier: u32, sizes: impl Iterator<Item = [u32; 2]>) -> Vec<u8> {
+    let mut floats = vec![1.0f32; 4 * tier.div_ceil(2) as usize];
+    for (i, [w, h]) in sizes.take(tier as usize).enumerate() {
+        floats[2 * i] = w as f32;
+        floats[2 * i + 1] = h as f32;
+    }
+    bytemuck::cast_slice(&floats).to_vec()
+}
+
 /// Binding of slot `slot`'s texture in [`GROUP_SLOTS`]; its sampler is the next binding.
 pub const fn texture_binding(slot: u32) -> u32 {
     2 * slot
@@ -98,7 +158,8 @@ pub const fn sampler_binding(slot: u32) -> u32 {
 /// source function: a renderer makes the programs of
 /// [`ProgramKey::of_budget`] at creation.
 ///
-/// Entry points `vs_main` and `fs_main`. The vertex stage declares no texture and no sampler;
+/// Entry points `vs_main` and `fs_main`. The vertex stage reads one texture (a moving layer's
+/// motions, [`GROUP_MOTION`]) and no sampler;
 /// the fragment stage samples `tier` textures, each through its own sampler.
 ///
 /// ```
@@ -150,7 +211,25 @@ struct Globals {{
 }};
 
 @group({GROUP_GLOBALS}) @binding(0) var<uniform> globals: Globals;
+
+// A moving layer's draw (MotionDraw): x, the sprite of its first primitive (below 0: the draw
+// does not move); y, 1.0 when drawn indexed. The motion texture holds a sprite a texel
+// (position xy, scale * (cos, sin) zw), MOTION_ROW_TEXELS a row.
+struct MotionDraw {{
+    params: vec4<f32>,
+}};
+
+@group({GROUP_MOTION}) @binding({MOTION_DRAW_BINDING}) var<uniform> motion: MotionDraw;
+@group({GROUP_MOTION}) @binding({MOTION_TEXELS_BINDING}) var motion_texels: texture_2d<f32>;
+const MOTION_ROW_TEXELS: u32 = {MOTION_ROW_TEXELS}u;
 "
+    );
+    let _ = write!(
+        s,
+        "\n// Each slot's layer size in texels, two slots a vector (slot_sizes).\n\
+         struct SlotSizes {{\n    size: array<vec4<f32>, {pairs}>,\n}};\n\
+         @group({GROUP_SLOTS}) @binding({SLOT_SIZES_BINDING}) var<uniform> slot_sizes: SlotSizes;\n",
+        pairs = tier.div_ceil(2)
     );
     for i in 0..tier {
         let _ =
@@ -207,6 +286,7 @@ struct VsOut {
 @vertex
 fn vs_main(
     @builtin(vertex_index) vertex_index: u32,
+    @builtin(instance_index) instance_index: u32,
 ",
     );
     // The instance's attributes, from core's table (the vertex layout is made from it too).
@@ -220,7 +300,16 @@ fn vs_main(
     // source is one of the named layout constants.
     let corner = vertex_index % 4u;
     let st = vec2<f32>(f32(corner % 2u), f32(corner / 2u));
-    let q = origin + st.x * axis_x + st.y * axis_y;
+    var q = origin + st.x * axis_x + st.y * axis_y;
+    if (motion.params.x >= 0.0) {
+        // A moving sprite: its corner turned, scaled and moved by its motion, in the form the
+        // transform below has (a host doing it with a transform gets the same pixels).
+        let local = select(instance_index, vertex_index / 4u, motion.params.y > 0.5);
+        let sprite = u32(motion.params.x) + local;
+        let texel = vec2<i32>(i32(sprite % MOTION_ROW_TEXELS), i32(sprite / MOTION_ROW_TEXELS));
+        let m = textureLoad(motion_texels, texel, 0);
+        q = vec2<f32>(m.z, m.w) * q.x + vec2<f32>(-m.w, m.z) * q.y + m.xy;
+    }
     // The segment's transform, in pixels, before the viewport mapping.
     let p = globals.linear.xy * q.x + globals.linear.zw * q.y + globals.translate.xy;
     let ndc = vec2<f32>(p.x / globals.viewport_px.x * 2.0 - 1.0, 1.0 - p.y / globals.viewport_px.y * 2.0);
@@ -233,7 +322,7 @@ fn vs_main(
     let hi = max(rect.zw - 0.5, centre);
     let unbounded = vec4<f32>(-1.0e30, -1.0e30, 1.0e30, 1.0e30);
     // Texels to 0..1 by the size of the instance's layer, here rather than per pixel.
-    let size = vec2<f32>(layer_size(SLOT_OF_INSTANCE));
+    let size = layer_size(SLOT_OF_INSTANCE);
     let inv = 1.0 / size;
     var out: VsOut;
     out.position = vec4<f32>(ndc, 0.0, 1.0);
@@ -325,11 +414,14 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
         s.push_str(lighting::FUNCTION);
     }
     effect_functions(&mut s, effects, tier);
-    // The layer size the vertex stage divides by: the slot's, picked like the sample.
-    s.push_str("\n// The size of the layers in `slot`, texels.\nfn layer_size(slot: u32) -> vec2<u32> {\n");
-    s.push_str("    var size: vec2<u32>;\n");
-    slot_switch(&mut s, "slot", tier, &|i| format!("size = textureDimensions(slot{i}, 0);"));
-    s.push_str("    return size;\n}\n");
+    // The layer size the vertex stage divides by: the slot's, from the uniform.
+    let _ = write!(
+        s,
+        "\n// The size of the layers in `slot` (clamped to the tier, as the sample's switch), texels.\n\
+         fn layer_size(slot: u32) -> vec2<f32> {{\n    let at = min(slot, {last}u);\n\
+         \x20   let pair = slot_sizes.size[at / 2u];\n    return select(pair.xy, pair.zw, at % 2u == 1u);\n}}\n",
+        last = tier - 1
+    );
     // Tier 1 has one slot: it reads no slot bits.
     let slot = if tier == 1 { "0u" } else { "slot_flags_layer & SLOT_MASK" };
     s.replace("SLOT_OF_INSTANCE", slot)

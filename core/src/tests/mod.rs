@@ -564,6 +564,7 @@ mod effects;
 mod formats;
 mod lights;
 mod meshes;
+mod motion;
 mod pages_and_state;
 mod props;
 mod regressions;

@@ -279,6 +279,7 @@ impl PlanValidator {
             slots: self.slots,
             max_layers: self.max_layers.min(Instance::MAX_LAYERS),
             budget_bytes: self.budget_bytes,
+            max_texture_px: self.max_texture_px,
             indexed_quads: self.indexed_quads,
             effects: self.effects,
             lights: self.lights > 0,

@@ -24,6 +24,8 @@ pub(super) struct ResidentState {
     sampled: Vec<u32>,
     /// Per slot, how many instances sample each layer.
     per_slot: Vec<SlotUse>,
+    /// A moving layer: it has a motion texture.
+    moving: bool,
 }
 
 /// The instances of one resident sampling one slot.
@@ -59,8 +61,9 @@ impl SlotUse {
 }
 
 impl ResidentState {
-    fn new(len: u32) -> Self {
-        Self { sampled: vec![UNWRITTEN; len as usize], per_slot: vec![SlotUse::default(); MAX_SLOTS_PER_DRAW as usize] }
+    fn new(len: u32, moving: bool) -> Self {
+        let per_slot = vec![SlotUse::default(); MAX_SLOTS_PER_DRAW as usize];
+        Self { sampled: vec![UNWRITTEN; len as usize], per_slot, moving }
     }
 
     fn len(&self) -> u32 {
@@ -122,6 +125,8 @@ pub(super) struct ResidentLimits {
     pub(super) max_layers: u32,
     /// The budget's bytes: no resident buffer is larger (core holds them against it).
     pub(super) budget_bytes: u64,
+    /// The largest texture side: a motion texture has at most this many rows.
+    pub(super) max_texture_px: u32,
     /// The budget's `indexed_quads`: how every resident is stored and drawn.
     pub(super) indexed_quads: bool,
     /// Effects the budget declares.
@@ -140,7 +145,7 @@ pub(super) fn check_op(
     (residents, undo): (&mut HashMap<ResidentId, ResidentState>, &mut Vec<Undo>),
 ) -> Result<(), PlanError> {
     match op {
-        ResidentOp::Create { resident, instances, indexed } => {
+        ResidentOp::Create { resident, instances, indexed, moving } => {
             let bad = |reason| Err(PlanError::BadResident { at, resident: *resident, reason });
             if residents.contains_key(resident) {
                 return bad("created again while the device holds it");
@@ -154,7 +159,10 @@ pub(super) fn check_op(
             if u64::from(*instances) * u64::from(crate::plan::Instance::quad_bytes(*indexed)) > limits.budget_bytes {
                 return bad("created larger than the byte budget");
             }
-            residents.insert(*resident, ResidentState::new(*instances));
+            if *moving && crate::motion_texture_size(*instances)[1] > limits.max_texture_px {
+                return bad("created moving with a motion texture taller than the device's largest texture");
+            }
+            residents.insert(*resident, ResidentState::new(*instances, *moving));
             undo.push(Undo::Created(*resident));
         }
         ResidentOp::Write { resident, first, instances } => {
@@ -193,6 +201,29 @@ pub(super) fn check_op(
                 let index = *first + k as u32;
                 let old = state.set(index as usize, slot << 27 | layer);
                 undo.push(Undo::Wrote { resident: *resident, index, old });
+            }
+        }
+        ResidentOp::Move { resident, first, motions } => {
+            let state = residents.get(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
+            if !state.moving {
+                return Err(PlanError::BadResident {
+                    at,
+                    resident: *resident,
+                    reason: "moved without a motion texture",
+                });
+            }
+            let count = motions.end.saturating_sub(motions.start);
+            let end = u64::from(*first) + u64::from(count);
+            let in_plan = motions.start <= motions.end && motions.end as usize <= plan.motions.len();
+            if !in_plan || count == 0 || end > u64::from(state.len()) {
+                return Err(PlanError::MotionRange {
+                    at,
+                    resident: *resident,
+                    start: *first,
+                    end: end.min(u64::from(u32::MAX)) as u32,
+                    len: state.len(),
+                    available: plan.motions.len(),
+                });
             }
         }
         ResidentOp::Destroy { resident } => {

@@ -11,12 +11,14 @@ use std::collections::HashMap;
 
 use crate::batcher::recorder::{check_quad, resident_instance};
 
+mod motion;
 mod planning;
 use crate::batcher::registry::Hot;
 use crate::batcher::Batcher;
 use crate::plan::ArrayId;
 use crate::plan::{BlendMode, DrawState, Instance, ResidentId, ResidentOp, ResourceOp, Segment};
 use crate::{Affine2, Quad, ResidentError, ResidentStyle, TextureError, TextureId};
+pub(super) use motion::Moving;
 
 /// Where a texture was when a resident's instances were last written from it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,6 +68,8 @@ struct Entry {
     bytes: u64,
     /// The host frame of the last plan made that drew it.
     drawn_frame: Option<u64>,
+    /// A moving layer's motions ([`crate::TextureStore::create_moving`]).
+    motion: Option<Moving>,
 }
 
 /// The batcher's resident layers.
@@ -85,6 +89,8 @@ pub(super) struct Residents {
     pub(super) apply_after_plan: bool,
     /// Residents the open frame draws whose host destroyed them.
     doomed: Vec<ResidentId>,
+    /// Motions the pending move ops point into.
+    pub(super) pending_motions: Vec<crate::Motion>,
     /// Residents whose buffer was created and not yet written: written whole when the next
     /// plan is made, from where their textures are then (a set laid out afresh at the
     /// frame's start is not written twice).
@@ -156,7 +162,12 @@ fn slot_of(table: &[Option<ArrayId>], array: u32) -> u32 {
 
 impl Batcher {
     pub(crate) fn create_resident(&mut self, quads: &[Quad]) -> Result<ResidentId, ResidentError> {
-        let bytes = self.check_resident_quads(quads)?;
+        self.create_resident_with(quads, false)
+    }
+
+    /// A resident layer of `quads`, with a motion a quad when `moving`.
+    fn create_resident_with(&mut self, quads: &[Quad], moving: bool) -> Result<ResidentId, ResidentError> {
+        let bytes = self.check_resident_quads(quads, moving)?;
         let (table, textures) = survey(&self.registry.hot, quads);
         self.check_table(table.len())?;
         self.hold_resident_bytes(bytes)?;
@@ -172,6 +183,7 @@ impl Batcher {
                     textures: HashMap::new(),
                     bytes: 0,
                     drawn_frame: None,
+                    motion: None,
                 });
                 (r.entries.len() - 1) as u32
             }
@@ -184,6 +196,7 @@ impl Batcher {
         e.textures = textures;
         e.bytes = bytes;
         e.drawn_frame = None;
+        e.motion = moving.then(|| Moving::new(quads.len()));
         let id = ResidentId { index, generation: e.generation };
         self.queue_resident_create(id);
         Ok(id)
@@ -230,8 +243,9 @@ impl Batcher {
     }
 
     pub(crate) fn replace_resident(&mut self, id: ResidentId, quads: &[Quad]) -> Result<(), ResidentError> {
-        let old_bytes = self.residents.entry(id)?.bytes;
-        let bytes = self.check_resident_quads(quads)?;
+        let old = self.residents.entry(id)?;
+        let (old_bytes, moving) = (old.bytes, old.motion.is_some());
+        let bytes = self.check_resident_quads(quads, moving)?;
         self.check_drawn_into_target(id, quads)?;
         let (table, textures) = survey(&self.registry.hot, quads);
         self.check_table(table.len())?;
@@ -247,6 +261,9 @@ impl Batcher {
         e.table = table;
         e.textures = textures;
         e.bytes = bytes;
+        if let Some(m) = &mut e.motion {
+            m.resize(quads.len());
+        }
         self.drop_resident_buffer(id);
         self.queue_resident_create(id);
         Ok(())
@@ -334,11 +351,13 @@ impl Batcher {
         self.residents.bytes
     }
 
-    /// Every quad checked; the layer's bytes, within the device's largest buffer.
-    fn check_resident_quads(&self, quads: &[Quad]) -> Result<u64, ResidentError> {
+    /// Every quad checked; the layer's bytes (its motion texture's too when `moving`), within
+    /// the device's largest buffer (and texture).
+    fn check_resident_quads(&self, quads: &[Quad], moving: bool) -> Result<u64, ResidentError> {
         if quads.is_empty() {
             return Err(ResidentError::Empty);
         }
+        let motion_bytes = if moving { self.check_motion_size(quads.len())? } else { 0 };
         let quad_bytes = Instance::quad_bytes(self.budget.indexed_quads);
         let bytes = quads.len() as u64 * u64::from(quad_bytes);
         let max_buffer_bytes = self.limits.max_buffer_bytes;
@@ -349,7 +368,7 @@ impl Batcher {
             check_quad(&self.registry.hot, q, crate::batcher::recorder::NO_TARGET)
                 .map_err(|error| ResidentError::Quad { index, error })?;
         }
-        Ok(bytes)
+        Ok(bytes + motion_bytes)
     }
 
     fn check_table(&self, arrays: usize) -> Result<(), ResidentError> {
@@ -373,8 +392,12 @@ impl Batcher {
     /// ([`Batcher::write_new_residents`]).
     fn queue_resident_create(&mut self, id: ResidentId) {
         let e = &self.residents.entries[id.index as usize];
-        let (instances, indexed) = (e.quads.len() as u32, self.budget.indexed_quads);
-        self.ops.push(ResourceOp::Resident(ResidentOp::Create { resident: id, instances, indexed }));
+        let (instances, indexed, moving) = (e.quads.len() as u32, self.budget.indexed_quads, e.motion.is_some());
+        self.ops.push(ResourceOp::Resident(ResidentOp::Create { resident: id, instances, indexed, moving }));
+        if let Some(m) = &mut self.residents.entries[id.index as usize].motion {
+            // A new motion texture: written whole by the plan that creates it.
+            m.created();
+        }
         if !self.residents.unwritten.contains(&id) {
             self.residents.unwritten.push(id);
         }

@@ -195,6 +195,7 @@ impl Batcher {
         e.table.clear();
         e.textures.clear();
         e.drawn_frame = None;
+        e.motion = None;
         // A generation that would wrap retires the index for good.
         if e.generation < u32::MAX {
             r.free.push(id.index);

@@ -9,8 +9,8 @@ use crate::runner::{Outcome, Target};
 use layerbatch_core::plan::{ArrayId, ArrayOp, ResidentOp, ResourceOp};
 use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{
-    Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice, PlanTarget, Quad,
-    ResidentId, ResidentStyle, TextureDesc, Usage, Vertex,
+    Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice, Motion,
+    PlanTarget, Quad, ResidentId, ResidentStyle, TextureDesc, Usage, Vertex,
 };
 
 /// A plan to mutate, the plans before it, and the budget of the batcher that made them.
@@ -49,10 +49,15 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     let ids = sprites(&mut b, &[(16, 16), (8, 30), (64, 64), (300, 200), (1, 1), (128, 32)])?;
     let layer_quads: Vec<Quad> = (0..40).map(|i| Quad::rect(ids[i % ids.len()], [i as f32, 2.0], [9.0, 9.0])).collect();
     let layer = b.textures().create_resident(&layer_quads).map_err(|e| err(&e))?;
+    // A moving layer: its create and move ops (motions) are mutated too.
+    let moving = b.textures().create_moving(&layer_quads[..1500.min(layer_quads.len())]).map_err(|e| err(&e))?;
+    let motions: Vec<Motion> = (0..layer_quads.len()).map(|i| Motion::new([i as f32, 3.0], 0.5, 1.5)).collect();
+    b.textures().move_sprites(moving, 0, &motions).map_err(|e| err(&e))?;
     let style = ResidentStyle::default().with_tint([0.5; 4]).with_clip(Some([0, 0, 50, 50]));
     b.begin_frame();
     draw_all(&mut b, &ids)?;
     b.draw_resident(layer, &style).map_err(|e| err(&e))?;
+    b.draw_resident(moving, &style).map_err(|e| err(&e))?;
     let mut mesh = Mesh::default();
     for p in [[0.0, 0.0], [40.0, 0.0], [0.0, 40.0]] {
         mesh.push_vertex(Vertex::solid(p, [255, 0, 0, 255]));
@@ -72,7 +77,9 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     }
     let _ = b.textures().free(ids[1]);
     b.textures().update_resident(layer, 5, &layer_quads[20..30]).map_err(|e| err(&e))?;
+    b.textures().move_sprites(moving, 7, &motions[..9]).map_err(|e| err(&e))?;
     b.begin_frame();
+    b.draw_resident(moving, &ResidentStyle::default()).map_err(|e| err(&e))?;
     b.draw_resident(layer, &ResidentStyle::default()).map_err(|e| err(&e))?;
     draw_all(&mut b, &ids[2..])?;
     let live: Vec<_> = more.iter().copied().filter(|id| b.contains(*id)).collect();
@@ -177,10 +184,17 @@ fn mutate_resident(r: &mut Reader<'_>, id: &mut ResidentId) {
 
 fn mutate_op(r: &mut Reader<'_>, op: &mut ResourceOp) {
     match op {
-        ResourceOp::Resident(ResidentOp::Create { resident, instances, indexed }) => match r.below(3) {
+        ResourceOp::Resident(ResidentOp::Create { resident, instances, indexed, moving }) => match r.below(4) {
             0 => mutate_resident(r, resident),
             1 => *instances = u32_from(r, *instances),
+            2 => *moving = !*moving,
             _ => *indexed = !*indexed,
+        },
+        ResourceOp::Resident(ResidentOp::Move { resident, first, motions }) => match r.below(4) {
+            0 => mutate_resident(r, resident),
+            1 => *first = u32_from(r, *first),
+            2 => motions.start = u32_from(r, motions.start),
+            _ => motions.end = u32_from(r, motions.end),
         },
         ResourceOp::Resident(ResidentOp::Write { resident, first, instances }) => match r.below(4) {
             0 => mutate_resident(r, resident),

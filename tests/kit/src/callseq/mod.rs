@@ -11,6 +11,7 @@
 //! device too and, where [`Setup::pixel_exact`], its pixels compared with [`World::picture`]).
 
 mod model;
+mod motions;
 mod ops;
 mod residents;
 

@@ -36,6 +36,18 @@ pub(super) struct Res {
     pub(super) cells: Vec<u32>,
     /// A tilemap's layer: its quads sample the tileset the animation shows.
     pub(super) tilemap: bool,
+    /// A moving layer's sprites ([`layerbatch_core::TextureStore::create_moving`]).
+    pub(super) moves: Option<Moves>,
+}
+
+/// Where a moving layer's sprites are, as cells of the pixel grid (each quad is a cell's size
+/// at its pivot, moved to the cell's corner).
+#[derive(Clone, Debug)]
+pub(super) struct Moves {
+    /// Where the device has each sprite after the last plan.
+    pub(super) shown: Vec<u32>,
+    /// Where the host last moved each.
+    pub(super) want: Vec<u32>,
 }
 
 /// What the open frame recorded.
@@ -266,7 +278,8 @@ impl Model {
             for q in range.start..range.end.min(r.quads.len() as u32) {
                 // A pixel run's tilemap is one animated tile everywhere.
                 let t = if r.tilemap { tiles?[1] } else { r.quads[q as usize] };
-                fill(r.cells[q as usize], self.live.get(&t)?.color?);
+                let cell = r.moves.as_ref().map_or(r.cells[q as usize], |m| m.shown[q as usize]);
+                fill(cell, self.live.get(&t)?.color?);
             }
         }
         for (t, cell, _) in &self.frame.pushed {

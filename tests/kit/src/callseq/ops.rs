@@ -74,6 +74,7 @@ impl World {
             }
             75..=76 => self.end_frame(),
             77 => self.restore(c)?,
+            78..=80 => self.move_sprites(c)?,
             _ => return self.finish().map(Some),
         }
         Ok(None)
@@ -538,6 +539,7 @@ impl World {
         }
         let tiles = self.tiles.as_ref().map(|t| ([t.sets[0], t.sets[1 + t.shown]], t.sets[2 - t.shown]));
         self.model.check_plan(plan, &self.device, tiles, max_lights)?;
+        self.check_motions()?;
         for (row, colors) in &self.model.ramp {
             let kept = self.batcher.textures().ramp_row(*row).ok_or(format!("ramp row {row} written, not kept"))?;
             if kept.get(..4) != Some(&colors[0][..]) {

@@ -8,6 +8,7 @@ use layerbatch_core::{
 };
 
 use super::model::Res;
+use super::motions::sprite_quad;
 use super::ops::{cell_quad, solid, trace};
 use super::{Choices, World, CELL_PX, GRID};
 
@@ -15,7 +16,7 @@ use super::{Choices, World, CELL_PX, GRID};
 /// is the tilemap's.
 const BANDS: u32 = 4;
 /// Cells in a band.
-const BAND_CELLS: u32 = GRID[0] * GRID[1] / 2 / BANDS;
+pub(super) const BAND_CELLS: u32 = GRID[0] * GRID[1] / 2 / BANDS;
 /// A tilemap's size in tiles: one band, one chunk, one animated tile everywhere in pixel runs.
 const MAP: [u32; 2] = [GRID[0], BAND_CELLS / GRID[0]];
 /// Seconds a tile animation frame lasts; the clock advances by eighths (exact in binary).
@@ -51,11 +52,15 @@ impl World {
         let n = 1 + c.below(u64::from(BAND_CELLS)) as u32;
         let cells: Vec<u32> = (band * BAND_CELLS..band * BAND_CELLS + n).collect();
         let Some(quads) = self.resident_quads(c, &cells) else { return Ok(()) };
+        if c.chance(30) {
+            return self.create_moving(&quads, cells);
+        }
         match self.batcher.textures().create_resident(&quads) {
             Ok(id) => {
                 let quads = quads.iter().map(|q| q.texture).collect();
                 trace(|| format!("create_resident {id:?} {quads:?}"));
-                self.model.residents.insert(id, Res { quads, parked: Vec::new(), cells, tilemap: false });
+                let res = Res { quads, parked: Vec::new(), cells, tilemap: false, moves: None };
+                self.model.residents.insert(id, res);
                 Ok(())
             }
             Err(ResidentError::OverBudget { .. } | ResidentError::TooManyArrays { .. }) => {
@@ -86,6 +91,9 @@ impl World {
         let count = 1 + c.below(u64::from(len - first)) as u32;
         let cells = self.model.residents[&id].cells[first as usize..(first + count) as usize].to_vec();
         let Some(mut quads) = self.resident_quads(c, &cells) else { return Ok(()) };
+        if self.model.residents[&id].moves.is_some() {
+            quads = quads.iter().map(|q| sprite_quad(q.texture)).collect();
+        }
         let target = self.model.frame.target;
         let into_target = !self.setup.pixel_exact && target.is_some() && c.chance(10);
         if let (true, Some(t)) = (into_target, target) {
@@ -126,12 +134,21 @@ impl World {
         let band = self.model.residents[&id].cells[0] / BAND_CELLS;
         let n = 1 + c.below(u64::from(BAND_CELLS)) as u32;
         let cells: Vec<u32> = (band * BAND_CELLS..band * BAND_CELLS + n).collect();
-        let Some(quads) = self.resident_quads(c, &cells) else { return Ok(()) };
+        let Some(mut quads) = self.resident_quads(c, &cells) else { return Ok(()) };
+        let moving = self.model.residents[&id].moves.is_some();
+        if moving {
+            quads = quads.iter().map(|q| sprite_quad(q.texture)).collect();
+        }
         match self.batcher.textures().replace_resident(id, &quads) {
             Ok(()) => {
                 trace(|| format!("replace_resident {id:?} with {} quads", quads.len()));
-                let quads = quads.iter().map(|q| q.texture).collect();
-                self.model.residents.insert(id, Res { quads, parked: Vec::new(), cells, tilemap: false });
+                let textures = quads.iter().map(|q| q.texture).collect();
+                let res = Res { quads: textures, parked: Vec::new(), cells, tilemap: false, moves: None };
+                self.model.residents.insert(id, res);
+                if moving {
+                    // New sprites start at rest (the grid's corner): the host places them all.
+                    self.place_sprites(id)?;
+                }
                 Ok(())
             }
             Err(ResidentError::OverBudget { .. } | ResidentError::TooManyArrays { .. }) => {
@@ -268,6 +285,7 @@ impl World {
                     parked: Vec::new(),
                     cells: (origin..origin + MAP[0] * MAP[1]).collect(),
                     tilemap: true,
+                    moves: None,
                 };
                 self.model.residents.insert(map.layer(), res);
                 self.tiles = Some(Tiles { map, sets, eighths: 0, shown: 0, parked: None });

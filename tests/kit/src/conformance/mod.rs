@@ -44,9 +44,11 @@ pub struct Scenario {
 
 /// The limits every scenario's batcher is made with: [`Limits::guaranteed_minimum`], with no
 /// array of an ambiguous layer count (wgpu's GL backend reads an array of 1 or a multiple of
-/// 6 layers as a 2D or cube texture).
+/// 6 layers as a 2D or cube texture), and 15 texture units: wgpu's GL backend gives every
+/// texture of a pipeline one of its 16 units, the vertex stage's motion texture among them
+/// (`layerbatch_wgpu::limits`).
 pub fn limits() -> Limits {
-    Limits::guaranteed_minimum().with_avoid_ambiguous_layer_counts(true)
+    Limits::guaranteed_minimum().with_avoid_ambiguous_layer_counts(true).with_max_texture_units(15)
 }
 
 impl Scenario {

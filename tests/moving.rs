@@ -1,0 +1,251 @@
+//! Moving layers on real devices (GL 3.3, GLES 3.0, wgpu on Vulkan, wgpu on GL): a sprite's
+//! motion, pulled by the vertex shader from the layer's motion texture, draws the pixels of the
+//! same quad pushed under the motion's transform, exactly (tolerance 0), whether the layer is
+//! written whole, moved in part, or drawn indexed in blocks; a frame of moving sprites writes
+//! 16 bytes a sprite and none of the static half. And rotated, scaled sprites over 256 layers
+//! of one array whose neighbours differ show, inside each, only its own layer's colour: the
+//! layer reaches the fragment stage whole (flat), never interpolated (the bug class of Phaser
+//! #7372 and Defold #11039).
+//!
+//! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
+
+use headless::{DeviceKind, Headless};
+use layerbatch::{
+    Affine2, Batcher, Config, Filter, FramePlan, Motion, Quad, QuadVertices, ResidentId, ResidentStyle, TextureDesc,
+};
+use layerbatch_testkit::{headless, scene};
+use scene::{Scene, SceneOptions};
+
+const SIZE: [u32; 2] = [192, 160];
+
+/// A xorshift: the same motions on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % 1_000_000) as f32 / 1_000_000.0
+    }
+}
+
+fn motions(rng: &mut Rng, n: usize, size: [u32; 2]) -> Vec<Motion> {
+    (0..n)
+        .map(|_| {
+            let p = [rng.unit() * size[0] as f32, rng.unit() * size[1] as f32];
+            Motion::new(p, rng.unit() * std::f32::consts::TAU, 0.5 + rng.unit() * 1.5)
+        })
+        .collect()
+}
+
+/// The transform a motion applies, as a draw state's: `[a, b, c, d, tx, ty]`.
+fn transform(m: &Motion) -> Affine2 {
+    let [c, s] = m.rotation_scale;
+    Affine2([c, s, -s, c, m.position[0], m.position[1]])
+}
+
+/// The frame with each sprite pushed under its motion's transform, between `before` and
+/// `after`.
+fn pushed(b: &mut Batcher, sprites: &[Quad], motions: &[Motion], around: (&[Quad], &[Quad])) -> FramePlan {
+    b.begin_frame();
+    b.push_all(around.0).unwrap();
+    for (q, m) in sprites.iter().zip(motions) {
+        b.state().set_transform(transform(m));
+        b.push(q).unwrap();
+    }
+    b.state().set_transform(Affine2::default());
+    b.push_all(around.1).unwrap();
+    b.finish().clone()
+}
+
+fn drawn(b: &mut Batcher, layer: ResidentId, around: (&[Quad], &[Quad])) -> FramePlan {
+    b.begin_frame();
+    b.push_all(around.0).unwrap();
+    b.draw_resident(layer, &ResidentStyle::default()).unwrap();
+    b.push_all(around.1).unwrap();
+    b.finish().clone()
+}
+
+fn read(dev: &mut Headless, plan: &FramePlan, what: &str) -> Vec<u8> {
+    dev.draw(plan).unwrap_or_else(|e| panic!("{what}: {e}"));
+    dev.read()
+}
+
+fn same(a: &[u8], b: &[u8], what: &str) {
+    let (differing, worst) = headless::compare(a, b, SIZE[0], 0, "pushed", "moving");
+    assert_eq!(differing, 0, "{what}: {differing} pixels differ (worst {worst})");
+    let lit = a.chunks_exact(4).filter(|p| p[..3] != [0, 0, 0]).count();
+    assert!(lit > a.len() / 4 / 8, "{what}: only {lit} pixels drawn");
+}
+
+fn moving_matches_pushed(kind: DeviceKind, vertices: QuadVertices, test: &str) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
+    // A small instance capacity with indexed quads: the layer is drawn in several blocks.
+    let config = Config::default().with_quad_vertices(vertices).with_instance_capacity(128);
+    let mut b = Batcher::new(dev.limits(), config).expect("budget");
+    dev.init(b.budget()).expect("renderer");
+    let opts = SceneOptions { sprites: 400, textures: 40, viewport_px: SIZE, ..SceneOptions::default() };
+    let mut scene = Scene::new(&mut b, opts).expect("textures fit");
+    scene.step(0.37);
+    let mut all = Vec::new();
+    scene.quads(&mut all);
+    let after = all.split_off(380);
+    let before: Vec<Quad> = all.drain(..20).collect();
+    // Each sprite centred on its pivot.
+    let sprites: Vec<Quad> = all
+        .iter()
+        .map(|q| {
+            let [w, h] = [q.axis_x[0].hypot(q.axis_x[1]), q.axis_y[0].hypot(q.axis_y[1])];
+            Quad { origin: [-w / 2.0, -h / 2.0], axis_x: [w, 0.0], axis_y: [0.0, h], ..*q }
+        })
+        .collect();
+    let n = sprites.len();
+    let layer = b.textures().create_moving(&sprites).expect("a moving layer");
+    let mut rng = Rng(0x6d6f76696e67);
+    let mut now = motions(&mut rng, n, SIZE);
+    b.textures().move_sprites(layer, 0, &now).unwrap();
+    let what = |step: &str| format!("{test}: {kind:?} {vertices:?}: {step}");
+    let around = (&before[..], &after[..]);
+
+    let moving = read(&mut dev, &drawn(&mut b, layer, around), &what("first frame"));
+    let reference = read(&mut dev, &pushed(&mut b, &sprites, &now, around), &what("pushed"));
+    same(&reference, &moving, &what("first frame"));
+
+    // Every sprite moves: 16 bytes each, none of the static half.
+    for frame in 0..2 {
+        now = motions(&mut rng, n, SIZE);
+        b.textures().move_sprites(layer, 0, &now).unwrap();
+        let moving = read(&mut dev, &drawn(&mut b, layer, around), &what("moved"));
+        let c = dev.stats().device_frame;
+        assert_eq!(c.motion_bytes_written, n as u64 * 16, "{}", what("bytes a moving sprite"));
+        assert_eq!(c.resident_bytes_written, 0, "{}", what("the static half"));
+        let reference = read(&mut dev, &pushed(&mut b, &sprites, &now, around), &what("pushed"));
+        same(&reference, &moving, &what(&format!("moved, frame {frame}")));
+    }
+    // A few move; then none.
+    let few = motions(&mut rng, 7, SIZE);
+    b.textures().move_sprites(layer, 100, &few).unwrap();
+    now[100..107].copy_from_slice(&few);
+    let moving = read(&mut dev, &drawn(&mut b, layer, around), &what("a few moved"));
+    assert_eq!(dev.stats().device_frame.motion_bytes_written, 7 * 16);
+    let reference = read(&mut dev, &pushed(&mut b, &sprites, &now, around), &what("pushed"));
+    same(&reference, &moving, &what("a few moved"));
+    let still = read(&mut dev, &drawn(&mut b, layer, around), &what("none moved"));
+    let c = dev.stats().device_frame;
+    assert_eq!((c.motion_bytes_written, c.resident_bytes_written), (0, 0), "{}", what("none moved"));
+    same(&reference, &still, &what("none moved"));
+    // Part of the layer (a draw that starts inside a block): the same sprites pushed.
+    let part = 50..300;
+    b.begin_frame();
+    b.draw_resident_range(layer, part.start as u32..part.end as u32, &ResidentStyle::default()).unwrap();
+    let range = read(&mut dev, &b.finish().clone(), &what("a range"));
+    let reference = read(&mut dev, &pushed(&mut b, &sprites[part.clone()], &now[part], (&[], &[])), &what("pushed"));
+    same(&reference, &range, &what("a range"));
+}
+
+#[test]
+fn gl33_moving_matches_pushed() {
+    moving_matches_pushed(DeviceKind::Gl, QuadVertices::Instanced, "gl33_moving_matches_pushed");
+    moving_matches_pushed(DeviceKind::Gl, QuadVertices::Indexed, "gl33_moving_matches_pushed");
+}
+
+#[test]
+fn gles30_moving_matches_pushed() {
+    moving_matches_pushed(DeviceKind::Gles, QuadVertices::Instanced, "gles30_moving_matches_pushed");
+    moving_matches_pushed(DeviceKind::Gles, QuadVertices::Indexed, "gles30_moving_matches_pushed");
+}
+
+#[test]
+fn wgpu_vulkan_moving_matches_pushed() {
+    moving_matches_pushed(DeviceKind::WgpuVulkan, QuadVertices::Instanced, "wgpu_vulkan_moving_matches_pushed");
+    moving_matches_pushed(DeviceKind::WgpuVulkan, QuadVertices::Indexed, "wgpu_vulkan_moving_matches_pushed");
+}
+
+#[test]
+fn wgpu_gl_moving_matches_pushed() {
+    moving_matches_pushed(DeviceKind::WgpuGl, QuadVertices::Instanced, "wgpu_gl_moving_matches_pushed");
+    moving_matches_pushed(DeviceKind::WgpuGl, QuadVertices::Indexed, "wgpu_gl_moving_matches_pushed");
+}
+
+/// Colour of layer `i`: neighbours far apart in every channel.
+fn layer_color(i: u32) -> [u8; 4] {
+    let odd = i % 2 == 1;
+    [if odd { 230 } else { 20 }, (i * 37 % 200) as u8 + 40, if odd { 30 } else { 220 }, 255]
+}
+
+/// 256 textures of one size, one array of 256 layers, drawn as rotated, scaled moving sprites
+/// and as pushed quads: inside each sprite (inset one pixel from its edges), only its colour.
+fn layers_reach_the_fragment_stage_whole(kind: DeviceKind, test: &str) {
+    const GRID: u32 = 16;
+    const CELL: u32 = 30;
+    const SIDE: [u32; 2] = [GRID * CELL, GRID * CELL];
+    let Some(mut dev) = headless::open_for_test(kind, SIDE, test) else { return };
+    // Nothing packed into pages: every texture is a layer of one class array.
+    let config = Config::default().with_max_packed_size_px(4).with_max_layers_per_array(256);
+    let mut b = Batcher::new(dev.limits(), config).expect("budget");
+    dev.init(b.budget()).expect("renderer");
+    let desc = TextureDesc::new(16, 16).with_filter(Filter::Linear);
+    let ids: Vec<_> = (0..GRID * GRID)
+        .map(|i| b.textures().register(&desc, &layer_color(i).repeat(16 * 16)).expect("a layer"))
+        .collect();
+    let layers: std::collections::BTreeSet<_> = ids.iter().map(|id| b.placement(*id).unwrap().layer).collect();
+    assert_eq!(layers.len(), 256, "{test}: one layer a texture");
+    let sprites: Vec<Quad> = ids.iter().map(|&id| Quad::rect(id, [-8.0, -8.0], [16.0, 16.0])).collect();
+    let mut rng = Rng(0x666c6174);
+    let motions: Vec<Motion> = (0..GRID * GRID)
+        .map(|i| {
+            let centre = [((i % GRID) * CELL + CELL / 2) as f32, ((i / GRID) * CELL + CELL / 2) as f32];
+            Motion::new(centre, rng.unit() * std::f32::consts::TAU, 1.0 + rng.unit() * 0.3)
+        })
+        .collect();
+    let layer = b.textures().create_moving(&sprites).expect("a moving layer");
+    b.textures().move_sprites(layer, 0, &motions).unwrap();
+    let moving = read(&mut dev, &drawn(&mut b, layer, (&[], &[])), test);
+    assert_eq!(dev.stats().device_frame.draw_calls, 1, "{test}: one draw over 256 layers");
+    let pushed = read(&mut dev, &pushed(&mut b, &sprites, &motions, (&[], &[])), test);
+    for (path, px) in [("moving", &moving), ("pushed", &pushed)] {
+        let mut checked = 0;
+        for (i, m) in motions.iter().enumerate() {
+            let want = layer_color(i as u32);
+            let [c, s] = m.rotation_scale;
+            let scale = c.hypot(s);
+            let (cx, cy) = ((i as u32 % GRID) * CELL, (i as u32 / GRID) * CELL);
+            for y in cy..cy + CELL {
+                for x in cx..cx + CELL {
+                    // The pixel centre in the sprite's own space: inside, one pixel in.
+                    let (dx, dy) = (x as f32 + 0.5 - m.position[0], y as f32 + 0.5 - m.position[1]);
+                    let (u, v) = ((c * dx + s * dy) / (scale * scale), (-s * dx + c * dy) / (scale * scale));
+                    if u.abs() > 8.0 - 1.0 / scale || v.abs() > 8.0 - 1.0 / scale {
+                        continue;
+                    }
+                    let at = ((y * SIDE[0] + x) * 4) as usize;
+                    let got = &px[at..at + 4];
+                    assert_eq!(got, want, "{test}: {kind:?} {path}: sprite {i} at ({x}, {y}) shows another layer");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 256 * 150, "{test}: {path}: only {checked} pixels inside the sprites");
+    }
+}
+
+#[test]
+fn gl33_layers_reach_the_fragment_stage_whole() {
+    layers_reach_the_fragment_stage_whole(DeviceKind::Gl, "gl33_layers_reach_the_fragment_stage_whole");
+}
+
+#[test]
+fn gles30_layers_reach_the_fragment_stage_whole() {
+    layers_reach_the_fragment_stage_whole(DeviceKind::Gles, "gles30_layers_reach_the_fragment_stage_whole");
+}
+
+#[test]
+fn wgpu_vulkan_layers_reach_the_fragment_stage_whole() {
+    layers_reach_the_fragment_stage_whole(DeviceKind::WgpuVulkan, "wgpu_vulkan_layers_reach_the_fragment_stage_whole");
+}
+
+#[test]
+fn wgpu_gl_layers_reach_the_fragment_stage_whole() {
+    layers_reach_the_fragment_stage_whole(DeviceKind::WgpuGl, "wgpu_gl_layers_reach_the_fragment_stage_whole");
+}
