@@ -86,6 +86,9 @@ pub struct Counters {
     /// ([`crate::TextureStore::move_sprites`]): those the host moved since the last plan, or
     /// every sprite of a moving layer created or restored. 0 in a frame that moved none.
     pub motions_written: u64,
+    /// Motions written in place ([`crate::TextureStore::motions_mut`]) with a NaN or infinite
+    /// component, drawn as nothing (scale 0) instead, logged once at `warn!`. 0 normally.
+    pub motions_rejected: u64,
     /// Bytes of device buffers the resident layers hold against the budget, at the end of
     /// the frame (a level, like `bytes_allocated`).
     pub resident_bytes: u64,
@@ -144,6 +147,7 @@ impl Counters {
             resident_draws_dropped,
             resident_instances_written,
             motions_written,
+            motions_rejected,
             resident_bytes,
             sorted_items,
             lights,
@@ -184,6 +188,7 @@ impl Counters {
         self.resident_draws_dropped += resident_draws_dropped;
         self.resident_instances_written += resident_instances_written;
         self.motions_written += motions_written;
+        self.motions_rejected += motions_rejected;
         self.resident_bytes = resident_bytes;
         self.sorted_items += sorted_items;
         self.lights += lights;

@@ -388,6 +388,31 @@ impl<'a> TextureStore<'a> {
         self.0.move_sprites(id, first, motions)
     }
 
+    /// The motions of sprites `range` of a moving layer, to write in place: the zero-copy form
+    /// of [`TextureStore::move_sprites`] (the whole range counts as moved). A motion left NaN
+    /// or infinite cannot be refused here: the next plan draws it as nothing (scale 0) and
+    /// counts it in `Counters::motions_rejected`.
+    ///
+    /// ```
+    /// use layerbatch_core::{Batcher, Config, Limits, Motion, Quad, TextureDesc};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let t = batcher.textures().register(&TextureDesc::new(8, 8), &[255; 8 * 8 * 4])?;
+    /// let layer = batcher.textures().create_moving(&vec![Quad::rect(t, [-4.0, -4.0], [8.0, 8.0]); 100])?;
+    /// for (i, m) in batcher.textures().motions_mut(layer, 0..100)?.iter_mut().enumerate() {
+    ///     *m = Motion::at([i as f32 * 10.0, 20.0]);
+    /// }
+    /// assert_eq!(batcher.finish().counters.motions_written, 100);
+    /// assert_eq!(batcher.textures().motions(layer)?[7], Motion::at([70.0, 20.0]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ResidentError::Stale`], [`ResidentError::NotMoving`], [`ResidentError::OutOfRange`]
+    /// for a range past the layer's end or reversed.
+    pub fn motions_mut(self, id: ResidentId, range: std::ops::Range<u32>) -> Result<&'a mut [Motion], ResidentError> {
+        self.0.motions_mut(id, range)
+    }
+
     /// A moving layer's motions, as last set.
     ///
     /// # Errors

@@ -162,3 +162,73 @@ fn motion_rects_cover_every_range_exactly_once() {
         assert!(motion_rects(first, count).count() <= 3);
     }
 }
+
+#[test]
+fn a_layer_moved_whole_is_lent_to_the_plan_and_taken_back_intact() {
+    let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    let (quads, layer) = sprites(&mut b, 3000);
+    let (_, other) = sprites(&mut b, 50);
+    for frame in 0..3 {
+        let all: Vec<Motion> = (0..3000).map(|i| at(i, frame)).collect();
+        b.textures().move_sprites(layer, 0, &all).unwrap();
+        let c = draw(&mut b, &mut dev, layer);
+        assert_eq!(c.motion_bytes_written, if frame == 0 { (3000 + 50) * 16 } else { 3000 * 16 });
+        // Lent: the plan holds the layer's own motions; reading them is still right.
+        assert_eq!(b.textures().motions(layer).unwrap(), &all[..]);
+        assert_eq!(dev.motion(layer, 2999), Some(all[2999]));
+        // A part moved next: taken back, changed, and only that part written.
+        b.textures().move_sprites(layer, 10, &[Motion::at([1.0, 1.0])]).unwrap();
+        let c = draw(&mut b, &mut dev, layer);
+        assert_eq!(c.motion_bytes_written, 16);
+        let mut want = all.clone();
+        want[10] = Motion::at([1.0, 1.0]);
+        assert_eq!(b.textures().motions(layer).unwrap(), &want[..]);
+        assert!((0..3000).all(|i| dev.motion(layer, i as u32) == Some(want[i])));
+        assert_eq!(b.textures().motions(other).unwrap().len(), 50);
+    }
+    // Lent, then replaced, restored, destroyed: nothing of it is lost or misplaced.
+    let all: Vec<Motion> = (0..3000).map(|i| at(i, 9)).collect();
+    b.textures().move_sprites(layer, 0, &all).unwrap();
+    draw(&mut b, &mut dev, layer);
+    b.textures().replace_resident(layer, &quads[..2000]).unwrap();
+    assert_eq!(b.textures().motions(layer).unwrap(), &all[..2000]);
+    b.textures().move_sprites(layer, 0, &all[..2000]).unwrap();
+    draw(&mut b, &mut dev, layer);
+    b.restore();
+    let mut dev = MockDevice::new(b.budget());
+    let c = draw(&mut b, &mut dev, layer);
+    assert_eq!(c.motion_bytes_written, (2000 + 50) * 16, "every moving layer, written whole");
+    assert_eq!(dev.motion(layer, 1999), Some(all[1999]));
+    b.textures().move_sprites(layer, 0, &all[..2000]).unwrap();
+    draw(&mut b, &mut dev, layer);
+    b.textures().destroy_resident(layer).unwrap();
+    let (_, again) = sprites(&mut b, 2000);
+    assert_eq!(again.index, layer.index, "the index is reused");
+    assert!(b.textures().motions(again).unwrap().iter().all(|m| *m == Motion::default()));
+    let c = draw(&mut b, &mut dev, again);
+    assert_eq!(c.motion_bytes_written, 2000 * 16);
+    assert_eq!(dev.motion(again, 5), Some(Motion::default()));
+}
+
+#[test]
+fn motions_written_in_place_are_checked_when_planned() {
+    let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
+    let mut dev = MockDevice::new(b.budget());
+    let (_, layer) = sprites(&mut b, 100);
+    draw(&mut b, &mut dev, layer);
+    let m = b.textures().motions_mut(layer, 20..30).unwrap();
+    m[0] = Motion::at([5.0, 6.0]);
+    m[3] = Motion::at([f32::NAN, 1.0]);
+    m[4].rotation_scale[1] = f32::INFINITY;
+    let c = draw(&mut b, &mut dev, layer);
+    assert_eq!((b.plan().counters.motions_rejected, c.motion_bytes_written), (2, 10 * 16));
+    assert_eq!(dev.motion(layer, 20), Some(Motion::at([5.0, 6.0])));
+    let nothing = Motion { position: [0.0, 0.0], rotation_scale: [0.0, 0.0] };
+    assert_eq!((dev.motion(layer, 23), dev.motion(layer, 24)), (Some(nothing), Some(nothing)));
+    assert!(matches!(b.textures().motions_mut(layer, 95..101), Err(ResidentError::OutOfRange { .. })));
+    #[allow(clippy::reversed_empty_ranges)]
+    let reversed = b.textures().motions_mut(layer, 9..3);
+    assert!(matches!(reversed, Err(ResidentError::OutOfRange { .. })));
+    assert_eq!(b.textures().motions_mut(layer, 7..7).map(|m| m.len()), Ok(0));
+}

@@ -91,6 +91,10 @@ pub(super) struct Residents {
     doomed: Vec<ResidentId>,
     /// Motions the pending move ops point into.
     pub(super) pending_motions: Vec<crate::Motion>,
+    /// The moving layer whose motions the last plan holds, lent ([`Batcher::reclaim_motions`]).
+    lent: Option<ResidentId>,
+    /// Motions written in place that were not finite were logged.
+    warned_motions: bool,
     /// Residents whose buffer was created and not yet written: written whole when the next
     /// plan is made, from where their textures are then (a set laid out afresh at the
     /// frame's start is not written twice).
@@ -243,6 +247,7 @@ impl Batcher {
     }
 
     pub(crate) fn replace_resident(&mut self, id: ResidentId, quads: &[Quad]) -> Result<(), ResidentError> {
+        self.reclaim_motions();
         let old = self.residents.entry(id)?;
         let (old_bytes, moving) = (old.bytes, old.motion.is_some());
         let bytes = self.check_resident_quads(quads, moving)?;
