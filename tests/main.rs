@@ -2,6 +2,7 @@
 //!
 //! One test binary for the crate (each file a module): every module links the same graph once.
 
+mod array_layers;
 mod color_offset;
 mod compressed_memory;
 mod compressed_pixels;

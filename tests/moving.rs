@@ -10,62 +10,12 @@
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
 use headless::{DeviceKind, Headless};
-use layerbatch::{
-    Affine2, Batcher, Config, Filter, FramePlan, Motion, Quad, QuadVertices, ResidentId, ResidentStyle, TextureDesc,
-};
+use layerbatch::{Batcher, Config, Filter, FramePlan, Motion, Quad, QuadVertices, ResidentStyle, TextureDesc};
+use layerbatch_testkit::moving::{centred, drawn, motions, pushed, Rng};
 use layerbatch_testkit::{headless, scene};
 use scene::{Scene, SceneOptions};
 
 const SIZE: [u32; 2] = [192, 160];
-
-/// A xorshift: the same motions on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % 1_000_000) as f32 / 1_000_000.0
-    }
-}
-
-fn motions(rng: &mut Rng, n: usize, size: [u32; 2]) -> Vec<Motion> {
-    (0..n)
-        .map(|_| {
-            let p = [rng.unit() * size[0] as f32, rng.unit() * size[1] as f32];
-            Motion::new(p, rng.unit() * std::f32::consts::TAU, 0.5 + rng.unit() * 1.5)
-        })
-        .collect()
-}
-
-/// The transform a motion applies, as a draw state's: `[a, b, c, d, tx, ty]`.
-fn transform(m: &Motion) -> Affine2 {
-    let [c, s] = m.rotation_scale;
-    Affine2([c, s, -s, c, m.position[0], m.position[1]])
-}
-
-/// The frame with each sprite pushed under its motion's transform, between `before` and
-/// `after`.
-fn pushed(b: &mut Batcher, sprites: &[Quad], motions: &[Motion], around: (&[Quad], &[Quad])) -> FramePlan {
-    b.begin_frame();
-    b.push_all(around.0).unwrap();
-    for (q, m) in sprites.iter().zip(motions) {
-        b.state().set_transform(transform(m));
-        b.push(q).unwrap();
-    }
-    b.state().set_transform(Affine2::default());
-    b.push_all(around.1).unwrap();
-    b.finish().clone()
-}
-
-fn drawn(b: &mut Batcher, layer: ResidentId, around: (&[Quad], &[Quad])) -> FramePlan {
-    b.begin_frame();
-    b.push_all(around.0).unwrap();
-    b.draw_resident(layer, &ResidentStyle::default()).unwrap();
-    b.push_all(around.1).unwrap();
-    b.finish().clone()
-}
 
 fn read(dev: &mut Headless, plan: &FramePlan, what: &str) -> Vec<u8> {
     dev.draw(plan).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -93,13 +43,7 @@ fn moving_matches_pushed(kind: DeviceKind, vertices: QuadVertices, test: &str) {
     let after = all.split_off(380);
     let before: Vec<Quad> = all.drain(..20).collect();
     // Each sprite centred on its pivot.
-    let sprites: Vec<Quad> = all
-        .iter()
-        .map(|q| {
-            let [w, h] = [q.axis_x[0].hypot(q.axis_x[1]), q.axis_y[0].hypot(q.axis_y[1])];
-            Quad { origin: [-w / 2.0, -h / 2.0], axis_x: [w, 0.0], axis_y: [0.0, h], ..*q }
-        })
-        .collect();
+    let sprites = centred(&all);
     let n = sprites.len();
     let layer = b.textures().create_moving(&sprites).expect("a moving layer");
     let mut rng = Rng(0x6d6f76696e67);

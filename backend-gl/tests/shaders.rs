@@ -17,8 +17,8 @@ fn sampler_declarations(src: &str) -> usize {
 }
 
 // 8. Built for the guaranteed minimum (16 units), no stage declares more than 16 samplers:
-//    the vertex stage declares the tier's samplers too (it asks the layer sizes), the same
-//    uniforms on the same units.
+//    the fragment stage the tier's, the vertex stage one (a moving layer's motions: the layer
+//    sizes come from a uniform), whatever the tier.
 #[test]
 fn sampler_count_per_stage() {
     let minimum = Limits::guaranteed_minimum();
@@ -28,19 +28,23 @@ fn sampler_count_per_stage() {
     for gles in [false, true] {
         for &tier in &budget.tiers {
             let (vs, fs) = program_sources(&ProgramKey::plain(tier), gles).expect("translates");
-            assert_eq!(sampler_declarations(&vs), tier as usize, "vertex stage, tier {tier}");
-            assert!(!vs.contains("texture(") && !vs.contains("textureGrad("), "the vertex stage only asks sizes");
+            assert_eq!(sampler_declarations(&vs), 1, "vertex stage, tier {tier}");
+            assert_eq!(vs.matches("sampler2D _group_2_binding_1_vs;").count(), 1, "the motions");
+            assert!(!vs.contains("sampler2DArray"), "the vertex stage samples no slot");
+            assert!(!vs.contains("texture(") && !vs.contains("textureGrad("), "the vertex stage only fetches");
             let n = sampler_declarations(&fs);
             assert_eq!(n, tier as usize, "fragment stage, tier {tier}");
             assert!(n as u32 <= minimum.max_texture_units, "fragment stage, tier {tier}: {n} samplers");
             assert_eq!(fs.matches("sampler2DArray _group_1_binding_").count(), tier as usize);
             if tier == 1 {
-                // WGSL's `select` becomes `?:` of two values: a select, not a branch.
+                // WGSL's `select` becomes `?:` of two values: a select, not a branch. The vertex
+                // stage's one `if` is the draw's: whether it moves (a uniform).
                 let keywords = ["if", "else", "switch", "for", "while"];
-                for src in [&vs, &fs] {
-                    let branchy = src.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| keywords.contains(&w));
-                    assert!(!branchy, "tier 1 has no branch:\n{src}");
-                }
+                let words = |src: &str| -> usize {
+                    src.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| keywords.contains(w)).count()
+                };
+                assert_eq!(words(&fs), 0, "tier 1 has no branch:\n{fs}");
+                assert_eq!(words(&vs), 1, "tier 1's vertex stage branches on moving alone:\n{vs}");
             }
             let version = if gles { "#version 300 es" } else { "#version 330 core" };
             assert!(vs.starts_with(version) && fs.starts_with(version));
@@ -148,6 +152,8 @@ fn bit_operands(body: &str) -> Vec<&str> {
 fn shader_constants_match_rust() {
     let mut want: Vec<(String, u32)> =
         layerbatch_core::plan::Instance::SHADER_CONSTANTS.iter().map(|&(n, v)| (n.to_owned(), v)).collect();
+    // The motion texture's layout, from core too.
+    want.push(("MOTION_ROW_TEXELS".to_owned(), layerbatch_core::MOTION_ROW_TEXELS));
     want.sort();
     for gles in [false, true] {
         for tier in 1..=32 {

@@ -174,7 +174,8 @@ fn ten_unbucketable_textures_on_four_slots(gpu: &Gpu) {
     assert_eq!(s.device_frame.draw_calls, segments);
     assert_eq!(s.core_frame.draw_calls, segments);
     assert!(s.device_frame.bind_group_creates <= segments);
-    assert!(s.device_frame.bind_group_sets <= segments + 1);
+    // A slot group per draw at most, the globals once and the motion group (still) once.
+    assert!(s.device_frame.bind_group_sets <= segments + 2);
 }
 
 /// Arrays grow mid-session (and mid-frame): pixels are right straight after the GPU copy, and
@@ -557,23 +558,27 @@ fn edited_budget_is_an_error(gpu: &Gpu) {
     new(&good).unwrap_or_else(|e| panic!("{}: the unedited budget: {e}", gpu.adapter));
 }
 
-/// The ladder's worst case, 17 one-texture arrays over 16 slots, round-robin: every segment
-/// after the first changes exactly one slot, and each change makes exactly one new bind group
-/// (and one set), not a storm. Slot tables seen before come from the cache.
+/// The ladder's worst case, one one-texture array more than the slots (17 over 16; 16 over
+/// 15 on wgpu's GL backend, which keeps a unit for the motion texture), round-robin: every
+/// segment after the first changes exactly one slot, and each change makes exactly one new
+/// bind group (and one set), not a storm. Slot tables seen before come from the cache.
 fn one_slot_change_one_bind_group(gpu: &Gpu) {
     let (mut b, mut r) = setup(gpu, Config::default().with_arrays_enabled(false).with_max_slots(16));
+    let slots = b.budget().slots as usize;
+    let n = slots + 1;
     let ids: Vec<TextureId> =
-        (0..17).map(|i| b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, color(i))).unwrap()).collect();
+        (0..n).map(|i| b.textures().register(&TextureDesc::new(8, 8), &solid(8, 8, color(i))).unwrap()).collect();
     let mut seen = std::collections::HashSet::new();
     for frame_no in 0..3 {
         b.begin_frame();
-        for q in 0..64usize {
+        // Four full segments: no last one compacted to a smaller tier.
+        for q in 0..4 * slots {
             let (x, y) = ((q % 16) as f32 * 16.0, (q / 16) as f32 * 16.0);
-            b.push(&Quad::rect(ids[q % 17], [x, y], [8.0, 8.0])).unwrap();
+            b.push(&Quad::rect(ids[q % n], [x, y], [8.0, 8.0])).unwrap();
         }
         let plan = b.finish();
         let segments = plan.segments.len() as u64;
-        assert_eq!(segments, 4, "64 quads over 16 slots");
+        assert_eq!(segments, 4, "{} quads over {slots} slots", 4 * slots);
         for (k, seg) in plan.segments.iter().enumerate() {
             if frame_no > 0 || k > 0 {
                 assert_eq!(plan.binds(seg).len(), 1, "frame {frame_no}, segment {k}: one slot changes");
@@ -582,14 +587,15 @@ fn one_slot_change_one_bind_group(gpu: &Gpu) {
         let new_tables =
             plan.segments.iter().filter(|seg| seen.insert((seg.tier, plan.slots(seg).to_vec()))).count() as u64;
         let frame = draw(gpu, &mut r, plan);
-        for q in 0..64u32 {
-            frame.expect((q % 16) * 16 + 4, (q / 16) * 16 + 4, color((q % 17) as usize), 1, &format!("quad {q}"));
+        for q in 0..4 * slots as u32 {
+            frame.expect((q % 16) * 16 + 4, (q / 16) * 16 + 4, color(q as usize % n), 1, &format!("quad {q}"));
         }
         let d = r.stats().device_frame;
         assert_eq!(d.bind_group_creates, new_tables, "frame {frame_no}: one bind group per new slot table");
         assert!(new_tables <= segments);
-        // One set per draw, plus the globals group (the viewport) once per render.
-        assert_eq!(d.bind_group_sets, segments + 1, "frame {frame_no}: one set per draw");
+        // One set per draw, plus the globals group (the viewport) and the motion group (the
+        // still one: nothing moves) once per render.
+        assert_eq!(d.bind_group_sets, segments + 2, "frame {frame_no}: one set per draw");
         assert_eq!(d.draw_calls, segments);
     }
 }

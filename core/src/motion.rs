@@ -80,6 +80,31 @@ impl Motion {
     }
 }
 
+/// The index of the first motion of `motions` with a NaN or infinite component, if any. Reads
+/// the bits in blocks the compiler vectorises (an exponent of all ones is a NaN or an
+/// infinity), at about the speed of reading the memory: the check costs a frame of a million
+/// motions a fraction of a millisecond.
+///
+/// ```
+/// use layerbatch_core::{first_non_finite, Motion};
+/// let mut m = vec![Motion::at([1.0, 2.0]); 3000];
+/// assert_eq!(first_non_finite(&m), None);
+/// m[2049].rotation_scale[1] = f32::NEG_INFINITY;
+/// m[2500].position[0] = f32::NAN;
+/// assert_eq!(first_non_finite(&m), Some(2049));
+/// ```
+pub fn first_non_finite(motions: &[Motion]) -> Option<usize> {
+    const EXPONENT: u32 = 0x7f80_0000;
+    const BLOCK: usize = 256;
+    for (b, block) in motions.chunks(BLOCK).enumerate() {
+        let bits: &[u32] = bytemuck::cast_slice(block);
+        if bits.iter().fold(false, |bad, v| bad | (v & EXPONENT == EXPONENT)) {
+            return block.iter().position(|m| !m.is_finite()).map(|i| b * BLOCK + i);
+        }
+    }
+    None
+}
+
 /// The size in texels of the motion texture of a layer of `sprites` sprites:
 /// `[MOTION_ROW_TEXELS, rows]` (at least one row).
 pub fn motion_texture_size(sprites: u32) -> [u32; 2] {

@@ -417,7 +417,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     // The layer size the vertex stage divides by: the slot's, from the uniform.
     let _ = write!(
         s,
-        "\n// The size of the layers in `slot` (clamped to the tier, as the sample's switch), texels.\n\
+        "\n// The size of the layers in `slot` (clamped to the tier's last, as sampling is), texels.\n\
          fn layer_size(slot: u32) -> vec2<f32> {{\n    let at = min(slot, {last}u);\n\
          \x20   let pair = slot_sizes.size[at / 2u];\n    return select(pair.xy, pair.zw, at % 2u == 1u);\n}}\n",
         last = tier - 1

@@ -47,6 +47,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "looks_one_draw", backends: EVERY_PATH },
     Test { name: "looks_parity", backends: &["all"] },
     Test { name: "color_offset", backends: EVERY_PATH },
+    Test { name: "moving_sprites", backends: EVERY_PATH },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -125,6 +126,7 @@ mod color_offset;
 mod compressed;
 mod hud;
 mod looks;
+mod moving;
 
 /// Runs test `name` on `backend`.
 pub async fn run(name: &str, backend: &str) -> Outcome {
@@ -169,6 +171,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "basis_files" => Box::pin(basis::basis_files(b)),
         "looks_one_draw" => Box::pin(looks::looks_one_draw(b)),
         "color_offset" => Box::pin(color_offset::color_offset(b)),
+        "moving_sprites" => Box::pin(moving::moving_sprites(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

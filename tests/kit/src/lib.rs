@@ -35,6 +35,7 @@ pub mod color_offset;
 pub mod compressed;
 pub mod hud;
 pub mod looks;
+pub mod moving;
 pub mod phases;
 pub mod plans;
 pub mod report;

@@ -16,7 +16,7 @@ use std::ops::Range;
 use crate::batcher::Batcher;
 use crate::motion::{motion_texture_size, MOTION_ROW_TEXELS};
 use crate::plan::{ResidentId, ResidentOp, ResourceOp};
-use crate::{Motion, Quad, ResidentError};
+use crate::{first_non_finite, Motion, Quad, ResidentError};
 
 /// What a motion the host wrote in place and made no sense becomes: scale 0, drawn as nothing.
 const NOTHING: Motion = Motion { position: [0.0, 0.0], rotation_scale: [0.0, 0.0] };
@@ -95,7 +95,7 @@ impl Batcher {
 
     pub(crate) fn move_sprites(&mut self, id: ResidentId, first: u32, motions: &[Motion]) -> Result<(), ResidentError> {
         let end = self.moving_range(id, first, motions.len())?;
-        if let Some(index) = motions.iter().position(|m| !m.is_finite()) {
+        if let Some(index) = first_non_finite(motions) {
             return Err(ResidentError::BadMotion { index, motion: motions[index] });
         }
         if motions.is_empty() {
@@ -203,8 +203,9 @@ impl Batcher {
 
 /// Puts [`NOTHING`] in place of each motion with a NaN or infinite component; returns how many.
 fn reject_non_finite(motions: &mut [Motion]) -> u64 {
+    let Some(first) = first_non_finite(motions) else { return 0 };
     let mut rejected = 0;
-    for m in motions {
+    for m in &mut motions[first..] {
         if !m.is_finite() {
             *m = NOTHING;
             rejected += 1;
