@@ -2,7 +2,9 @@
 //! motion, pulled by the vertex shader from the layer's motion texture, draws the pixels of the
 //! same quad pushed under the motion's transform, exactly (tolerance 0), whether the layer is
 //! written whole, moved in part, or drawn indexed in blocks; a frame of moving sprites writes
-//! 16 bytes a sprite and none of the static half. And rotated, scaled sprites over 256 layers
+//! 16 bytes a sprite and none of the static half; so it does under a sort key and a clip among
+//! pushed quads, and across several plans of one host frame (a move after a plan of the frame
+//! drew the layer shows in the next frame). And rotated, scaled sprites over 256 layers
 //! of one array whose neighbours differ show, inside each, only its own layer's colour: the
 //! layer reaches the fragment stage whole (flat), never interpolated (the bug class of Phaser
 //! #7372 and Defold #11039).
@@ -10,8 +12,10 @@
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
 use headless::{DeviceKind, Headless};
-use layerbatch::{Batcher, Config, Filter, FramePlan, Motion, Quad, QuadVertices, ResidentStyle, TextureDesc};
-use layerbatch_testkit::moving::{centred, drawn, motions, pushed, Rng};
+use layerbatch::{
+    Affine2, Batcher, Config, Filter, FramePlan, Motion, Quad, QuadVertices, ResidentStyle, SortKey, TextureDesc,
+};
+use layerbatch_testkit::moving::{centred, drawn, motions, pushed, transform, Rng};
 use layerbatch_testkit::{headless, scene};
 use scene::{Scene, SceneOptions};
 
@@ -110,6 +114,94 @@ fn wgpu_vulkan_moving_matches_pushed() {
 fn wgpu_gl_moving_matches_pushed() {
     moving_matches_pushed(DeviceKind::WgpuGl, QuadVertices::Instanced, "wgpu_gl_moving_matches_pushed");
     moving_matches_pushed(DeviceKind::WgpuGl, QuadVertices::Indexed, "wgpu_gl_moving_matches_pushed");
+}
+
+/// A moving layer drawn under a sort key and a clip among pushed quads, and in several plans
+/// of one host frame: the pixels of the same frame pushed in key order with the sprites under
+/// their motions' transforms; a move made after a plan of the host frame drew the layer shows
+/// in the next host frame, not in a later plan of this one.
+fn moving_among_keys_clips_and_plans(kind: DeviceKind, test: &str) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
+    let mut b = Batcher::new(dev.limits(), Config::default()).expect("budget");
+    dev.init(b.budget()).expect("renderer");
+    let opts = SceneOptions { sprites: 122, textures: 24, viewport_px: SIZE, ..SceneOptions::default() };
+    let mut scene = Scene::new(&mut b, opts).expect("textures fit");
+    scene.step(0.21);
+    let mut all = Vec::new();
+    scene.quads(&mut all);
+    let hud = all.pop().expect("a quad");
+    let ground =
+        Quad { origin: [0.0, 0.0], axis_x: [SIZE[0] as f32, 0.0], axis_y: [0.0, SIZE[1] as f32], ..all.pop().unwrap() };
+    let sprites = centred(&all);
+    let layer = b.textures().create_moving(&sprites).expect("a moving layer");
+    let mut rng = Rng(0x6b657973);
+    let first = motions(&mut rng, sprites.len(), SIZE);
+    b.textures().move_sprites(layer, 0, &first).unwrap();
+    let clip = [20, 10, 140, 120];
+    let what = |step: &str| format!("{test}: {kind:?}: {step}");
+    // Pushed top down: the HUD, the layer, the ground under everything.
+    let keyed = |b: &mut Batcher| {
+        b.begin_frame();
+        b.state().set_sort_key(SortKey::z(1));
+        b.push(&hud).unwrap();
+        b.state().set_sort_key(SortKey::z(0));
+        b.draw_resident(layer, &ResidentStyle::default().with_clip(Some(clip))).unwrap();
+        b.state().set_sort_key(SortKey::z(-1));
+        b.push(&ground).unwrap();
+        b.finish().clone()
+    };
+    // The same, pushed in that order: the sprites under their motions' transforms.
+    let reference = |b: &mut Batcher, now: &[Motion]| {
+        b.begin_frame();
+        b.push(&ground).unwrap();
+        b.state().set_clip(Some(clip));
+        for (q, m) in sprites.iter().zip(now) {
+            b.state().set_transform(transform(m));
+            b.push(q).unwrap();
+        }
+        b.state().set_clip(None);
+        b.state().set_transform(Affine2::default());
+        b.push(&hud).unwrap();
+        b.finish().clone()
+    };
+    let moving = read(&mut dev, &keyed(&mut b), &what("keyed"));
+    let want = read(&mut dev, &reference(&mut b, &first), &what("reference"));
+    same(&want, &moving, &what("sort keys and a clip"));
+
+    // Several plans a host frame: the second plan of it does not show a move made after the
+    // first drew the layer; the next host frame does.
+    b.end_frame();
+    read(&mut dev, &keyed(&mut b), &what("plan 1 of the frame"));
+    let second = motions(&mut rng, sprites.len(), SIZE);
+    b.textures().move_sprites(layer, 0, &second).unwrap();
+    let held = read(&mut dev, &keyed(&mut b), &what("plan 2 of the frame"));
+    assert_eq!(dev.stats().device_frame.motion_bytes_written, 0, "{}", what("the move waits"));
+    same(&want, &held, &what("plan 2 of the frame shows the frame's motions"));
+    b.end_frame();
+    let next = read(&mut dev, &keyed(&mut b), &what("the next frame"));
+    assert_eq!(dev.stats().device_frame.motion_bytes_written, sprites.len() as u64 * 16);
+    let want = read(&mut dev, &reference(&mut b, &second), &what("reference"));
+    same(&want, &next, &what("the next frame shows the move"));
+}
+
+#[test]
+fn gl33_moving_among_keys_clips_and_plans() {
+    moving_among_keys_clips_and_plans(DeviceKind::Gl, "gl33_moving_among_keys_clips_and_plans");
+}
+
+#[test]
+fn gles30_moving_among_keys_clips_and_plans() {
+    moving_among_keys_clips_and_plans(DeviceKind::Gles, "gles30_moving_among_keys_clips_and_plans");
+}
+
+#[test]
+fn wgpu_vulkan_moving_among_keys_clips_and_plans() {
+    moving_among_keys_clips_and_plans(DeviceKind::WgpuVulkan, "wgpu_vulkan_moving_among_keys_clips_and_plans");
+}
+
+#[test]
+fn wgpu_gl_moving_among_keys_clips_and_plans() {
+    moving_among_keys_clips_and_plans(DeviceKind::WgpuGl, "wgpu_gl_moving_among_keys_clips_and_plans");
 }
 
 /// Colour of layer `i`: neighbours far apart in every channel.
