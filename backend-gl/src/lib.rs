@@ -132,8 +132,9 @@
 //! ## Sampling
 //!
 //! `Instance::uv_rect` and `Instance::tex_rect` are in texels of level 0, not `0..1`: the
-//! vertex stage divides them by the size of the instance's layer (`textureSize` of its slot's
-//! sampler, once per vertex), and the fragment stage takes the derivatives of the resulting
+//! vertex stage divides them by the size of the instance's layer (its slot's entry in the
+//! slot-sizes uniform, set with the binds, once per vertex: the vertex stage samples no slot,
+//! only a moving layer's motion texture), and the fragment stage takes the derivatives of the resulting
 //! `0..1` position (before any branch), clamps it, and samples (`texture` at tier 1,
 //! `textureLod` at the level from those derivatives above it). An atlas
 //! page that grows in size therefore changes no instance, and per pixel the tier-1 program
@@ -187,6 +188,9 @@
 //!   `TEXTURE_2D_ARRAY` binding
 //!   and the bound sampler object (set to 0 so the arrays' own filters and wraps apply);
 //!   `ACTIVE_TEXTURE`. A host binding that names an array the paint deleted is restored as 0.
+//! - Unit [`layerbatch_core::Budget::motion_unit`] (the one after the fragment stage's), when
+//!   the plan makes or writes a moving layer's motion texture, or draws resident layers while
+//!   the renderer holds one: its `TEXTURE_2D` binding and its sampler object (set to 0).
 //! - Draws: `CURRENT_PROGRAM`, `VERTEX_ARRAY_BINDING` (the renderer has its own vertex array),
 //!   `ARRAY_BUFFER_BINDING`, `VIEWPORT`, and of draw buffer 0 (below) `BLEND` (enabled) and
 //!   the blend functions and equations; `DRAW_FRAMEBUFFER_BINDING` when [`Target::framebuffer`]

@@ -122,8 +122,9 @@
 //!
 //! - **Texel coordinates.** An [`Instance`](layerbatch_core::plan::Instance)'s `uv_rect` (the quad's
 //!   UVs mapped into the layer) and `tex_rect` (the texture's own rectangle) are in texels of
-//!   level 0. The shader divides by the bound layer's size (`textureDimensions`), so core can
-//!   grow an atlas page in size without touching an instance.
+//!   level 0. The shader divides by the bound layer's size (from the slot group's sizes
+//!   uniform, made with the group), so core can grow an atlas page in size without touching an
+//!   instance.
 //! - **Clamping.** With [`Instance::FLAG_CLAMP_TO_RECT`](layerbatch_core::plan::Instance::FLAG_CLAMP_TO_RECT)
 //!   the sampling position is clamped into `tex_rect` inset by half a texel (its centre on an
 //!   axis under one texel), so UVs outside 0..1, flipped UVs and linear filtering at any scale
@@ -142,7 +143,8 @@
 //! - **Small per-pixel work.** Filtering and wrapping are the sampler's, so the fragment shader
 //!   only clamps and samples once: `textureSample` at tier 1, and above it, after taking the
 //!   mip level from the derivatives, `textureSampleLevel` in the slot's case (software
-//!   rasterizers such as lavapipe are fill-bound). The vertex stage asks the layer's size.
+//!   rasterizers such as lavapipe are fill-bound). The vertex stage samples no slot: its one
+//!   texture is a moving layer's motions (group [`layerbatch_core::shader::GROUP_MOTION`]).
 //!
 //! ## Where a plan draws
 //!
