@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use layerbatch::{Batcher, Config, Motion, Quad, QuadVertices, ResidentStyle, TextureDesc};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
-use layerbatch_testkit::phases::{FramePhases, PhaseRecorder};
+use layerbatch_testkit::phases::PhaseRecorder;
 use layerbatch_testkit::scene::texture_pixels;
 
 struct Args {
@@ -132,15 +132,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let plan = batcher.finish();
         let finish_ms = ms(t2);
         let times = dev.draw_timed(plan)?;
-        phases.record(&FramePhases {
-            scene_ms: t1.duration_since(t0).as_secs_f64() * 1e3,
-            push_ms: t2.duration_since(t1).as_secs_f64() * 1e3,
-            finish_ms,
-            backend_ms: times.backend_ms,
-            submit_ms: times.submit_ms,
-            wait_ms: times.wait_ms,
-            gpu_ms: times.gpu_ms,
-        });
+        let between = |a: Instant, b: Instant| b.duration_since(a).as_secs_f64() * 1e3;
+        let (scene_ms, push_ms) = (between(t0, t1), between(t1, t2));
+        phases.record(&times.phases(scene_ms, push_ms, finish_ms));
         if frame >= warmup {
             let c = dev.stats().device_frame;
             for (s, v) in sums.iter_mut().zip([c.draw_calls, c.motion_bytes_written, c.resident_bytes_written]) {
@@ -168,12 +162,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         sums[1] as f64 / n / args.bunnies as f64,
         sums[2] as f64 / n / 1e6
     );
-    let report = phases.report();
-    println!("  where a frame's time goes (median / p95 ms; scene = the host's update):");
-    for (name, f) in report.rows() {
-        println!("    {name:<30} {:>20}", format!("{:.3} / {:.3}", f.median_ms, f.p95_ms));
-    }
-    println!("    layerbatch CPU (push..submit)  {:.3} ms", report.cpu_median_ms());
+    phases.report().print("; scene = the host's update");
     let pixels = dev.read();
     image::save_buffer(&args.out, &pixels, args.target[0], args.target[1], image::ColorType::Rgba8)?;
     println!("  last frame saved to {}", args.out);

@@ -25,7 +25,7 @@ use layerbatch::text::GlyphCache;
 use layerbatch::tilemap::{TileTable, Tilemap};
 use layerbatch::{Affine2, Batcher, Config, QuadVertices, ResidentStyle, TextureDesc};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
-use layerbatch_testkit::phases::{FramePhases, PhaseRecorder};
+use layerbatch_testkit::phases::PhaseRecorder;
 use layerbatch_testkit::scene::{texture_pixels, Scene, SceneOptions, Sizes};
 
 const FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
@@ -148,15 +148,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let plan = batcher.finish();
         let finish_ms = ms(t2);
         let times = dev.draw_timed(plan)?;
-        phases.record(&FramePhases {
-            scene_ms: t1.duration_since(t0).as_secs_f64() * 1e3,
-            push_ms: t2.duration_since(t1).as_secs_f64() * 1e3,
-            finish_ms,
-            backend_ms: times.backend_ms,
-            submit_ms: times.submit_ms,
-            wait_ms: times.wait_ms,
-            gpu_ms: times.gpu_ms,
-        });
+        let between = |a: Instant, b: Instant| b.duration_since(a).as_secs_f64() * 1e3;
+        let (scene_ms, push_ms) = (between(t0, t1), between(t1, t2));
+        phases.record(&times.phases(scene_ms, push_ms, finish_ms));
         if frame >= warmup {
             let c = dev.stats().device_frame;
             for (s, v) in sums.iter_mut().zip([
@@ -198,12 +192,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         mb(sums[2]),
         mb(sums[3])
     );
-    let report = phases.report();
-    println!("  where a frame's time goes (median / p95 ms):");
-    for (name, f) in report.rows() {
-        println!("    {name:<30} {:>20}", format!("{:.3} / {:.3}", f.median_ms, f.p95_ms));
-    }
-    println!("    layerbatch CPU (push..submit)  {:.3} ms", report.cpu_median_ms());
+    phases.report().print("");
     let pixels = dev.read();
     image::save_buffer(&args.out, &pixels, args.target[0], args.target[1], image::ColorType::Rgba8)?;
     println!("  last frame saved to {}", args.out);

@@ -83,7 +83,7 @@ use std::time::Instant;
 
 use layerbatch::{Batcher, Budget, Config, Format, QuadVertices, ResidentStyle, MAX_SLOTS_PER_DRAW};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
-use layerbatch_testkit::phases::{FramePhases, PhaseRecorder};
+use layerbatch_testkit::phases::PhaseRecorder;
 use layerbatch_testkit::report::{Mode, Recorder, Report, RunInfo, SoakSample, Sums, DEFAULT_WARMUP};
 use layerbatch_testkit::scene::{self, Scene, SceneOptions, Sizes};
 
@@ -491,15 +491,8 @@ fn run_headless(args: &Args) -> Result<Report, String> {
         let finish_ms = ms(t2);
         let device = dev.draw_timed(plan)?; // waits for the device
         recorder.record(ms(t0), dev.stats());
-        phases.record(&FramePhases {
-            scene_ms: t1.duration_since(t0).as_secs_f64() * 1e3,
-            push_ms: t2.duration_since(t1).as_secs_f64() * 1e3,
-            finish_ms,
-            backend_ms: device.backend_ms,
-            submit_ms: device.submit_ms,
-            wait_ms: device.wait_ms,
-            gpu_ms: device.gpu_ms,
-        });
+        let between = |a: Instant, b: Instant| b.duration_since(a).as_secs_f64() * 1e3;
+        phases.record(&device.phases(between(t0, t1), between(t1, t2), finish_ms));
     }
     let pixels = dev.read();
     image::save_buffer_with_format(

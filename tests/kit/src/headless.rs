@@ -246,6 +246,22 @@ pub struct DeviceTimes {
     pub gpu_ms: Option<f64>,
 }
 
+impl DeviceTimes {
+    /// A frame's phases: the host's `scene_ms`, `push_ms` and `finish_ms` (measured by the
+    /// caller) and these.
+    pub fn phases(&self, scene_ms: f64, push_ms: f64, finish_ms: f64) -> crate::phases::FramePhases {
+        crate::phases::FramePhases {
+            scene_ms,
+            push_ms,
+            finish_ms,
+            backend_ms: self.backend_ms,
+            submit_ms: self.submit_ms,
+            wait_ms: self.wait_ms,
+            gpu_ms: self.gpu_ms,
+        }
+    }
+}
+
 /// Milliseconds since `t`.
 fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3

@@ -101,6 +101,16 @@ impl PhaseReport {
     pub fn cpu_median_ms(&self) -> f64 {
         self.push.median_ms + self.finish.median_ms + self.backend.median_ms + self.submit.median_ms
     }
+
+    /// Prints the table the examples end with: each phase's median and 95th percentile, then
+    /// layerbatch's CPU time. `note` follows the heading (what the scene phase is, say).
+    pub fn print(&self, note: &str) {
+        println!("  where a frame's time goes (median / p95 ms{note}):");
+        for (name, f) in self.rows() {
+            println!("    {name:<30} {:>20}", format!("{:.3} / {:.3}", f.median_ms, f.p95_ms));
+        }
+        println!("    layerbatch CPU (push..submit)  {:.3} ms", self.cpu_median_ms());
+    }
 }
 
 impl PhaseRecorder {
