@@ -95,6 +95,8 @@ pub(super) struct Residents {
     lent: Option<ResidentId>,
     /// Motions written in place that were not finite were logged.
     warned_motions: bool,
+    /// The moving layers a plan writes, reused plan to plan.
+    due_motions: Vec<ResidentId>,
     /// Residents whose buffer was created and not yet written: written whole when the next
     /// plan is made, from where their textures are then (a set laid out afresh at the
     /// frame's start is not written twice).

@@ -152,7 +152,8 @@ impl Batcher {
     /// Motions written in place that are not finite become [`NOTHING`], counted.
     pub(in crate::batcher) fn write_moved_motions(&mut self) {
         self.reclaim_motions();
-        let mut due = Vec::new();
+        let mut due = std::mem::take(&mut self.residents.due_motions);
+        due.clear();
         for (index, e) in self.residents.entries.iter().enumerate() {
             let id = ResidentId { index: index as u32, generation: e.generation };
             let Some(m) = &e.motion else { continue };
@@ -172,7 +173,7 @@ impl Batcher {
                 .then_some(id),
             _ => None,
         };
-        for id in due {
+        for &id in &due {
             let r = &mut self.residents;
             let Some(m) = r.entries[id.index as usize].motion.as_mut() else { continue };
             let dirty = std::mem::replace(&mut m.dirty, 0..0);
@@ -191,6 +192,7 @@ impl Batcher {
             let motions = start..start + (dirty.end - dirty.start);
             self.ops.push(ResourceOp::Resident(ResidentOp::Move { resident: id, first: dirty.start, motions }));
         }
+        self.residents.due_motions = due;
         if self.frame.motions_rejected > 0 && !std::mem::replace(&mut self.residents.warned_motions, true) {
             log::warn!(
                 "{} motions written in place (motions_mut) were not finite: drawn as nothing \
