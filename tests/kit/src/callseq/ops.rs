@@ -18,6 +18,9 @@ const PUSH_CELLS: u32 = GRID[0] * GRID[1] / 2;
 pub(super) struct HostFrame {
     pub(super) ends_frames: bool,
     pub(super) drawn: BTreeSet<ResidentId>,
+    /// A plan of the current host frame left resident draws out (their layers' textures
+    /// spread over too many arrays): core did not count those layers drawn.
+    pub(super) dropped: bool,
     /// The host frame ended while a frame was recorded: parked updates apply after its plan.
     pub(super) apply_after_plan: bool,
 }
@@ -473,6 +476,7 @@ impl World {
         self.batcher.end_frame();
         self.host.ends_frames = true;
         self.host.drawn.clear();
+        self.host.dropped = false;
         if self.model.frame.open {
             // Parked updates apply once the open frame's plan is made.
             self.host.apply_after_plan = true;
@@ -556,9 +560,11 @@ impl World {
             _ => None,
         };
         self.host.drawn.extend(self.model.frame.drawn.iter().map(|d| d.0));
+        self.host.dropped |= dropped;
         if !self.host.ends_frames {
             // Each plan is a host frame of its own.
             self.host.drawn.clear();
+            self.host.dropped = false;
         }
         self.model.close_frame();
         if std::mem::take(&mut self.host.apply_after_plan) {
