@@ -170,8 +170,8 @@ impl DrawingState<'_> {
     ///
     /// Textures never break a draw, so a sorted frame of one draw state (blend, clip,
     /// transform) is one draw; a frame mixing states draws one segment per run of a state in
-    /// key order. The sort is a radix sort over the keys' 48 bits (only the bits that differ
-    /// cost a pass): see `docs/sorting.md` for its cost per quad.
+    /// key order. The sort is a radix sort over the bits in which the frame's keys differ,
+    /// packed with each item's index into 8 bytes: see `docs/sorting.md` for its cost per quad.
     ///
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, Quad, SortKey, TextureDesc};

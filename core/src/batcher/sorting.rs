@@ -6,7 +6,7 @@
 use super::Batcher;
 use crate::ladder::PREPLACED;
 use crate::plan::{Corner, FlushCause, Instance};
-use crate::sort::{stable_order, SortKey};
+use crate::sort::{stable_order, SortKey, SortScratch};
 use crate::ResidentId;
 
 /// A frame with at least this many quads per key change is ordered by its runs of one key
@@ -33,8 +33,7 @@ pub(super) struct FrameSort {
     // Scratch.
     keys: Vec<u64>,
     order: Vec<u32>,
-    radix: Vec<(u64, u32)>,
-    radix_back: Vec<(u64, u32)>,
+    radix: SortScratch,
     runs: Vec<(SortKey, u32, u32)>,
     arrays: Vec<u32>,
     states: Vec<u32>,
@@ -161,7 +160,7 @@ impl Batcher {
                 s.order.extend(start..end);
             }
         } else {
-            stable_order(&s.keys, &mut s.order, (&mut s.radix, &mut s.radix_back));
+            stable_order(&s.keys, &mut s.order, &mut s.radix);
         }
 
         // The arrays recorded for the quads after the leading run whose slots were known at
