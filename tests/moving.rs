@@ -7,15 +7,18 @@
 //! drew the layer shows in the next frame). And rotated, scaled sprites over 256 layers
 //! of one array whose neighbours differ show, inside each, only its own layer's colour: the
 //! layer reaches the fragment stage whole (flat), never interpolated (the bug class of Phaser
-//! #7372 and Defold #11039).
+//! #7372 and Defold #11039). And a moving layer drawn under each built-in effect, lit by
+//! point lights, with a colour offset (the drawing state's look, which a resident layer's draw
+//! takes) draws the pixels of its sprites pushed under the same look, with nothing rewritten.
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
 use headless::{DeviceKind, Headless};
 use layerbatch::{
-    Affine2, Batcher, Config, Filter, FramePlan, Motion, Quad, QuadVertices, ResidentStyle, SortKey, TextureDesc,
+    Affine2, Batcher, Config, Effect, Filter, FramePlan, Motion, PointLight, Quad, QuadVertices, ResidentStyle,
+    SortKey, TextureDesc,
 };
-use layerbatch_testkit::moving::{centred, drawn, motions, pushed, transform, Rng};
+use layerbatch_testkit::moving::{centred, drawn, drawn_under, motions, pushed, pushed_under, transform, Rng};
 use layerbatch_testkit::{headless, scene};
 use scene::{Scene, SceneOptions};
 
@@ -284,4 +287,68 @@ fn wgpu_vulkan_layers_reach_the_fragment_stage_whole() {
 #[test]
 fn wgpu_gl_layers_reach_the_fragment_stage_whole() {
     layers_reach_the_fragment_stage_whole(DeviceKind::WgpuGl, "wgpu_gl_layers_reach_the_fragment_stage_whole");
+}
+
+/// The moving layer drawn under each built-in effect with its parameters, lit by two point
+/// lights under a dim ambient, with a colour offset: the pixels of the sprites pushed under the
+/// same drawing state, exactly; the draw writes nothing of the layer.
+fn moving_under_effects_and_lights(kind: DeviceKind, test: &str) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
+    let config = Config::default().with_effects(&Effect::BUILT_IN).with_lights(2);
+    let mut b = Batcher::new(dev.limits(), config).expect("budget");
+    dev.init(b.budget()).expect("renderer");
+    let opts = SceneOptions { sprites: 300, textures: 24, viewport_px: SIZE, ..SceneOptions::default() };
+    let mut scene = Scene::new(&mut b, opts).expect("textures fit");
+    let mut all = Vec::new();
+    scene.step(0.2);
+    scene.quads(&mut all);
+    let around = all.split_off(280);
+    let sprites = centred(&all);
+    let layer = b.textures().create_moving(&sprites).expect("a moving layer");
+    let now = motions(&mut Rng(0x6c6f6f6b), sprites.len(), SIZE);
+    b.textures().move_sprites(layer, 0, &now).unwrap();
+    b.set_time_s(1.25);
+    for k in 1..=Effect::BUILT_IN.len() {
+        let effect = b.budget().effect_at(k).expect("a declared effect");
+        let look = move |b: &mut Batcher| {
+            b.state().set_effect(effect, [0.8, 0.3, 0.6, 1.0]);
+            b.state().set_lit(true);
+            b.state().set_color_offset([12, 0, 40]);
+            b.set_ambient([0.25, 0.2, 0.3]).expect("an ambient");
+            b.add_light(PointLight::new([40.0, 50.0], 120.0, [1.0, 0.8, 0.5])).expect("a light");
+            b.add_light(PointLight::new([150.0, 110.0], 90.0, [0.3, 0.5, 1.0])).expect("a light");
+        };
+        let what = format!("{test}: {kind:?}: effect {k} ({:?}), lit", Effect::BUILT_IN[k - 1].name);
+        let moving = read(&mut dev, &drawn_under(&mut b, layer, (&[], &around), &look), &what);
+        let c = dev.stats().device_frame;
+        assert_eq!(c.draw_calls, 2, "{what}: the layer and the quads after it");
+        if k > 1 {
+            assert_eq!((c.resident_bytes_written, c.motion_bytes_written), (0, 0), "{what}: nothing rewritten");
+        }
+        let reference = read(&mut dev, &pushed_under(&mut b, &sprites, &now, (&[], &around), &look), &what);
+        same(&reference, &moving, &what);
+        let plain = read(&mut dev, &drawn(&mut b, layer, (&[], &around)), &what);
+        let (differing, _) = headless::compare(&plain, &moving, SIZE[0], 0, "plain", "under the look");
+        assert!(differing > 1000, "{what}: the look changes the picture ({differing} pixels)");
+    }
+}
+
+#[test]
+fn gl33_moving_under_effects_and_lights() {
+    moving_under_effects_and_lights(DeviceKind::Gl, "gl33_moving_under_effects_and_lights");
+}
+
+#[test]
+fn gles30_moving_under_effects_and_lights() {
+    moving_under_effects_and_lights(DeviceKind::Gles, "gles30_moving_under_effects_and_lights");
+}
+
+#[test]
+fn wgpu_vulkan_moving_under_effects_and_lights() {
+    moving_under_effects_and_lights(DeviceKind::WgpuVulkan, "wgpu_vulkan_moving_under_effects_and_lights");
+}
+
+#[test]
+fn wgpu_gl_moving_under_effects_and_lights() {
+    moving_under_effects_and_lights(DeviceKind::WgpuGl, "wgpu_gl_moving_under_effects_and_lights");
 }

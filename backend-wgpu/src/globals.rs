@@ -215,7 +215,8 @@ impl Globals {
         bytes.resize(entries * stride as usize, 0);
         for (i, chunk) in bytes.chunks_exact_mut(stride as usize).enumerate() {
             let state = plan.states.get(i).copied().unwrap_or_default();
-            let entry = GlobalsEntry::new(size_px, vp.transform(state.transform), state.tint, plan.time_s);
+            let entry = GlobalsEntry::new(size_px, vp.transform(state.transform), state.tint, plan.time_s)
+                .with_look(state.look, state.look_params);
             chunk[..GLOBALS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&entry));
         }
         let Some(uniform) = uniform.as_mut() else { return Ok(()) };

@@ -49,14 +49,25 @@ const INSTANCED = ['gl-instanced', 'wgpu-webgl-instanced', 'wgpu-webgpu-instance
 // Run only when named: PixiJS's ParticleContainer (one texture), and layerbatch with every
 // sprite standing still in a resident layer (`static` = all the sprites; quads as `auto` says:
 // indexed on SwiftShader, 256 bytes a quad, so the byte budget is raised to hold the layer).
-const EXTRA = ['pixi-particles', 'gl-static', 'wgpu-webgl-static', 'wgpu-webgpu-static'];
+// And layerbatch with every sprite in a moving layer (`moving`: the quads stay on the device,
+// each frame writes 16 bytes a sprite; the byte budget raised as for `static`).
+const EXTRA = [
+  'pixi-particles',
+  'gl-static',
+  'wgpu-webgl-static',
+  'wgpu-webgpu-static',
+  'gl-moving',
+  'wgpu-webgl-moving',
+  'wgpu-webgpu-moving',
+];
 const PIXI_PAGES = ['pixi', 'pixi-particles'];
 // A layerbatch renderer's browser path (`backend`), quad mode and static sprites.
-const lbBackend = (renderer) => renderer.replace(/-(instanced|static)$/, '');
+const lbBackend = (renderer) => renderer.replace(/-(instanced|static|moving)$/, '');
 const lbQuads = (renderer) => (renderer.endsWith('-instanced') ? 'instanced' : 'auto');
 const lbBudgetMib = (renderer, sprites) =>
-  renderer.endsWith('-static') ? Math.max(256, Math.ceil((sprites * 256) / 2 ** 20) + 64) : undefined;
+  /-(static|moving)$/.test(renderer) ? Math.max(256, Math.ceil((sprites * 256) / 2 ** 20) + 64) : undefined;
 const lbStatic = (renderer, sprites) => (renderer.endsWith('-static') ? sprites : 0);
+const lbMoving = (renderer) => renderer.endsWith('-moving');
 const LABEL = {
   pixi: 'PixiJS',
   melonjs: 'melonJS',
@@ -70,6 +81,9 @@ const LABEL = {
   'gl-static': 'layerbatch-gl (WebGL2), static in a resident layer',
   'wgpu-webgl-static': 'layerbatch-wgpu (WebGL2), static in a resident layer',
   'wgpu-webgpu-static': 'layerbatch-wgpu (WebGPU), static in a resident layer',
+  'gl-moving': 'layerbatch-gl (WebGL2), a moving layer',
+  'wgpu-webgl-moving': 'layerbatch-wgpu (WebGL2), a moving layer',
+  'wgpu-webgpu-moving': 'layerbatch-wgpu (WebGPU), a moving layer',
 };
 
 function parseArgs(argv) {
@@ -217,6 +231,7 @@ async function runOne(context, base, a, renderer, textures) {
                 quads: lbQuads(renderer),
                 sprites: a.sprites,
                 static: lbStatic(renderer, a.sprites),
+                moving: lbMoving(renderer),
                 budget_mib: lbBudgetMib(renderer, a.sprites),
                 textures,
                 frames: total,

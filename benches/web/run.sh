@@ -7,8 +7,9 @@
 #       --warmup 2 --frames 6 --renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu
 #       --fill-frames 10 ...]; also gl-instanced, wgpu-webgl-instanced and wgpu-webgpu-instanced
 #       (instanced quads forced), pixi-particles (PixiJS's ParticleContainer, one texture)
-#       and gl-static, wgpu-webgl-static, wgpu-webgpu-static (every sprite in a resident
-#       layer), run only when named
+#       gl-static, wgpu-webgl-static, wgpu-webgpu-static (every sprite in a resident
+#       layer) and gl-moving, wgpu-webgl-moving, wgpu-webgpu-moving (every sprite in a
+#       moving layer, 16 bytes a sprite a frame), run only when named
 #   benches/web/run.sh --scene hud [--seed 7 --warmup 2 --frames 6 --rounds 1
 #       --renderers pixi,gl,wgpu-webgl,wgpu-webgpu]
 #       the HUD scene of issue 18 instead: PixiJS 8 (pages/hud.js) against layerbatch's three
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --site) site="$2"; shift 2 ;;
     --site=*) site="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done

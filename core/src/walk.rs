@@ -94,6 +94,9 @@ pub enum DrawStep {
         transform: [f32; 6],
         /// The tint every quad's colour is multiplied with ([`crate::plan::DrawState::tint`]).
         tint: [f32; 4],
+        /// The look ORed into every quad's ([`crate::plan::DrawState::look`]) and its
+        /// parameters: [`crate::shader::GlobalsEntry::with_look`].
+        look: (u32, [u8; 4]),
     },
     /// Set the scissor ([`Viewport::scissor`]): a rectangle of the target (y down), or
     /// [`Clip::Full`]: none (a backend that cannot unset one sets
@@ -238,7 +241,8 @@ impl DrawSteps {
             }
             if cur.state != Some(seg.state) {
                 let transform = vp.transform(state.transform);
-                self.steps.push(DrawStep::State { state: seg.state, transform, tint: state.tint });
+                let look = (state.look, state.look_params);
+                self.steps.push(DrawStep::State { state: seg.state, transform, tint: state.tint, look });
                 cur.state = Some(seg.state);
             }
             self.steps.push(DrawStep::Draw {

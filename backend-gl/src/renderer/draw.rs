@@ -126,6 +126,7 @@ impl Renderer {
         let mut program = None;
         let mut transform = DrawState::IDENTITY;
         let mut tint = DrawState::WHITE;
+        let mut look = (0, [0; 4]);
         // A moving layer's base while its buffer is in use (its motion texture bound).
         let mut moving_base = None;
         // The layer size of each slot, as bound: the vertex stage divides by it.
@@ -170,9 +171,10 @@ impl Renderer {
                 }
                 // The host's blend functions were saved.
                 DrawStep::Blend(mode) => self.state_caps.set_blend_func(&self.gl, gl_blend_factors(mode)),
-                DrawStep::State { transform: t, tint: c, .. } => {
+                DrawStep::State { transform: t, tint: c, look: l, .. } => {
                     transform = if flip_quads { flip_y(t, viewport[1]) } else { t };
                     tint = c;
+                    look = l;
                 }
                 DrawStep::Scissor(clip) => self.set_clip(clip, target_h, flip),
                 // `Saved` puts the host's scissor back after the paint.
@@ -181,7 +183,8 @@ impl Renderer {
                     // The walk sets a program before the first draw.
                     let tier = plan.segments.get(segment as usize).map_or(0, |s| s.tier);
                     let pi = program.ok_or(Error::Plan(PlanError::UnknownTier { segment: segment as usize, tier }))?;
-                    self.set_globals(pi, viewport, transform, tint, plan.time_s);
+                    let globals = GlobalsEntry::new(viewport.map(|v| v as u32), transform, tint, plan.time_s);
+                    self.set_globals(pi, globals.with_look(look.0, look.1));
                     // GL counts a draw's instances (and, indexed, its vertices) from 0: the
                     // attributes start at the draw's first quad.
                     let motion = match moving_base {
@@ -283,14 +286,11 @@ impl Renderer {
         true
     }
 
-    /// Writes the `Globals` of a draw (the viewport, the state's transform and tint, the
-    /// frame's time: core's [`GlobalsEntry`], the bytes wgpu's uniform holds) into program
-    /// `pi`, in use, where they differ from what it last had (uniforms belong to the program
-    /// object).
-    fn set_globals(&mut self, pi: usize, viewport: [f32; 2], transform: [f32; 6], tint: [f32; 4], time_s: f32) {
-        // The viewport is whole pixels here already; GlobalsEntry keeps it at least 1.
-        let size = viewport.map(|v| v as u32);
-        let entry = GlobalsEntry::new(size, transform, tint, time_s);
+    /// Writes the `Globals` of a draw (the viewport, whole pixels here already; the state's
+    /// transform, tint and look; the frame's time: core's [`GlobalsEntry`], the bytes wgpu's
+    /// uniform holds) into program `pi`, in use, where they differ from what it last had
+    /// (uniforms belong to the program object).
+    fn set_globals(&mut self, pi: usize, entry: GlobalsEntry) {
         let prog = &mut self.programs[pi];
         program::write_uniforms(&self.gl, &prog.globals, &mut prog.globals_written, bytemuck::bytes_of(&entry));
     }

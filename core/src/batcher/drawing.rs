@@ -77,8 +77,8 @@ impl DrawingState<'_> {
     /// Lasts until set again; [`Batcher::begin_frame`] starts every frame without an effect.
     ///
     /// The effect is per quad: changing it never ends a draw (every tier program has every
-    /// declared effect, compiled when the renderer was made). Resident layers draw without
-    /// effects.
+    /// declared effect, compiled when the renderer was made). A resident layer drawn now
+    /// ([`crate::Batcher::draw_resident`]) is drawn under it too, its quads not rewritten.
     ///
     /// ```
     /// use layerbatch_core::{Batcher, Config, Effect, EffectId, Limits, Quad, TextureDesc};
@@ -138,7 +138,7 @@ impl DrawingState<'_> {
     /// pushed from now on draws, after its tint, lights and effect: a "second tint" that
     /// brightens towards white where the tint can only darken (a hit flash, a selection
     /// glow) with no effect declared. Drawing state: `[0, 0, 0]` (none) at `begin_frame`,
-    /// saved and restored with the rest; resident layers draw without it. Premultiplied, the
+    /// saved and restored with the rest; a resident layer drawn now gets it too. Premultiplied, the
     /// colour drawn is `rgb + offset * a`, so a sprite's transparent texels stay transparent.
     ///
     /// ```

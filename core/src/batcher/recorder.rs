@@ -557,6 +557,7 @@ struct StateKey {
     clip_px: Option<[u32; 4]>,
     transform: [u32; 6],
     tint: [u32; 4],
+    look: (u32, [u8; 4]),
 }
 
 impl StateKey {
@@ -566,6 +567,7 @@ impl StateKey {
             clip_px: s.clip_px,
             transform: s.transform.map(f32::to_bits),
             tint: s.tint.map(f32::to_bits),
+            look: (s.look, s.look_params),
         }
     }
 }

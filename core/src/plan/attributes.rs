@@ -84,7 +84,9 @@ impl Instance {
         attribute("tex_rect", 4, AttributeFormat::Uint16x4, offset_of!(Instance, tex_rect)),
         attribute("color", 5, AttributeFormat::Unorm8x4, offset_of!(Instance, color)),
         attribute("slot_flags_layer", 6, AttributeFormat::Uint32, offset_of!(Instance, slot_flags_layer)),
-        attribute("effect_params", 7, AttributeFormat::Unorm8x4, offset_of!(Instance, effect_params)),
+        // Read whole and unpacked by the shader, as a draw state's look parameters are: one
+        // conversion for both, so the same bytes give the same floats.
+        attribute("effect_params", 7, AttributeFormat::Uint32, offset_of!(Instance, effect_params)),
         attribute("effect", 8, AttributeFormat::Uint32, offset_of!(Instance, effect)),
     ];
 }

@@ -328,6 +328,15 @@ pub struct DrawState {
     /// Premultiplied RGBA (`0.0..=1.0`) multiplied with every quad's tint: a resident layer's
     /// ([`crate::ResidentStyle::tint`]). Default `[1, 1, 1, 1]`: quads as pushed.
     pub tint: [f32; 4],
+    /// The look a resident layer is drawn with: the drawing state's when
+    /// [`crate::Batcher::draw_resident`] was called (its effect, lit, colour offset), as an
+    /// [`Instance::effect`] word ORed into each quad's own (a resident quad has none), with
+    /// [`DrawState::look_params`]. Default 0: each quad's own look, as for pushed quads, which
+    /// carry theirs in the instance.
+    pub look: u32,
+    /// The effect parameters of [`DrawState::look`], in place of each quad's. Default
+    /// `[0; 4]`; unused while `look` is 0.
+    pub look_params: [u8; 4],
 }
 
 impl DrawState {
@@ -367,7 +376,14 @@ pub enum Clip {
 
 impl Default for DrawState {
     fn default() -> Self {
-        Self { blend: BlendMode::Over, clip_px: None, transform: Self::IDENTITY, tint: Self::WHITE }
+        Self {
+            blend: BlendMode::Over,
+            clip_px: None,
+            transform: Self::IDENTITY,
+            tint: Self::WHITE,
+            look: 0,
+            look_params: [0; 4],
+        }
     }
 }
 
@@ -408,7 +424,8 @@ pub struct Segment {
     /// Some instance of the segment draws with an effect ([`Instance::effect`]): it is drawn
     /// with its tier's effect program, which has every declared effect. Segments without
     /// one use the tier's plain program, which costs what a renderer without effects costs.
-    /// Set by core in `finish`; never for a resident layer's segment.
+    /// Set by core in `finish`; for a resident layer's segment, when its draw state's
+    /// [`DrawState::look`] has an effect.
     pub effects: bool,
 }
 

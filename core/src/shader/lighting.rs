@@ -71,7 +71,7 @@ pub(crate) const VARYINGS: &str =
 pub(crate) const VERTEX_TAIL: &str = "    out.pos_px = p;
     out.axes = vec4<f32>(normalize(globals.linear.xy * axis_x.x + globals.linear.zw * axis_x.y),
                          normalize(globals.linear.xy * axis_y.x + globals.linear.zw * axis_y.y));
-    out.lit = select(0u, 1u, (effect & EFFECT_LIT) != 0u) | select(0u, 2u, (flags & FLAG_NORMAL_MAP) != 0u);
+    out.lit = select(0u, 1u, (look & EFFECT_LIT) != 0u) | select(0u, 2u, (flags & FLAG_NORMAL_MAP) != 0u);
 ";
 
 /// `lb_lighting`: the light at `at` on a surface facing `n`, on every backend.

@@ -183,7 +183,7 @@ pub const fn sampler_binding(slot: u32) -> u32 {
 /// let src = wgsl(&ProgramKey::plain(2).with_effects(&Effect::BUILT_IN));
 /// assert_eq!(src.matches("fn lb_effect_").count(), 5);
 /// assert!(src.contains("fn lb_ramp(index: f32, row: f32)")); // the palette samples the ramp
-/// assert!(src.contains("out.effect = effect & EFFECT_MASK;"));
+/// assert!(src.contains("out.effect = look & EFFECT_MASK;"));
 /// let src = wgsl(&ProgramKey::plain(2).with_lights(8));
 /// assert_eq!(src.matches("texture_2d_array<f32>;").count(), 4); // 2 slots, 2 normal maps
 /// assert!(src.contains("lights: array<vec4<f32>, 16>,"));
@@ -208,7 +208,12 @@ struct Globals {{
     translate: vec4<f32>,
     // The draw state's tint, premultiplied: multiplies every quad's colour.
     tint: vec4<f32>,
+    // The draw state's look (a resident layer drawn under an effect or lit), ORed into each
+    // quad's (a resident quad has none of its own), in exact integers: the look word's low
+    // byte, its colour offset, then its parameters' low and high 16 bits.
+    look: vec4<f32>,
 }};
+const LOOK_PARAMS_HIGH_SHIFT: u32 = 16u;
 
 @group({GROUP_GLOBALS}) @binding(0) var<uniform> globals: Globals;
 
@@ -301,6 +306,9 @@ fn vs_main(
     let corner = vertex_index % 4u;
     let st = vec2<f32>(f32(corner % 2u), f32(corner / 2u));
     var q = origin + st.x * axis_x + st.y * axis_y;
+    // The quad's look, with the draw state's ORed in (a resident quad has none of its own).
+    let look = effect | u32(globals.look.x) | (u32(globals.look.y) << COLOR_OFFSET_SHIFT);
+    let look_params = unpack4x8unorm(effect_params | u32(globals.look.z) | (u32(globals.look.w) << LOOK_PARAMS_HIGH_SHIFT));
     if (motion.params.x >= 0.0) {
         // A moving sprite: its corner turned, scaled and moved by its motion, in the form the
         // transform below has (a host doing it with a transform gets the same pixels).
@@ -331,7 +339,7 @@ fn vs_main(
     out.color = color * globals.tint;
     out.size = size;
     out.layer = i32(slot_flags_layer >> LAYER_SHIFT);
-    let offset = unpack4x8unorm(effect >> COLOR_OFFSET_SHIFT).xyz;
+    let offset = unpack4x8unorm(look >> COLOR_OFFSET_SHIFT).xyz;
     out.straight_offset = vec4<f32>(select(0.0, 1.0, (flags & FLAG_STRAIGHT_ALPHA) != 0u), offset);
 ",
     );
@@ -340,8 +348,8 @@ fn vs_main(
     }
     if !effects.is_empty() {
         s.push_str(concat!(
-            "    out.effect = effect & EFFECT_MASK;\n",
-            "    out.params = effect_params;\n",
+            "    out.effect = look & EFFECT_MASK;\n",
+            "    out.params = look_params;\n",
             "    out.texel = mix(uv_rect.xy, uv_rect.zw, st) - rect.xy;\n",
             "    out.time_s = globals.time_s.x;\n",
             "    out.rect = rect;\n",

@@ -7,14 +7,21 @@ use bytemuck::{Pod, Zeroable};
 use crate::FramePlan;
 
 /// One `Globals` value, as the shader's struct reads it: the viewport, one draw state's
-/// transform and tint, and the frame's time. wgpu keeps one per draw state of a plan in a
+/// transform, tint and look, and the frame's time. wgpu keeps one per draw state of a plan in a
 /// uniform buffer at a dynamic offset; GL writes the one of the segment being drawn.
 ///
 /// ```
 /// use layerbatch_core::shader::GlobalsEntry;
 /// let e = GlobalsEntry::new([800, 0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [0.5; 4], 7.5);
 /// let f: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&e));
-/// assert_eq!(f, &[800.0, 1.0, 7.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5]);
+/// assert_eq!(f[..16], [800.0, 1.0, 7.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5]);
+/// assert_eq!(f[16..], [0.0; 4]); // no look: each quad's own
+/// // A resident layer drawn under effect 2, lit, with a colour offset: the word in two exact
+/// // integers (its low byte, the offset's three bytes), then the parameters' bytes in two.
+/// let word = 0x00FF_0102 | 0x80;
+/// let e = e.with_look(word, [255, 0, 51, 255]);
+/// let f: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&e));
+/// assert_eq!(f[16..], [130.0, 65281.0, 255.0, 65331.0]);
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
@@ -29,6 +36,11 @@ pub struct GlobalsEntry {
     pub translate: [f32; 4],
     /// The tint, premultiplied.
     pub tint: [f32; 4],
+    /// The draw state's look ([`crate::plan::DrawState::look`]), ORed into each quad's by
+    /// the shader, in exact integers: the word's low byte (effect and lit), its colour
+    /// offset's three bytes, then its parameters' bytes 0-1 and 2-3 (little-endian). All 0:
+    /// each quad's own look.
+    pub look: [f32; 4],
 }
 
 /// Bytes of one [`GlobalsEntry`].
@@ -45,7 +57,21 @@ impl GlobalsEntry {
             linear: [a, b, c, d],
             translate: [tx, ty, 0.0, 0.0],
             tint,
+            look: [0.0; 4],
         }
+    }
+
+    /// This entry with a draw state's look ([`crate::plan::DrawState::look`] and its
+    /// parameters); a look of 0 leaves each quad's own.
+    #[must_use]
+    pub fn with_look(self, look: u32, params: [u8; 4]) -> Self {
+        if look == 0 {
+            return self;
+        }
+        let low = look & ((1 << crate::plan::Instance::COLOR_OFFSET_SHIFT) - 1);
+        let offset = look >> crate::plan::Instance::COLOR_OFFSET_SHIFT;
+        let [p0, p1, p2, p3] = params.map(f32::from);
+        Self { look: [low as f32, offset as f32, p0 + p1 * 256.0, p2 + p3 * 256.0], ..self }
     }
 }
 

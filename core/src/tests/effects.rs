@@ -110,15 +110,49 @@ fn a_plan_naming_an_undeclared_effect_is_refused() {
 }
 
 #[test]
-fn resident_layers_draw_without_effects() {
-    let (mut b, ids) = batcher();
-    b.begin_frame();
-    let id = b.budget().effect_at(1).unwrap();
-    b.state().set_effect(id, [1.0; 4]);
+fn a_resident_layer_is_drawn_with_the_look_in_force_and_its_quads_are_not_rewritten() {
+    let mut b = Batcher::new(Limits::desktop(), Config::default().with_effects(&EFFECTS).with_lights(2)).unwrap();
+    let ids = register_n(&mut b, &[(16, 16), (32, 32)], 4);
+    let mut dev = MockDevice::new(b.budget());
     let layer = b.textures().create_resident(&[Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])]).unwrap();
+    b.begin_frame();
+    let id = b.budget().effect_at(2).unwrap();
+    b.state().set_effect(id, [1.0, 0.2, 0.0, 1.0]);
+    b.state().set_lit(true);
     b.draw_resident(layer, &ResidentStyle::default()).unwrap();
-    let plan = b.finish();
+    b.state().set_effect(EffectId::NONE, [0.0; 4]);
+    b.state().set_lit(false);
+    b.draw_resident(layer, &ResidentStyle::default()).unwrap();
+    let plan = b.finish().clone();
+    // The quads on the device carry no look: the draw's state does.
     assert!(plan.resident_instances.iter().all(|i| i.effect == 0 && i.effect_params == [0; 4]));
+    let residents: Vec<_> = plan.segments.iter().filter(|s| s.resident.is_some()).collect();
+    assert_eq!(residents.len(), 2);
+    let (lit, plain) = (plan.state(residents[0]), plan.state(residents[1]));
+    assert_eq!((lit.look, lit.look_params), (2 | Instance::EFFECT_LIT, [255, 51, 0, 255]));
+    assert_eq!((plain.look, plain.look_params), (0, [0; 4]));
+    assert_eq!((residents[0].effects, residents[1].effects), (true, false));
+    dev.execute(&plan).unwrap();
+    // Drawn again with another look, nothing is written.
+    b.begin_frame();
+    let first = b.budget().effect_at(1).unwrap();
+    b.state().set_effect(first, [0.5; 4]);
+    b.draw_resident(layer, &ResidentStyle::default()).unwrap();
+    let again = b.finish().clone();
+    assert!(again.resident_instances.is_empty() && again.ops.is_empty());
+    dev.execute(&again).unwrap();
+
+    // A look's effect needs the effect program; a look the budget cannot draw is a bad state.
+    let mut hand = again.clone();
+    hand.sequence += 1;
+    hand.segments[0].effects = false;
+    let e = dev.execute(&hand).unwrap_err();
+    assert!(matches!(e, PlanError::SegmentEffects { segment: 0, instance: None }), "{e:?}");
+    let mut hand = again.clone();
+    hand.sequence += 1;
+    hand.states[hand.segments[0].state as usize].look = 6;
+    let e = dev.execute(&hand).unwrap_err();
+    assert!(matches!(e, PlanError::BadState { segment: 0, .. }), "{e:?}");
 }
 
 #[test]

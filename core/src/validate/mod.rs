@@ -443,7 +443,10 @@ impl PlanValidator {
             return Err(PlanError::UnknownTier { segment: si, tier: seg.tier });
         }
         let state_ok = match plan.states.get(seg.state as usize) {
-            Some(st) => st.transform.iter().chain(&st.tint).all(|v| v.is_finite()),
+            Some(st) => {
+                st.transform.iter().chain(&st.tint).all(|v| v.is_finite())
+                    && effect_bits_ok(st.look, self.effects, self.lights > 0)
+            }
             None => plan.states.is_empty() && seg.state == 0,
         };
         if !state_ok {
@@ -456,8 +459,10 @@ impl PlanValidator {
         if !table_ok || !binds_ok {
             return Err(PlanError::SlotTable { segment: si });
         }
-        // An effect program exists only with declared effects; resident layers draw without.
-        if seg.effects && (self.effects == 0 || seg.resident.is_some()) {
+        // An effect program exists only with declared effects; a state whose look has an
+        // effect (a resident layer drawn under one) needs it.
+        let look_effect = plan.states.get(seg.state as usize).is_some_and(|s| s.look & Instance::EFFECT_MASK != 0);
+        if (seg.effects && self.effects == 0) || (look_effect && !seg.effects) {
             return Err(PlanError::SegmentEffects { segment: si, instance: None });
         }
         Ok(())

@@ -15,7 +15,7 @@ const FIXED_DT: f32 = 1.0 / 60.0;
 
 /// The native stress's flags that apply in a page (`--backend`, `--sprites`, `--static`,
 /// `--textures`, `--sizes`, `--slots`, `--arrays`, `--quads`, `--warmup`, `--frames`,
-/// `--seconds`), with its defaults.
+/// `--seconds`), with its defaults, and `moving`.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
@@ -24,6 +24,10 @@ pub struct Options {
     /// Of `sprites`, those that stand still, in a resident layer drawn by one item a frame.
     #[serde(rename = "static")]
     pub statics: usize,
+    /// Every sprite in one moving layer (`TextureStore::create_moving`): each frame the scene
+    /// steps and writes each sprite's motion in place (`motions_mut`, 16 bytes a sprite), and
+    /// the frame draws the layer, nothing pushed. Default `false`; excludes `static`.
+    pub moving: bool,
     /// `Config::budget_bytes` in MiB (default the config's 256): a large resident layer of
     /// indexed quads (256 bytes a quad) needs more.
     pub budget_mib: Option<u64>,
@@ -46,6 +50,7 @@ impl Default for Options {
             backend: "gl".into(),
             sprites: 20_000,
             statics: 0,
+            moving: false,
             budget_mib: None,
             textures: 64,
             sizes: "pow2".into(),
@@ -86,12 +91,19 @@ pub async fn run(o: &Options) -> Result<Report, String> {
     let scene_options =
         SceneOptions { sprites: o.sprites, textures: o.textures, viewport_px: SIZE, sizes, ..SceneOptions::default() };
     let mut scene = Scene::new(&mut batcher, scene_options).map_err(|e| format!("textures: {e}"))?;
+    if o.moving && o.statics > 0 {
+        return Err("moving and static exclude each other".into());
+    }
     let statics = scene.take_sprites(o.statics);
     let layer = match statics.is_empty() {
         true => None,
         false => Some(batcher.textures().create_resident(&statics).map_err(|e| format!("static: {e}"))?),
     };
     drop(statics);
+    let moving = match o.moving {
+        true => Some(batcher.textures().create_moving(&scene.moving_quads()).map_err(|e| format!("moving: {e}"))?),
+        false => None,
+    };
     let mut recorder = Recorder::new(o.warmup, dev.stats());
     // The measuring time starts after the warm-up.
     let mut measuring_since = None;
@@ -109,11 +121,17 @@ pub async fn run(o: &Options) -> Result<Report, String> {
         }
         let t0 = util::now_ms();
         scene.step(FIXED_DT);
-        batcher.begin_frame();
-        if let Some(layer) = layer {
-            batcher.draw_resident(layer, &ResidentStyle::default()).map_err(|e| e.to_string())?;
+        if let Some(layer) = moving {
+            let all = 0..o.sprites as u32;
+            scene.motions(batcher.textures().motions_mut(layer, all).map_err(|e| e.to_string())?);
         }
-        scene.push(&mut batcher);
+        batcher.begin_frame();
+        for layer in layer.iter().chain(&moving) {
+            batcher.draw_resident(*layer, &ResidentStyle::default()).map_err(|e| e.to_string())?;
+        }
+        if moving.is_none() {
+            scene.push(&mut batcher);
+        }
         let plan = batcher.finish();
         dev.draw(plan).await.map_err(|e| format!("frame {}: {e}", recorder.frames + 1))?;
         recorder.record(util::now_ms() - t0, dev.stats());

@@ -53,12 +53,30 @@ pub fn centred(quads: &[Quad]) -> Vec<Quad> {
 /// # Panics
 /// If a quad is refused (a texture the batcher does not hold).
 pub fn pushed(b: &mut Batcher, sprites: &[Quad], motions: &[Motion], around: (&[Quad], &[Quad])) -> FramePlan {
+    pushed_under(b, sprites, motions, around, &|_| {})
+}
+
+/// [`pushed`] with `look` applied to the drawing state for the sprites (an effect, lit, a
+/// colour offset), the state saved before and restored after; `look` may add the frame's lights.
+///
+/// # Panics
+/// As [`pushed`].
+pub fn pushed_under(
+    b: &mut Batcher,
+    sprites: &[Quad],
+    motions: &[Motion],
+    around: (&[Quad], &[Quad]),
+    look: &dyn Fn(&mut Batcher),
+) -> FramePlan {
     b.begin_frame();
     b.push_all(around.0).expect("live textures");
+    b.state().save();
+    look(b);
     for (q, m) in sprites.iter().zip(motions) {
         b.state().set_transform(transform(m));
         b.push(q).expect("a live texture");
     }
+    b.state().restore();
     b.state().set_transform(Affine2::default());
     b.push_all(around.1).expect("live textures");
     b.finish().clone()
@@ -69,9 +87,26 @@ pub fn pushed(b: &mut Batcher, sprites: &[Quad], motions: &[Motion], around: (&[
 /// # Panics
 /// If the layer or a quad is refused.
 pub fn drawn(b: &mut Batcher, layer: ResidentId, around: (&[Quad], &[Quad])) -> FramePlan {
+    drawn_under(b, layer, around, &|_| {})
+}
+
+/// [`drawn`] with `look` applied to the drawing state for the layer's draw, as in
+/// [`pushed_under`].
+///
+/// # Panics
+/// As [`drawn`].
+pub fn drawn_under(
+    b: &mut Batcher,
+    layer: ResidentId,
+    around: (&[Quad], &[Quad]),
+    look: &dyn Fn(&mut Batcher),
+) -> FramePlan {
     b.begin_frame();
     b.push_all(around.0).expect("live textures");
+    b.state().save();
+    look(b);
     b.draw_resident(layer, &ResidentStyle::default()).expect("a live layer");
+    b.state().restore();
     b.push_all(around.1).expect("live textures");
     b.finish().clone()
 }

@@ -275,6 +275,22 @@ impl Scene {
         out.extend(self.sprites.iter().map(|s| self.quad(s)));
     }
 
+    /// Every sprite's static half for a moving layer (`TextureStore::create_moving`): its
+    /// quad centred on the origin, upright, at its size and scale, tinted as [`Scene::push`]
+    /// tints it. With [`Scene::motions`] it draws what [`Scene::push`] draws.
+    pub fn moving_quads(&self) -> Vec<Quad> {
+        let at_rest = |s: &Sprite| Sprite { pos: [0.0; 2], angle: 0.0, ..*s };
+        self.sprites.iter().map(|s| self.quad(&at_rest(s))).collect()
+    }
+
+    /// Every sprite's motion now, in order, into `out` (as many as both hold): its centre and
+    /// its angle, for the quads of [`Scene::moving_quads`].
+    pub fn motions(&self, out: &mut [layerbatch_core::Motion]) {
+        for (m, s) in out.iter_mut().zip(&self.sprites) {
+            *m = layerbatch_core::Motion::new(s.pos, s.angle, 1.0);
+        }
+    }
+
     fn quad(&self, s: &Sprite) -> Quad {
         let (w, h) = self.sizes[s.texture];
         let a = s.alpha;

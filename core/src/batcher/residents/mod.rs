@@ -295,9 +295,11 @@ impl Batcher {
     }
 
     /// Draws a resident layer here, in painter's order: after the quads pushed so far, before
-    /// those pushed next, with the batcher's blend mode, clip and transform and `style` on top
-    /// of them. One segment (a draw call) of its own; nothing is uploaded unless the layer
-    /// changed. Drawing it several times in a frame (with other styles) is allowed.
+    /// those pushed next, with the drawing state's blend mode, clip, transform and look (its
+    /// effect and parameters, lit, colour offset: what a quad pushed now would get) and
+    /// `style` on top of them. One segment (a draw call) of its own; nothing is uploaded unless
+    /// the layer changed, whatever the look. Drawing it several times in a frame (with other
+    /// styles or looks) is allowed.
     ///
     /// # Errors
     /// [`ResidentError::NoFrame`], [`ResidentError::Stale`], [`ResidentError::SamplesTarget`]
@@ -337,7 +339,12 @@ impl Batcher {
         if let Some(t) = target.filter(|t| e.textures.contains_key(&t.index)) {
             return Err(ResidentError::SamplesTarget { resident: id, texture: t });
         }
-        let state = style_state(self.recorder.draw_state_now(), style);
+        let look = self.recorder.look;
+        let state = DrawState {
+            look: look.effect,
+            look_params: look.params,
+            ..style_state(self.recorder.draw_state_now(), style)
+        };
         let (at, state) = self.recorder.mark_resident(state);
         self.residents.drawn.push((at, id, state, range));
         Ok(())
@@ -521,7 +528,7 @@ fn style_state(state: DrawState, style: &ResidentStyle) -> DrawState {
         blend = BlendMode::Over;
         tint[3] = 0.0;
     }
-    DrawState { blend, clip_px, transform, tint }
+    DrawState { blend, clip_px, transform, tint, ..state }
 }
 
 /// The intersection of two `[x, y, w, h]` rectangles (empty: zero size).

@@ -5,7 +5,7 @@
 use super::{check_quad, settled_table, slot_of, survey, Life, Seen};
 use crate::batcher::recorder::NO_TARGET;
 use crate::batcher::Batcher;
-use crate::plan::{FlushCause, ResidentId, ResidentOp, ResourceOp, Segment};
+use crate::plan::{FlushCause, Instance, ResidentId, ResidentOp, ResourceOp, Segment};
 use crate::ResidentError;
 
 impl Batcher {
@@ -150,6 +150,9 @@ impl Batcher {
             // A layer replaced after it was drawn this frame may have fewer quads now.
             let len = e.quads.len() as u32;
             let range = range.start.min(len)..range.end.min(len);
+            // Drawn under an effect: the effect program.
+            let look = plan.states.get(state as usize).map_or(0, |s| s.look);
+            let effects = look & Instance::EFFECT_MASK != 0;
             let mut start = range.start;
             while start < range.end {
                 // Indexed, draws end at multiples of the capacity (the quad indices cover one).
@@ -162,7 +165,7 @@ impl Batcher {
                     cause: FlushCause::Resident,
                     state,
                     resident: Some(id),
-                    effects: false,
+                    effects,
                 });
                 added += 1;
                 start = end;

@@ -57,8 +57,9 @@ pub(super) struct Frame {
     pub(super) target: Option<TextureId>,
     /// Pushed quads: the texture, the cell, and whether the texture had a normal map then.
     pub(super) pushed: Vec<(TextureId, u32, bool)>,
-    /// Resident draws: the layer and the quads drawn.
-    pub(super) drawn: Vec<(ResidentId, Range<u32>)>,
+    /// Resident draws: the layer, the quads drawn, and the look the draw was made under
+    /// (effect, lit, colour offset, as a look word), which a segment drawing it carries.
+    pub(super) drawn: Vec<(ResidentId, Range<u32>, u32)>,
     /// Textures freed while the frame draws them: the content their quads still show.
     pub(super) freed: HashMap<TextureId, (Option<u64>, Option<[u8; 4]>)>,
     /// Textures resized in the frame: quads pushed before show the old pixels.
@@ -208,7 +209,7 @@ impl Model {
         // A layer whose textures spread over more arrays than a draw binds is not drawn, and
         // the plan says so.
         let mut undrawn = 0;
-        for (id, range) in &self.frame.drawn {
+        for (id, range, _) in &self.frame.drawn {
             let Some(r) = self.resident(*id) else { continue };
             let s = device.resident_sampled(*id);
             if s.is_empty() && plan.counters.resident_draws_dropped > 0 {
@@ -245,6 +246,23 @@ impl Model {
         if undrawn > plan.counters.resident_draws_dropped {
             return Err(format!("{undrawn} resident draws missing, {} reported", plan.counters.resident_draws_dropped));
         }
+        if plan.counters.resident_draws_dropped == 0 {
+            for (id, range, look) in &self.frame.drawn {
+                // A layer gone or made shorter since its draw draws nothing of the range.
+                let len = self.resident(*id).map_or(0, |r| r.quads.len() as u32);
+                if range.start >= range.end.min(len) {
+                    continue;
+                }
+                let carried = |s: &layerbatch_core::plan::Segment| {
+                    s.resident == Some(*id) && plan.states.get(s.state as usize).is_some_and(|st| st.look == *look)
+                };
+                if !plan.segments.iter().any(carried) {
+                    return Err(format!(
+                        "resident {id:?} drawn under look {look:#x}; no segment of it carries that look"
+                    ));
+                }
+            }
+        }
         let lights = self.frame.lights.min(max_lights);
         if plan.lights.len() != lights {
             return Err(format!("{} lights added, the plan carries {}", self.frame.lights, plan.lights.len()));
@@ -273,7 +291,7 @@ impl Model {
                 }
             }
         };
-        for (id, range) in &self.frame.drawn {
+        for (id, range, _) in &self.frame.drawn {
             let r = self.resident(*id)?;
             for q in range.start..range.end.min(r.quads.len() as u32) {
                 // A pixel run's tilemap is one animated tile everywhere.

@@ -4,7 +4,8 @@ use std::collections::BTreeSet;
 
 use layerbatch_core::tilemap::{TileTable, Tilemap};
 use layerbatch_core::{
-    Affine2, Filter, Quad, ResidentError, ResidentId, ResidentStyle, TextureDesc, TextureError, TextureId,
+    plan::Instance, Affine2, Filter, Quad, ResidentError, ResidentId, ResidentStyle, TextureDesc, TextureError,
+    TextureId,
 };
 
 use super::model::Res;
@@ -175,6 +176,14 @@ impl World {
         }
     }
 
+    /// The drawing state's look now, as a look word: what a resident draw made now carries.
+    fn look_now(&mut self) -> u32 {
+        let (effect, _) = self.batcher.state().effect();
+        let lit = if self.batcher.state().lit() { Instance::EFFECT_LIT } else { 0 };
+        let [r, g, b] = self.batcher.state().color_offset();
+        u32::from(effect.index()) | lit | u32::from_le_bytes([0, r, g, b])
+    }
+
     pub(super) fn draw_residents(&mut self, c: &mut dyn Choices) -> Result<(), String> {
         if !self.model.frame.open {
             return Ok(());
@@ -206,7 +215,8 @@ impl World {
             (Ok(()), None) => {
                 if start < end {
                     trace(|| format!("draw_resident_range {id:?} {start}..{end}"));
-                    self.model.frame.drawn.push((id, start..end));
+                    let look = self.look_now();
+                    self.model.frame.drawn.push((id, start..end, look));
                 }
                 Ok(())
             }
@@ -221,6 +231,7 @@ impl World {
     }
 
     pub(super) fn tilemap(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let look = self.look_now();
         let Some(tiles) = &mut self.tiles else { return self.make_tilemap(c) };
         let layer = tiles.map.layer();
         match c.below(3) {
@@ -232,7 +243,7 @@ impl World {
                 let style = ResidentStyle::default().with_transform(Affine2::translation(0.0, origin));
                 let view = [0.0, 0.0, (MAP[0] * CELL_PX) as f32, (MAP[1] * CELL_PX) as f32];
                 tiles.map.draw(&mut self.batcher, view, &style).map_err(|e| format!("tilemap draw: {e}"))?;
-                self.model.frame.drawn.push((layer, tiles.map.visible_run(view)));
+                self.model.frame.drawn.push((layer, tiles.map.visible_run(view), look));
             }
             _ => {
                 let eighths = 1 + c.below(3);
