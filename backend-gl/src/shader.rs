@@ -259,7 +259,7 @@ mod tests {
                     assert!(!t.vertex.contains("sampler2DArray"), "{key:?}: the vertex stage samples a slot");
                     assert_eq!(t.slot_sizes.len(), tier.div_ceil(2) as usize);
                     let names: Vec<&str> = t.globals.iter().map(|i| i.name.as_str()).collect();
-                    assert_eq!(names.len(), 5, "{names:?}");
+                    assert_eq!(names.len(), 6, "{names:?}");
                     assert_eq!(t.motion.len(), 1);
                     assert_eq!(t.samplers.iter().filter(|(_, g, _)| *g == GROUP_MOTION).count(), 1);
                     assert_eq!(t.lights.len(), if lights > 0 { 1 + 2 * lights as usize } else { 0 });
