@@ -154,6 +154,8 @@ fn shader_constants_match_rust() {
         layerbatch_core::plan::Instance::SHADER_CONSTANTS.iter().map(|&(n, v)| (n.to_owned(), v)).collect();
     // The motion texture's layout, from core too.
     want.push(("MOTION_ROW_TEXELS".to_owned(), layerbatch_core::MOTION_ROW_TEXELS));
+    // The look's parameter halves in the globals, from core too.
+    want.push(("LOOK_PARAMS_HIGH_SHIFT".to_owned(), layerbatch_core::shader::LOOK_PARAMS_HIGH_SHIFT));
     want.sort();
     for gles in [false, true] {
         for tier in 1..=32 {

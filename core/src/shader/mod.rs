@@ -90,6 +90,8 @@ pub const GROUP_SLOTS: u32 = 1;
 /// [`MOTION_DRAW_BINDING`] and the motion texture at [`MOTION_TEXELS_BINDING`] (a placeholder
 /// for draws that do not move).
 pub const GROUP_MOTION: u32 = 2;
+/// The shift of a look's high parameter bytes in `Globals.look.w` ([`GlobalsEntry::look`]).
+pub const LOOK_PARAMS_HIGH_SHIFT: u32 = 16;
 /// Binding of the [`MotionDraw`] uniform in [`GROUP_MOTION`].
 pub const MOTION_DRAW_BINDING: u32 = 0;
 /// Binding of the motion texture (`texture_2d<f32>`, RGBA32F, read with `textureLoad`) in
@@ -213,7 +215,7 @@ struct Globals {{
     // byte, its colour offset, then its parameters' low and high 16 bits.
     look: vec4<f32>,
 }};
-const LOOK_PARAMS_HIGH_SHIFT: u32 = 16u;
+const LOOK_PARAMS_HIGH_SHIFT: u32 = {LOOK_PARAMS_HIGH_SHIFT}u;
 
 @group({GROUP_GLOBALS}) @binding(0) var<uniform> globals: Globals;
 
