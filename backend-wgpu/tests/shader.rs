@@ -194,6 +194,7 @@ fn shader_constants_match_rust() {
     assert_eq!(expected.len(), Instance::SHADER_CONSTANTS.len(), "names are unique");
     // The motion texture's layout, from core too.
     expected.insert(("MOTION_ROW_TEXELS".to_string(), layerbatch_core::MOTION_ROW_TEXELS));
+    expected.insert(("LOOK_PARAMS_HIGH_SHIFT".to_string(), layerbatch_core::shader::LOOK_PARAMS_HIGH_SHIFT));
     for tier in 1..=32 {
         let src = pipeline_source(&ProgramKey::plain(tier));
         let mut declared = BTreeSet::new();
@@ -243,7 +244,7 @@ fn shader_constants_match_rust() {
                 let with = layerbatch_wgpu::pipeline_source(
                     &ProgramKey::plain(tier).with_effects(&layerbatch_core::Effect::BUILT_IN),
                 );
-                assert!(with.contains("effect & EFFECT_MASK"), "tier {tier}: effects read the id by {name}");
+                assert!(with.contains("look & EFFECT_MASK"), "tier {tier}: effects read the id by {name}");
             } else if ["FLAG_NORMAL_MAP", "EFFECT_LIT"].contains(&name) {
                 // Only lit pipelines read the lighting bits.
                 assert!(!used, "tier {tier}: a pipeline without lights reads no lighting bit");
