@@ -296,3 +296,22 @@ fn only_segments_with_an_effect_take_the_effect_program() {
     let e = plain_dev.execute(&plan).unwrap_err();
     assert_eq!(e.to_string(), "segment 0: marked `effects` without declared effects, or drawing a resident layer");
 }
+
+#[test]
+fn a_resident_layer_under_a_look_its_budget_cannot_draw_is_drawn_plain() {
+    // A budget without effects or lights, an effect id of another budget, lit, parameters.
+    let (other, _) = batcher();
+    let foreign = other.budget().effect_at(3).unwrap();
+    let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
+    let ids = register_n(&mut b, &[(16, 16)], 2);
+    let mut dev = MockDevice::new(b.budget());
+    let layer = b.textures().create_resident(&[Quad::rect(ids[0], [0.0, 0.0], [8.0, 8.0])]).unwrap();
+    b.begin_frame();
+    b.state().set_effect(foreign, [1.0; 4]);
+    b.state().set_lit(true);
+    b.draw_resident(layer, &ResidentStyle::default()).unwrap();
+    let plan = b.finish().clone();
+    let seg = plan.segments.iter().find(|s| s.resident.is_some()).unwrap();
+    assert_eq!((plan.state(seg).look, plan.state(seg).look_params, seg.effects), (0, [0; 4], false));
+    dev.execute(&plan).unwrap();
+}

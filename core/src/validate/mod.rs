@@ -442,7 +442,8 @@ impl PlanValidator {
         if !self.tiers.contains(&seg.tier) {
             return Err(PlanError::UnknownTier { segment: si, tier: seg.tier });
         }
-        let state_ok = match plan.states.get(seg.state as usize) {
+        let state = plan.states.get(seg.state as usize);
+        let state_ok = match state {
             Some(st) => {
                 st.transform.iter().chain(&st.tint).all(|v| v.is_finite())
                     && effect_bits_ok(st.look, self.effects, self.lights > 0)
@@ -461,7 +462,7 @@ impl PlanValidator {
         }
         // An effect program exists only with declared effects; a state whose look has an
         // effect (a resident layer drawn under one) needs it.
-        let look_effect = plan.states.get(seg.state as usize).is_some_and(|s| s.look & Instance::EFFECT_MASK != 0);
+        let look_effect = state.is_some_and(|s| s.look & Instance::EFFECT_MASK != 0);
         if (seg.effects && self.effects == 0) || (look_effect && !seg.effects) {
             return Err(PlanError::SegmentEffects { segment: si, instance: None });
         }

@@ -68,18 +68,12 @@ pub fn pushed_under(
     around: (&[Quad], &[Quad]),
     look: &dyn Fn(&mut Batcher),
 ) -> FramePlan {
-    b.begin_frame();
-    b.push_all(around.0).expect("live textures");
-    b.state().save();
-    look(b);
-    for (q, m) in sprites.iter().zip(motions) {
-        b.state().set_transform(transform(m));
-        b.push(q).expect("a live texture");
-    }
-    b.state().restore();
-    b.state().set_transform(Affine2::default());
-    b.push_all(around.1).expect("live textures");
-    b.finish().clone()
+    framed(b, around, look, |b| {
+        for (q, m) in sprites.iter().zip(motions) {
+            b.state().set_transform(transform(m));
+            b.push(q).expect("a live texture");
+        }
+    })
 }
 
 /// The frame with moving layer `layer` drawn between `around`'s two runs of quads.
@@ -101,11 +95,22 @@ pub fn drawn_under(
     around: (&[Quad], &[Quad]),
     look: &dyn Fn(&mut Batcher),
 ) -> FramePlan {
+    framed(b, around, look, |b| b.draw_resident(layer, &ResidentStyle::default()).expect("a live layer"))
+}
+
+/// A frame of `around.0`, then `middle` under `look` (the drawing state saved before and
+/// restored after), then `around.1`.
+fn framed(
+    b: &mut Batcher,
+    around: (&[Quad], &[Quad]),
+    look: &dyn Fn(&mut Batcher),
+    middle: impl FnOnce(&mut Batcher),
+) -> FramePlan {
     b.begin_frame();
     b.push_all(around.0).expect("live textures");
     b.state().save();
     look(b);
-    b.draw_resident(layer, &ResidentStyle::default()).expect("a live layer");
+    middle(b);
     b.state().restore();
     b.push_all(around.1).expect("live textures");
     b.finish().clone()

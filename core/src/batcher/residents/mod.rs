@@ -340,9 +340,11 @@ impl Batcher {
             return Err(ResidentError::SamplesTarget { resident: id, texture: t });
         }
         let look = self.recorder.look;
+        // Parameters without an effect change nothing: one state for them all.
+        let has_effect = look.effect & Instance::EFFECT_MASK != 0;
         let state = DrawState {
             look: look.effect,
-            look_params: look.params,
+            look_params: if has_effect { look.params } else { [0; 4] },
             ..style_state(self.recorder.draw_state_now(), style)
         };
         let (at, state) = self.recorder.mark_resident(state);

@@ -257,9 +257,13 @@ impl Model {
                     s.resident == Some(*id) && plan.states.get(s.state as usize).is_some_and(|st| st.look == *look)
                 };
                 if !plan.segments.iter().any(carried) {
-                    return Err(format!(
-                        "resident {id:?} drawn under look {look:#x}; no segment of it carries that look"
-                    ));
+                    let carried: Vec<_> = plan
+                        .segments
+                        .iter()
+                        .filter(|s| s.resident == Some(*id))
+                        .map(|s| plan.states.get(s.state as usize).map(|st| st.look))
+                        .collect();
+                    return Err(format!("resident {id:?} drawn under look {look:#x}; its segments carry {carried:?}"));
                 }
             }
         }
