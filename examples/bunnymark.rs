@@ -5,21 +5,27 @@
 //! bytes sent to the device, and where the time goes (the phases of the stress example: the
 //! host's update of its bunnies is the scene phase, layerbatch's part is push..submit).
 //!
+//! With `--push`, each bunny is instead a whole quad pushed every frame (the immediate path),
+//! with `--sort y` a y key each (the frame drawn in key order); `--threads K` splits the
+//! host's update over K threads, and with `--push` records the quads on them too, in parts
+//! (`Batcher::record_parts`): the push phase is then the update and the recording together.
+//!
 //! ```text
 //! cargo run --release --example bunnymark -- [--backend gl|wgpu] [--bunnies N] [--textures T]
-//!     [--indexed] [--frames N] [--target WxH] [--out FILE.png]
+//!     [--indexed] [--push] [--sort y] [--threads K] [--frames N] [--target WxH] [--out FILE.png]
 //! ```
 //!
-//! Defaults: wgpu, 1,000,000 bunnies over 256 textures, instanced quads (one draw; `--indexed`:
-//! four vertex records a quad, a draw per `instance_capacity`, as software rasterizers prefer),
-//! 5 frames after 2 of warm-up, a 320x180 target with bunnies of 4x4 pixels (so a software
-//! rasterizer's fill does not hide the CPU; its vertex work is the GPU's, in the wait phase).
+//! Defaults: wgpu, 1,000,000 bunnies over 256 textures, a moving layer, one thread, instanced
+//! quads (one draw; `--indexed`: four vertex records a quad, a draw per `instance_capacity`, as
+//! software rasterizers prefer), 5 frames after 2 of warm-up, a 320x180 target with bunnies of
+//! 4x4 pixels (so a software rasterizer's fill does not hide the CPU; its vertex work is the
+//! GPU's, in the wait phase).
 //!
 //! [`TextureStore::create_moving`]: layerbatch::TextureStore::create_moving
 
 use std::time::Instant;
 
-use layerbatch::{Batcher, Config, Motion, Quad, QuadVertices, ResidentStyle, TextureDesc};
+use layerbatch::{Batcher, Config, Motion, PartRecorder, Quad, QuadVertices, ResidentStyle, SortKey, TextureDesc};
 use layerbatch_testkit::headless::{DeviceKind, Headless};
 use layerbatch_testkit::phases::PhaseRecorder;
 use layerbatch_testkit::scene::texture_pixels;
@@ -27,6 +33,9 @@ use layerbatch_testkit::scene::texture_pixels;
 struct Args {
     wgpu: bool,
     indexed: bool,
+    push: bool,
+    sort_y: bool,
+    threads: usize,
     bunnies: usize,
     textures: usize,
     frames: u64,
@@ -38,6 +47,9 @@ fn parse() -> Result<Args, String> {
     let mut a = Args {
         wgpu: true,
         indexed: false,
+        push: false,
+        sort_y: false,
+        threads: 1,
         bunnies: 1_000_000,
         textures: 256,
         frames: 5,
@@ -51,6 +63,12 @@ fn parse() -> Result<Args, String> {
         match flag.as_str() {
             "--backend" => a.wgpu = value()? != "gl",
             "--indexed" => a.indexed = true,
+            "--push" => a.push = true,
+            "--sort" => match value()?.as_str() {
+                "y" => a.sort_y = true,
+                v => return Err(format!("--sort {v}: only y")),
+            },
+            "--threads" => a.threads = number(value()?)?.clamp(1, 64),
             "--bunnies" => a.bunnies = number(value()?)?.clamp(1, 2_000_000),
             "--textures" => a.textures = number(value()?)?.clamp(1, 4096),
             "--frames" => a.frames = number(value()?)?.max(1) as u64,
@@ -63,14 +81,45 @@ fn parse() -> Result<Args, String> {
             other => return Err(format!("unknown flag {other}")),
         }
     }
+    if a.sort_y && !a.push {
+        return Err("--sort y sorts pushed quads: add --push (a moving layer draws in its own order)".into());
+    }
     Ok(a)
 }
 
-/// A bunny's place and speed, pixels and pixels a frame: the host's own state.
+/// A bunny's place and speed, pixels and pixels a frame, and its quad: the host's own state.
 #[derive(Clone, Copy)]
 struct Bunny {
     at: [f32; 2],
     speed: [f32; 2],
+    quad: Quad,
+}
+
+impl Bunny {
+    /// A frame of gravity and bounces inside `[w, h]`.
+    fn step(&mut self, [w, h]: [f32; 2]) {
+        self.speed[1] += 0.5;
+        self.at = [self.at[0] + self.speed[0], self.at[1] + self.speed[1]];
+        if self.at[0] < 0.0 || self.at[0] > w {
+            self.speed[0] = -self.speed[0];
+        }
+        if self.at[1] > h {
+            self.speed[1] *= -0.85;
+            self.at[1] = h;
+        }
+    }
+}
+
+/// Steps `bunnies` and pushes their quads into `part` (a y key each when `sort_y`).
+fn step_and_push(part: &mut PartRecorder<'_>, bunnies: &mut [Bunny], size: [f32; 2], sort_y: bool) {
+    for b in bunnies {
+        b.step(size);
+        if sort_y {
+            part.set_sort_key(SortKey::zy(0, b.at[1]));
+        }
+        let quad = Quad { origin: [b.at[0] - 2.0, b.at[1] - 2.0], ..b.quad };
+        part.push(&quad).expect("a live texture");
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -90,10 +139,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quads: Vec<Quad> =
         (0..args.bunnies).map(|i| Quad::rect(textures[i % textures.len()], [-2.0, -2.0], [4.0, 4.0])).collect();
     let t = Instant::now();
-    let layer = batcher.textures().create_moving(&quads)?;
+    let layer = match args.push {
+        false => Some(batcher.textures().create_moving(&quads)?),
+        true => None,
+    };
     let create_ms = t.elapsed().as_secs_f64() * 1e3;
-    drop(quads);
-    let [w, h] = args.target.map(|v| v as f32);
+    let size = args.target.map(|v| v as f32);
+    let [w, h] = size;
     let mut seed = 0x6275_6e6eu64;
     let mut unit = || {
         seed ^= seed << 13;
@@ -101,33 +153,57 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seed ^= seed << 17;
         (seed % 10_000) as f32 / 10_000.0
     };
-    let mut bunnies: Vec<Bunny> = (0..args.bunnies)
-        .map(|_| Bunny { at: [unit() * w, unit() * h], speed: [unit() * 4.0 - 2.0, unit() * 2.0] })
+    let mut bunnies: Vec<Bunny> = (quads.iter())
+        .map(|&quad| Bunny { at: [unit() * w, unit() * h], speed: [unit() * 4.0 - 2.0, unit() * 2.0], quad })
         .collect();
+    drop(quads);
+    let chunk = args.bunnies.div_ceil(args.threads);
 
     let warmup = 2;
     let mut phases = PhaseRecorder::new(warmup);
     let mut sums = [0u64; 3];
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
     for frame in 0..warmup + args.frames {
-        // The host's update, straight into layerbatch's motions: gravity and bounces.
         let t0 = Instant::now();
-        let motions = batcher.textures().motions_mut(layer, 0..args.bunnies as u32)?;
-        for (b, m) in bunnies.iter_mut().zip(motions) {
-            b.speed[1] += 0.5;
-            b.at = [b.at[0] + b.speed[0], b.at[1] + b.speed[1]];
-            if b.at[0] < 0.0 || b.at[0] > w {
-                b.speed[0] = -b.speed[0];
-            }
-            if b.at[1] > h {
-                b.speed[1] *= -0.85;
-                b.at[1] = h;
-            }
-            *m = Motion::at(b.at);
+        if let Some(layer) = layer {
+            // The host's update, straight into layerbatch's motions: gravity and bounces.
+            let motions = batcher.textures().motions_mut(layer, 0..args.bunnies as u32)?;
+            let update = |bunnies: &mut [Bunny], motions: &mut [Motion]| {
+                for (b, m) in bunnies.iter_mut().zip(motions) {
+                    b.step(size);
+                    *m = Motion::at(b.at);
+                }
+            };
+            // The first chunk on this thread, the others on threads of their own.
+            std::thread::scope(|s| {
+                let mut work = bunnies.chunks_mut(chunk).zip(motions.chunks_mut(chunk));
+                let first = work.next();
+                for (bunnies, motions) in work {
+                    s.spawn(move || update(bunnies, motions));
+                }
+                if let Some((bunnies, motions)) = first {
+                    update(bunnies, motions);
+                }
+            });
         }
         let t1 = Instant::now();
         batcher.begin_frame();
-        batcher.draw_resident(layer, &ResidentStyle::default())?;
+        match layer {
+            Some(layer) => batcher.draw_resident(layer, &ResidentStyle::default())?,
+            // Each thread steps its bunnies and pushes their quads, in parts.
+            None => batcher.record_parts(args.threads, |parts| {
+                std::thread::scope(|s| {
+                    let mut work = parts.iter_mut().zip(bunnies.chunks_mut(chunk));
+                    let first = work.next();
+                    for (part, bunnies) in work {
+                        s.spawn(move || step_and_push(part, bunnies, size, args.sort_y));
+                    }
+                    if let Some((part, bunnies)) = first {
+                        step_and_push(part, bunnies, size, args.sort_y);
+                    }
+                })
+            })?,
+        }
         let t2 = Instant::now();
         let plan = batcher.finish();
         let finish_ms = ms(t2);
@@ -151,10 +227,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.target[1],
         args.frames
     );
-    println!(
-        "  {} moving bunnies over {} textures in one moving layer (made in {create_ms:.0} ms)",
-        args.bunnies, args.textures
-    );
+    match layer {
+        Some(_) => println!(
+            "  {} moving bunnies over {} textures in one moving layer (made in {create_ms:.0} ms), {} thread(s)",
+            args.bunnies, args.textures, args.threads
+        ),
+        None => println!(
+            "  {} bunnies over {} textures, each a quad pushed every frame{}, in {} part(s) on as many threads",
+            args.bunnies,
+            args.textures,
+            if args.sort_y { " with a y key" } else { "" },
+            args.threads
+        ),
+    }
     println!("  per frame: {:.2} draw calls", sums[0] as f64 / n);
     println!(
         "  per frame: {:.2} MB of motions ({:.1} bytes a bunny), {:.2} MB of the static half",
@@ -162,7 +247,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         sums[1] as f64 / n / args.bunnies as f64,
         sums[2] as f64 / n / 1e6
     );
-    phases.report().print("; scene = the host's update");
+    phases.report().print(match layer {
+        Some(_) => "; scene = the host's update",
+        None => "; push = the host's update and the recording, in parts",
+    });
     let pixels = dev.read();
     image::save_buffer(&args.out, &pixels, args.target[0], args.target[1], image::ColorType::Rgba8)?;
     println!("  last frame saved to {}", args.out);

@@ -62,6 +62,10 @@ pub struct MovingSpritesDoctests;
 pub struct SortingDoctests;
 
 #[cfg(doctest)]
+#[doc = include_str!("../docs/threads.md")]
+pub struct ThreadsDoctests;
+
+#[cfg(doctest)]
 #[doc = include_str!("../docs/effects.md")]
 pub struct EffectsDoctests;
 

@@ -88,7 +88,7 @@ fn the_mock_runs_every_scenario_and_counts_what_the_plans_say() {
             blocks.dedup();
             for b in blocks {
                 want.instance_bytes_written +=
-                    p.block(b).len() as u64 * u64::from(p.primitive_bytes(budget.indexed_quads));
+                    p.block_len(b) as u64 * u64::from(p.primitive_bytes(budget.indexed_quads));
             }
             // Each resident instance written once, as the budget stores them.
             for op in &p.ops {

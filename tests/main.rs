@@ -21,6 +21,7 @@ mod mip_levels;
 mod moving;
 mod pages_and_sampling;
 mod parity;
+mod parts;
 mod plan_contract;
 mod real_files;
 mod render_target;

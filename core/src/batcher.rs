@@ -24,6 +24,7 @@ mod looks;
 mod meshes;
 mod moves;
 mod nine_slices;
+mod parts;
 mod ramp;
 mod recorder;
 mod registry;
@@ -34,6 +35,7 @@ mod store;
 mod textures;
 
 pub use drawing::DrawingState;
+pub use parts::PartRecorder;
 pub use store::TextureStore;
 
 use frames::HostFrames;

@@ -5,8 +5,9 @@
 //! and replace one. Never wipe all slots (except in the `WipeAll` comparison mode).
 
 use crate::plan::ArrayId;
-use crate::plan::{FlushCause, FramePlan, Instance, Segment, SlotBind};
+use crate::plan::{FlushCause, FramePlan, Instance, Instances, Segment, SlotBind};
 use crate::{Budget, Counters, VictimChoice};
+use std::ops::Range;
 
 const NONE: u8 = u8::MAX;
 /// Tag on a recorded quad's array id: its slot was written at push time, from a slot that held
@@ -131,6 +132,29 @@ impl Prefix {
     #[inline(always)]
     pub(crate) fn note(&mut self, n: u32, u: u32) {
         self.run.note(n, u, &mut self.runs);
+    }
+
+    /// Quads `start..start + len`, every one resident when recorded (a part recorded on
+    /// another thread), given by their summary: `slots_used(a, b)` the slots of the span's
+    /// quads `a..b`, `last[u]` 1 + the last of them using slot `u` (0: none).
+    pub(crate) fn note_span(&mut self, start: u32, len: u32, slots_used: impl Fn(u32, u32) -> u32, last: &[u32; 32]) {
+        let run = &mut self.run;
+        let end = start + len;
+        let mut a = start;
+        while a < end {
+            run.boundary(a, &mut self.runs);
+            let b = end.min(run.next_cap);
+            run.mask |= slots_used(a - start, b - start);
+            a = b;
+        }
+        if len > 0 {
+            for (u, &l) in last.iter().enumerate() {
+                if l > 0 {
+                    run.last[u] = start + l;
+                }
+            }
+            run.len = end;
+        }
     }
 
     /// Quad `n` needs an array no slot holds: the prefix ends before it.
@@ -305,12 +329,12 @@ impl SlotLadder {
         }
         let mut start = 0;
         for &(end, mask, cause) in &prefix.runs {
-            walk.mask |= self.renumber(&at_push, mask, &mut walk.plan.instances[start as usize..end as usize]);
+            walk.mask |= self.renumber(&at_push, mask, &mut walk.plan.instances, start as usize..end as usize);
             let cause = if end % capacity == 0 { FlushCause::InstanceBufferFull } else { cause };
             self.close(&mut walk, end, cause);
             start = end;
         }
-        walk.mask |= self.renumber(&at_push, prefix.run.mask, &mut walk.plan.instances[start as usize..base as usize]);
+        walk.mask |= self.renumber(&at_push, prefix.run.mask, &mut walk.plan.instances, start as usize..base as usize);
         for (u, &last) in prefix.run.last.iter().enumerate() {
             if last > 0 {
                 let now = if self.diverged { self.unit_of[at_push[u] as usize] as usize } else { u };
@@ -385,7 +409,7 @@ impl SlotLadder {
 
     /// The slots of `mask` (numbered as at push time, when slot `s` held `at_push[s]`) as
     /// numbered now, rewriting the slots of `instances` too if they differ.
-    fn renumber(&self, at_push: &[u32; MAX_SLOTS], mask: u32, instances: &mut [Instance]) -> u32 {
+    fn renumber(&self, at_push: &[u32; MAX_SLOTS], mask: u32, instances: &mut Instances, range: Range<usize>) -> u32 {
         if !self.diverged {
             return mask;
         }
@@ -399,7 +423,7 @@ impl SlotLadder {
             now[s as usize] = u;
             out |= 1 << u;
         }
-        for inst in instances {
+        for inst in instances.pieces_mut(range).flatten() {
             inst.slot_flags_layer = Instance::with_slot(inst.slot_flags_layer, u32::from(now[inst.slot() as usize]));
         }
         out
@@ -506,7 +530,7 @@ impl SlotLadder {
                 remap[u as usize] = v as u8;
             }
             self.diverged = true;
-            for inst in &mut walk.plan.instances[walk.seg_start as usize..end as usize] {
+            for inst in walk.plan.instances.pieces_mut(walk.seg_start as usize..end as usize).flatten() {
                 let s = inst.slot() as usize;
                 if remap[s] != u8::MAX {
                     inst.slot_flags_layer = Instance::with_slot(inst.slot_flags_layer, remap[s] as u32);

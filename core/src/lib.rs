@@ -103,7 +103,7 @@ pub use crate::files::ktx2::read_basis;
 #[cfg(feature = "ktx2")]
 pub use crate::files::ktx2::{format_from_vk, read_ktx2, BasisMode, BasisTarget, FileLimits, FileTexture};
 pub use affine::Affine2;
-pub use batcher::{Batcher, DrawingState, FormatMemory, TextureStore};
+pub use batcher::{Batcher, DrawingState, FormatMemory, PartRecorder, TextureStore};
 pub use budget::Budget;
 pub use counters::{Counters, DeviceCounters, Stats};
 #[cfg(feature = "decode")]

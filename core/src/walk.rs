@@ -40,7 +40,7 @@ use crate::{DeviceCounters, MAX_SLOTS_PER_DRAW};
 /// next draw needs a different value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DrawStep {
-    /// Use instance block `block` of the plan ([`FramePlan::block`]) for the draws that
+    /// Use instance block `block` of the plan ([`FramePlan::block_pieces`]) for the draws that
     /// follow: upload it, and set the vertex buffer it was uploaded to. Its vertex bytes
     /// ([`FramePlan::block_bytes`]) are counted in [`DeviceCounters::instance_bytes_written`].
     /// Each block is uploaded at most once a walk, in increasing order, and a block none of
@@ -215,7 +215,7 @@ impl DrawSteps {
                     }
                     Source::Block(block) => {
                         self.steps.push(DrawStep::Block { block });
-                        counters.instance_bytes_written += plan.block(block).len() as u64 * primitive_bytes;
+                        counters.instance_bytes_written += plan.block_len(block) as u64 * primitive_bytes;
                         cur.uploaded = Some(block);
                     }
                     Source::Resident(resident, base) => self.steps.push(DrawStep::Resident { resident, base }),

@@ -2,7 +2,7 @@
 //! ones before it made; the pure ones ([`count_ops`], [`mark_states`], [`mark_effects`]) are
 //! functions of their inputs, tested below.
 
-use crate::plan::{ArrayOp, FramePlan, Instance, PlanTarget, ResidentOp, ResourceOp, Segment};
+use crate::plan::{ArrayOp, FramePlan, Instance, Instances, PlanTarget, ResidentOp, ResourceOp, Segment};
 use crate::{Batcher, Counters};
 
 impl Batcher {
@@ -194,9 +194,9 @@ pub(super) fn mark_effects(plan: &mut FramePlan) {
     }
 }
 
-fn effect_in(seg: &Segment, instances: &[Instance]) -> bool {
+fn effect_in(seg: &Segment, instances: &Instances) -> bool {
     let range = seg.instances.start as usize..seg.instances.end as usize;
-    instances.get(range).is_some_and(|i| i.iter().any(|i| i.effect & Instance::EFFECT_MASK != 0))
+    instances.range(range).any(|i| i.effect & Instance::EFFECT_MASK != 0)
 }
 
 #[cfg(test)]
@@ -248,7 +248,8 @@ mod tests {
         ]
         .map(ResourceOp::Array)
         .to_vec();
-        let plan = FramePlan { ops, instances: vec![Instance::default(); 5], rebuild: true, ..FramePlan::default() };
+        let plan =
+            FramePlan { ops, instances: vec![Instance::default(); 5].into(), rebuild: true, ..FramePlan::default() };
         let mut c = Counters::default();
         count_ops(&plan, &mut c);
         assert_eq!((c.arrays_created, c.arrays_destroyed, c.array_growths, c.array_shrinks), (3, 3, 1, 1));
@@ -273,7 +274,7 @@ mod tests {
     #[test]
     fn only_segments_with_an_effect_bit_draw_with_effects() {
         let segments = vec![segment(0..2), segment(2..4), segment(4..6)];
-        let mut plan = FramePlan { segments, instances: vec![Instance::default(); 6], ..FramePlan::default() };
+        let mut plan = FramePlan { segments, instances: vec![Instance::default(); 6].into(), ..FramePlan::default() };
         plan.instances[3].effect = 1;
         mark_effects(&mut plan);
         let got: Vec<bool> = plan.segments.iter().map(|s| s.effects).collect();

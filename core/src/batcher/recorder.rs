@@ -9,7 +9,7 @@ use super::sorting::FrameSort;
 use super::Batcher;
 use crate::ladder::{Prefix, PREPLACED};
 use crate::plan::ArrayId;
-use crate::plan::{BlendMode, Corner, DrawState, FlushCause, Instance, PlanTarget};
+use crate::plan::{BlendMode, Corner, DrawState, FlushCause, Instance, Instances, PlanTarget};
 use crate::{Counters, MeshError, Quad, QuadError, RejectedQuad, TextureId, Vertex};
 
 /// Quads `push_all` checks and converts at a time: a chunk's quads (56 KiB) stay in L2 for the
@@ -25,7 +25,7 @@ pub(super) const NO_TARGET: TextureId = TextureId { index: u32::MAX, generation:
 pub(super) struct Recorder {
     /// A frame is being recorded.
     pub(super) open: bool,
-    pub(super) instances: Vec<Instance>,
+    pub(super) instances: Instances,
     /// The corners of each triangle instance, in order.
     pub(super) triangles: Vec<[Corner; 3]>,
     /// The frame's leading quads whose arrays were resident when pushed, summarized.
@@ -43,15 +43,15 @@ pub(super) struct Recorder {
     /// however many times it alternates.
     state_lookup: HashMap<StateKey, u32>,
     /// The state changed since the last quad: check it at the next one.
-    state_dirty: bool,
+    pub(super) state_dirty: bool,
     /// ANDed into every instance's tint alpha: 0 under [`BlendMode::Additive`] (drawn as
     /// "over" with alpha 0), else `0xFF`.
-    alpha_mask: u8,
+    pub(super) alpha_mask: u8,
     /// The render target of the open frame ([`Batcher::begin_frame_into`]), resolved when the
     /// frame began (a dedicated array: it neither grows nor moves while the frame is open).
     pub(super) target: Option<PlanTarget>,
     /// The target's id, or [`NO_TARGET`]: quads naming it are refused (a feedback loop).
-    target_id: TextureId,
+    pub(super) target_id: TextureId,
     /// Arrays that grew or shrank while the frame was open: `(old, new)`.
     pub(super) moved: Vec<(ArrayId, ArrayId)>,
     /// The frame's sort keys, when it sets any.
@@ -81,7 +81,7 @@ impl Recorder {
     pub(super) fn new(instance_capacity: u32) -> Self {
         Self {
             open: false,
-            instances: Vec::new(),
+            instances: Instances::new(),
             triangles: Vec::new(),
             prefix: Prefix::new(instance_capacity),
             quad_arrays: Vec::new(),
@@ -336,7 +336,7 @@ impl Recorder {
     /// Before recording a quad after a state change: if the state differs from the one the
     /// frame's last quads used, a new segment starts here.
     #[cold]
-    fn commit_state(&mut self) {
+    pub(super) fn commit_state(&mut self) {
         self.state_dirty = false;
         let at = self.instances.len() as u32;
         let Some(&(since, index)) = self.state_marks.last() else { return };
@@ -523,7 +523,7 @@ fn check_mesh(
 /// The instance of a checked quad. Most quads use an array a slot already holds: the slot is
 /// written now, so `finish` need not touch the instance again.
 #[inline(always)]
-fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8, look: Look) -> Instance {
+pub(super) fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8, look: Look) -> Instance {
     let [r, g, b, a] = quad.color;
     let (o, k, uv) = (hot.uv_offset, hot.uv_scale, quad.uv);
     Instance {

@@ -73,7 +73,7 @@ impl FrameSort {
         self.key
     }
 
-    fn set(&mut self, at: u32, key: SortKey) {
+    pub(super) fn set(&mut self, at: u32, key: SortKey) {
         self.active = true;
         if key == self.key && !self.key_marks.is_empty() {
             return;
@@ -83,6 +83,20 @@ impl FrameSort {
             Some(m) if m.0 == at => m.1 = key,
             _ => self.key_marks.push((at, key)),
         }
+    }
+
+    /// A part's key marks (ascending, none repeating the key before it), its quads starting
+    /// at instance `start`; then `end` for the quads after it.
+    pub(super) fn append_marks(&mut self, start: u32, marks: &[(u32, SortKey)], end: (u32, SortKey)) {
+        self.active = true;
+        if let Some((&(at, key), rest)) = marks.split_first() {
+            self.set(start + at, key);
+            self.key_marks.extend(rest.iter().map(|&(at, key)| (start + at, key)));
+            if let Some(&(_, last)) = rest.last() {
+                self.key = last;
+            }
+        }
+        self.set(end.0, end.1);
     }
 
     /// An explicit flush after `at` instances.
@@ -194,8 +208,8 @@ impl Batcher {
                 std::mem::swap(&mut r.triangles, &mut s.triangles);
             }
             s.instances.clear();
-            s.instances.extend(order.iter().map(|&i| r.instances[i as usize]));
-            std::mem::swap(&mut r.instances, &mut s.instances);
+            r.instances.gather_into(order, &mut s.instances);
+            r.instances.swap_vec(&mut s.instances);
         }
 
         // Flushes and resident draws: each goes after every instance whose (key, index) is

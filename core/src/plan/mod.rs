@@ -14,6 +14,7 @@ use crate::{Counters, TextureId};
 
 mod arrays;
 mod attributes;
+mod instances;
 mod levels;
 mod plan_error;
 mod resident;
@@ -22,6 +23,7 @@ mod viewport;
 
 pub use arrays::{ArrayDesc, ArrayId, ArrayOp};
 pub use attributes::{AttributeFormat, InstanceAttribute};
+pub use instances::Instances;
 pub use levels::LevelWrite;
 pub use plan_error::PlanError;
 pub use resident::{MotionWrite, ResidentId, ResidentOp, ResidentWrite};
@@ -524,8 +526,9 @@ pub struct FramePlan {
     pub ops: Vec<ResourceOp>,
     /// Pixel bytes the `WriteLayer` ops point into.
     pub upload_bytes: Vec<u8>,
-    /// One instance per primitive (quad or triangle), in submission order.
-    pub instances: Vec<Instance>,
+    /// One instance per primitive (quad or triangle), in submission order: one part, or one
+    /// per part recorded on another thread ([`crate::Batcher::record_parts`]).
+    pub instances: Instances,
     /// Instances the [`ResidentOp::Write`] ops point into.
     pub resident_instances: Vec<Instance>,
     /// Motions the [`ResidentOp::Move`] ops point into: 16 bytes a moving sprite changed.
@@ -542,7 +545,7 @@ pub struct FramePlan {
     /// The corners of each triangle instance ([`Instance::FLAG_TRIANGLE`]), in instance
     /// order.
     pub triangles: Vec<[Corner; 3]>,
-    /// For each instance block ([`FramePlan::block`]), the index in
+    /// For each instance block ([`FramePlan::block_pieces`]), the index in
     /// [`FramePlan::triangles`] of its first triangle; empty when the plan has no triangle.
     pub block_triangles: Vec<u32>,
     /// Draws, in submission order.
@@ -602,11 +605,13 @@ impl FramePlan {
     ///
     /// # Panics
     /// If the segment's range is outside [`FramePlan::instances`] (not for a validated plan).
-    pub fn instances(&self, segment: &Segment) -> &[Instance] {
-        if segment.resident.is_some() {
-            return &[];
-        }
-        &self.instances[segment.instances.start as usize..segment.instances.end as usize]
+    pub fn instances(&self, segment: &Segment) -> impl Iterator<Item = &Instance> + '_ {
+        let range = match segment.resident {
+            Some(_) => 0..0,
+            None => segment.instances.start as usize..segment.instances.end as usize,
+        };
+        assert!(range.end <= self.instances.len(), "segment {range:?} of {} instances", self.instances.len());
+        self.instances.range(range)
     }
     /// The bytes of a `WriteLayer` op (empty for other ops).
     ///
@@ -629,10 +634,21 @@ impl FramePlan {
     }
     /// The instance-buffer block of `capacity` instances that instance `i` lies in:
     /// `block * capacity .. (block + 1) * capacity`, clipped to the plan's instances.
-    pub fn block(&self, block: u32) -> &[Instance] {
+    /// Its instances are [`FramePlan::block_pieces`]; this is their count.
+    pub fn block_len(&self, block: u32) -> usize {
+        let range = self.block_range(block);
+        range.end - range.start
+    }
+
+    /// The instances of block `block` ([`FramePlan::block_len`]) as the slices of
+    /// [`FramePlan::instances`]' parts they lie in, in order.
+    pub fn block_pieces(&self, block: u32) -> impl Iterator<Item = &[Instance]> + '_ {
+        self.instances.pieces(self.block_range(block))
+    }
+
+    fn block_range(&self, block: u32) -> Range<usize> {
         let cap = self.instance_capacity.max(1) as usize;
         let start = (block as usize).saturating_mul(cap).min(self.instances.len());
-        let end = start.saturating_add(cap).min(self.instances.len());
-        &self.instances[start..end]
+        start..start.saturating_add(cap).min(self.instances.len())
     }
 }

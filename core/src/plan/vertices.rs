@@ -92,7 +92,7 @@ pub fn expand_quads(instances: &[Instance], out: &mut Vec<Instance>) {
 }
 
 impl FramePlan {
-    /// Replaces `out` with the vertices of instance block `block` ([`FramePlan::block`]) of an
+    /// Replaces `out` with the vertices of instance block `block` ([`FramePlan::block_pieces`]) of an
     /// [`indexed`](FramePlan::indexed) plan: [`Instance::VERTICES`] records per primitive, a
     /// quad's instance once per corner, a triangle's corners ([`Corner::vertex`]) with the
     /// third twice. `out` keeps its allocation from frame to frame.
@@ -100,11 +100,10 @@ impl FramePlan {
     /// A triangle whose corners the plan lacks (a hand-made plan the validator would refuse)
     /// is written as its instance without axes, four times: a point, which draws nothing.
     pub fn expand_block(&self, block: u32, out: &mut Vec<Instance>) {
-        let instances = self.block(block);
         out.clear();
-        out.reserve(instances.len() * Instance::VERTICES as usize);
+        out.reserve(self.block_len(block) * Instance::VERTICES as usize);
         let mut next = self.block_triangles.get(block as usize).map_or(usize::MAX, |&t| t as usize);
-        for i in instances {
+        for i in self.block_pieces(block).flatten() {
             out.extend_from_slice(&self.primitive_vertices(i, &mut next));
         }
     }
@@ -112,7 +111,7 @@ impl FramePlan {
     /// Bytes block `block` takes in a vertex buffer, drawn `indexed`
     /// ([`FramePlan::drawn_indexed`]) or instanced: [`Instance::quad_bytes`] a primitive.
     pub fn block_bytes(&self, block: u32, indexed: bool) -> usize {
-        self.block(block).len() * Instance::quad_bytes(indexed) as usize
+        self.block_len(block) * Instance::quad_bytes(indexed) as usize
     }
 
     /// Writes the vertex bytes of block `block` into the front of `out`, in one pass and
@@ -125,7 +124,7 @@ impl FramePlan {
     /// ```
     /// use layerbatch_core::FramePlan;
     /// use layerbatch_core::plan::Instance;
-    /// let plan = FramePlan { instances: vec![Instance::default(); 3], instance_capacity: 2, ..FramePlan::default() };
+    /// let plan = FramePlan { instances: vec![Instance::default(); 3].into(), instance_capacity: 2, ..FramePlan::default() };
     /// let mut mapped = vec![0u8; 1024];
     /// assert_eq!(plan.write_block(1, true, &mut mapped), Some(256)); // block 1: one quad, 4 vertices
     /// assert_eq!(plan.write_block(0, false, &mut mapped), Some(128));
@@ -140,23 +139,28 @@ impl FramePlan {
 
     /// [`FramePlan::write_block`] for memory that is written through a call (wgpu's
     /// write-only mapped views): `put(offset, bytes)` for consecutive pieces of the block's
-    /// vertex bytes, in order, covering [`FramePlan::block_bytes`] exactly. Instanced, one
-    /// piece: the instances themselves; indexed, pieces of up to 64 primitives' vertices,
-    /// built on the stack.
+    /// vertex bytes, in order, covering [`FramePlan::block_bytes`] exactly. Instanced, a piece
+    /// for each part of [`FramePlan::instances`] in the block: the instances themselves;
+    /// indexed, pieces of up to 64 primitives' vertices, built on the stack.
     pub fn write_block_with(&self, block: u32, indexed: bool, mut put: impl FnMut(usize, &[u8])) {
         const PIECE: usize = 64;
-        let instances = self.block(block);
+        let mut at = 0;
         if !indexed {
-            put(0, bytemuck::cast_slice(instances));
+            for part in self.block_pieces(block) {
+                put(at, bytemuck::cast_slice(part));
+                at += std::mem::size_of_val(part);
+            }
             return;
         }
         let mut next = self.block_triangles.get(block as usize).map_or(usize::MAX, |&t| t as usize);
         let mut piece = [[Instance::default(); Instance::VERTICES as usize]; PIECE];
-        for (n, chunk) in instances.chunks(PIECE).enumerate() {
+        for chunk in self.block_pieces(block).flat_map(|part| part.chunks(PIECE)) {
             for (dst, i) in piece.iter_mut().zip(chunk) {
                 *dst = self.primitive_vertices(i, &mut next);
             }
-            put(n * PIECE * Instance::QUAD_BYTES as usize, bytemuck::cast_slice(&piece[..chunk.len()]));
+            let bytes: &[u8] = bytemuck::cast_slice(&piece[..chunk.len()]);
+            put(at, bytes);
+            at += bytes.len();
         }
     }
 
@@ -205,9 +209,9 @@ impl FramePlan {
         }
         let cap = self.instance_capacity.max(1) as usize;
         let mut seen = 0u32;
-        for chunk in self.instances.chunks(cap) {
+        for block in 0..self.instances.len().div_ceil(cap) as u32 {
             self.block_triangles.push(seen);
-            seen += chunk.iter().filter(|i| i.is_triangle()).count() as u32;
+            seen += self.block_pieces(block).flatten().filter(|i| i.is_triangle()).count() as u32;
         }
     }
 }

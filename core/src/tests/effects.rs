@@ -37,7 +37,7 @@ fn every_kind_of_item_carries_the_effect_in_force_and_a_frame_starts_without() {
     assert_eq!(plan.time_s, 2.5);
     let n = plan.instances.len();
     assert_eq!(n, 1 + 3 + 1 + 9 + 1);
-    for i in &plan.instances[..n - 1] {
+    for i in plan.instances.range(0..n - 1) {
         assert_eq!((i.effect, i.effect_params), (3, [128, 64, 255, 0]), "{i:?}");
     }
     assert_eq!((plan.instances[n - 1].effect, plan.instances[n - 1].effect_params), (0, [0; 4]));

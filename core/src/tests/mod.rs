@@ -566,6 +566,7 @@ mod lights;
 mod meshes;
 mod motion;
 mod pages_and_state;
+mod parts;
 mod props;
 mod regressions;
 mod resident_trust;

@@ -523,7 +523,7 @@ impl PlanValidator {
                 layers[s] = desc.layers;
                 normal_maps[s] = desc.normal_map;
             }
-            for (k, inst) in plan.instances(seg).iter().enumerate() {
+            for (k, inst) in plan.instances(seg).enumerate() {
                 any_bits |= inst.slot_flags_layer;
                 let slot = inst.slot();
                 let have = if slot < seg.tier { layers[slot as usize] } else { 0 };
@@ -577,9 +577,9 @@ fn check_triangles(plan: &FramePlan, any_flagged: bool) -> Result<(), PlanError>
     let cap = plan.instance_capacity.max(1) as usize;
     let mut flagged = 0;
     let mut blocks_ok = plan.block_triangles.len() == plan.instances.len().div_ceil(cap);
-    for (b, chunk) in plan.instances.chunks(cap).enumerate() {
+    for b in 0..plan.instances.len().div_ceil(cap) {
         blocks_ok &= plan.block_triangles.get(b) == Some(&(flagged as u32));
-        flagged += chunk.iter().filter(|i| i.is_triangle()).count();
+        flagged += plan.block_pieces(b as u32).flatten().filter(|i| i.is_triangle()).count();
     }
     let bad = |reason| Err(PlanError::Triangles { flagged, corners, reason });
     if flagged != corners {

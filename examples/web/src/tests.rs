@@ -913,7 +913,7 @@ async fn parity_gl_wgpu() -> Checked {
         let plan = scene.frame(&mut batcher, 1.0 / 60.0);
         dev.draw(plan).await?;
         check_executed(plan, &dev.stats(), quad_bytes)?;
-        let instances = plan.instances.clone();
+        let instances = plan.instances.to_vec();
         let counters = plan.counters;
         let img = Image { px: dev.read().await?, size: SIZE };
         frames.push((backend, img, instances, counters));

@@ -214,7 +214,8 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
             color: [255; 4],
             slot_flags_layer: Instance::pack(0, 0, 1),
             ..Instance::default()
-        }],
+        }]
+        .into(),
         segments: vec![Segment {
             instances: 0..1,
             tier: 1,

@@ -76,7 +76,7 @@ async fn twice(rig: &mut HudRig, scene: &HudScene) -> Result<Drawn, Fail> {
         "second frame: {} layer uploads (glyphs not cached?)",
         plan.counters.layer_uploads
     );
-    let (instances, triangles, counters) = (plan.instances.clone(), plan.triangles.clone(), plan.counters);
+    let (instances, triangles, counters) = (plan.instances.to_vec(), plan.triangles.clone(), plan.counters);
     let img = Image { px: rig.dev.read().await?, size: scene.size_px };
     Ok(Drawn { img, instances, triangles, counters })
 }

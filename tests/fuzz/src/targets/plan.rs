@@ -6,7 +6,7 @@
 
 use crate::rng::{Reader, Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::{ArrayId, ArrayOp, ResidentOp, ResourceOp};
+use layerbatch_core::plan::{ArrayId, ArrayOp, Instances, ResidentOp, ResourceOp};
 use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{
     Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice, Motion,
@@ -298,15 +298,25 @@ fn mutate(r: &mut Reader<'_>, p: &mut FramePlan) {
             }
         }
         7 => {
-            // Instances removed or repeated.
+            // Instances removed or repeated, or the same ones in two parts (as parts recorded
+            // on two threads leave them).
             if !p.instances.is_empty() {
-                let i = r.below(p.instances.len());
-                if r.bool() {
-                    p.instances.remove(i);
-                } else {
-                    let inst = p.instances[i];
-                    p.instances.insert(i, inst);
-                }
+                let mut v = p.instances.to_vec();
+                let i = r.below(v.len());
+                p.instances = match r.below(3) {
+                    0 => {
+                        v.remove(i);
+                        v.into()
+                    }
+                    1 => {
+                        v.insert(i, v[i]);
+                        v.into()
+                    }
+                    _ => {
+                        let tail = v.split_off(i);
+                        Instances::from_parts([v, tail])
+                    }
+                };
             }
         }
         8 => {

@@ -420,34 +420,73 @@ impl World {
             self.batcher.begin_frame();
             self.model.frame.open = true;
         }
+        // Some runs of quads are recorded in parts on threads (`record_parts`): drawn as if
+        // pushed in order.
+        let parts = c.chance(25).then(|| 1 + c.below(3) as usize);
+        let mut quads = Vec::new();
         for _ in 0..1 + c.below(12) {
-            let cell = GRID[0] * GRID[1] - PUSH_CELLS + self.model.frame.pushed.len() as u32;
+            let cell = GRID[0] * GRID[1] - PUSH_CELLS + (self.model.frame.pushed.len() + quads.len()) as u32;
             if cell >= GRID[0] * GRID[1] {
-                return Ok(());
+                break;
             }
             let into_target = !self.setup.pixel_exact && c.chance(3);
             let t = match (into_target, self.model.frame.target) {
                 (true, Some(t)) => t,
                 _ => match self.pick_drawable(c) {
                     Some(t) => t,
-                    None => return Ok(()),
+                    None => break,
                 },
             };
-            match self.batcher.push(&cell_quad(t, cell)) {
-                Ok(()) if Some(t) != self.model.frame.target => {
-                    trace(|| format!("push {t:?} at cell {cell}"));
-                    let normal = self.model.live.get(&t).is_some_and(|x| x.normal_map);
-                    self.model.frame.pushed.push((t, cell, normal));
-                }
-                Err(QuadError::SamplesTarget(s)) if s == t && Some(t) == self.model.frame.target => {
-                    self.tally.refused += 1
-                }
-                r => return Err(format!("push of {t:?}: {r:?}")),
+            if parts.is_some() {
+                quads.push((t, cell));
+                continue;
             }
+            let pushed = self.batcher.push(&cell_quad(t, cell));
+            self.pushed(t, cell, pushed)?;
             // Saves and restores between pushes, where looks changed in between matter most.
             if !self.setup.pixel_exact && c.chance(10) {
                 self.save_or_restore(c)?;
             }
+        }
+        let Some(parts) = parts else { return Ok(()) };
+        trace(|| format!("record_parts {parts} of {quads:?}"));
+        let size = quads.len().div_ceil(parts).max(1);
+        let results = self.batcher.record_parts(parts, |lent| {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = lent
+                    .iter_mut()
+                    .zip(quads.chunks(size))
+                    .map(|(part, chunk)| {
+                        s.spawn(move || {
+                            chunk.iter().map(|&(t, cell)| part.push(&cell_quad(t, cell))).collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect::<Vec<_>>()
+            })
+        });
+        let results = results.map_err(|e| format!("record_parts in an open frame: {e}"))?;
+        if results.len() != quads.len() {
+            return Err(format!("record_parts recorded {} of {} quads", results.len(), quads.len()));
+        }
+        for (&(t, cell), r) in quads.iter().zip(results) {
+            // The cell a quad lands in is where it was pushed; a refused one leaves its cell
+            // empty, as a refused push does.
+            self.pushed(t, cell, r)?;
+        }
+        Ok(())
+    }
+
+    /// What a push of `t`'s quad at `cell` returned, told to the model.
+    fn pushed(&mut self, t: TextureId, cell: u32, r: Result<(), QuadError>) -> Result<(), String> {
+        match r {
+            Ok(()) if Some(t) != self.model.frame.target => {
+                trace(|| format!("push {t:?} at cell {cell}"));
+                let normal = self.model.live.get(&t).is_some_and(|x| x.normal_map);
+                self.model.frame.pushed.push((t, cell, normal));
+            }
+            Err(QuadError::SamplesTarget(s)) if s == t && Some(t) == self.model.frame.target => self.tally.refused += 1,
+            r => return Err(format!("push of {t:?}: {r:?}")),
         }
         Ok(())
     }
