@@ -4,7 +4,7 @@
 //! vector it was written to ([`Instances`](crate::plan::Instances)), so joining costs a
 //! summary per part, not a copy per quad.
 
-use super::recorder::{check_quad, instance, Look, Recorder};
+use super::recorder::{check_quad, convert_checked, instance, Look, Recorder, CHUNK};
 use super::registry::Hot;
 use super::Batcher;
 use crate::ladder::PREPLACED;
@@ -75,17 +75,10 @@ impl<'a> PartRecorder<'a> {
     /// The first quad rejected, with its index in `quads`, after every valid one was recorded.
     pub fn push_all(&mut self, quads: &[Quad]) -> Result<(), RejectedQuad> {
         let mut first = None;
-        for (c, chunk) in quads.chunks(1024).enumerate() {
+        for (c, chunk) in quads.chunks(CHUNK).enumerate() {
             let start = self.instances.len();
-            let (hot, alpha_mask, target, look) = (self.hot, self.alpha_mask, self.target, self.look);
-            let mut all_ok = true;
-            self.instances.extend(chunk.iter().map(|q| {
-                let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
-                all_ok &=
-                    (h.key == Hot::key(q.texture.batcher, q.texture.generation)) & q.in_range() & (q.texture != target);
-                instance(h, q, alpha_mask, look)
-            }));
-            if all_ok {
+            let hot = self.hot;
+            if convert_checked(&mut self.instances, hot, chunk, (self.alpha_mask, self.target, self.look)) {
                 for (j, q) in chunk.iter().enumerate() {
                     self.record(start + j, &hot[q.texture.index as usize]);
                 }
@@ -94,7 +87,7 @@ impl<'a> PartRecorder<'a> {
             self.instances.truncate(start);
             for (k, q) in chunk.iter().enumerate() {
                 if let Err(error) = self.push(q) {
-                    first.get_or_insert(RejectedQuad { index: c * 1024 + k, error });
+                    first.get_or_insert(RejectedQuad { index: c * CHUNK + k, error });
                 }
             }
         }

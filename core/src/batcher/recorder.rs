@@ -14,7 +14,7 @@ use crate::{Counters, MeshError, Quad, QuadError, RejectedQuad, TextureId, Verte
 
 /// Quads `push_all` checks and converts at a time: a chunk's quads (56 KiB) stay in L2 for the
 /// planner's pass. Measured: 256 took 480 µs for 100,000 quads, 1,024 and 4,096 took 429.
-const CHUNK: usize = 1024;
+pub(super) const CHUNK: usize = 1024;
 
 /// [`Recorder::target_id`] outside a frame drawn into a texture: generation 0 is never live,
 /// so no quad of a live texture names it.
@@ -239,21 +239,11 @@ impl Recorder {
         }
         let mut first = None;
         for (c, chunk) in quads.chunks(CHUNK).enumerate() {
-            // Optimistic: check and convert in one pass (one read of the quads from memory);
-            // a chunk with a bad quad is taken back and redone quad by quad. The `map` over a
-            // slice is exact-size: `extend` reserves once and writes without a capacity check
-            // per quad.
+            // Optimistic: check and convert in one pass; a chunk with a bad quad is taken back
+            // and redone quad by quad.
             let start = self.instances.len();
-            let mut all_ok = true;
             let (alpha_mask, target, look) = (self.alpha_mask, self.target_id, self.look);
-            self.instances.extend(chunk.iter().map(|q| {
-                let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
-                // `h.key` carries this batcher's tag: one compare checks the id's tag too.
-                all_ok &=
-                    (h.key == Hot::key(q.texture.batcher, q.texture.generation)) & q.in_range() & (q.texture != target);
-                instance(h, q, alpha_mask, look)
-            }));
-            if all_ok {
+            if convert_checked(&mut self.instances, hot, chunk, (alpha_mask, target, look)) {
                 self.record_chunk(hot, start as u32, chunk);
                 continue;
             }
@@ -464,6 +454,27 @@ impl Batcher {
             self.recorder.set_state(DrawState { transform, ..state });
         }
     }
+}
+
+/// Appends the instances of `chunk` to `out` in one pass (one read of the quads from
+/// memory), checking each quad as [`check_quad`] would; whether every one passed (if not, the
+/// caller takes the chunk back and redoes it quad by quad). The `map` over a slice is
+/// exact-size: `extend` reserves once and writes without a capacity check per quad.
+#[inline(always)]
+pub(super) fn convert_checked(
+    out: &mut impl Extend<Instance>,
+    hot: &[Hot],
+    chunk: &[Quad],
+    (alpha_mask, target, look): (u8, TextureId, Look),
+) -> bool {
+    let mut all_ok = true;
+    out.extend(chunk.iter().map(|q| {
+        let h = hot.get(q.texture.index as usize).unwrap_or(&Hot::DEAD);
+        // `h.key` carries this batcher's tag: one compare checks the id's tag too.
+        all_ok &= (h.key == Hot::key(q.texture.batcher, q.texture.generation)) & q.in_range() & (q.texture != target);
+        instance(h, q, alpha_mask, look)
+    }));
+    all_ok
 }
 
 /// Whether `quad` may be recorded: a live texture of this batcher, finite coordinates.

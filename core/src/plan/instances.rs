@@ -73,12 +73,6 @@ impl Instances {
         self.head.push(instance);
     }
 
-    /// Adds instances after the last.
-    #[inline]
-    pub fn extend(&mut self, instances: impl IntoIterator<Item = Instance>) {
-        self.head.extend(instances);
-    }
-
     /// Keeps the first `len` instances (nothing changes if there are no more).
     pub fn truncate(&mut self, len: usize) {
         while len <= self.sealed_len && !self.sealed.is_empty() {
@@ -262,6 +256,14 @@ impl From<Vec<Instance>> for Instances {
 impl FromIterator<Instance> for Instances {
     fn from_iter<I: IntoIterator<Item = Instance>>(iter: I) -> Self {
         Self::from(iter.into_iter().collect::<Vec<_>>())
+    }
+}
+
+impl Extend<Instance> for Instances {
+    /// Adds instances after the last, into the last part.
+    #[inline]
+    fn extend<I: IntoIterator<Item = Instance>>(&mut self, instances: I) {
+        self.head.extend(instances);
     }
 }
 
