@@ -320,6 +320,15 @@ pub enum QuadError {
     /// ([`crate::Batcher::begin_frame_into`]): it would read what it writes.
     #[error("quad samples {0:?}, the render target its frame draws into")]
     SamplesTarget(TextureId),
+    /// [`crate::Batcher::record_parts`] was asked for more parts than it lends at once
+    /// ([`crate::Batcher::MAX_PARTS`]): nothing was lent or recorded.
+    #[error("{parts} parts asked of record_parts, at most {max} are lent at once")]
+    TooManyParts {
+        /// The parts asked for.
+        parts: usize,
+        /// [`crate::Batcher::MAX_PARTS`].
+        max: usize,
+    },
 }
 
 /// A quad [`crate::Batcher::push_all`] dropped: its index in the slice, and why.

@@ -14,6 +14,28 @@ use crate::{Quad, QuadError, RejectedQuad, SortKey, TextureId};
 /// Quads a block of a part's slot summary covers.
 const BLOCK: usize = 64;
 
+/// A part's notes besides its instances, kept by the recorder between frames so that a part
+/// does not grow them from nothing each frame.
+#[derive(Debug, Default)]
+pub(super) struct PartNotes {
+    /// The array of each quad from the first whose array no slot held on ([`Hot::array`],
+    /// with [`PREPLACED`] when a slot held it); the leading run's are its slots' arrays.
+    arrays: Vec<u32>,
+    /// Slots used by each whole block of [`BLOCK`] quads of the leading run.
+    block_masks: Vec<u32>,
+    /// Where the sort key changed: `(first quad, key)`.
+    key_marks: Vec<(u32, SortKey)>,
+}
+
+impl PartNotes {
+    fn cleared(mut self) -> Self {
+        self.arrays.clear();
+        self.block_masks.clear();
+        self.key_marks.clear();
+        self
+    }
+}
+
 /// Records quads for one part of a frame, on any thread ([`Batcher::record_parts`]). Its
 /// quads are drawn after those of the parts before it, under the drawing state in force when
 /// the parts were lent, as if [`Batcher::push`]ed there.
@@ -28,21 +50,15 @@ pub struct PartRecorder<'a> {
     alpha_mask: u8,
     look: Look,
     instances: Vec<Instance>,
-    /// The array of each quad from the first whose array no slot held on ([`Hot::array`],
-    /// with [`PREPLACED`] when a slot held it); the leading run's are its slots' arrays.
-    arrays: Vec<u32>,
+    notes: PartNotes,
     /// The first quad whose array no slot held, if any: the part's leading run of resident
     /// quads ends there.
     first_unplaced: Option<u32>,
-    /// Slots used by each whole block of [`BLOCK`] quads of the leading run.
-    block_masks: Vec<u32>,
     /// Slots used since the last whole block.
     tail_mask: u32,
     /// Per slot, 1 + the last quad of the leading run using it (0: none).
     last: [u32; 32],
     key: SortKey,
-    /// Where the sort key changed: `(first quad, key)`.
-    key_marks: Vec<(u32, SortKey)>,
     /// A key was set.
     keyed: bool,
     rejected: u64,
@@ -105,9 +121,9 @@ impl<'a> PartRecorder<'a> {
         }
         self.key = key;
         let at = self.instances.len() as u32;
-        match self.key_marks.last_mut() {
+        match self.notes.key_marks.last_mut() {
             Some(m) if m.0 == at => m.1 = key,
-            _ => self.key_marks.push((at, key)),
+            _ => self.notes.key_marks.push((at, key)),
         }
     }
 
@@ -129,13 +145,13 @@ impl<'a> PartRecorder<'a> {
             self.first_unplaced = Some(n as u32);
         }
         if self.first_unplaced.is_some() {
-            self.arrays.push(if resident { hot.array | PREPLACED } else { hot.array });
+            self.notes.arrays.push(if resident { hot.array | PREPLACED } else { hot.array });
             return;
         }
         self.tail_mask |= 1 << hot.slot;
         self.last[hot.slot as usize] = n as u32 + 1;
         if (n + 1) % BLOCK == 0 {
-            self.block_masks.push(self.tail_mask);
+            self.notes.block_masks.push(self.tail_mask);
             self.tail_mask = 0;
         }
     }
@@ -145,7 +161,7 @@ impl<'a> PartRecorder<'a> {
         let mut mask = 0;
         let mut i = a;
         while i < b {
-            match self.block_masks.get(i / BLOCK) {
+            match self.notes.block_masks.get(i / BLOCK) {
                 Some(&m) if i % BLOCK == 0 && i + BLOCK <= b => {
                     mask |= m;
                     i += BLOCK;
@@ -161,22 +177,20 @@ impl<'a> PartRecorder<'a> {
 }
 
 impl Recorder {
-    /// A part recorder over `hot` with the frame's current drawing state and `spare`'s
-    /// allocation.
-    fn lend_part<'a>(&self, hot: &'a [Hot], spare: Vec<Instance>) -> PartRecorder<'a> {
+    /// A part recorder over `hot` with the frame's current drawing state, and the allocations
+    /// of earlier parts.
+    fn lend_part<'a>(&mut self, hot: &'a [Hot]) -> PartRecorder<'a> {
         PartRecorder {
             hot,
             target: self.target_id,
             alpha_mask: self.alpha_mask,
             look: self.look,
-            instances: spare,
-            arrays: Vec::new(),
+            instances: self.instances.spare_part(),
+            notes: self.part_notes.pop().unwrap_or_default(),
             first_unplaced: None,
-            block_masks: Vec::new(),
             tail_mask: 0,
             last: [0; 32],
             key: self.sort.key(),
-            key_marks: Vec::new(),
             keyed: false,
             rejected: 0,
         }
@@ -186,13 +200,21 @@ impl Recorder {
     /// its summary (or, after the prefix, by the arrays `units`, the slots' arrays, held), its
     /// other quads' arrays are noted, its instances become a part of the frame's as they are.
     fn join(&mut self, part: PartRecorder<'_>, units: &[Option<ArrayId>]) -> u64 {
+        let rejected = part.rejected;
+        let notes = self.join_quads(part, units);
+        self.part_notes.push(notes.cleared());
+        rejected
+    }
+
+    /// [`Recorder::join`]'s work; returns the part's notes, to keep.
+    fn join_quads(&mut self, part: PartRecorder<'_>, units: &[Option<ArrayId>]) -> PartNotes {
         if part.instances.is_empty() {
             if part.keyed {
                 // Its keys set nothing, but a key was set: the frame is sorted.
                 self.sort.set(self.instances.len() as u32, self.sort.key());
             }
             self.instances.append_part(part.instances);
-            return part.rejected;
+            return part.notes;
         }
         if self.state_dirty {
             self.commit_state();
@@ -211,17 +233,21 @@ impl Recorder {
             let array = |i: &Instance| units.get(i.slot() as usize).copied().flatten().map_or(0, |a| a.0) | PREPLACED;
             self.quad_arrays.extend(part.instances[..leading].iter().map(array));
         }
-        self.quad_arrays.extend_from_slice(&part.arrays);
+        self.quad_arrays.extend_from_slice(&part.notes.arrays);
         if part.keyed {
             let key = self.sort.key();
-            self.sort.append_marks(start, &part.key_marks, (start + len as u32, key));
+            self.sort.append_marks(start, &part.notes.key_marks, (start + len as u32, key));
         }
         self.instances.append_part(part.instances);
-        part.rejected
+        part.notes
     }
 }
 
 impl Batcher {
+    /// The most parts [`Batcher::record_parts`] lends at once: far more than a machine has
+    /// threads; a count past it is a host's mistake, refused rather than allocated.
+    pub const MAX_PARTS: usize = 1024;
+
     /// Lends `parts` part recorders to `record`, which may fill them on as many threads (the
     /// host's own: `std::thread::scope`, rayon), then adds their quads to the frame in the
     /// parts' order, after every quad pushed before: the frame is planned as if each part's
@@ -252,7 +278,8 @@ impl Batcher {
     /// ```
     ///
     /// # Errors
-    /// [`QuadError::NoFrame`] without an open frame; `record` is not called.
+    /// [`QuadError::NoFrame`] without an open frame, [`QuadError::TooManyParts`] for more
+    /// than [`Batcher::MAX_PARTS`]; `record` is not called.
     pub fn record_parts<R>(
         &mut self,
         parts: usize,
@@ -262,8 +289,11 @@ impl Batcher {
         if !r.open {
             return Err(QuadError::NoFrame);
         }
-        let spare: Vec<Vec<Instance>> = (0..parts).map(|_| r.instances.spare_part()).collect();
-        let mut lent: Vec<PartRecorder<'_>> = spare.into_iter().map(|v| r.lend_part(&self.registry.hot, v)).collect();
+        if parts > Self::MAX_PARTS {
+            return Err(QuadError::TooManyParts { parts, max: Self::MAX_PARTS });
+        }
+        let hot = &self.registry.hot;
+        let mut lent: Vec<PartRecorder<'_>> = (0..parts).map(|_| r.lend_part(hot)).collect();
         let out = record(&mut lent);
         for part in lent {
             self.frame.quads_rejected += r.join(part, self.ladder.units());

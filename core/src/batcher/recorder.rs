@@ -66,6 +66,8 @@ pub(super) struct Recorder {
     /// The draw states, looks and sort keys `save_state` kept, the last on top; emptied
     /// when a frame opens or closes.
     saved: Vec<(DrawState, Look, crate::SortKey)>,
+    /// Notes of parts recorded on other threads, kept for their allocations.
+    pub(super) part_notes: Vec<super::parts::PartNotes>,
 }
 
 /// An effect and its parameters, as instances carry them.
@@ -100,6 +102,7 @@ impl Recorder {
             effects_used: false,
             foreign_effect_warned: false,
             saved: Vec::new(),
+            part_notes: Vec::new(),
         }
     }
 

@@ -210,8 +210,18 @@ fn parts_filled_on_threads_join_in_order_and_recycle_their_vectors() {
         }
         dev.execute(plan).unwrap();
     }
-    // Without a frame, nothing is lent.
+    // Without a frame, nothing is lent; nor past MAX_PARTS (a host's mistake, refused rather
+    // than allocated), and the frame goes on.
     assert_eq!(b.record_parts(2, |_| unreachable!()), Err::<(), _>(QuadError::NoFrame));
+    b.begin_frame();
+    let too_many = b.record_parts(usize::MAX, |_| unreachable!());
+    assert_eq!(too_many, Err::<(), _>(QuadError::TooManyParts { parts: usize::MAX, max: Batcher::MAX_PARTS }));
+    let lent = b.record_parts(Batcher::MAX_PARTS, |parts| {
+        parts[7].push(&quads[0]).unwrap();
+        parts.len()
+    });
+    assert_eq!(lent, Ok(Batcher::MAX_PARTS));
+    assert_eq!(b.finish().instances.len(), 1);
 }
 
 #[test]

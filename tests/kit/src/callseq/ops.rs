@@ -39,6 +39,32 @@ fn bc1_solid(c: &mut dyn Choices) -> ([u8; 8], [u8; 4]) {
     ([v[0], v[1], v[0], v[1], 0, 0, 0, 0], [e5(r), e6(g), e5(b), 255])
 }
 
+/// Records `chunk` into `part` (under `key` if any): quad by quad, or with one `push_all`
+/// whose one error must name the first quad the model expects refused (one sampling the
+/// frame's `target`). Each quad's result, or a finding.
+fn record_part(
+    part: &mut layerbatch_core::PartRecorder<'_>,
+    chunk: &[(TextureId, u32)],
+    all: bool,
+    key: Option<SortKey>,
+    target: Option<TextureId>,
+) -> Vec<Result<Result<(), QuadError>, String>> {
+    if let Some(key) = key {
+        part.set_sort_key(key);
+    }
+    if !all {
+        return chunk.iter().map(|&(t, cell)| Ok(part.push(&cell_quad(t, cell)))).collect();
+    }
+    let quads: Vec<Quad> = chunk.iter().map(|&(t, cell)| cell_quad(t, cell)).collect();
+    let first = part.push_all(&quads).err();
+    let refused = |t: TextureId| Some(t) == target;
+    let expected = chunk.iter().position(|&(t, _)| refused(t));
+    if first.as_ref().map(|r| r.index) != expected {
+        return vec![Err(format!("push_all in a part returned {first:?}, the first refused quad is {expected:?}"))];
+    }
+    (chunk.iter()).map(|&(t, _)| Ok(if refused(t) { Err(QuadError::SamplesTarget(t)) } else { Ok(()) })).collect()
+}
+
 /// Prints `what` when `LAYERBATCH_CALLS_TRACE` is set (replaying a finding).
 pub(super) fn trace(what: impl FnOnce() -> String) {
     if std::env::var_os("LAYERBATCH_CALLS_TRACE").is_some() {
@@ -449,30 +475,38 @@ impl World {
             }
         }
         let Some(parts) = parts else { return Ok(()) };
-        trace(|| format!("record_parts {parts} of {quads:?}"));
+        // Each part pushes its quads one by one or as one `push_all`, some under a sort key of
+        // their own (which ends with the part).
+        let how: Vec<(bool, Option<SortKey>)> = (0..parts)
+            .map(|_| (c.chance(50), c.chance(30).then(|| SortKey::zy(c.below(5) as i16 - 2, c.below(100) as f32))))
+            .collect();
+        let key_before = self.batcher.state().sort_key();
+        trace(|| format!("record_parts {parts} ({how:?}) of {quads:?}"));
         let size = quads.len().div_ceil(parts).max(1);
+        let target = self.model.frame.target;
         let results = self.batcher.record_parts(parts, |lent| {
             std::thread::scope(|s| {
-                let handles: Vec<_> = lent
-                    .iter_mut()
-                    .zip(quads.chunks(size))
-                    .map(|(part, chunk)| {
-                        s.spawn(move || {
-                            chunk.iter().map(|&(t, cell)| part.push(&cell_quad(t, cell))).collect::<Vec<_>>()
-                        })
-                    })
+                let handles: Vec<_> = (lent.iter_mut().zip(&how).zip(quads.chunks(size)))
+                    .map(|((part, &(all, key)), chunk)| s.spawn(move || record_part(part, chunk, all, key, target)))
                     .collect();
                 handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect::<Vec<_>>()
             })
         });
         let results = results.map_err(|e| format!("record_parts in an open frame: {e}"))?;
+        if let Some(Err(finding)) = results.iter().find(|r| r.is_err()) {
+            return Err(finding.clone());
+        }
         if results.len() != quads.len() {
             return Err(format!("record_parts recorded {} of {} quads", results.len(), quads.len()));
         }
         for (&(t, cell), r) in quads.iter().zip(results) {
             // The cell a quad lands in is where it was pushed; a refused one leaves its cell
             // empty, as a refused push does.
-            self.pushed(t, cell, r)?;
+            self.pushed(t, cell, r?)?;
+        }
+        let key_after = self.batcher.state().sort_key();
+        if key_after != key_before {
+            return Err(format!("record_parts left the sort key {key_after:?}, was {key_before:?}"));
         }
         Ok(())
     }
