@@ -4,7 +4,7 @@
 // runs every renderer at every texture count and prints one table (and the same as JSON).
 // Normally started by run.sh, which installs and builds what this needs.
 //
-//   node run.mjs [--site DIR] [--textures 1,16,17,64] [--sprites 20000] [--warmup 2]
+//   node run.mjs [--site DIR] [--textures 1,16,17,64] [--sprites 20000] [--sizes pow2] [--warmup 2]
 //       [--frames 6] [--renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu] [--fill FILE]
 //       [--fill-frames 10] [--json FILE] [--snapshots DIR] [--timeout S] [--no-stress]
 //   node run.mjs --scene hud --site DIR [--seed 7] [--warmup 2] [--frames 6] [--rounds 1]
@@ -27,6 +27,10 @@
 // The layerbatch renderers draw with Config::quad_vertices Auto (indexed quads on
 // SwiftShader); gl-instanced, wgpu-webgl-instanced and wgpu-webgpu-instanced (not run unless
 // named) force instanced quads, for the comparison in one run.
+//
+// --sizes pow2 (the default) cycles the T textures through four sizes, so a frame over 64
+// textures has about 5.75 times the pixels of one over 1; --sizes uniform makes every texture
+// 16x16, so frames over 1, 64 and 256 textures differ only in their textures.
 //
 // --site: the built layerbatch page (examples/web: index.html, main.js, pkg/); without it
 // the layerbatch rows are skipped. --fill: layerbatch-gl's tier-1 GLSL as JSON
@@ -101,6 +105,7 @@ function parseArgs(argv) {
     timeoutS: 600,
     stress: true,
     scene: 'stress',
+    sizes: 'pow2',
     seed: 7,
     rounds: 1,
   };
@@ -119,6 +124,7 @@ function parseArgs(argv) {
     if (k === '--site') a.site = v();
     else if (k === '--textures') a.textures = v().split(',').map(Number);
     else if (k === '--sprites') a.sprites = num();
+    else if (k === '--sizes') a.sizes = v();
     else if (k === '--warmup') a.warmup = num();
     else if (k === '--frames') a.frames = num();
     else if (k === '--renderers') {
@@ -147,6 +153,7 @@ function parseArgs(argv) {
   if (a.textures.some((t) => !Number.isInteger(t) || t < 1)) die('--textures: whole numbers from 1');
   if (a.warmup < 1) die('--warmup must be at least 1 (the first frame has no start boundary)');
   if (a.frames < 1) die('--frames must be at least 1');
+  if (!['pow2', 'uniform'].includes(a.sizes)) die(`--sizes must be pow2 or uniform, not '${a.sizes}'`);
   if (a.rounds < 1) die('--rounds must be at least 1');
   return a;
 }
@@ -234,9 +241,14 @@ async function runOne(context, base, a, renderer, textures) {
                 moving: lbMoving(renderer),
                 budget_mib: lbBudgetMib(renderer, a.sprites),
                 textures,
+                sizes: a.sizes,
+                // Exactly the frames the other pages draw (the page's own warm-up would step
+                // the scene further, and its last frame would not be theirs): the warm-up is
+                // dropped here, from the boundaries.
+                warmup: 0,
                 frames: total,
               }
-            : { sprites: a.sprites, textures, frames: total, particles: renderer === 'pixi-particles' },
+            : { sprites: a.sprites, textures, sizes: a.sizes, frames: total, particles: renderer === 'pixi-particles' },
         ],
       ),
       timeoutMs,
@@ -554,7 +566,7 @@ async function main() {
     console.error(
       a.scene !== 'stress'
         ? `web bench: Chromium ${ua}; the ${a.scene} scene, ${a.warmup} warm-up + ${a.frames} timed frames per run`
-        : `web bench: Chromium ${ua}; ${a.sprites} sprites, T in {${a.textures}}, ${a.warmup} warm-up + ${a.frames} timed frames per run`,
+        : `web bench: Chromium ${ua}; ${a.sprites} sprites, T in {${a.textures}} (${a.sizes} sizes), ${a.warmup} warm-up + ${a.frames} timed frames per run`,
     );
     for (const n of skipNote) console.error(`web bench: ${n}`);
     if (a.scene !== 'stress') await runHud(context, base, a, site, rows);

@@ -4,7 +4,7 @@
 # same as JSON), then the fill-cost page. Details: docs/browser.md, docs/measurements/2026-11-30-browser.md / run.mjs.
 #
 #   benches/web/run.sh [--site DIR] [run.mjs flags: --textures 1,16,17,64 --sprites 20000
-#       --warmup 2 --frames 6 --renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu
+#       --sizes pow2|uniform --warmup 2 --frames 6 --renderers pixi,melonjs,gl,wgpu-webgl,wgpu-webgpu
 #       --fill-frames 10 ...]; also gl-instanced, wgpu-webgl-instanced and wgpu-webgpu-instanced
 #       (instanced quads forced), pixi-particles (PixiJS's ParticleContainer, one texture)
 #       gl-static, wgpu-webgl-static, wgpu-webgpu-static (every sprite in a resident

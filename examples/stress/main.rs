@@ -41,8 +41,9 @@
 //!   (`--target 160x120 --sprite-scale 0.1`).
 //! - `--sprite-scale F`: sprites' size relative to their texture's, 0.01 to 10 (default 1).
 //! - `--textures N`: distinct textures (default 64).
-//! - `--sizes pow2|mixed`: texture sizes: four power-of-two sizes, or seeded random sizes from
-//!   1 to 256 px a side, loose images (default `pow2`).
+//! - `--sizes pow2|mixed|uniform`: texture sizes: four power-of-two sizes, seeded random sizes
+//!   from 1 to 256 px a side (loose images), or every texture 16x16 (the same pixels at any
+//!   number of textures) (default `pow2`).
 //! - `--slots N`: `Config::max_slots`, the most arrays one draw samples (default 16; the device
 //!   may allow fewer).
 //! - `--quads auto|instanced|indexed`: `Config::quad_vertices` (default `auto`: indexed on a
@@ -100,7 +101,7 @@ const MAX_SPRITES: usize = 5_000_000;
 const MAX_TEXTURES: usize = 65_536;
 
 const USAGE: &str = "\
-usage: stress [--backend gl|wgpu] [--sprites N] [--static N] [--capacity N] [--target WxH] [--sprite-scale F] [--textures N] [--sizes pow2|mixed] [--format F] [--slots N] [--arrays on|off]
+usage: stress [--backend gl|wgpu] [--sprites N] [--static N] [--capacity N] [--target WxH] [--sprite-scale F] [--textures N] [--sizes pow2|mixed|uniform] [--format F] [--slots N] [--arrays on|off]
               [--quads auto|instanced|indexed] [--warmup N] [--frames N] [--seconds S] [--soak S] [--churn N]
               [--headless] [--out FILE.png] [--json] [--help]
 
@@ -112,7 +113,7 @@ usage: stress [--backend gl|wgpu] [--sprites N] [--static N] [--capacity N] [--t
   --target WxH        offscreen target size (default 800x600)
   --sprite-scale F    sprite size relative to its texture, 0.01..=10 (default 1)
   --textures N        distinct textures (default 64)
-  --sizes pow2|mixed  4 power-of-two sizes, or random sizes 1..256 px (default pow2)
+  --sizes pow2|mixed|uniform  4 power-of-two sizes, random sizes 1..256 px, or all 16x16 (default pow2)
   --format F          rgba8|bc7|bc1|etc2|astc: texture format, compressed by the test kit
                       at registration (default rgba8)
   --slots N           Config::max_slots, 1..=32 (default 16; the device may allow fewer)
@@ -268,7 +269,8 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Comm
                 a.sizes = match parser.value().map_err(err)?.string().map_err(err)?.as_str() {
                     "pow2" => Sizes::Pow2,
                     "mixed" => Sizes::Mixed,
-                    other => return Err(format!("--sizes must be pow2 or mixed, not {other:?}")),
+                    "uniform" => Sizes::Uniform,
+                    other => return Err(format!("--sizes must be pow2, mixed or uniform, not {other:?}")),
                 }
             }
             Long("format") => {

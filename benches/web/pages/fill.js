@@ -108,50 +108,47 @@ function plainCase(gl, w, h, body) {
   return { prog, vao, tex };
 }
 
-// layerbatch's Instance (core/src/plan/mod.rs): origin, axis_x, axis_y (f32x2), uv_rect,
-// tex_rect (f32x4, texels), color (u8x4, premultiplied), slot_flags_layer (u32): 64 bytes.
-const FLAG_CLAMP_TO_RECT = 1;
-const FLAG_LINEAR = 2;
+// layerbatch-gl's program fed as layerbatch-gl feeds it: core's instances and instance table
+// (`src.instances`, `src.attributes`, `src.stride`: shaderdump builds them from core, so the
+// page follows the instance), and the uniforms its paint sets. naga names the WGSL's
+// uniforms `_group_G_binding_B_vs` / `_fs`; the members are core's shader/mod.rs structs:
+// Globals (viewport, time, the draw's transform, tint and look), MotionDraw (params.x below 0:
+// the draw does not move, so the motion texture is not read) and SlotSizes (each slot's layer
+// size in texels, two slots a vector).
+const MOTION_UNIT = 15;
 function layerbatchCase(gl, w, h, src, tier) {
   const prog = program(gl, src.vs, src.fs);
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
-  const buf = new ArrayBuffer(K * 64);
-  const f32 = new Float32Array(buf);
-  const u8 = new Uint8Array(buf);
-  const u32 = new Uint32Array(buf);
-  for (let i = 0; i < K; i++) {
-    const slot = i % tier;
-    f32.set([0, 0, w, 0, 0, h, 0, 0, SIDE, SIDE, 0, 0, SIDE, SIDE], i * 16);
-    u8.set([128, 128, 128, 128], i * 64 + 56);
-    u32[i * 16 + 15] = slot | ((FLAG_CLAMP_TO_RECT | FLAG_LINEAR) << 8) | (0 << 16);
-  }
   gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
-  gl.bufferData(gl.ARRAY_BUFFER, buf, gl.STATIC_DRAW);
-  const attrs = [
-    [0, 2, 0],
-    [1, 2, 8],
-    [2, 2, 16],
-    [3, 4, 24],
-    [4, 4, 40],
-  ];
-  for (const [loc, n, off] of attrs) {
-    gl.enableVertexAttribArray(loc);
-    gl.vertexAttribPointer(loc, n, gl.FLOAT, false, 64, off);
-    gl.vertexAttribDivisor(loc, 1);
+  gl.bufferData(gl.ARRAY_BUFFER, new Uint32Array(src.instances), gl.STATIC_DRAW);
+  for (const { location, offset, webgl: [n, type, normalized, integer] } of src.attributes) {
+    gl.enableVertexAttribArray(location);
+    if (integer) gl.vertexAttribIPointer(location, n, gl[type], src.stride, offset);
+    else gl.vertexAttribPointer(location, n, gl[type], normalized, src.stride, offset);
+    gl.vertexAttribDivisor(location, 1);
   }
-  gl.enableVertexAttribArray(5);
-  gl.vertexAttribPointer(5, 4, gl.UNSIGNED_BYTE, true, 64, 56);
-  gl.vertexAttribDivisor(5, 1);
-  gl.enableVertexAttribArray(6);
-  gl.vertexAttribIPointer(6, 1, gl.UNSIGNED_INT, 64, 60);
-  gl.vertexAttribDivisor(6, 1);
   gl.useProgram(prog);
-  gl.uniform2f(gl.getUniformLocation(prog, 'u_viewport_px'), w, h);
-  gl.uniform2fv(gl.getUniformLocation(prog, 'u_transform'), new Float32Array([1, 0, 0, 1, 0, 0]));
+  const set = (name, values) => {
+    const loc = gl.getUniformLocation(prog, name);
+    if (loc === null) throw new Error(`layerbatch-gl tier ${tier}: no uniform ${name} (the page no longer matches the program)`);
+    const v = new Float32Array(values);
+    (v.length === 2 ? gl.uniform2fv : gl.uniform4fv).call(gl, loc, v);
+  };
+  set('_group_0_binding_0_vs.viewport_px', [w, h]);
+  set('_group_0_binding_0_vs.time_s', [0, 0]);
+  set('_group_0_binding_0_vs.linear', [1, 0, 0, 1]);
+  set('_group_0_binding_0_vs.translate', [0, 0, 0, 0]);
+  set('_group_0_binding_0_vs.tint', [1, 1, 1, 1]);
+  set('_group_0_binding_0_vs.look', [0, 0, 0, 0]);
+  set('_group_2_binding_0_vs.params', [-1, 0, 0, 0]);
+  for (let pair = 0; pair < Math.ceil(tier / 2); pair++) set(`_group_1_binding_128_vs.size[${pair}]`, [SIDE, SIDE, SIDE, SIDE]);
+  // The motion texture's sampler on a unit of its own: a sampler2D and a sampler2DArray on
+  // one unit fail the draw.
+  gl.uniform1i(gl.getUniformLocation(prog, '_group_2_binding_1_vs'), MOTION_UNIT);
   const tex = [];
   for (let s = 0; s < tier; s++) {
-    gl.uniform1i(gl.getUniformLocation(prog, `u_slot${s}`), s);
+    gl.uniform1i(gl.getUniformLocation(prog, `_group_1_binding_${2 * s}_fs`), s);
     tex.push(arrayTexture(gl));
   }
   return { prog, vao, tex };
@@ -192,6 +189,8 @@ async function run({ shaderUrl, frames = 10, warmup = 2 }) {
     gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
     gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, K);
     gl.disable(gl.BLEND);
+    const error = gl.getError();
+    if (error !== gl.NO_ERROR) throw new Error(`${c.label}: GL error 0x${error.toString(16)}`);
   };
   const sync = () => {
     gl.finish();
@@ -219,6 +218,12 @@ async function run({ shaderUrl, frames = 10, warmup = 2 }) {
     const centre = new Uint8Array(4);
     gl.readPixels(w / 2, h / 2, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, centre);
     out.push({ name: c.name, label: c.label, frame_ms: c.times, draws: c.draws, centre: [...centre] });
+  }
+  // A case that draws another picture (or nothing) times nothing worth a row.
+  for (const c of out) {
+    if (c.centre.some((v, i) => Math.abs(v - out[0].centre[i]) > 2)) {
+      throw new Error(`${c.label}: centre pixel ${c.centre} is not plain's ${out[0].centre}: it does not draw the same picture`);
+    }
   }
   return { quads: K, width: w, height: h, texture: SIDE, cases: out };
 }

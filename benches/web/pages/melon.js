@@ -17,7 +17,7 @@ function canvasOf(i, w, h) {
   return c;
 }
 
-async function runStress({ sprites = 20000, textures = 64, frames = 5 } = {}) {
+async function runStress({ sprites = 20000, textures = 64, sizes = 'pow2', frames = 5 } = {}) {
   const [width, height] = VIEWPORT;
   const app = new me.Application(width, height, {
     parent: 'host',
@@ -37,7 +37,7 @@ async function runStress({ sprites = 20000, textures = 64, frames = 5 } = {}) {
   await nextFrame();
   me.state.stop();
   const gl = app.renderer.gl ?? app.renderer.getContext();
-  const scene = new Scene({ sprites, textures });
+  const scene = new Scene({ sprites, textures, sizes });
   const images = scene.sizes.map(([w, h], i) => canvasOf(i, w, h));
   app.world.autoSort = false;
   const objs = scene.sprites.map((s, i) => {

@@ -7,7 +7,7 @@
 import * as PIXI from '/node_modules/pixi.js/dist/pixi.mjs';
 import { Scene, VIEWPORT, FIXED_DT, texturePixels, barrier, sleep0, rendererName } from './scene.js';
 
-async function runStress({ sprites = 20000, textures = 64, frames = 5, particles = false } = {}) {
+async function runStress({ sprites = 20000, textures = 64, sizes = 'pow2', frames = 5, particles = false } = {}) {
   if (particles && textures !== 1) throw new Error('a ParticleContainer draws one texture source');
   const [width, height] = VIEWPORT;
   const renderer = new PIXI.WebGLRenderer();
@@ -25,7 +25,7 @@ async function runStress({ sprites = 20000, textures = 64, frames = 5, particles
   });
   document.getElementById('host').appendChild(renderer.canvas);
   const gl = renderer.gl;
-  const scene = new Scene({ sprites, textures });
+  const scene = new Scene({ sprites, textures, sizes });
   const texs = scene.sizes.map(
     ([w, h], i) =>
       new PIXI.Texture({

@@ -1,6 +1,7 @@
 // The stress scene of examples/support/scene.rs, ported: same generator (xorshift32), same
 // draws from it in the same order, same f32 arithmetic (Math.fround at every step), same
-// textures. Sprite i uses texture i % T; T textures cycle through four sizes.
+// textures. Sprite i uses texture i % T; T textures cycle through four sizes (`sizes: 'pow2'`)
+// or are all the first (`sizes: 'uniform'`, scene.rs `Sizes::Uniform`).
 
 const f = Math.fround;
 
@@ -75,9 +76,10 @@ export function texturePixels(index, w, h) {
  * `sprites[i]`: { x, y, vx, vy, angle, spin, scale, texture, alpha } with x, y the centre.
  */
 export class Scene {
-  constructor({ sprites = 20000, textures = 64, seed = 7 } = {}) {
+  constructor({ sprites = 20000, textures = 64, seed = 7, sizes = 'pow2' } = {}) {
+    if (sizes !== 'pow2' && sizes !== 'uniform') throw new Error(`sizes must be pow2 or uniform, not ${sizes}`);
     this.sizes = [];
-    for (let i = 0; i < textures; i++) this.sizes.push(SIZES[i % SIZES.length]);
+    for (let i = 0; i < textures; i++) this.sizes.push(sizes === 'uniform' ? SIZES[0] : SIZES[i % SIZES.length]);
     const rng = new Rng(seed);
     const [vw, vh] = VIEWPORT;
     this.width = vw;

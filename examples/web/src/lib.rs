@@ -39,7 +39,7 @@ pub fn start() {
 /// Runs the stress scene with `options` (JSON: `backend` `"gl" | "wgpu-webgl" |
 /// "wgpu-webgpu"`, `sprites`, `static` (of them, standing still in a resident layer),
 /// `moving` (every sprite in a moving layer, its motions written each frame),
-/// `textures`, `sizes` `"pow2" | "mixed"`, `slots`, `arrays`,
+/// `textures`, `sizes` `"pow2" | "mixed" | "uniform"`, `slots`, `arrays`,
 /// `quads`, `warmup`, `frames`, `seconds`; any may be left out) and resolves to its summary as
 /// one JSON object.
 #[wasm_bindgen]

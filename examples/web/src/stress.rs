@@ -72,7 +72,8 @@ pub async fn run(o: &Options) -> Result<Report, String> {
     let sizes = match o.sizes.as_str() {
         "pow2" => Sizes::Pow2,
         "mixed" => Sizes::Mixed,
-        other => return Err(format!("sizes must be pow2 or mixed, not {other:?}")),
+        "uniform" => Sizes::Uniform,
+        other => return Err(format!("sizes must be pow2, mixed or uniform, not {other:?}")),
     };
     if !(1..=MAX_SLOTS_PER_DRAW).contains(&o.slots) {
         return Err(format!("slots must be from 1 to {MAX_SLOTS_PER_DRAW}, not {}", o.slots));

@@ -316,7 +316,11 @@ impl Report {
             warmup_frames: rec.warmup_frames(),
             sprites: run.sprites,
             textures: run.textures,
-            sizes: if run.sizes == Sizes::Mixed { "mixed" } else { "pow2" },
+            sizes: match run.sizes {
+                Sizes::Pow2 => "pow2",
+                Sizes::Mixed => "mixed",
+                Sizes::Uniform => "uniform",
+            },
             slots: run.slots,
             budget_slots: budget.slots,
             arrays: run.arrays,

@@ -135,6 +135,9 @@ pub enum Sizes {
     Pow2,
     /// Seeded random sizes, 1 to 256 px a side: loose images.
     Mixed,
+    /// Every texture the first of [`SIZES`] (16x16): the same pixels a frame at any number of
+    /// textures, so that frames over 1 and 256 textures differ only in their textures.
+    Uniform,
 }
 
 impl Default for SceneOptions {
@@ -165,6 +168,7 @@ impl Scene {
             let (w, h) = match opts.sizes {
                 Sizes::Pow2 => SIZES[i % SIZES.len()],
                 Sizes::Mixed => (1 + size_rng.next_u32() % 256, 1 + size_rng.next_u32() % 256),
+                Sizes::Uniform => SIZES[0],
             };
             let (desc, pixels) = (TextureDesc::new(w, h).with_format(opts.format), texture_pixels(i, w, h));
             let data = match opts.encode {
