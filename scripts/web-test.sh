@@ -27,8 +27,11 @@
 #    drawn against core's decode),
 #    looks_one_draw (the looks scene of issue 29: lights over normal maps, 8 effects, y-sorted,
 #    1 draw, no compile after creation, against the CPU reference) and looks_parity (the
-#    looks scene on the three paths within 2 of one another), and color_offset (the colour
-#    offset scene: one draw, against the CPU reference).
+#    looks scene on the three paths within 2 of one another), color_offset (the colour
+#    offset scene: one draw, against the CPU reference), and moving_sprites,
+#    moving_keys_clips_plans and moving_layers_whole (moving layers against the same quads
+#    pushed, exactly: under looks; under a sort key, a clip and two plans a host frame; 256
+#    layers whose neighbours differ, each sprite only its own).
 #
 # Under CI=true a browser, WebGL2 context or WebGPU adapter that cannot be had fails the run;
 # elsewhere the test says "skipped". About 10 minutes on a fresh 2-core machine, most of it

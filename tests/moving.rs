@@ -14,11 +14,11 @@
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
 use headless::{DeviceKind, Headless};
-use layerbatch::{
-    Affine2, Batcher, Config, Effect, Filter, FramePlan, Motion, PointLight, Quad, QuadVertices, ResidentStyle,
-    SortKey, TextureDesc,
+use layerbatch::{Batcher, Config, Effect, FramePlan, PointLight, Quad, QuadVertices, ResidentStyle};
+use layerbatch_testkit::moving::{
+    centred, check_flat_layers, drawn, drawn_under, flat_layers, flat_layers_config, keyed_frame, keyed_reference,
+    keyed_scene, motions, pushed, pushed_under, Rng, FLAT_SIZE,
 };
-use layerbatch_testkit::moving::{centred, drawn, drawn_under, motions, pushed, pushed_under, transform, Rng};
 use layerbatch_testkit::{headless, scene};
 use scene::{Scene, SceneOptions};
 
@@ -127,63 +127,29 @@ fn moving_among_keys_clips_and_plans(kind: DeviceKind, test: &str) {
     let Some(mut dev) = headless::open_for_test(kind, SIZE, test) else { return };
     let mut b = Batcher::new(dev.limits(), Config::default()).expect("budget");
     dev.init(b.budget()).expect("renderer");
-    let opts = SceneOptions { sprites: 122, textures: 24, viewport_px: SIZE, ..SceneOptions::default() };
-    let mut scene = Scene::new(&mut b, opts).expect("textures fit");
-    scene.step(0.21);
-    let mut all = Vec::new();
-    scene.quads(&mut all);
-    let hud = all.pop().expect("a quad");
-    let ground =
-        Quad { origin: [0.0, 0.0], axis_x: [SIZE[0] as f32, 0.0], axis_y: [0.0, SIZE[1] as f32], ..all.pop().unwrap() };
-    let sprites = centred(&all);
-    let layer = b.textures().create_moving(&sprites).expect("a moving layer");
+    let scene = keyed_scene(&mut b, SIZE).expect("textures fit");
+    let layer = b.textures().create_moving(&scene.sprites).expect("a moving layer");
     let mut rng = Rng(0x6b657973);
-    let first = motions(&mut rng, sprites.len(), SIZE);
+    let first = motions(&mut rng, scene.sprites.len(), SIZE);
     b.textures().move_sprites(layer, 0, &first).unwrap();
-    let clip = [20, 10, 140, 120];
     let what = |step: &str| format!("{test}: {kind:?}: {step}");
-    // Pushed top down: the HUD, the layer, the ground under everything.
-    let keyed = |b: &mut Batcher| {
-        b.begin_frame();
-        b.state().set_sort_key(SortKey::z(1));
-        b.push(&hud).unwrap();
-        b.state().set_sort_key(SortKey::z(0));
-        b.draw_resident(layer, &ResidentStyle::default().with_clip(Some(clip))).unwrap();
-        b.state().set_sort_key(SortKey::z(-1));
-        b.push(&ground).unwrap();
-        b.finish().clone()
-    };
-    // The same, pushed in that order: the sprites under their motions' transforms.
-    let reference = |b: &mut Batcher, now: &[Motion]| {
-        b.begin_frame();
-        b.push(&ground).unwrap();
-        b.state().set_clip(Some(clip));
-        for (q, m) in sprites.iter().zip(now) {
-            b.state().set_transform(transform(m));
-            b.push(q).unwrap();
-        }
-        b.state().set_clip(None);
-        b.state().set_transform(Affine2::default());
-        b.push(&hud).unwrap();
-        b.finish().clone()
-    };
-    let moving = read(&mut dev, &keyed(&mut b), &what("keyed"));
-    let want = read(&mut dev, &reference(&mut b, &first), &what("reference"));
+    let moving = read(&mut dev, &keyed_frame(&mut b, layer, &scene), &what("keyed"));
+    let want = read(&mut dev, &keyed_reference(&mut b, &scene, &first), &what("reference"));
     same(&want, &moving, &what("sort keys and a clip"));
 
     // Several plans a host frame: the second plan of it does not show a move made after the
     // first drew the layer; the next host frame does.
     b.end_frame();
-    read(&mut dev, &keyed(&mut b), &what("plan 1 of the frame"));
-    let second = motions(&mut rng, sprites.len(), SIZE);
+    read(&mut dev, &keyed_frame(&mut b, layer, &scene), &what("plan 1 of the frame"));
+    let second = motions(&mut rng, scene.sprites.len(), SIZE);
     b.textures().move_sprites(layer, 0, &second).unwrap();
-    let held = read(&mut dev, &keyed(&mut b), &what("plan 2 of the frame"));
+    let held = read(&mut dev, &keyed_frame(&mut b, layer, &scene), &what("plan 2 of the frame"));
     assert_eq!(dev.stats().device_frame.motion_bytes_written, 0, "{}", what("the move waits"));
     same(&want, &held, &what("plan 2 of the frame shows the frame's motions"));
     b.end_frame();
-    let next = read(&mut dev, &keyed(&mut b), &what("the next frame"));
-    assert_eq!(dev.stats().device_frame.motion_bytes_written, sprites.len() as u64 * 16);
-    let want = read(&mut dev, &reference(&mut b, &second), &what("reference"));
+    let next = read(&mut dev, &keyed_frame(&mut b, layer, &scene), &what("the next frame"));
+    assert_eq!(dev.stats().device_frame.motion_bytes_written, scene.sprites.len() as u64 * 16);
+    let want = read(&mut dev, &keyed_reference(&mut b, &scene, &second), &what("reference"));
     same(&want, &next, &what("the next frame shows the move"));
 }
 
@@ -207,65 +173,25 @@ fn wgpu_gl_moving_among_keys_clips_and_plans() {
     moving_among_keys_clips_and_plans(DeviceKind::WgpuGl, "wgpu_gl_moving_among_keys_clips_and_plans");
 }
 
-/// Colour of layer `i`: neighbours far apart in every channel.
-fn layer_color(i: u32) -> [u8; 4] {
-    let odd = i % 2 == 1;
-    [if odd { 230 } else { 20 }, (i * 37 % 200) as u8 + 40, if odd { 30 } else { 220 }, 255]
-}
-
 /// 256 textures of one size, one array of 256 layers, drawn as rotated, scaled moving sprites
-/// and as pushed quads: inside each sprite (inset one pixel from its edges), only its colour.
+/// and as pushed quads, instanced and indexed: inside each sprite (inset one pixel from its
+/// edges), only its colour.
 fn layers_reach_the_fragment_stage_whole(kind: DeviceKind, test: &str) {
-    const GRID: u32 = 16;
-    const CELL: u32 = 30;
-    const SIDE: [u32; 2] = [GRID * CELL, GRID * CELL];
-    let Some(mut dev) = headless::open_for_test(kind, SIDE, test) else { return };
-    // Nothing packed into pages: every texture is a layer of one class array.
-    let config = Config::default().with_max_packed_size_px(4).with_max_layers_per_array(256);
-    let mut b = Batcher::new(dev.limits(), config).expect("budget");
-    dev.init(b.budget()).expect("renderer");
-    let desc = TextureDesc::new(16, 16).with_filter(Filter::Linear);
-    let ids: Vec<_> = (0..GRID * GRID)
-        .map(|i| b.textures().register(&desc, &layer_color(i).repeat(16 * 16)).expect("a layer"))
-        .collect();
-    let layers: std::collections::BTreeSet<_> = ids.iter().map(|id| b.placement(*id).unwrap().layer).collect();
-    assert_eq!(layers.len(), 256, "{test}: one layer a texture");
-    let sprites: Vec<Quad> = ids.iter().map(|&id| Quad::rect(id, [-8.0, -8.0], [16.0, 16.0])).collect();
-    let mut rng = Rng(0x666c6174);
-    let motions: Vec<Motion> = (0..GRID * GRID)
-        .map(|i| {
-            let centre = [((i % GRID) * CELL + CELL / 2) as f32, ((i / GRID) * CELL + CELL / 2) as f32];
-            Motion::new(centre, rng.unit() * std::f32::consts::TAU, 1.0 + rng.unit() * 0.3)
-        })
-        .collect();
-    let layer = b.textures().create_moving(&sprites).expect("a moving layer");
-    b.textures().move_sprites(layer, 0, &motions).unwrap();
-    let moving = read(&mut dev, &drawn(&mut b, layer, (&[], &[])), test);
-    assert_eq!(dev.stats().device_frame.draw_calls, 1, "{test}: one draw over 256 layers");
-    let pushed = read(&mut dev, &pushed(&mut b, &sprites, &motions, (&[], &[])), test);
-    for (path, px) in [("moving", &moving), ("pushed", &pushed)] {
-        let mut checked = 0;
-        for (i, m) in motions.iter().enumerate() {
-            let want = layer_color(i as u32);
-            let [c, s] = m.rotation_scale;
-            let scale = c.hypot(s);
-            let (cx, cy) = ((i as u32 % GRID) * CELL, (i as u32 / GRID) * CELL);
-            for y in cy..cy + CELL {
-                for x in cx..cx + CELL {
-                    // The pixel centre in the sprite's own space: inside, one pixel in.
-                    let (dx, dy) = (x as f32 + 0.5 - m.position[0], y as f32 + 0.5 - m.position[1]);
-                    let (u, v) = ((c * dx + s * dy) / (scale * scale), (-s * dx + c * dy) / (scale * scale));
-                    if u.abs() > 8.0 - 1.0 / scale || v.abs() > 8.0 - 1.0 / scale {
-                        continue;
-                    }
-                    let at = ((y * SIDE[0] + x) * 4) as usize;
-                    let got = &px[at..at + 4];
-                    assert_eq!(got, want, "{test}: {kind:?} {path}: sprite {i} at ({x}, {y}) shows another layer");
-                    checked += 1;
-                }
+    for vertices in [QuadVertices::Instanced, QuadVertices::Indexed] {
+        let Some(mut dev) = headless::open_for_test(kind, FLAT_SIZE, test) else { return };
+        let mut b = Batcher::new(dev.limits(), flat_layers_config(vertices)).expect("budget");
+        dev.init(b.budget()).expect("renderer");
+        let (sprites, motions) = flat_layers(&mut b).unwrap_or_else(|e| panic!("{test}: {e}"));
+        let layer = b.textures().create_moving(&sprites).expect("a moving layer");
+        b.textures().move_sprites(layer, 0, &motions).unwrap();
+        let moving = read(&mut dev, &drawn(&mut b, layer, (&[], &[])), test);
+        assert_eq!(dev.stats().device_frame.draw_calls, 1, "{test}: one draw over 256 layers");
+        let pushed = read(&mut dev, &pushed(&mut b, &sprites, &motions, (&[], &[])), test);
+        for (path, px) in [("moving", &moving), ("pushed", &pushed)] {
+            if let Err(e) = check_flat_layers(px, &motions) {
+                panic!("{test}: {kind:?} {vertices:?} {path}: {e}");
             }
         }
-        assert!(checked > 256 * 150, "{test}: {path}: only {checked} pixels inside the sprites");
     }
 }
 

@@ -48,6 +48,8 @@ pub const TESTS: &[Test] = &[
     Test { name: "looks_parity", backends: &["all"] },
     Test { name: "color_offset", backends: EVERY_PATH },
     Test { name: "moving_sprites", backends: EVERY_PATH },
+    Test { name: "moving_keys_clips_plans", backends: EVERY_PATH },
+    Test { name: "moving_layers_whole", backends: EVERY_PATH },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -172,6 +174,8 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "looks_one_draw" => Box::pin(looks::looks_one_draw(b)),
         "color_offset" => Box::pin(color_offset::color_offset(b)),
         "moving_sprites" => Box::pin(moving::moving_sprites(b)),
+        "moving_keys_clips_plans" => Box::pin(moving::moving_keys_clips_plans(b)),
+        "moving_layers_whole" => Box::pin(moving::moving_layers_whole(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

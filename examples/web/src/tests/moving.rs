@@ -3,9 +3,16 @@
 //! motion's transform, exactly, in one draw; a frame that moves them all sends 16 bytes a
 //! sprite and nothing of the static half; drawn under an effect, lit, with a colour offset
 //! (the drawing state's look), it draws the pixels of the quads pushed under the same look.
+//! Under a sort key and a clip among pushed quads, and in several plans of one host frame, it
+//! draws the frame pushed in key order ([`moving_keys_clips_plans`]). And rotated, scaled
+//! sprites over 256 layers whose neighbours differ show only their own layer, instanced and
+//! indexed: the layer reaches the fragment stage whole ([`moving_layers_whole`]).
 
-use layerbatch::{Batcher, Config, Effect, PointLight, TextureDesc};
-use layerbatch_testkit::moving::{centred, drawn, drawn_under, motions, pushed, pushed_under, Rng};
+use layerbatch::{Batcher, Config, Effect, PointLight, QuadVertices, TextureDesc};
+use layerbatch_testkit::moving::{
+    centred, check_flat_layers, drawn, drawn_under, flat_layers, flat_layers_config, keyed_frame, keyed_reference,
+    keyed_scene, motions, pushed, pushed_under, Rng, FLAT_SIZE,
+};
 use layerbatch_testkit::scene::{texture_pixels, SIZES};
 
 use super::{open, Checked, Fail};
@@ -85,4 +92,96 @@ async fn check_on(dev: &mut Device, mut b: layerbatch::Batcher) -> Result<(), Fa
         ensure!(off == 0, "effect {k}, lit: {off} pixels differ from the quads pushed");
     }
     Ok(())
+}
+
+/// RGBA8 pixels that differ between `a` and `b`.
+fn differing(a: &[u8], b: &[u8]) -> usize {
+    a.chunks_exact(4).zip(b.chunks_exact(4)).filter(|(a, b)| a != b).count()
+}
+
+/// On one path: the moving layer under a sort key and a clip among pushed quads, then across
+/// several plans of one host frame, against the frame pushed in key order (tolerance 0).
+pub async fn moving_keys_clips_plans(backend: Backend) -> Checked {
+    let (mut dev, mut b) = open(backend, SIZE, Config::default()).await?;
+    let checked = keys_clips_plans_on(&mut dev, &mut b).await;
+    dev.close();
+    checked?;
+    Ok(format!(
+        "a moving layer under a sort key and a clip, and in 2 plans of a host frame: the frame pushed in key order exactly ({})",
+        backend.name()
+    ))
+}
+
+async fn keys_clips_plans_on(dev: &mut Device, b: &mut Batcher) -> Result<(), Fail> {
+    let scene = keyed_scene(b, SIZE)?;
+    let layer = b.textures().create_moving(&scene.sprites).map_err(|e| e.to_string())?;
+    let mut rng = Rng(0x6b657973);
+    let first = motions(&mut rng, scene.sprites.len(), SIZE);
+    b.textures().move_sprites(layer, 0, &first).map_err(|e| e.to_string())?;
+    dev.draw(&keyed_frame(b, layer, &scene)).await?;
+    let moving = dev.read().await?;
+    dev.draw(&keyed_reference(b, &scene, &first)).await?;
+    let want = dev.read().await?;
+    let off = differing(&moving, &want);
+    ensure!(off == 0, "sort keys and a clip: {off} pixels differ from the frame pushed in key order");
+    let lit = want.chunks_exact(4).filter(|p| p[..3] != [0, 0, 0]).count();
+    ensure!(lit > want.len() / 4 / 8, "only {lit} pixels drawn");
+    // A move after a plan of the host frame drew the layer waits for the next host frame.
+    b.end_frame();
+    dev.draw(&keyed_frame(b, layer, &scene)).await?;
+    let second = motions(&mut rng, scene.sprites.len(), SIZE);
+    b.textures().move_sprites(layer, 0, &second).map_err(|e| e.to_string())?;
+    dev.draw(&keyed_frame(b, layer, &scene)).await?;
+    let held = dev.read().await?;
+    let written = dev.stats().device_frame.motion_bytes_written;
+    ensure!(written == 0, "plan 2 of the frame wrote {written} motion bytes: the move should wait");
+    let off = differing(&held, &want);
+    ensure!(off == 0, "plan 2 of the frame: {off} pixels differ from the frame's motions");
+    b.end_frame();
+    dev.draw(&keyed_frame(b, layer, &scene)).await?;
+    let next = dev.read().await?;
+    let written = dev.stats().device_frame.motion_bytes_written;
+    ensure!(written == scene.sprites.len() as u64 * 16, "the next frame wrote {written} motion bytes");
+    dev.draw(&keyed_reference(b, &scene, &second)).await?;
+    let want = dev.read().await?;
+    let off = differing(&next, &want);
+    ensure!(off == 0, "the next frame: {off} pixels differ from the move pushed");
+    Ok(())
+}
+
+/// On one path, instanced and indexed: 256 rotated, scaled moving sprites over 256 layers of
+/// one array, neighbours far apart in colour, drawn in one draw, and the same sprites pushed:
+/// inside each sprite only its own layer's colour.
+pub async fn moving_layers_whole(backend: Backend) -> Checked {
+    let mut pixels = 0;
+    for vertices in [QuadVertices::Instanced, QuadVertices::Indexed] {
+        let (mut dev, mut b) = open(backend, FLAT_SIZE, flat_layers_config(vertices)).await?;
+        let checked = layers_whole_on(&mut dev, &mut b).await;
+        dev.close();
+        pixels += checked.map_err(|e| match e {
+            Fail::Failed(e) => Fail::Failed(format!("{vertices:?}: {e}")),
+            other => other,
+        })?;
+    }
+    Ok(format!(
+        "256 layers, instanced and indexed: {pixels} pixels inside the sprites, each its own layer's ({})",
+        backend.name()
+    ))
+}
+
+async fn layers_whole_on(dev: &mut Device, b: &mut Batcher) -> Result<usize, Fail> {
+    let (sprites, motions) = flat_layers(b)?;
+    let layer = b.textures().create_moving(&sprites).map_err(|e| e.to_string())?;
+    b.textures().move_sprites(layer, 0, &motions).map_err(|e| e.to_string())?;
+    dev.draw(&drawn(b, layer, (&[], &[]))).await?;
+    let draws = dev.stats().device_frame.draw_calls;
+    ensure!(draws == 1, "{draws} draws over 256 layers");
+    let moving = dev.read().await?;
+    dev.draw(&pushed(b, &sprites, &motions, (&[], &[]))).await?;
+    let pushed = dev.read().await?;
+    let mut pixels = 0;
+    for (path, px) in [("moving", &moving), ("pushed", &pushed)] {
+        pixels += check_flat_layers(px, &motions).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(pixels)
 }
