@@ -69,13 +69,24 @@ pub enum Device {
 }
 
 impl Device {
-    /// Opens `backend` on a new `size` canvas added to the page.
+    /// Opens `backend` on a new `size` canvas added to the page; a WebGPU device asks for
+    /// what the adapter offers, as the examples do.
     pub async fn open(backend: Backend, size: [u32; 2]) -> Result<Self, OpenError> {
+        Self::open_with(backend, size, false).await
+    }
+
+    /// [`Device::open`], but a WebGPU device left at WebGPU's default limits (256 layers an
+    /// array: a host that asks for nothing). The WebGL2 paths are opened as by `open`.
+    pub async fn open_at_default_limits(backend: Backend, size: [u32; 2]) -> Result<Self, OpenError> {
+        Self::open_with(backend, size, true).await
+    }
+
+    async fn open_with(backend: Backend, size: [u32; 2], default_limits: bool) -> Result<Self, OpenError> {
         let canvas = util::canvas(size, backend.name()).map_err(OpenError::Failed)?;
         match backend {
             Backend::Gl => GlDevice::new(canvas, size).map(Device::Gl),
-            Backend::WgpuWebgl => WgpuDevice::new(false, canvas, size).await.map(Device::Wgpu),
-            Backend::WgpuWebgpu => WgpuDevice::new(true, canvas, size).await.map(Device::Wgpu),
+            Backend::WgpuWebgl => WgpuDevice::new(false, canvas, size, false).await.map(Device::Wgpu),
+            Backend::WgpuWebgpu => WgpuDevice::new(true, canvas, size, default_limits).await.map(Device::Wgpu),
         }
     }
 
@@ -292,7 +303,12 @@ pub struct WgpuDevice {
 }
 
 impl WgpuDevice {
-    async fn new(webgpu: bool, canvas: HtmlCanvasElement, size: [u32; 2]) -> Result<Self, OpenError> {
+    async fn new(
+        webgpu: bool,
+        canvas: HtmlCanvasElement,
+        size: [u32; 2],
+        default_limits: bool,
+    ) -> Result<Self, OpenError> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = if webgpu { wgpu::Backends::BROWSER_WEBGPU } else { wgpu::Backends::GL };
         let instance = wgpu::Instance::new(desc);
@@ -318,8 +334,10 @@ impl WgpuDevice {
                 OpenError::Unavailable(format!("no {} adapter: {e}", if webgpu { "WebGPU" } else { "WebGL2" }))
             })?;
         // WebGL2: its downlevel limits at the adapter's resolution, as natively on GL; WebGPU:
-        // what the adapter offers.
-        let required_limits = if webgpu {
+        // what the adapter offers, or WebGPU's defaults when asked.
+        let required_limits = if webgpu && default_limits {
+            wgpu::Limits::default().using_resolution(adapter.limits())
+        } else if webgpu {
             adapter.limits()
         } else {
             wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits())

@@ -50,6 +50,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "moving_sprites", backends: EVERY_PATH },
     Test { name: "moving_keys_clips_plans", backends: EVERY_PATH },
     Test { name: "moving_layers_whole", backends: EVERY_PATH },
+    Test { name: "thousand_textures_at_256_layers", backends: EVERY_PATH },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -123,6 +124,7 @@ macro_rules! ensure {
 }
 
 // After `ensure!`, which they use.
+mod array_layers;
 mod basis;
 mod color_offset;
 mod compressed;
@@ -176,6 +178,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "moving_sprites" => Box::pin(moving::moving_sprites(b)),
         "moving_keys_clips_plans" => Box::pin(moving::moving_keys_clips_plans(b)),
         "moving_layers_whole" => Box::pin(moving::moving_layers_whole(b)),
+        "thousand_textures_at_256_layers" => Box::pin(array_layers::thousand_textures_at_256_layers(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

@@ -9,6 +9,8 @@
 //! - [`cliff`]: the cliff scene (the plot and its bench).
 //! - [`looks`]: the looks scene (lights, normal maps, effects, sorted) and its CPU reference.
 //! - [`plans`]: hand-made frame plans for the core/backend seam.
+//! - [`moving`], [`array_layers`]: the moving-layer scenes and the 1,000-texture scene on
+//!   devices of 256 layers an array, with their checks, native and in the browser.
 //! - [`asset_sets`]: asset sets modelled on real games, for the loading tests.
 //!
 //! With the `gpu` feature (native only): `egl` (surfaceless contexts: the kit's only `unsafe`
@@ -25,6 +27,7 @@ extern crate layerbatch_core as layerbatch;
 #[cfg(feature = "examples")]
 extern crate self as layerbatch_testkit;
 
+pub mod array_layers;
 pub mod asset_sets;
 pub mod blend;
 pub mod callseq;
