@@ -1,5 +1,6 @@
-//! A million sprites over any number of textures, in three draws: a 1024 x 1024-tile map over
-//! 8 tilesets scrolling under the camera (a tilemap: one item a frame), 1,000,000 static
+//! A million sprites over any number of textures, in four draws: a 1024 x 1024-tile map over
+//! 8 tilesets scrolling under the camera (a tilemap: a draw a row of the chunks in view, two
+//! here), 1,000,000 static
 //! sprites over 256 textures of mixed sizes in a resident layer (recorded once, kept on the
 //! device, drawn by one item a frame), 100,000 sprites moving every frame, and a HUD line of
 //! text, all in one batcher frame, offscreen on GL or wgpu. Prints, per frame after the warm-up: draw calls,

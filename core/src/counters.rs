@@ -79,6 +79,10 @@ pub struct Counters {
     /// than one draw binds (after a restore laid pages out afresh, say), logged once at
     /// `warn!`. The layer is drawn again once they fit (`TextureStore::compact`). 0 normally.
     pub resident_draws_dropped: u64,
+    /// Resident instances the frame's resident draws cover: the vertex work of resident
+    /// layers and tilemaps ([`crate::tilemap::Tilemap::draw`] draws the chunks a view
+    /// touches, not the map). 0 in a frame without resident draws.
+    pub resident_instances_drawn: u64,
     /// Resident instances written to the device: created, updated by ranges, re-resolved
     /// after a texture moved, or restored. 0 in a frame that left every resident untouched.
     pub resident_instances_written: u64,
@@ -145,6 +149,7 @@ impl Counters {
             flushes_resident,
             resident_draws,
             resident_draws_dropped,
+            resident_instances_drawn,
             resident_instances_written,
             motions_written,
             motions_rejected,
@@ -186,6 +191,7 @@ impl Counters {
         self.flushes_resident += flushes_resident;
         self.resident_draws += resident_draws;
         self.resident_draws_dropped += resident_draws_dropped;
+        self.resident_instances_drawn += resident_instances_drawn;
         self.resident_instances_written += resident_instances_written;
         self.motions_written += motions_written;
         self.motions_rejected += motions_rejected;

@@ -1,13 +1,14 @@
-//! Tilemaps over any number of tilesets, drawn by one item a frame.
+//! Tilemaps over any number of tilesets, drawn by an item a frame (or a row of chunks).
 //!
 //! A [`TileTable`] maps a tile id to its place: a rectangle of a tileset texture, any of the
 //! batcher's textures (tilesets live in the arrays and pages like every texture, so a map
 //! may use as many as it likes). A [`Tilemap`] is a grid of tile ids recorded once into a
 //! resident layer ([`TextureStore::create_resident`](crate::TextureStore::create_resident)), chunk after chunk, one quad a tile (edge
-//! chunks are cut to the map, never padded): [`Tilemap::draw`] draws the run of chunks from
-//! the first the camera sees to the last, in one draw call, whatever the map's size. Its cost
-//! a frame on the CPU is one item, not a tile; the device shades the run's tiles (whole chunk
-//! rows of the map between the first visible chunk and the last).
+//! chunks are cut to the map, never padded): [`Tilemap::draw`] draws the chunks the camera
+//! sees, whatever the map's size, as one item over the run from the first to the last (one
+//! draw call; the device shades whole chunk rows between them), or as one item a row of
+//! chunks when that at least halves the tiles shaded ([`Tilemap::draws_rows`]). Its cost a
+//! frame on the CPU is an item a row at most, not a tile.
 //!
 //! Animated tiles follow a frame table ([`TileTable::animate`]): when a frame changes,
 //! [`Tilemap::advance`] rewrites the instances of the tiles showing that animation (a range
@@ -34,6 +35,8 @@
 //! assert_eq!(device.frame_counters().draw_calls, 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+
+use std::ops::Range;
 
 use crate::{Batcher, Quad, ResidentError, ResidentId, ResidentStyle, TextureId};
 
@@ -293,14 +296,59 @@ impl Tilemap {
 
     /// The tiles of the chunks `view_px` (`[x, y, width, height]` in the map's pixels, before
     /// `style.transform`) touches: as quad indices of the layer, the run from the first
-    /// such chunk to the last. Empty when it touches none.
-    pub fn visible_run(&self, view_px: [f32; 4]) -> std::ops::Range<u32> {
+    /// such chunk to the last (whole rows of chunks between them). Empty when it touches none.
+    pub fn visible_run(&self, view_px: [f32; 4]) -> Range<u32> {
+        let Some(([x0, x1], [y0, y1])) = self.touched(view_px) else { return 0..0 };
+        // Chunks lie in the layer row of chunks after row: the run ends with the last chunk's
+        // tiles. The layer holds at most `u32::MAX` quads ([`Tilemap::new`]).
+        let grid = &self.grid;
+        let [w, h] = grid.dims([x1, y1]);
+        let last = grid.start([x1, y1]) + u64::from(w) * u64::from(h);
+        grid.start([x0, y0]) as u32..last as u32
+    }
+
+    /// The tiles of the chunks `view_px` touches, a run for each row of chunks: in a row of
+    /// chunks the touched ones lie together in the layer. Together they are exactly those
+    /// chunks' tiles; none when it touches none.
+    pub fn visible_rows(&self, view_px: [f32; 4]) -> impl Iterator<Item = Range<u32>> + '_ {
+        let touched = self.touched(view_px);
+        let ([x0, x1], rows) = touched.map_or(([0, 0], 1..1), |(xs, [y0, y1])| (xs, y0..y1 + 1));
+        let grid = &self.grid;
+        rows.map(move |cy| {
+            let [w, h] = grid.dims([x1, cy]);
+            grid.start([x0, cy]) as u32..(grid.start([x1, cy]) + u64::from(w) * u64::from(h)) as u32
+        })
+    }
+
+    /// Whether [`Tilemap::draw`] draws `view_px` a row of chunks at a time
+    /// ([`Tilemap::visible_rows`]) rather than as one run ([`Tilemap::visible_run`]): when the
+    /// rows hold at most half the run's tiles (a view narrower than the map), the device
+    /// shades those tiles only, for a draw call a row.
+    pub fn draws_rows(&self, view_px: [f32; 4]) -> bool {
+        let Some(([x0, x1], [y0, y1])) = self.touched(view_px) else { return false };
+        let grid = &self.grid;
+        let width = u64::from(x1 - x0) * u64::from(grid.chunk) + u64::from(grid.dims([x1, y0])[0]);
+        let height = u64::from(y1 - y0) * u64::from(grid.chunk) + u64::from(grid.dims([x0, y1])[1]);
+        let run = self.visible_run(view_px);
+        2 * width * height <= u64::from(run.end - run.start)
+    }
+
+    /// The runs of the layer [`Tilemap::draw`] draws for `view_px`: [`Tilemap::visible_rows`]
+    /// when [`Tilemap::draws_rows`], else [`Tilemap::visible_run`].
+    pub fn drawn_runs(&self, view_px: [f32; 4]) -> impl Iterator<Item = Range<u32>> + '_ {
+        let rows = self.draws_rows(view_px);
+        let run = (!rows).then(|| self.visible_run(view_px));
+        run.into_iter().chain(self.visible_rows(view_px).filter(move |_| rows))
+    }
+
+    /// The chunks `view_px` touches: `([first, last] across, [first, last] down)`, or `None`.
+    fn touched(&self, view_px: [f32; 4]) -> Option<([u32; 2], [u32; 2])> {
         let [x, y, vw, vh] = view_px;
         let grid = &self.grid;
         let chunk_px = self.tile_px * grid.chunk as f32;
         // Chunks along an axis of `tiles` tiles (`n` chunks, the last cut to the map) that
         // `lo..lo + len` touches.
-        let span = |lo: f32, len: f32, n: u32, tiles: u32| -> Option<(u32, u32)> {
+        let span = |lo: f32, len: f32, n: u32, tiles: u32| -> Option<[u32; 2]> {
             let (a, b) = ((lo / chunk_px).floor(), ((lo + len) / chunk_px).ceil() - 1.0);
             if !(a.is_finite() && b.is_finite()) || b < 0.0 || a >= n as f32 || b < a {
                 return None;
@@ -308,26 +356,24 @@ impl Tilemap {
             if lo >= tiles as f32 * self.tile_px {
                 return None; // past the map's edge, in the last chunk's square
             }
-            Some((a.max(0.0) as u32, (b as u32).min(n - 1)))
+            Some([a.max(0.0) as u32, (b as u32).min(n - 1)])
         };
-        let [xs, ys] = [span(x, vw, grid.chunks[0], grid.size[0]), span(y, vh, grid.chunks[1], grid.size[1])];
-        let (Some((x0, x1)), Some((y0, y1))) = (xs, ys) else {
-            return 0..0;
-        };
-        // Chunks lie in the layer row of chunks after row: the run ends with the last chunk's
-        // tiles. The layer holds at most `u32::MAX` quads ([`Tilemap::new`]).
-        let [w, h] = grid.dims([x1, y1]);
-        let last = grid.start([x1, y1]) + u64::from(w) * u64::from(h);
-        grid.start([x0, y0]) as u32..last as u32
+        Some((span(x, vw, grid.chunks[0], grid.size[0])?, span(y, vh, grid.chunks[1], grid.size[1])?))
     }
 
-    /// Draws the chunks `view_px` touches (the map's pixels, before `style.transform`) in
-    /// one item; see [`Batcher::draw_resident_range`].
+    /// Draws the chunks `view_px` touches (the map's pixels, before `style.transform`): one
+    /// item over their run, or one item a row of chunks when that at least halves the tiles
+    /// the device shades ([`Tilemap::draws_rows`]); see [`Batcher::draw_resident_range`].
+    /// `Counters::resident_instances_drawn` counts the tiles drawn.
     ///
     /// # Errors
-    /// The resident layer's ([`ResidentError::NoFrame`], ...).
+    /// The resident layer's ([`ResidentError::NoFrame`], ...), from the first item: nothing
+    /// is drawn then.
     pub fn draw(&self, batcher: &mut Batcher, view_px: [f32; 4], style: &ResidentStyle) -> Result<(), TilemapError> {
-        Ok(batcher.draw_resident_range(self.layer, self.visible_run(view_px), style)?)
+        for run in self.drawn_runs(view_px) {
+            batcher.draw_resident_range(self.layer, run, style)?;
+        }
+        Ok(())
     }
 
     /// Moves the animations `dt_s` seconds on: the tiles of each animation whose frame
@@ -368,13 +414,14 @@ impl Tilemap {
         Ok(written)
     }
 
-    /// The quads of the tiles `view_px` touches, drawn as any quads are (a reference for the
-    /// layer's pixels, and for hosts without resident layers).
+    /// The quads of the tiles [`Tilemap::draw`] draws for `view_px` ([`Tilemap::drawn_runs`]),
+    /// drawn as any quads are (a reference for the layer's pixels, and for hosts without
+    /// resident layers).
     pub fn quads_in_view(&self, view_px: [f32; 4], out: &mut Vec<Quad>) {
         out.clear();
         let any = self.table.tiles.first().map(|t| t.texture);
         let ids = self.ids_now();
-        for q in self.visible_run(view_px) {
+        for q in self.drawn_runs(view_px).flatten() {
             out.push(tile_quad(&self.table, ids(q), self.grid.tile_of(q), self.tile_px, any));
         }
     }

@@ -1,6 +1,9 @@
-//! Tilemaps through the mock device: a 1024 x 1024 map over 8 tilesets in one draw beside the
-//! sprites, the same texels as its tiles pushed as quads, animation by rewriting only the
-//! animated tiles, and bad ids refused.
+//! Tilemaps through the mock device: a 1024 x 1024 map over 8 tilesets drawn beside the
+//! sprites, a draw a row of the chunks in view, the same texels as its tiles pushed as quads;
+//! the chunks drawn are exactly those a view touches (against every chunk tested on its own),
+//! a view as wide as the map is one draw, and a 1920 x 1080 view draws at most 1.1x the tiles
+//! it shows at chunks of 4; animation by rewriting only the animated tiles, and bad ids
+//! refused.
 
 use crate::tilemap::{TileTable, Tilemap, TilemapError};
 use crate::*;
@@ -24,7 +27,7 @@ fn ids(size: u32) -> Vec<u32> {
 }
 
 #[test]
-fn a_big_map_over_eight_tilesets_is_one_draw_beside_the_sprites() {
+fn a_big_map_over_eight_tilesets_draws_the_chunks_in_view_beside_the_sprites() {
     let mut b = Batcher::new(Limits::desktop(), Config::default().with_keep_pixels(true)).unwrap();
     let table = tilesets(&mut b);
     let sprite = b.textures().register(&TextureDesc::new(20, 20), &[200; 20 * 20 * 4]).unwrap();
@@ -38,13 +41,18 @@ fn a_big_map_over_eight_tilesets_is_one_draw_beside_the_sprites() {
         for i in 0..100 {
             b.push(&Quad::rect(sprite, [i as f32 * 10.0, 50.0], [20.0, 20.0])).unwrap();
         }
-        dev.execute(b.finish()).unwrap();
+        let plan = b.finish();
+        // 4 x 3 chunks of 32 x 32 tiles touched, in 3 rows: a draw each, not the 68 chunks
+        // from the first to the last.
+        assert_eq!(plan.counters.resident_instances_drawn, 4 * 3 * 32 * 32);
+        dev.execute(plan).unwrap();
         let c = dev.frame_counters();
-        assert_eq!(c.draw_calls, 2, "{c:?}");
+        assert_eq!(c.draw_calls, 3 + 1, "{c:?}");
         if frame > 0 {
             assert_eq!(c.resident_bytes_written, 0);
         }
     }
+    assert!(map.draws_rows(view));
     // The run from the first chunk seen to the last: 3 chunk rows, as quads of the layer.
     let run = map.visible_run(view);
     let seen = map.visible_run([5000.0, 7000.0, 1.0, 1.0]);
@@ -96,4 +104,97 @@ fn animated_tiles_rewrite_only_themselves_and_bad_ids_are_refused() {
     let e = Tilemap::new(&mut b, &table, [64, 63], 16.0, 16, &map_ids).unwrap_err();
     assert!(matches!(e, TilemapError::Shape { .. }), "{e}");
     assert_eq!(map.visible_run([-500.0, -500.0, 10.0, 10.0]), 0..0, "nothing seen");
+}
+
+/// Whether `lo..lo + len` meets the chunk square `start..start + size` (open: a view that
+/// ends where a chunk starts does not touch it).
+fn meets(lo: f32, len: f32, start: f32, size: f32) -> bool {
+    lo < start + size && lo + len > start
+}
+
+#[test]
+fn the_chunks_drawn_are_exactly_those_a_view_touches() {
+    let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
+    let set = b.textures().register(&TextureDesc::new(8, 8), &[90; 8 * 8 * 4]).unwrap();
+    let mut table = TileTable::new();
+    table.push(set, [0.0, 0.0, 8.0, 8.0], [8, 8]);
+    let mut rng = crate::test_rng::Rng(45);
+    let tile = 8.0;
+    let mut rows_seen = 0;
+    for _ in 0..300 {
+        let size = [1 + rng.below(40) as u32, 1 + rng.below(40) as u32];
+        let chunk = 1 + rng.below(9) as u32;
+        let map = Tilemap::new(&mut b, &table, size, tile, chunk, &vec![1; (size[0] * size[1]) as usize]).unwrap();
+        // Where each quad's tile is, from the layer itself (quads are recorded in their place).
+        let mut quads = Vec::new();
+        map.quads_in_view([0.0, 0.0, size[0] as f32 * tile, size[1] as f32 * tile], &mut quads);
+        assert_eq!(quads.len() as u32, size[0] * size[1], "the whole map in view draws every tile");
+        for _ in 0..20 {
+            let mut at =
+                |n: u32| rng.below(u64::from(n) * 10 + 20) as f32 - 10.0 + [0.0, 0.5, 0.25][rng.below(3) as usize];
+            let (x, y) = (at(size[0]), at(size[1]));
+            let view = [x, y, rng.below(200) as f32, rng.below(200) as f32];
+            // Every chunk tested on its own: touched when the view meets its square and starts
+            // inside the map.
+            let chunk_px = chunk as f32 * tile;
+            let inside = view[0] < size[0] as f32 * tile && view[1] < size[1] as f32 * tile;
+            let touched = |[x, y]: [u32; 2]| {
+                let [cx, cy] = [x / chunk, y / chunk];
+                inside
+                    && meets(view[0], view[2], cx as f32 * chunk_px, chunk_px)
+                    && meets(view[1], view[3], cy as f32 * chunk_px, chunk_px)
+            };
+            let mut want: Vec<u32> = (0..quads.len() as u32)
+                .filter(|&q| {
+                    let o = quads[q as usize].origin;
+                    touched([(o[0] / tile) as u32, (o[1] / tile) as u32])
+                })
+                .collect();
+            let mut rows: Vec<u32> = map.visible_rows(view).flatten().collect();
+            rows.sort_unstable();
+            assert_eq!(rows, want, "map {size:?} chunk {chunk} view {view:?}");
+            let run = map.visible_run(view);
+            assert!(want.iter().all(|q| run.contains(q)), "the run holds every touched chunk");
+            let mut drawn: Vec<u32> = map.drawn_runs(view).flatten().collect();
+            drawn.sort_unstable();
+            if map.draws_rows(view) {
+                rows_seen += 1;
+                assert!(2 * want.len() <= run.len(), "rows only when they halve the run");
+                assert_eq!(drawn, want);
+            } else {
+                assert!(2 * want.len() > run.len() || want.is_empty());
+                want = run.collect();
+                assert_eq!(drawn, want);
+            }
+            // What the plan counts is what it draws.
+            b.begin_frame();
+            map.draw(&mut b, view, &ResidentStyle::default()).unwrap();
+            assert_eq!(b.finish().counters.resident_instances_drawn, drawn.len() as u64);
+        }
+        b.textures().destroy_resident(map.layer()).unwrap();
+    }
+    assert!(rows_seen > 500, "{rows_seen} views drawn by rows");
+}
+
+#[test]
+fn a_full_hd_view_draws_little_more_than_it_shows() {
+    let mut b = Batcher::new(Limits::desktop(), Config::default()).unwrap();
+    let table = tilesets(&mut b);
+    // 16 px tiles: a 1920 x 1080 view shows parts of 121 x 69 tiles at this offset.
+    let view = [5000.0 + 7.0, 7000.0 + 3.0, 1920.0, 1080.0];
+    let shown = 121 * 69;
+    let mut dev = MockDevice::new(b.budget());
+    for (chunk, rows, most) in [(4, 18, 1.10), (8, 10, 1.25), (32, 3, 1.9)] {
+        let map = Tilemap::new(&mut b, &table, [1024, 1024], 16.0, chunk, &ids(1024)).unwrap();
+        b.begin_frame();
+        map.draw(&mut b, view, &ResidentStyle::default()).unwrap();
+        let plan = b.finish();
+        let drawn = plan.counters.resident_instances_drawn;
+        dev.execute(plan).unwrap();
+        assert_eq!(dev.frame_counters().draw_calls, rows, "chunk {chunk}: a draw a row of chunks");
+        let ratio = drawn as f64 / shown as f64;
+        assert!(ratio <= most, "chunk {chunk}: {drawn} tiles drawn for {shown} shown ({ratio:.2}x)");
+        assert!(ratio >= 1.0, "chunk {chunk}: every tile shown is drawn");
+        b.textures().destroy_resident(map.layer()).unwrap();
+    }
 }

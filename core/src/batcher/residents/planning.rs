@@ -150,6 +150,7 @@ impl Batcher {
             // A layer replaced after it was drawn this frame may have fewer quads now.
             let len = e.quads.len() as u32;
             let range = range.start.min(len)..range.end.min(len);
+            self.frame.resident_instances_drawn += u64::from(range.end - range.start);
             // Drawn under an effect: the effect program.
             let look = plan.states.get(state as usize).map_or(0, |s| s.look);
             let effects = look & Instance::EFFECT_MASK != 0;

@@ -246,6 +246,26 @@ impl Model {
         if undrawn > plan.counters.resident_draws_dropped {
             return Err(format!("{undrawn} resident draws missing, {} reported", plan.counters.resident_draws_dropped));
         }
+        // The resident quads the plan counts as drawn are those of the draws made (a
+        // tilemap's a row of chunks at a time, say), each cut to its layer's length.
+        let lens: Option<Vec<u64>> = self
+            .frame
+            .drawn
+            .iter()
+            .map(|(id, range, _)| {
+                let len = self.resident(*id)?.quads.len() as u32;
+                Some(u64::from(range.end.min(len).saturating_sub(range.start)))
+            })
+            .collect();
+        if let (Some(lens), 0) = (lens, plan.counters.resident_draws_dropped) {
+            let want: u64 = lens.iter().sum();
+            if plan.counters.resident_instances_drawn != want {
+                return Err(format!(
+                    "{} resident instances counted as drawn, the draws made cover {want}",
+                    plan.counters.resident_instances_drawn
+                ));
+            }
+        }
         if plan.counters.resident_draws_dropped == 0 {
             for (id, range, look) in &self.frame.drawn {
                 // A layer gone or made shorter since its draw draws nothing of the range.

@@ -241,9 +241,20 @@ impl World {
                 }
                 let origin = ((BANDS - 1) * BAND_CELLS / GRID[0] * CELL_PX) as f32;
                 let style = ResidentStyle::default().with_transform(Affine2::translation(0.0, origin));
-                let view = [0.0, 0.0, (MAP[0] * CELL_PX) as f32, (MAP[1] * CELL_PX) as f32];
+                // The whole map, or a window of it (a view narrower than the map is drawn a
+                // row of chunks at a time when that halves the tiles).
+                let cell = CELL_PX as f32;
+                let view = if c.below(2) == 0 {
+                    [0.0, 0.0, MAP[0] as f32 * cell, MAP[1] as f32 * cell]
+                } else {
+                    let (x, y) = (c.below(u64::from(MAP[0])) as f32, c.below(u64::from(MAP[1])) as f32);
+                    let w = 1 + c.below(u64::from(MAP[0]) - x as u64);
+                    let h = 1 + c.below(u64::from(MAP[1]) - y as u64);
+                    [x * cell + 0.5, y * cell + 0.5, w as f32 * cell - 1.0, h as f32 * cell - 1.0]
+                };
                 tiles.map.draw(&mut self.batcher, view, &style).map_err(|e| format!("tilemap draw: {e}"))?;
-                self.model.frame.drawn.push((layer, tiles.map.visible_run(view), look));
+                let runs = tiles.map.drawn_runs(view).map(|run| (layer, run, look));
+                self.model.frame.drawn.extend(runs);
             }
             _ => {
                 let eighths = 1 + c.below(3);
