@@ -221,7 +221,11 @@ impl Model {
                 let Some(Some((t, hash))) = s.get(q as usize) else {
                     let expected = r.quads[q as usize];
                     let known = self.live.get(&expected).and_then(|t| t.content).is_some();
-                    if clipped || !known || r.tilemap {
+                    // A tile shows its animation's frame now, whose tileset may be gone.
+                    let tiles_known = tiles.is_some_and(|([still, frame], _)| {
+                        [still, frame].iter().all(|t| self.live.get(t).and_then(|t| t.content).is_some())
+                    });
+                    if clipped || !known || (r.tilemap && !tiles_known) {
                         continue;
                     }
                     return Err(format!("resident {id:?} quad {q} drawn but sampled nothing"));
