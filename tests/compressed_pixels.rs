@@ -46,7 +46,9 @@ fn open(kind: DeviceKind, test: &str) -> Option<(Headless, Batcher)> {
     eprintln!("{kind:?} ({}): format families {}", dev.adapter(), limits.format_families);
     let families = limits.format_families;
     match kind {
-        DeviceKind::Gl | DeviceKind::WgpuVulkan => assert!(families.contains(FormatFamily::Bc), "{kind:?}: no BC"),
+        DeviceKind::Gl | DeviceKind::WgpuVulkan | DeviceKind::WgpuVulkanCompute => {
+            assert!(families.contains(FormatFamily::Bc), "{kind:?}: no BC")
+        }
         DeviceKind::Gles => assert!(families.contains(FormatFamily::Etc2), "{kind:?}: no ETC2"),
         DeviceKind::WgpuGl => {}
     }

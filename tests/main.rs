@@ -29,6 +29,7 @@ mod residents;
 mod shared_errors;
 mod sorting;
 mod straight_alpha;
+mod tilegrid;
 mod tilemap;
 mod tour;
 mod triangles;

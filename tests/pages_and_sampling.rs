@@ -93,6 +93,7 @@ fn kind_name(kind: DeviceKind) -> &'static str {
         DeviceKind::Gl => "gl",
         DeviceKind::Gles => "gles",
         DeviceKind::WgpuVulkan => "wgpu-vulkan",
+        DeviceKind::WgpuVulkanCompute => "wgpu-vulkan-compute",
         DeviceKind::WgpuGl => "wgpu-gl",
     }
 }

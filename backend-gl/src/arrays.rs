@@ -12,7 +12,7 @@ use std::sync::Arc;
 use glow::HasContext;
 
 use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::plan::{ArrayDesc, ArrayId, MotionWrite, ResidentWrite};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, CellWrite, MotionWrite, ResidentWrite};
 use layerbatch_core::{mip_size, Filter, Format, PlanError, ResidentId, Wrap};
 
 use crate::error::{check_gl, Error};
@@ -505,6 +505,18 @@ impl Executor for GlArrays {
 
     fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), Error> {
         self.motions.write(&self.gl, write)
+    }
+
+    /// GL has no grid culling pass: its limits report no storage binding, so core keeps tile
+    /// grids on the CPU and the validator refuses a plan with cells before this is reached.
+    fn create_cells(&mut self, resident: ResidentId, _cells: u32) -> Result<(), Error> {
+        Err(PlanError::BadResident { at: 0, resident, reason: "created with cells on GL, which culls on the CPU" }
+            .into())
+    }
+
+    fn write_cells(&mut self, write: &CellWrite<'_>) -> Result<(), Error> {
+        let resident = write.resident;
+        Err(PlanError::BadResident { at: 0, resident, reason: "cells written on GL, which culls on the CPU" }.into())
     }
 
     /// Writes a ramp row on the active unit (unit 0, saved by the paint).

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::plan::{ArrayDesc, ArrayId, Instance, MotionWrite, ResidentWrite};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, CellWrite, Instance, MotionWrite, ResidentWrite};
 use layerbatch_core::{Format, FramePlan, ResidentId};
 
 use crate::bind_groups::BindGroups;
@@ -35,13 +35,22 @@ pub(crate) struct Array {
 pub(crate) struct Arrays {
     arrays: HashMap<ArrayId, Array>,
     residents: HashMap<ResidentId, wgpu::Buffer>,
+    /// Tile grid layers' cell buffers.
+    cells: HashMap<ResidentId, wgpu::Buffer>,
+    /// Resident buffers are also storage (the grid culling pass reads tile grid layers').
+    storage_residents: bool,
     pub(crate) motions: Motions,
 }
 
 impl Arrays {
     /// None yet; moving layers' textures go into `motions`.
-    pub(crate) fn new(motions: Motions) -> Self {
-        Self { arrays: HashMap::new(), residents: HashMap::new(), motions }
+    pub(crate) fn new(motions: Motions, storage_residents: bool) -> Self {
+        Self { arrays: HashMap::new(), residents: HashMap::new(), cells: HashMap::new(), storage_residents, motions }
+    }
+
+    /// A tile grid layer's cell buffer.
+    pub(crate) fn cells(&self, id: ResidentId) -> Option<&wgpu::Buffer> {
+        self.cells.get(&id)
     }
 
     /// A live array.
@@ -64,6 +73,7 @@ impl Arrays {
     pub(crate) fn drop_all(&mut self, groups: &mut BindGroups) {
         self.arrays.clear();
         self.residents.clear();
+        self.cells.clear();
         self.motions.drop_all();
         groups.forget_all();
     }
@@ -270,6 +280,10 @@ impl Executor for ArrayOps<'_> {
 
     fn create_resident(&mut self, resident: ResidentId, instances: u32, indexed: bool) -> Result<(), Error> {
         let size = u64::from(instances) * u64::from(Instance::quad_bytes(indexed));
+        let mut usage = wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST;
+        if self.arrays.storage_residents {
+            usage |= wgpu::BufferUsages::STORAGE;
+        }
         let buffer = checked(
             self.device,
             self.late,
@@ -278,7 +292,7 @@ impl Executor for ArrayOps<'_> {
                 self.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("layerbatch resident layer"),
                     size,
-                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                    usage,
                     mapped_at_creation: false,
                 })
             },
@@ -312,7 +326,41 @@ impl Executor for ArrayOps<'_> {
     fn destroy_resident(&mut self, resident: ResidentId) {
         // wgpu keeps the buffer until the commands using it are done.
         self.arrays.residents.remove(&resident);
+        self.arrays.cells.remove(&resident);
         self.arrays.motions.destroy(resident);
+    }
+
+    fn create_cells(&mut self, resident: ResidentId, cells: u32) -> Result<(), Error> {
+        let size = u64::from(cells) * 4;
+        let buffer = checked(
+            self.device,
+            self.late,
+            || format!("creating the cells of tile grid layer {resident:?} ({cells} cells)"),
+            || {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("layerbatch tile grid cells"),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            },
+        )?;
+        self.arrays.cells.insert(resident, buffer);
+        Ok(())
+    }
+
+    /// A queue write, as a resident layer's.
+    fn write_cells(&mut self, write: &CellWrite<'_>) -> Result<(), Error> {
+        let resident = write.resident;
+        let what = || format!("writing the cells of tile grid layer {resident:?} from cell {}", write.first);
+        let buffer = self.arrays.cells.get(&resident).ok_or_else(|| Error::Device {
+            op: what(),
+            message: "the renderer holds no cell buffer for it (out of step with core's runner)".to_string(),
+        })?;
+        let offset = u64::from(write.first) * 4;
+        checked(self.device, self.late, what, || {
+            self.queue.write_buffer(buffer, offset, bytemuck::cast_slice(write.cells))
+        })
     }
 
     fn create_motion(&mut self, resident: ResidentId, size_texels: [u32; 2]) -> Result<(), Error> {

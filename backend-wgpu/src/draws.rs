@@ -36,6 +36,9 @@ pub(crate) enum Command {
     Motion(wgpu::BindGroup, u32),
     /// Draw primitives of the block set, indexed or instanced.
     Draw { indexed: bool, instances: Range<u32> },
+    /// Draw the instances a grid culling pass wrote into the block set, as many as it counted
+    /// at this offset of this arguments buffer.
+    DrawIndirect { args: wgpu::Buffer, offset: u64 },
 }
 
 /// What [`record`] draws: a prepared plan's draws, where they go, and its space's globals.
@@ -61,6 +64,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) arrays: &'a Arrays,
     pub(crate) globals: &'a Globals,
     pub(crate) groups: &'a mut BindGroups,
+    /// The space's grid buffers: a grid draw's tiles and arguments.
+    pub(crate) grids: &'a crate::grids::SpaceGrids,
 }
 
 /// Replaces `commands` with `steps` (core's draw walk of `plan` in `vp`) in wgpu's terms:
@@ -74,7 +79,9 @@ pub(crate) fn translate(
     vp: &Viewport,
     commands: &mut Vec<Command>,
 ) -> Result<u64, Error> {
-    let Parts { device, late, pipelines, arrays, globals, groups } = parts;
+    let Parts { device, late, pipelines, arrays, globals, groups, grids } = parts;
+    // Grid draws in plan order: the k-th one's buffers are the space's k-th.
+    let mut grid_draws = 0;
     // Drawing into a render target: a slot still holding it (from an earlier plan that
     // sampled it) gets the placeholder instead, so the target is never bound while it is
     // drawn into (no segment samples it: the validator checked).
@@ -159,6 +166,14 @@ pub(crate) fn translate(
                     motion_set = Some((motion, offset));
                     commands.push(Command::Motion(group.clone(), offset));
                 }
+                if plan.segments.get(segment as usize).is_some_and(|s| s.grid.is_some()) {
+                    let what = || out_of_step(format!("drawing grid segment {segment}"));
+                    let (tiles, args, offset) = grids.draw(grid_draws).ok_or_else(what)?;
+                    grid_draws += 1;
+                    commands.push(Command::Block(Block { buffer: tiles.clone(), offset: 0, bytes: tiles.size() }));
+                    commands.push(Command::DrawIndirect { args: args.clone(), offset });
+                    continue;
+                }
                 commands.push(Command::Draw { indexed, instances: first_in_block..first_in_block + count });
             }
         }
@@ -171,7 +186,7 @@ pub(crate) fn translate(
 /// sets issued.
 pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: With<'_>) -> (u64, u64) {
     let With { pipelines, indices } = with;
-    if !plan.commands.iter().any(|c| matches!(c, Command::Draw { .. })) {
+    if !plan.commands.iter().any(|c| matches!(c, Command::Draw { .. } | Command::DrawIndirect { .. })) {
         return (0, 0);
     }
     let Some([vx, vy, vw, vh]) = plan.vp.visible_px() else { return (0, 0) };
@@ -215,6 +230,10 @@ pub(crate) fn record(pass: &mut wgpu::RenderPass<'_>, plan: Drawn<'_>, with: Wit
             }
             Command::Draw { indexed: false, instances } => {
                 pass.draw(0..4, instances.clone());
+                draws += 1;
+            }
+            Command::DrawIndirect { args, offset } => {
+                pass.draw_indirect(args, *offset);
                 draws += 1;
             }
         }

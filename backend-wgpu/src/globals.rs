@@ -37,6 +37,11 @@ impl Uniform {
     pub(crate) fn group(&self) -> &wgpu::BindGroup {
         &self.group
     }
+
+    /// The uniform's buffer (the grid culling pass binds it too).
+    pub(crate) fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
 }
 
 /// The globals bind group layout, and what writing a plan's entries takes.

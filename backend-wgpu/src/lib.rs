@@ -319,6 +319,7 @@ mod bind_groups;
 mod draws;
 mod error;
 mod globals;
+mod grids;
 mod instances;
 mod limits;
 mod mips;

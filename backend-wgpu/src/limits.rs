@@ -21,6 +21,10 @@ use crate::Error;
 ///   type from its layer count (1 layer = 2D, a multiple of 6 = cube).
 /// - `max_buffer_bytes`: `max_buffer_size`, so that core's instance capacity fits one vertex
 ///   buffer.
+/// - `max_storage_binding_bytes`: `max_storage_buffer_binding_size` where the device runs the
+///   tile grids' culling pass (a compute pass with 4 storage buffers, writing indirect
+///   draws' arguments): every backend but [`wgpu::Backend::Gl`], with compute workgroups of
+///   at least 64 invocations. 0 elsewhere (`downlevel_webgl2_defaults` has no compute).
 /// - `compressed_copies`: `false` on [`wgpu::Backend::Gl`], whose texture copies (wgpu-hal 30)
 ///   attach the source to a framebuffer and `glCopyTexSubImage3D` from it, which no
 ///   compressed texture can be: a copy of one leaves zeros. Core then never grows or repacks
@@ -31,6 +35,9 @@ use crate::Error;
 /// assert_eq!((l.max_texture_units, l.max_array_layers), (15, 256));
 /// assert_eq!(l.max_buffer_bytes, 256 << 20);
 /// assert!(l.avoid_ambiguous_layer_counts && !l.compressed_copies);
+/// assert_eq!(l.max_storage_binding_bytes, 0); // no grid culling on GL
+/// let v = layerbatch_wgpu::limits(wgpu::Backend::Vulkan, &wgpu::Limits::default());
+/// assert_eq!(v.max_storage_binding_bytes, 128 << 20);
 /// ```
 pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
     let units = device_limits.max_sampled_textures_per_shader_stage.min(device_limits.max_samplers_per_shader_stage);
@@ -42,6 +49,20 @@ pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
         .with_avoid_ambiguous_layer_counts(backend == wgpu::Backend::Gl)
         .with_max_buffer_bytes(device_limits.max_buffer_size)
         .with_compressed_copies(backend != wgpu::Backend::Gl)
+        .with_max_storage_binding_bytes(storage_binding_bytes(backend, device_limits))
+}
+
+/// The largest storage binding of the grid culling pass, or 0 where it cannot run.
+fn storage_binding_bytes(backend: wgpu::Backend, l: &wgpu::Limits) -> u64 {
+    let compute = backend != wgpu::Backend::Gl
+        && l.max_compute_workgroups_per_dimension > 0
+        && l.max_compute_invocations_per_workgroup >= 64
+        && l.max_storage_buffers_per_shader_stage >= 4;
+    if compute {
+        l.max_storage_buffer_binding_size
+    } else {
+        0
+    }
 }
 
 /// [`limits`] for `device`: its backend and the limits it was created with, and
@@ -121,6 +142,18 @@ pub(crate) fn check_device(device: &wgpu::Device, budget: &Budget) -> Result<(),
     // A block's vertices fill at most one buffer; indices take less (6 x 4 bytes a quad).
     let max_instances = (dl.max_buffer_size / u64::from(budget.quad_bytes())).min(u64::from(u32::MAX)) as u32;
     check("max_buffer_size / Budget::quad_bytes (quads per buffer)", budget.instance_capacity, max_instances)?;
+    if budget.max_cell_bytes > 0 {
+        // The grid culling pass: a tile grid's cells in one storage binding, and four
+        // storage buffers (quads, cells, tiles, arguments).
+        let cells = u32::try_from(budget.max_cell_bytes).unwrap_or(u32::MAX);
+        let bound = u32::try_from(dl.max_storage_buffer_binding_size).unwrap_or(u32::MAX);
+        check("max_storage_buffer_binding_size (Budget::max_cell_bytes)", cells, bound)?;
+        check(
+            "max_storage_buffers_per_shader_stage (the grid culling pass)",
+            4,
+            dl.max_storage_buffers_per_shader_stage,
+        )?;
+    }
     // wgpu's GL backend picks the GL texture target from the layer count (1 layer is a 2D
     // texture, a multiple of 6 a cube), whatever the view says. Core avoids those counts
     // when the budget says so; a budget that does not would draw wrong, silently.

@@ -38,6 +38,8 @@ pub(crate) struct Space {
     pub(crate) buffers: SpaceBuffers,
     /// Made by the first plan prepared into the space.
     pub(crate) globals: Option<Uniform>,
+    /// The buffers of the plan's tile grid draws ([`crate::grids`]).
+    pub(crate) grids: crate::grids::SpaceGrids,
 }
 
 /// Takes a space out of flight when dropped. The closure given to `on_submitted_work_done`
@@ -192,6 +194,12 @@ impl PreparedPlan {
 
     /// What is drawn from `space` with `vp`: the commands translated into it (the held plan's,
     /// or a render-target plan's being drawn by `prepare`).
+    /// The grid buffers of the space of the plan `render` draws.
+    pub(crate) fn held_grids(&self) -> Option<&crate::grids::SpaceGrids> {
+        let held = self.held.as_ref()?;
+        Some(&self.spaces.get(held.space)?.grids)
+    }
+
     pub(crate) fn drawn_from<'a>(&'a self, space: usize, vp: &'a Viewport) -> Option<Drawn<'a>> {
         let globals = self.spaces.get(space)?.globals.as_ref()?.group();
         Some(Drawn { commands: &self.commands, vp, globals })

@@ -12,6 +12,7 @@ use crate::arrays::{out_of_step, own_encoder, wgpu_format, ArrayOps, Arrays};
 use crate::bind_groups::BindGroups;
 use crate::draws::{self, Drawn, Parts, With};
 use crate::globals::Globals;
+use crate::grids::{self, GridPass};
 use crate::instances::{Block, Instances};
 use crate::limits::check_device;
 use crate::mips::Mips;
@@ -121,6 +122,9 @@ pub struct Renderer {
     /// Pipelines [`Renderer::make_pass_kind`] made since the last `prepare`: counted in the
     /// next frame's `pipeline_compiles`.
     compiles_pending: u64,
+    /// The tile grids' culling pass, on a budget whose grids live on the device
+    /// ([`Budget::max_cell_bytes`] above 0).
+    grid_pass: Option<GridPass>,
 }
 
 impl Renderer {
@@ -159,6 +163,7 @@ impl Renderer {
         let layouts = (globals.layout(), motions.layout());
         let pipelines = Pipelines::new(device, &late, options.pass_kind(target), budget, layouts)?;
         let mips = Mips::new(device, &late, wgpu_format)?;
+        let grid_pass = if budget.max_cell_bytes > 0 { Some(GridPass::new(device, &late)?) } else { None };
         // `pipeline_compiles` counts the sprite pipelines (tiers x blend modes), not the mips'.
         let stats = Stats::created(pipelines.per_kind() as u64);
         Ok(Self {
@@ -167,7 +172,7 @@ impl Renderer {
             pipelines,
             mips,
             globals,
-            arrays: Arrays::new(motions),
+            arrays: Arrays::new(motions, grid_pass.is_some()),
             groups,
             instances,
             blocks: Vec::new(),
@@ -180,6 +185,7 @@ impl Renderer {
             render_group_sets: AtomicU64::new(0),
             late,
             compiles_pending: 0,
+            grid_pass,
         })
     }
 
@@ -299,6 +305,27 @@ impl Renderer {
         rendered.draw_calls = self.render_draws.swap(0, Ordering::Relaxed);
         rendered.bind_group_sets = self.render_group_sets.swap(0, Ordering::Relaxed);
         self.stats.add_device(rendered);
+    }
+
+    /// The instances each tile grid draw of the plan `prepared` holds drew, in the plan's
+    /// order of grid draws: the counts the GPU's culling pass wrote
+    /// ([`layerbatch_core::tilegrid::TileGrid`]; `prepare` submitted that pass). Empty for a
+    /// plan without grid draws. For tests and tools, not for a frame: it copies the counts
+    /// into a buffer of its own, submits that copy and waits for the device.
+    ///
+    /// # Errors
+    /// [`Error::ForeignPrepared`], or [`Error::Device`] when the copy or the read fails.
+    pub fn grid_instances_drawn(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        prepared: &PreparedPlan,
+    ) -> Result<Vec<u32>, Error> {
+        self.check_mine(prepared)?;
+        match prepared.held_grids() {
+            Some(space) => grids::read_counts((device, queue), space),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// `prepared` was made by this renderer, or [`Error::ForeignPrepared`].
@@ -539,6 +566,14 @@ impl Renderer {
         let (space, list, peak) = prepared.parts(space).ok_or_else(no_space)?;
         let blocks = &mut self.blocks;
         self.instances.upload((device, queue, late), plan, &self.steps, (&mut space.buffers, peak), blocks)?;
+        // A space's globals group is made once, with the space: `bind_group_creates` counts the
+        // slot groups (the cache's work, as core's mock device does), not these.
+        self.globals.write((device, queue, late), &mut space.globals, plan, vp)?;
+        let mut own = own;
+        if let (Some(pass), Some(uniform)) = (&self.grid_pass, &space.globals) {
+            let with = (pass, &self.globals, uniform);
+            grids::prepare((device, queue, late), with, &mut space.grids, plan, &self.arrays, &mut own)?;
+        }
         let parts = Parts {
             device,
             late,
@@ -546,12 +581,10 @@ impl Renderer {
             arrays: &self.arrays,
             globals: &self.globals,
             groups: &mut self.groups,
+            grids: &space.grids,
         };
         counters.bind_group_creates += draws::translate(parts, plan, &self.steps, blocks, vp, list)?;
         self.groups.trim();
-        // A space's globals group is made once, with the space: `bind_group_creates` counts the
-        // slot groups (the cache's work, as core's mock device does), not these.
-        self.globals.write((device, queue, late), &mut space.globals, plan, vp)?;
         // `prepare` regenerates the target layer's levels above 0 after the draws.
         self.runner.count_target_mips(plan, counters);
         Ok(own)

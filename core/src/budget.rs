@@ -56,6 +56,11 @@ pub struct Budget {
     pub effects: &'static [crate::Effect],
     /// See [`Config::lights`] (0: lights off, no normal maps).
     pub max_lights: u32,
+    /// Largest cell buffer of a tile grid the device holds, bytes: the device's
+    /// [`Limits::max_storage_binding_bytes`] within its largest buffer, or 0 where tile grids
+    /// draw on the CPU (no GPU culling, or indexed quads). Backends build their culling pass
+    /// when it is above 0.
+    pub max_cell_bytes: u64,
 }
 
 impl Budget {
@@ -196,6 +201,11 @@ impl Budget {
             compressed_copies: limits.compressed_copies,
             effects: config.effects,
             max_lights: config.lights,
+            max_cell_bytes: if indexed_quads {
+                0
+            } else {
+                limits.max_storage_binding_bytes.min(limits.max_buffer_bytes)
+            },
         })
     }
 

@@ -83,6 +83,10 @@ pub struct Counters {
     /// layers and tilemaps ([`crate::tilemap::Tilemap::draw`] draws the chunks a view
     /// touches, not the map). 0 in a frame without resident draws.
     pub resident_instances_drawn: u64,
+    /// Cells of tile grids the frame's grid draws have the GPU test
+    /// ([`crate::tilegrid::TileGrid::draw`] on a device that culls on the GPU): the GPU draws
+    /// those whose tile shows, which only the device counts. 0 in a frame without one.
+    pub grid_cells_tested: u64,
     /// Resident instances written to the device: created, updated by ranges, re-resolved
     /// after a texture moved, or restored. 0 in a frame that left every resident untouched.
     pub resident_instances_written: u64,
@@ -150,6 +154,7 @@ impl Counters {
             resident_draws,
             resident_draws_dropped,
             resident_instances_drawn,
+            grid_cells_tested,
             resident_instances_written,
             motions_written,
             motions_rejected,
@@ -192,6 +197,7 @@ impl Counters {
         self.resident_draws += resident_draws;
         self.resident_draws_dropped += resident_draws_dropped;
         self.resident_instances_drawn += resident_instances_drawn;
+        self.grid_cells_tested += grid_cells_tested;
         self.resident_instances_written += resident_instances_written;
         self.motions_written += motions_written;
         self.motions_rejected += motions_rejected;
@@ -265,6 +271,9 @@ pub struct DeviceCounters {
     /// Bytes written into moving layers' motion textures ([`crate::Motion::BYTES`] a sprite
     /// moved): the bytes a frame of moving sprites costs. 0 in a frame that moved none.
     pub motion_bytes_written: u64,
+    /// Bytes written into tile grids' cell buffers (4 a cell changed,
+    /// [`crate::tilegrid::TileGrid`]): 0 in a frame that changed no cell.
+    pub cell_bytes_written: u64,
     /// Bytes of the resident layer buffers (and moving layers' motion textures) the device
     /// holds after the frame's resource ops (a level, like `bytes_held`).
     pub resident_bytes_held: u64,
@@ -300,6 +309,7 @@ impl DeviceCounters {
         residents_destroyed: 0,
         resident_bytes_written: 0,
         motion_bytes_written: 0,
+        cell_bytes_written: 0,
         resident_bytes_held: 0,
     };
 
@@ -327,6 +337,7 @@ impl DeviceCounters {
             residents_destroyed,
             resident_bytes_written,
             motion_bytes_written,
+            cell_bytes_written,
             resident_bytes_held,
         } = *other;
         self.frames += frames;
@@ -349,6 +360,7 @@ impl DeviceCounters {
         self.residents_destroyed += residents_destroyed;
         self.resident_bytes_written += resident_bytes_written;
         self.motion_bytes_written += motion_bytes_written;
+        self.cell_bytes_written += cell_bytes_written;
         self.resident_bytes_held = resident_bytes_held;
     }
 }

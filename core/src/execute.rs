@@ -12,7 +12,7 @@
 //! use layerbatch_core::{Batcher, Config, DeviceCounters, Limits, PlanError};
 //! use layerbatch_core::plan::{ArrayDesc, ArrayId};
 //! use layerbatch_core::ResidentId;
-//! use layerbatch_core::plan::{MotionWrite, ResidentWrite};
+//! use layerbatch_core::plan::{CellWrite, MotionWrite, ResidentWrite};
 //! use layerbatch_core::{TextureDesc, Quad};
 //!
 //! /// A device that executes nothing: counts come from the runner alone.
@@ -31,6 +31,8 @@
 //!     fn destroy_resident(&mut self, _: ResidentId) {}
 //!     fn create_motion(&mut self, _: ResidentId, _: [u32; 2]) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_motion(&mut self, _: &MotionWrite<'_>) -> Result<(), PlanError> { Ok(()) }
+//!     fn create_cells(&mut self, _: ResidentId, _: u32) -> Result<(), PlanError> { Ok(()) }
+//!     fn write_cells(&mut self, _: &CellWrite<'_>) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_ramp(&mut self, _: u32, _: &[u8]) -> Result<(), PlanError> { Ok(()) }
 //! }
 //!
@@ -52,8 +54,8 @@ use std::collections::HashMap;
 
 use crate::plan::Instance;
 use crate::plan::{
-    ArrayDesc, ArrayId, ArrayOp, FramePlan, LevelWrite, MotionWrite, PlanError, ResidentId, ResidentOp, ResidentWrite,
-    ResourceOp,
+    ArrayDesc, ArrayId, ArrayOp, CellWrite, FramePlan, LevelWrite, MotionWrite, PlanError, ResidentId, ResidentOp,
+    ResidentWrite, ResourceOp,
 };
 use crate::texture::{mip_size, Format};
 use crate::validate::PlanValidator;
@@ -127,6 +129,20 @@ pub trait Executor {
     /// # Errors
     /// When the device reports the write failed.
     fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), Self::Error>;
+    /// Creates tile grid layer `resident`'s cell buffer (after its buffer): `cells` `u32`s,
+    /// contents undefined, read by the compute pass of its grid draws
+    /// ([`crate::plan::GridDraw`]). Only for a budget whose
+    /// [`Budget::max_cell_bytes`](crate::Budget::max_cell_bytes) is above 0: the validator
+    /// refuses a plan with one otherwise, so a device without GPU culling never gets it.
+    ///
+    /// # Errors
+    /// When the device cannot make it.
+    fn create_cells(&mut self, resident: ResidentId, cells: u32) -> Result<(), Self::Error>;
+    /// Writes cells into a tile grid layer's cell buffer, from the CPU: see [`CellWrite`].
+    ///
+    /// # Errors
+    /// When the device reports the write failed.
+    fn write_cells(&mut self, write: &CellWrite<'_>) -> Result<(), Self::Error>;
     /// Writes row `row` of the ramp texture ([`crate::Budget::ramp`]; made by the backend with
     /// its programs): [`crate::RAMP_WIDTH_PX`] straight RGBA8 texels.
     ///
@@ -233,7 +249,7 @@ pub struct PlanRunner {
     held: HashMap<ArrayId, ArrayDesc>,
     /// The resident layer buffers it holds: instances and whether they are indexed.
     /// Each resident layer held: its instances, whether they are indexed, and whether it moves.
-    residents: HashMap<ResidentId, (u32, bool, bool)>,
+    residents: HashMap<ResidentId, (u32, bool, bool, u32)>,
 }
 
 impl PlanRunner {
@@ -428,11 +444,14 @@ impl PlanRunner {
         counters: &mut DeviceCounters,
     ) -> Result<(), E::Error> {
         match *op {
-            ResidentOp::Create { resident, instances, indexed, moving } => {
+            ResidentOp::Create { resident, instances, indexed, moving, cells } => {
                 exec.create_resident(resident, instances, indexed)?;
-                self.residents.insert(resident, (instances, indexed, moving));
+                self.residents.insert(resident, (instances, indexed, moving, cells));
                 if moving {
                     exec.create_motion(resident, motion_texture_size(instances))?;
+                }
+                if cells > 0 {
+                    exec.create_cells(resident, cells)?;
                 }
                 counters.residents_created += 1;
             }
@@ -444,8 +463,13 @@ impl PlanRunner {
                 }
                 counters.motion_bytes_written += motions.len() as u64 * u64::from(Motion::BYTES);
             }
+            ResidentOp::WriteCells { resident, first, .. } => {
+                let cells = plan.write_cells_ids(op);
+                exec.write_cells(&CellWrite { resident, first, cells })?;
+                counters.cell_bytes_written += cells.len() as u64 * 4;
+            }
             ResidentOp::Write { resident, first, .. } => {
-                let &(_, indexed, _) =
+                let &(_, indexed, ..) =
                     self.residents.get(&resident).ok_or(PlanError::UnknownResident { at, resident })?;
                 let write = ResidentWrite { resident, first, instances: plan.resident_write_instances(op), indexed };
                 exec.write_resident(&write)?;
@@ -462,10 +486,10 @@ impl PlanRunner {
 
     /// Bytes of the resident layer buffers the device holds now.
     pub fn resident_bytes(&self) -> u64 {
-        let bytes = |&(n, indexed, moving): &(u32, bool, bool)| {
+        let bytes = |&(n, indexed, moving, cells): &(u32, bool, bool, u32)| {
             let [w, h] = motion_texture_size(n);
             let motion = if moving { u64::from(w) * u64::from(h) * u64::from(Motion::BYTES) } else { 0 };
-            u64::from(n) * u64::from(Instance::quad_bytes(indexed)) + motion
+            u64::from(n) * u64::from(Instance::quad_bytes(indexed)) + motion + u64::from(cells) * 4
         };
         self.residents.values().map(bytes).sum()
     }

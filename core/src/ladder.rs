@@ -560,6 +560,7 @@ impl SlotLadder {
             cause,
             state: 0,
             resident: None,
+            grid: None,
             effects: false,
         });
         let c = &mut *walk.counters;

@@ -93,6 +93,7 @@ mod sort;
 #[cfg(feature = "text")]
 pub mod text;
 mod texture;
+pub mod tilegrid;
 pub mod tilemap;
 pub mod validate;
 mod walk;

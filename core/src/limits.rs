@@ -47,6 +47,12 @@ pub struct Limits {
     /// array the device holds never grows, shrinks or is compacted: a full one is joined by
     /// a new array instead. Default `true`.
     pub compressed_copies: bool,
+    /// Largest storage buffer a compute pass may bind, bytes (`max_storage_buffer_binding_size`
+    /// on wgpu), or 0 where the device runs no compute pass that writes indirect draw
+    /// arguments (GL, GLES, WebGL2, wgpu's GL backend). Above 0, a
+    /// [`TileGrid`](crate::tilegrid::TileGrid) keeps its cells on the device and the GPU picks
+    /// the tiles a view shows ([`Limits::gpu_culling`]). Default 0.
+    pub max_storage_binding_bytes: u64,
 }
 
 impl Limits {
@@ -64,7 +70,21 @@ impl Limits {
             software_rasterizer: false,
             format_families: FormatFamilies::RGBA8,
             compressed_copies: true,
+            max_storage_binding_bytes: 0,
         }
+    }
+
+    /// Whether the device culls on the GPU: a compute pass with storage buffers that writes
+    /// the arguments of indirect draws (`max_storage_binding_bytes` above 0).
+    pub const fn gpu_culling(&self) -> bool {
+        self.max_storage_binding_bytes > 0
+    }
+
+    /// Sets `max_storage_binding_bytes`.
+    #[must_use]
+    pub const fn with_max_storage_binding_bytes(mut self, max_storage_binding_bytes: u64) -> Self {
+        self.max_storage_binding_bytes = max_storage_binding_bytes;
+        self
     }
 
     /// Sets `max_texture_units`.
@@ -135,6 +155,7 @@ impl Limits {
             software_rasterizer: false,
             format_families: FormatFamilies::RGBA8,
             compressed_copies: true,
+            max_storage_binding_bytes: 0,
         }
     }
 
@@ -150,6 +171,7 @@ impl Limits {
             software_rasterizer: false,
             format_families: FormatFamilies::RGBA8,
             compressed_copies: true,
+            max_storage_binding_bytes: 0,
         }
     }
 }

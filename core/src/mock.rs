@@ -6,11 +6,16 @@ use std::ops::Range;
 
 use crate::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
 use crate::plan::{
-    ArrayDesc, ArrayId, FramePlan, Instance, MotionWrite, PlanError, ResidentId, ResidentWrite, Viewport,
+    ArrayDesc, ArrayId, CellWrite, FramePlan, GridDraw, Instance, MotionWrite, PlanError, ResidentId, ResidentWrite,
+    Viewport,
 };
 use crate::validate::PlanValidator;
 use crate::walk::{DrawStep, DrawSteps};
 use crate::{Budget, DeviceCounters, Motion, TextureId, MOTION_ROW_TEXELS};
+
+/// What an instance drawn sampled: the texture whose level-0 pixels its `(slot, layer)` names
+/// and their hash ([`MockDevice::hash`]), or `None`.
+pub type Sampled = Option<(TextureId, u64)>;
 
 /// One thing a backend would do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -206,6 +211,8 @@ pub struct MockDevice {
     steps: DrawSteps,
     /// Per resident layer the last frame drew: what each instance sampled.
     resident_sampled: HashMap<ResidentId, Vec<Option<(TextureId, u64)>>>,
+    /// Per tile grid layer the last frame drew: each tile drawn, as (cell, what it sampled).
+    grid_drawn: HashMap<ResidentId, Vec<(u32, Sampled)>>,
 }
 
 /// The mock's arrays and call log: its [`Executor`].
@@ -217,6 +224,8 @@ struct MockStore {
     residents: HashMap<ResidentId, HashMap<u32, Instance>>,
     /// Each moving layer's motion texture, texel by texel (`None`: never written).
     motions: HashMap<ResidentId, Vec<Option<Motion>>>,
+    /// Each tile grid layer's cells (`None`: never written).
+    cells: HashMap<ResidentId, Vec<Option<u32>>>,
     /// Bytes of arrays destroyed during the current plan: a real device frees them only once
     /// the commands using them finish.
     retired_bytes: u64,
@@ -241,6 +250,7 @@ impl Executor for MockStore {
         self.arrays.clear();
         self.residents.clear();
         self.motions.clear();
+        self.cells.clear();
     }
     fn create_resident(&mut self, resident: ResidentId, instances: u32, _indexed: bool) -> Result<(), PlanError> {
         // Sparse: what a plan wrote, so a large buffer costs the mock nothing until written.
@@ -259,6 +269,7 @@ impl Executor for MockStore {
     fn destroy_resident(&mut self, resident: ResidentId) {
         self.residents.remove(&resident);
         self.motions.remove(&resident);
+        self.cells.remove(&resident);
         self.calls.push(Call::DestroyResident { resident });
     }
     fn create_motion(&mut self, resident: ResidentId, size_texels: [u32; 2]) -> Result<(), PlanError> {
@@ -278,6 +289,20 @@ impl Executor for MockStore {
             }
         }
         self.calls.push(Call::WriteMotion { resident: write.resident, rect: write.rect });
+        Ok(())
+    }
+    fn create_cells(&mut self, resident: ResidentId, cells: u32) -> Result<(), PlanError> {
+        self.cells.insert(resident, vec![None; cells as usize]);
+        Ok(())
+    }
+    fn write_cells(&mut self, write: &CellWrite<'_>) -> Result<(), PlanError> {
+        let held = self.cells.get_mut(&write.resident);
+        let held = held.ok_or(PlanError::UnknownResident { at: 0, resident: write.resident })?;
+        for (k, &id) in write.cells.iter().enumerate() {
+            if let Some(c) = held.get_mut(write.first as usize + k) {
+                *c = Some(id);
+            }
+        }
         Ok(())
     }
     fn write_ramp(&mut self, row: u32, texels: &[u8]) -> Result<(), PlanError> {
@@ -362,6 +387,7 @@ impl MockDevice {
             viewport: Viewport::full(Self::DEFAULT_TARGET_PX),
             steps: DrawSteps::default(),
             resident_sampled: HashMap::new(),
+            grid_drawn: HashMap::new(),
         }
     }
 
@@ -419,6 +445,13 @@ impl MockDevice {
         self.resident_sampled.get(&resident).map_or(&[], Vec::as_slice)
     }
 
+    /// For each tile a tile grid layer's draws of the last frame drew (the GPU's culling
+    /// done as a device would, [`GridDraw::shows`]): its cell, and what it sampled, as
+    /// [`MockDevice::sampled`]. Empty for a layer the last frame did not draw by its grid.
+    pub fn grid_drawn(&self, resident: ResidentId) -> &[(u32, Sampled)] {
+        self.grid_drawn.get(&resident).map_or(&[], Vec::as_slice)
+    }
+
     /// The motion a moving layer's sprite `sprite` has on the device: `None` before a plan
     /// wrote it, or for a layer the device does not hold as moving.
     pub fn motion(&self, resident: ResidentId, sprite: u32) -> Option<Motion> {
@@ -451,6 +484,7 @@ impl MockDevice {
         self.steps.walk(plan, &vp, self.indexed_quads, &mut c);
         let arrays = &self.store.arrays;
         self.resident_sampled.clear();
+        self.grid_drawn.clear();
         self.sampled.clear();
         self.sampled.resize(plan.instances.len(), None);
         for step in self.steps.steps() {
@@ -464,6 +498,13 @@ impl MockDevice {
             };
             let seg = &plan.segments[segment as usize];
             let table = plan.slots(seg);
+            if let (Some(resident), Some(grid)) = (seg.resident, seg.grid) {
+                let drawn = grid_tiles(&self.store, resident, grid, &vp, plan.state(seg).transform);
+                let drawn = drawn.map(|(cell, inst)| (cell, sample(arrays, table, &inst)));
+                self.grid_drawn.entry(resident).or_default().extend(drawn);
+                self.store.calls.push(Call::DrawResident { resident, tier: seg.tier, instances: first..first + count });
+                continue;
+            }
             if let Some(resident) = seg.resident {
                 let held = &self.store.residents[&resident];
                 let sampled = self.resident_sampled.entry(resident).or_default();
@@ -498,6 +539,30 @@ impl MockDevice {
     pub fn validator(&self) -> &PlanValidator {
         self.runner.validator()
     }
+}
+
+/// The tiles a grid draw of `resident` draws in `vp` under `transform`: each cell of
+/// `grid.cells` whose id names a quad the layer holds, that quad moved to the cell, where it
+/// shows ([`GridDraw::shows`]), in cell order.
+fn grid_tiles<'a>(
+    store: &'a MockStore,
+    resident: ResidentId,
+    grid: GridDraw,
+    vp: &Viewport,
+    transform: [f32; 6],
+) -> impl Iterator<Item = (u32, Instance)> + 'a {
+    let size = vp.visible_px().map_or([1, 1], |[_, _, w, h]| [w, h]);
+    let viewport_px = size.map(|v| v.max(1) as f32);
+    let transform = vp.transform(transform);
+    let (cells, held) = (store.cells.get(&resident), store.residents.get(&resident));
+    let [x0, y0, x1, y1] = grid.cells;
+    (y0..y1).flat_map(move |y| (x0..x1).map(move |x| (x, y))).filter_map(move |(x, y)| {
+        let cell = y * grid.width + x;
+        let id = (*cells?.get(cell as usize)?)?;
+        let quad = held?.get(&id.checked_sub(1)?)?;
+        let tile = grid.tile_at(quad, [x, y]);
+        GridDraw::shows(&tile, transform, viewport_px).then_some((cell, tile))
+    })
 }
 
 /// The texture whose level-0 pixels `inst` samples through `table`, with their hash: the

@@ -150,6 +150,28 @@ pub enum ResidentError {
         /// The motion.
         motion: crate::Motion,
     },
+    /// A tile grid's cells on the device need a device that culls on the GPU
+    /// ([`crate::Limits::gpu_culling`]), storage bindings as large as the cells, and quads
+    /// drawn instanced ([`crate::Budget::indexed_quads`] false). [`crate::tilegrid::TileGrid`]
+    /// draws on the CPU then.
+    #[error(
+        "a tile grid of {cells} cells ({bytes} bytes) on the device needs GPU culling: storage bindings of \
+         {max_storage_binding_bytes} bytes (0: no compute pass), indexed quads {indexed_quads}"
+    )]
+    NoGpuGrid {
+        /// Cells of the grid.
+        cells: usize,
+        /// Bytes of its cell buffer, 4 a cell.
+        bytes: u64,
+        /// The device's largest storage binding ([`crate::Limits::max_storage_binding_bytes`],
+        /// within its largest buffer).
+        max_storage_binding_bytes: u64,
+        /// The budget draws indexed quads (a tile grid's GPU path draws instanced).
+        indexed_quads: bool,
+    },
+    /// The layer is not a tile grid's ([`crate::tilegrid::TileGrid`]).
+    #[error("resident layer {0:?} is not a tile grid's layer")]
+    NotGrid(ResidentId),
     /// Drawn outside a frame.
     #[error("no frame is open: draw resident layers between begin_frame and finish")]
     NoFrame,

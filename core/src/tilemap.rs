@@ -132,6 +132,11 @@ impl TileTable {
         self.tiles.is_empty()
     }
 
+    /// The animations: (animated id, its frames, each frame's duration in seconds).
+    pub(crate) fn animations(&self) -> impl Iterator<Item = (u32, &[u32], f32)> + '_ {
+        self.animations.iter().map(|(id, frames, frame_s)| (*id, &frames[..], *frame_s))
+    }
+
     /// A tile's place; `None` for 0 and ids past the table.
     pub fn get(&self, id: u32) -> Option<&TileDef> {
         id.checked_sub(1).and_then(|i| self.tiles.get(i as usize))

@@ -173,6 +173,7 @@ fn segment(instances: std::ops::Range<u32>, tier: u32) -> Segment {
         cause: FlushCause::EndOfFrame,
         state: 0,
         resident: None,
+        grid: None,
         effects: false,
     }
 }

@@ -71,6 +71,7 @@ impl Batcher {
         self.settle_drawn_residents();
         self.write_new_residents();
         self.write_moved_motions();
+        self.write_changed_cells();
     }
 
     /// Stage: the queued resource ops move into the plan. Arrays born and grown inside this
@@ -96,6 +97,8 @@ impl Batcher {
         self.residents.pending.clear();
         std::mem::swap(&mut plan.motions, &mut self.residents.pending_motions);
         self.residents.pending_motions.clear();
+        std::mem::swap(&mut plan.cells, &mut self.residents.pending_cells);
+        self.residents.pending_cells.clear();
         std::mem::swap(&mut plan.instances, &mut self.recorder.instances);
         std::mem::swap(&mut plan.triangles, &mut self.recorder.triangles);
         plan.indexed = self.budget.indexed_quads || !plan.triangles.is_empty();
@@ -213,6 +216,7 @@ mod tests {
             cause: FlushCause::StateChange,
             state: 0,
             resident: None,
+            grid: None,
             effects: false,
         }
     }

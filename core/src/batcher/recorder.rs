@@ -320,7 +320,7 @@ impl Recorder {
         Some(key)
     }
 
-    fn set_state(&mut self, state: DrawState) {
+    pub(super) fn set_state(&mut self, state: DrawState) {
         self.state = state;
         self.alpha_mask = if state.blend == BlendMode::Additive { 0 } else { 0xFF };
         self.state_dirty = true;

@@ -7,7 +7,6 @@ use super::Batcher;
 use crate::ladder::PREPLACED;
 use crate::plan::{Corner, FlushCause, Instance};
 use crate::sort::{stable_order, SortKey, SortScratch};
-use crate::ResidentId;
 
 /// A frame with at least this many quads per key change is ordered by its runs of one key
 /// (each a block of instances) instead of quad by quad.
@@ -41,7 +40,7 @@ pub(super) struct FrameSort {
     marks: Vec<Mark>,
     instances: Vec<Instance>,
     triangles: Vec<[Corner; 3]>,
-    drawn: Vec<(u32, ResidentId, u32, std::ops::Range<u32>)>,
+    drawn: Vec<super::residents::Drawn>,
 }
 
 /// A flush or a resident draw, placed among the sorted instances.
@@ -241,8 +240,8 @@ impl Batcher {
             while let Some((_, resident)) = placed.next_if(|&(p, _)| p == j) {
                 cause = cause.or(Some(if resident.is_some() { FlushCause::Resident } else { FlushCause::Explicit }));
                 if let Some(d) = resident {
-                    let (_, id, state, range) = s.drawn[d as usize].clone();
-                    drawn.push((j, id, state, range));
+                    let (_, id, state, range, grid) = s.drawn[d as usize].clone();
+                    drawn.push((j, id, state, range, grid));
                 }
             }
             let i = order.get(j as usize).copied();

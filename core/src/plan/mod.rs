@@ -26,7 +26,7 @@ pub use attributes::{AttributeFormat, InstanceAttribute};
 pub use instances::Instances;
 pub use levels::LevelWrite;
 pub use plan_error::PlanError;
-pub use resident::{MotionWrite, ResidentId, ResidentOp, ResidentWrite};
+pub use resident::{CellWrite, GridDraw, MotionWrite, ResidentId, ResidentOp, ResidentWrite};
 pub use vertices::{expand_quads, quad_indices, Corner};
 pub use viewport::{flip_y, Viewport};
 
@@ -423,6 +423,10 @@ pub struct Segment {
     /// empty (the draw walk binds from the slot table), and it lies in painter's order among
     /// the plan's own segments.
     pub resident: Option<ResidentId>,
+    /// `Some` (with `resident`, a tile grid's layer): the GPU culls the grid's cells and the
+    /// segment draws the tiles that show ([`GridDraw`]); `instances` is then the layer's
+    /// quads the tiles are made from (what the draw binds).
+    pub grid: Option<GridDraw>,
     /// Some instance of the segment draws with an effect ([`Instance::effect`]): it is drawn
     /// with its tier's effect program, which has every declared effect. Segments without
     /// one use the tier's plain program, which costs what a renderer without effects costs.
@@ -533,6 +537,8 @@ pub struct FramePlan {
     pub resident_instances: Vec<Instance>,
     /// Motions the [`ResidentOp::Move`] ops point into: 16 bytes a moving sprite changed.
     pub motions: Vec<crate::Motion>,
+    /// Tile ids the [`ResidentOp::WriteCells`] ops point into.
+    pub cells: Vec<u32>,
     /// Whether the primitives are drawn indexed, from four vertex records each
     /// ([`FramePlan::expand_block`]) and the static [`quad_indices`], rather than instanced
     /// (one instance per quad over a 4-vertex strip). Core sets it from

@@ -318,6 +318,40 @@ pub enum PlanError {
         /// Instances in [`FramePlan::resident_instances`].
         available: usize,
     },
+    /// A cell write names cells outside its tile grid layer, none, or ids outside
+    /// [`FramePlan::cells`].
+    #[error(
+        "op {at}: cells {start}..{end} of tile grid layer {resident:?} are outside its {len} \
+         (or the plan's {available} cells)"
+    )]
+    CellRange {
+        /// The op's index in `ops`.
+        at: usize,
+        /// The tile grid layer.
+        resident: ResidentId,
+        /// First cell.
+        start: u32,
+        /// One past the last.
+        end: u32,
+        /// Cells the layer holds.
+        len: u32,
+        /// Ids in [`FramePlan::cells`].
+        available: usize,
+    },
+    /// A grid draw ([`crate::plan::GridDraw`]) of a segment that draws no tile grid layer, or
+    /// cells outside its grid, a width that does not divide its cells, or a tile size that
+    /// is not a positive number.
+    #[error("segment {segment}: grid draw {grid:?} of a layer of {cells} cells: {reason}")]
+    BadGrid {
+        /// Index of the segment.
+        segment: usize,
+        /// The grid draw.
+        grid: crate::plan::GridDraw,
+        /// Cells the layer holds (0: none, or no layer).
+        cells: u32,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// A move op names sprites outside its moving layer, none, or motions outside
     /// [`FramePlan::motions`].
     #[error(

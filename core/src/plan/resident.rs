@@ -37,6 +37,22 @@ pub enum ResidentOp {
         /// until written by [`ResidentOp::Move`]) is created with the buffer, and its draws
         /// move each instance by its motion.
         moving: bool,
+        /// A tile grid's layer ([`crate::tilegrid::TileGrid`]): a cell buffer of this many
+        /// `u32` tile ids (contents undefined until written by [`ResidentOp::WriteCells`]) is
+        /// created with the buffer, read by the compute pass of the layer's grid draws
+        /// ([`GridDraw`]). 0: none. Only on a device that culls on the GPU
+        /// ([`crate::Limits::gpu_culling`]).
+        cells: u32,
+    },
+    /// Write cells `first..first + cells.len()` of tile grid layer `resident`'s cell buffer,
+    /// from [`FramePlan::cells`]`[cells]`.
+    WriteCells {
+        /// The resident.
+        resident: ResidentId,
+        /// The first cell written.
+        first: u32,
+        /// Index range into [`FramePlan::cells`].
+        cells: Range<u32>,
     },
     /// Write the motions of sprites `first..first + motions.len()` of moving layer
     /// `resident`, from [`FramePlan::motions`]`[motions]`, into its motion texture
@@ -128,7 +144,97 @@ pub struct MotionWrite<'a> {
     pub motions: &'a [crate::Motion],
 }
 
+/// One [`ResidentOp::WriteCells`] as an executor receives it: the tile ids of cells
+/// `first..first + cells.len()` of a tile grid layer's cell buffer (4 bytes each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellWrite<'a> {
+    /// The resident.
+    pub resident: ResidentId,
+    /// The first cell written.
+    pub first: u32,
+    /// The tile ids: 0 is no tile, `k` is quad `k - 1` of the layer.
+    pub cells: &'a [u32],
+}
+
+/// A tile grid layer's draw ([`crate::tilegrid::TileGrid::draw`]), the GPU's to cull: a
+/// compute pass tests each cell of `cells`, and for each whose tile shows in the viewport
+/// writes the tile's quad (quad `id - 1` of the layer, moved to the cell) into an instance
+/// buffer of the pass's own and counts it into an indirect draw's arguments; the draw then
+/// draws those instances. So the device shades the tiles the view shows, and the CPU does no
+/// work a tile.
+///
+/// The cell `(x, y)`'s quad is the layer's quad with `[x * tile_px, y * tile_px]` added to its
+/// origin (f32 arithmetic: `x as f32 * tile_px`), under the segment's draw state. A tile shows
+/// when the bounding box of its four corners, after the state's transform, overlaps the
+/// viewport ([`GridDraw::shows`]). Tiles of a grid never overlap, so the order the GPU writes
+/// them in changes no pixel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridDraw {
+    /// The cells tested, `[x0, y0, x1, y1]` (ends exclusive), within the grid.
+    pub cells: [u32; 4],
+    /// Cells a row of the grid: cell `(x, y)` is `cells[y * width + x]`.
+    pub width: u32,
+    /// A cell's side, pixels (finite, above 0).
+    pub tile_px: f32,
+}
+
+// `tile_px` is finite (the validator refuses a plan where it is not): equality is reflexive.
+impl Eq for GridDraw {}
+
+impl GridDraw {
+    /// The most cells a side of one grid draw: 8 cells a workgroup
+    /// ([`crate::shader::GRID_WORKGROUP_SIDE`]) times the 65,535 workgroups a dimension every
+    /// device with compute dispatches.
+    pub const MAX_SIDE_CELLS: u32 = 8 * 65_535;
+
+    /// Cells tested: the instances the compute pass may write at most.
+    pub fn cell_count(&self) -> u64 {
+        let [x0, y0, x1, y1] = self.cells;
+        u64::from(x1.saturating_sub(x0)) * u64::from(y1.saturating_sub(y0))
+    }
+
+    /// A tile's quad (the layer's quad `id - 1`) moved to cell `[x, y]`: `[x as f32 *
+    /// tile_px, y as f32 * tile_px]` added to its origin, what the compute pass writes.
+    pub fn tile_at(&self, quad: &Instance, [x, y]: [u32; 2]) -> Instance {
+        let mut i = *quad;
+        i.origin = [quad.origin[0] + x as f32 * self.tile_px, quad.origin[1] + y as f32 * self.tile_px];
+        i
+    }
+
+    /// Whether `quad` (a tile's instance, already moved to its cell) shows in a viewport of
+    /// `viewport_px` under `transform` (`[a, b, c, d, tx, ty]`): the bounding box of its
+    /// corners overlaps `0..width` and `0..height`, open at both ends. The compute pass
+    /// tests the same, in the same order of operations.
+    pub fn shows(quad: &Instance, transform: [f32; 6], viewport_px: [f32; 2]) -> bool {
+        let [a, b, c, d, tx, ty] = transform;
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for (s, t) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)] {
+            let q = [
+                quad.origin[0] + s * quad.axis_x[0] + t * quad.axis_y[0],
+                quad.origin[1] + s * quad.axis_x[1] + t * quad.axis_y[1],
+            ];
+            let p = [a * q[0] + c * q[1] + tx, b * q[0] + d * q[1] + ty];
+            for k in 0..2 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+        }
+        lo[0] < viewport_px[0] && hi[0] > 0.0 && lo[1] < viewport_px[1] && hi[1] > 0.0
+    }
+}
+
 impl FramePlan {
+    /// The tile ids a [`ResidentOp::WriteCells`] writes (empty for another op or a range
+    /// outside [`FramePlan::cells`]: the validator refuses such a plan).
+    pub fn write_cells_ids(&self, op: &ResidentOp) -> &[u32] {
+        match op {
+            ResidentOp::WriteCells { cells, .. } => {
+                self.cells.get(cells.start as usize..cells.end as usize).unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
     /// The motions a [`ResidentOp::Move`] writes (empty for another op or a range outside
     /// [`FramePlan::motions`]: the validator refuses such a plan).
     pub fn move_motions(&self, op: &ResidentOp) -> &[crate::Motion] {

@@ -73,13 +73,32 @@ use crate::ProgramKey;
 use crate::MOTION_ROW_TEXELS;
 
 mod effects;
+mod grid;
 mod lighting;
 mod uniforms;
 
 use effects::effect_functions;
 pub use effects::RAMP_BINDING;
+pub use grid::{grid_wgsl, GridParams, GRID_BINDINGS, GRID_WORKGROUP_SIDE};
 pub use lighting::{normal_sampler_binding, normal_texture_binding, LIGHTS_BINDING, NORMAL_BASE};
 pub use uniforms::{lights_bytes, lights_uniform, GlobalsEntry, GLOBALS_BYTES};
+
+/// The `Globals` uniform's WGSL struct ([`GlobalsEntry`]'s layout), shared by the tier
+/// programs and the grid culling pass ([`grid_wgsl`]).
+const GLOBALS_STRUCT: &str = "struct Globals {
+    viewport_px: vec2<f32>,
+    // The frame's time for effects, then padding.
+    time_s: vec2<f32>,
+    // The draw state's transform: (a, b, c, d), then (tx, ty, 0, 0).
+    linear: vec4<f32>,
+    translate: vec4<f32>,
+    // The draw state's tint, premultiplied: multiplies every quad's colour.
+    tint: vec4<f32>,
+    // The draw state's look (a resident layer drawn under an effect or lit), ORed into each
+    // quad's (a resident quad has none of its own), in exact integers: the look word's low
+    // byte, its colour offset, then its parameters' low and high 16 bits.
+    look: vec4<f32>,
+};";
 
 /// Group index of the globals (the viewport and transform uniform, at a dynamic offset).
 pub const GROUP_GLOBALS: u32 = 0;
@@ -201,20 +220,7 @@ pub fn wgsl(key: &ProgramKey<'_>) -> String {
         s,
         r"// layerbatch: slot tier {tier}.
 
-struct Globals {{
-    viewport_px: vec2<f32>,
-    // The frame's time for effects, then padding.
-    time_s: vec2<f32>,
-    // The draw state's transform: (a, b, c, d), then (tx, ty, 0, 0).
-    linear: vec4<f32>,
-    translate: vec4<f32>,
-    // The draw state's tint, premultiplied: multiplies every quad's colour.
-    tint: vec4<f32>,
-    // The draw state's look (a resident layer drawn under an effect or lit), ORed into each
-    // quad's (a resident quad has none of its own), in exact integers: the look word's low
-    // byte, its colour offset, then its parameters' low and high 16 bits.
-    look: vec4<f32>,
-}};
+{GLOBALS_STRUCT}
 const LOOK_PARAMS_HIGH_SHIFT: u32 = {LOOK_PARAMS_HIGH_SHIFT}u;
 
 @group({GROUP_GLOBALS}) @binding(0) var<uniform> globals: Globals;

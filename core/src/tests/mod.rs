@@ -572,6 +572,7 @@ mod regressions;
 mod resident_trust;
 mod residents;
 mod sorting;
+mod tilegrid;
 mod tilemap_trust;
 mod tiles;
 mod trust;

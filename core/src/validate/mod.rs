@@ -37,6 +37,7 @@ pub struct PlanValidator {
     format_families: crate::FormatFamilies,
     compressed_copies: bool,
     indexed_quads: bool,
+    max_cell_bytes: u64,
     budget_bytes: u64,
     /// Effects the budget declares: an instance's effect id is at most this.
     pub(super) effects: u32,
@@ -96,6 +97,7 @@ impl PlanValidator {
             format_families: budget.format_families,
             compressed_copies: budget.compressed_copies,
             indexed_quads: budget.indexed_quads,
+            max_cell_bytes: budget.max_cell_bytes,
             budget_bytes: budget.budget_bytes,
             effects: budget.effects.len() as u32,
             lights: budget.max_lights,
@@ -281,6 +283,7 @@ impl PlanValidator {
             budget_bytes: self.budget_bytes,
             max_texture_px: self.max_texture_px,
             indexed_quads: self.indexed_quads,
+            max_cell_bytes: self.max_cell_bytes,
             effects: self.effects,
             lights: self.lights > 0,
         };
@@ -484,10 +487,16 @@ impl PlanValidator {
         // A resident's draws lie within one capacity when drawn indexed (the quad indices').
         let span = if self.indexed_quads { plan.instance_capacity.max(1) } else { u32::MAX };
         for (si, seg) in plan.segments.iter().enumerate() {
+            if let Some(grid) = seg.grid {
+                resident::check_grid_size(si, grid, self.max_cell_bytes)?;
+            }
             if let Some(r) = seg.resident {
                 self.check_segment_common(plan, si, seg)?;
                 resident::check_segment(plan, si, seg, r, (span, arrays), residents)?;
                 continue;
+            }
+            if let Some(grid) = seg.grid {
+                resident::check_grid(si, grid, 0)?;
             }
             let r = &seg.instances;
             // `end > start` is checked first: an empty range has no last instance.

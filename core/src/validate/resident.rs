@@ -26,6 +26,8 @@ pub(super) struct ResidentState {
     per_slot: Vec<SlotUse>,
     /// A moving layer: it has a motion texture.
     moving: bool,
+    /// Cells of a tile grid layer's cell buffer (0: none).
+    cells: u32,
 }
 
 /// The instances of one resident sampling one slot.
@@ -61,9 +63,9 @@ impl SlotUse {
 }
 
 impl ResidentState {
-    fn new(len: u32, moving: bool) -> Self {
+    fn new(len: u32, moving: bool, cells: u32) -> Self {
         let per_slot = vec![SlotUse::default(); MAX_SLOTS_PER_DRAW as usize];
-        Self { sampled: vec![UNWRITTEN; len as usize], per_slot, moving }
+        Self { sampled: vec![UNWRITTEN; len as usize], per_slot, moving, cells }
     }
 
     fn len(&self) -> u32 {
@@ -133,6 +135,8 @@ pub(super) struct ResidentLimits {
     pub(super) effects: u32,
     /// Whether the budget has lights.
     pub(super) lights: bool,
+    /// The budget's largest cell buffer ([`crate::Budget::max_cell_bytes`]).
+    pub(super) max_cell_bytes: u64,
 }
 
 /// Checks resident op `op` (at index `at` of the plan's ops) and applies it to `residents`,
@@ -145,7 +149,7 @@ pub(super) fn check_op(
     (residents, undo): (&mut HashMap<ResidentId, ResidentState>, &mut Vec<Undo>),
 ) -> Result<(), PlanError> {
     match op {
-        ResidentOp::Create { resident, instances, indexed, moving } => {
+        ResidentOp::Create { resident, instances, indexed, moving, cells } => {
             let bad = |reason| Err(PlanError::BadResident { at, resident: *resident, reason });
             if residents.contains_key(resident) {
                 return bad("created again while the device holds it");
@@ -162,7 +166,13 @@ pub(super) fn check_op(
             if *moving && crate::motion_texture_size(*instances)[1] > limits.max_texture_px {
                 return bad("created moving with a motion texture taller than the device's largest texture");
             }
-            residents.insert(*resident, ResidentState::new(*instances, *moving));
+            if u64::from(*cells) * 4 > limits.max_cell_bytes {
+                return bad("created with a cell buffer the budget's GPU culling cannot bind");
+            }
+            if *cells > 0 && *moving {
+                return bad("created moving with a cell buffer");
+            }
+            residents.insert(*resident, ResidentState::new(*instances, *moving, *cells));
             undo.push(Undo::Created(*resident));
         }
         ResidentOp::Write { resident, first, instances } => {
@@ -203,6 +213,22 @@ pub(super) fn check_op(
                 undo.push(Undo::Wrote { resident: *resident, index, old });
             }
         }
+        ResidentOp::WriteCells { resident, first, cells } => {
+            let state = residents.get(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
+            let count = cells.end.saturating_sub(cells.start);
+            let end = u64::from(*first) + u64::from(count);
+            let in_plan = cells.start <= cells.end && cells.end as usize <= plan.cells.len();
+            if !in_plan || count == 0 || end > u64::from(state.cells) {
+                return Err(PlanError::CellRange {
+                    at,
+                    resident: *resident,
+                    start: *first,
+                    end: end.min(u64::from(u32::MAX)) as u32,
+                    len: state.cells,
+                    available: plan.cells.len(),
+                });
+            }
+        }
         ResidentOp::Move { resident, first, motions } => {
             let state = residents.get(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
             if !state.moving {
@@ -230,6 +256,39 @@ pub(super) fn check_op(
             let state = residents.remove(resident).ok_or(PlanError::UnknownResident { at, resident: *resident })?;
             undo.push(Undo::Destroyed(*resident, state));
         }
+    }
+    Ok(())
+}
+
+/// Checks that grid draw `grid` of segment `at` fits one draw of the budget's culling pass:
+/// its tiles' instances within `max_cell_bytes` (a storage binding), its sides within
+/// [`GridDraw::MAX_SIDE_CELLS`](crate::plan::GridDraw::MAX_SIDE_CELLS).
+pub(super) fn check_grid_size(at: usize, grid: crate::plan::GridDraw, max_cell_bytes: u64) -> Result<(), PlanError> {
+    let [x0, y0, x1, y1] = grid.cells;
+    let side = crate::plan::GridDraw::MAX_SIDE_CELLS;
+    let bytes = grid.cell_count().saturating_mul(u64::from(crate::plan::Instance::BYTES));
+    if bytes > max_cell_bytes || x1.saturating_sub(x0) > side || y1.saturating_sub(y0) > side {
+        let reason = "its cells are more than one culling pass draws (Budget::max_cell_bytes, MAX_SIDE_CELLS)";
+        return Err(PlanError::BadGrid { segment: at, grid, cells: 0, reason });
+    }
+    Ok(())
+}
+
+/// Checks grid draw `grid` of segment `at`, drawing a layer of `cells` cells.
+pub(super) fn check_grid(at: usize, grid: crate::plan::GridDraw, cells: u32) -> Result<(), PlanError> {
+    let bad = |reason| Err(PlanError::BadGrid { segment: at, grid, cells, reason });
+    let [x0, y0, x1, y1] = grid.cells;
+    if cells == 0 {
+        return bad("the layer has no cells");
+    }
+    if grid.width == 0 || cells % grid.width != 0 {
+        return bad("its width does not divide the layer's cells");
+    }
+    if x0 >= x1 || y0 >= y1 || x1 > grid.width || y1 > cells / grid.width {
+        return bad("its cells are empty or outside the grid");
+    }
+    if !grid.tile_px.is_finite() || grid.tile_px <= 0.0 {
+        return bad("its tile size is not a positive number");
     }
     Ok(())
 }
@@ -266,6 +325,9 @@ pub(super) fn check_segment(
     }
     if !seg.binds.is_empty() {
         return Err(PlanError::BadResident { at, resident, reason: "drawn by a segment with binds" });
+    }
+    if let Some(grid) = seg.grid {
+        check_grid(at, grid, state.cells)?;
     }
     let table = plan.slots(seg);
     for (slot, used) in (0..MAX_SLOTS_PER_DRAW).zip(&state.per_slot) {

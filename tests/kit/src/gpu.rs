@@ -18,6 +18,18 @@ pub fn device(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'_>>,
 ) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String> {
+    device_with(instance, surface, |adapter| {
+        wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits())
+    })
+}
+
+/// [`device`] asking for the limits `limits` gives for the adapter (`wgpu::Limits::default()`
+/// for a native device's: compute and storage buffers, what the tile grids' GPU culling needs).
+pub fn device_with(
+    instance: &wgpu::Instance,
+    surface: Option<&wgpu::Surface<'_>>,
+    limits: impl FnOnce(&wgpu::Adapter) -> wgpu::Limits,
+) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), String> {
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
         force_fallback_adapter: false,
@@ -35,7 +47,7 @@ pub fn device(
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("layerbatch"),
         required_features: adapter.features() & wanted,
-        required_limits: wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
+        required_limits: limits(&adapter),
         ..Default::default()
     }))
     .map_err(|e| format!("request_device: {e}"))?;

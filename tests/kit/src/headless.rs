@@ -73,6 +73,10 @@ pub enum DeviceKind {
     WgpuVulkan,
     /// layerbatch-wgpu on wgpu's GL backend.
     WgpuGl,
+    /// layerbatch-wgpu on wgpu's Vulkan backend with a native device's default limits
+    /// (`wgpu::Limits::default()`: compute and storage buffers): tile grids culled on the GPU.
+    /// Not in [`DeviceKind::ALL`].
+    WgpuVulkanCompute,
 }
 
 impl DeviceKind {
@@ -99,6 +103,10 @@ impl Headless {
                 WgpuHeadless::new(wgpu::Backends::VULKAN, size).map(|w| Headless::Wgpu(Box::new(w)))
             }
             DeviceKind::WgpuGl => WgpuHeadless::new(wgpu::Backends::GL, size).map(|w| Headless::Wgpu(Box::new(w))),
+            DeviceKind::WgpuVulkanCompute => {
+                WgpuHeadless::with_limits(wgpu::Backends::VULKAN, size, |_| wgpu::Limits::default())
+                    .map(|w| Headless::Wgpu(Box::new(w)))
+            }
         }
     }
 
@@ -225,6 +233,19 @@ impl Headless {
         match self {
             Headless::Gl(g) => g.renderer.as_ref().map(|r| r.stats()).unwrap_or_default(),
             Headless::Wgpu(w) => w.renderer.as_ref().map(|(r, _)| r.stats()).unwrap_or_default(),
+        }
+    }
+
+    /// The instances each tile grid draw of the last plan drew, as the GPU's culling pass
+    /// counted them (`layerbatch_wgpu::Renderer::grid_instances_drawn`); empty on GL, which
+    /// culls tile grids on the CPU.
+    pub fn grid_instances_drawn(&self) -> Result<Vec<u32>, String> {
+        match self {
+            Headless::Gl(_) => Ok(Vec::new()),
+            Headless::Wgpu(w) => match &w.renderer {
+                Some((r, prepared)) => r.grid_instances_drawn(&w.device, &w.queue, prepared).map_err(|e| e.to_string()),
+                None => Err("init first".to_string()),
+            },
         }
     }
 }
@@ -368,8 +389,18 @@ pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 impl WgpuHeadless {
     fn new(backends: wgpu::Backends, size: [u32; 2]) -> Result<Self, String> {
+        let webgl2 = |a: &wgpu::Adapter| wgpu::Limits::downlevel_webgl2_defaults().using_resolution(a.limits());
+        Self::with_limits(backends, size, webgl2)
+    }
+
+    fn with_limits(
+        backends: wgpu::Backends,
+        size: [u32; 2],
+        limits: impl FnOnce(&wgpu::Adapter) -> wgpu::Limits,
+    ) -> Result<Self, String> {
         let instance = gpu::headless_instance(backends);
-        let (adapter, device, queue) = gpu::device(&instance, None).map_err(|e| format!("{backends:?}: {e}"))?;
+        let (adapter, device, queue) =
+            gpu::device_with(&instance, None, limits).map_err(|e| format!("{backends:?}: {e}"))?;
         let target = gpu::target(&device, size, FORMAT);
         let view = target.create_view(&Default::default());
         let timer = gpu::PassTimer::new(&device, &queue);

@@ -145,6 +145,7 @@ impl PlanBuilder {
             cause: FlushCause::EndOfFrame,
             state: 0,
             resident: None,
+            grid: None,
             effects: false,
         });
         self.segment_start = end;
@@ -224,6 +225,7 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
             cause: FlushCause::EndOfFrame,
             state: 0,
             resident: None,
+            grid: None,
             effects: false,
         }],
         binds: vec![SlotBind { slot: 0, array }],

@@ -11,13 +11,15 @@ use std::collections::HashMap;
 
 use crate::batcher::recorder::{check_quad, resident_instance};
 
+mod cells;
 mod motion;
 mod planning;
 use crate::batcher::registry::Hot;
 use crate::batcher::Batcher;
 use crate::plan::ArrayId;
-use crate::plan::{BlendMode, DrawState, Instance, ResidentId, ResidentOp, ResourceOp, Segment};
+use crate::plan::{BlendMode, DrawState, GridDraw, Instance, ResidentId, ResidentOp, ResourceOp, Segment};
 use crate::{Affine2, Quad, ResidentError, ResidentStyle, TextureError, TextureId};
+pub(super) use cells::Cells;
 pub(super) use motion::Moving;
 
 /// Where a texture was when a resident's instances were last written from it.
@@ -70,7 +72,13 @@ struct Entry {
     drawn_frame: Option<u64>,
     /// A moving layer's motions ([`crate::TextureStore::create_moving`]).
     motion: Option<Moving>,
+    /// A tile grid layer's cells ([`crate::tilegrid::TileGrid`]).
+    cells: Option<Cells>,
 }
+
+/// A resident draw of the open frame: (instance index drawn at, resident, draw state index,
+/// quads drawn, the cells of a grid draw).
+pub(in crate::batcher) type Drawn = (u32, ResidentId, u32, std::ops::Range<u32>, Option<GridDraw>);
 
 /// The batcher's resident layers.
 #[derive(Debug, Default)]
@@ -80,8 +88,8 @@ pub(super) struct Residents {
     /// Instances the pending write ops point into.
     pub(super) pending: Vec<Instance>,
     /// Draws of the open frame: (instance index drawn at, resident, draw state index, quads
-    /// drawn).
-    pub(in crate::batcher) drawn: Vec<(u32, ResidentId, u32, std::ops::Range<u32>)>,
+    /// drawn, the cells of a grid draw).
+    pub(in crate::batcher) drawn: Vec<Drawn>,
     /// Updates waiting for the host frame to end: a plan of it draws the resident.
     parked: Vec<(ResidentId, u32, Vec<Quad>)>,
     /// The host frame ended while a frame was being recorded: the parked updates apply once
@@ -91,6 +99,8 @@ pub(super) struct Residents {
     doomed: Vec<ResidentId>,
     /// Motions the pending move ops point into.
     pub(super) pending_motions: Vec<crate::Motion>,
+    /// Tile ids the pending cell writes point into.
+    pub(super) pending_cells: Vec<u32>,
     /// The moving layer whose motions the last plan holds, lent ([`Batcher::reclaim_motions`]).
     lent: Option<ResidentId>,
     /// Motions written in place that were not finite were logged.
@@ -168,12 +178,19 @@ fn slot_of(table: &[Option<ArrayId>], array: u32) -> u32 {
 
 impl Batcher {
     pub(crate) fn create_resident(&mut self, quads: &[Quad]) -> Result<ResidentId, ResidentError> {
-        self.create_resident_with(quads, false)
+        self.create_resident_with(quads, false, None)
     }
 
-    /// A resident layer of `quads`, with a motion a quad when `moving`.
-    fn create_resident_with(&mut self, quads: &[Quad], moving: bool) -> Result<ResidentId, ResidentError> {
-        let bytes = self.check_resident_quads(quads, moving)?;
+    /// A resident layer of `quads`, with a motion a quad when `moving`, and the cells of a
+    /// tile grid when `cells` is given.
+    fn create_resident_with(
+        &mut self,
+        quads: &[Quad],
+        moving: bool,
+        cells: Option<Vec<u32>>,
+    ) -> Result<ResidentId, ResidentError> {
+        let cell_bytes = cells.as_ref().map_or(Ok(0), |c| self.check_cells(c.len()))?;
+        let bytes = self.check_resident_quads(quads, moving)? + cell_bytes;
         let (table, textures) = survey(&self.registry.hot, quads);
         self.check_table(table.len())?;
         self.hold_resident_bytes(bytes)?;
@@ -190,6 +207,7 @@ impl Batcher {
                     bytes: 0,
                     drawn_frame: None,
                     motion: None,
+                    cells: None,
                 });
                 (r.entries.len() - 1) as u32
             }
@@ -203,6 +221,7 @@ impl Batcher {
         e.bytes = bytes;
         e.drawn_frame = None;
         e.motion = moving.then(|| Moving::new(quads.len()));
+        e.cells = cells.map(Cells::new);
         let id = ResidentId { index, generation: e.generation };
         self.queue_resident_create(id);
         Ok(id)
@@ -252,7 +271,8 @@ impl Batcher {
         self.reclaim_motions();
         let old = self.residents.entry(id)?;
         let (old_bytes, moving) = (old.bytes, old.motion.is_some());
-        let bytes = self.check_resident_quads(quads, moving)?;
+        let cell_bytes = old.cells.as_ref().map_or(0, |c| u64::from(c.len()) * 4);
+        let bytes = self.check_resident_quads(quads, moving)? + cell_bytes;
         self.check_drawn_into_target(id, quads)?;
         let (table, textures) = survey(&self.registry.hot, quads);
         self.check_table(table.len())?;
@@ -323,6 +343,17 @@ impl Batcher {
         range: std::ops::Range<u32>,
         style: &ResidentStyle,
     ) -> Result<(), ResidentError> {
+        self.draw_resident_item(id, range, None, style)
+    }
+
+    /// A resident draw of quads `range` (a grid draw's cells when `grid`), checked.
+    fn draw_resident_item(
+        &mut self,
+        id: ResidentId,
+        range: std::ops::Range<u32>,
+        grid: Option<GridDraw>,
+        style: &ResidentStyle,
+    ) -> Result<(), ResidentError> {
         if !self.recorder.open {
             return Err(ResidentError::NoFrame);
         }
@@ -348,7 +379,7 @@ impl Batcher {
             ..style_state(self.recorder.draw_state_now(), style)
         };
         let (at, state) = self.recorder.mark_resident(state);
-        self.residents.drawn.push((at, id, state, range));
+        self.residents.drawn.push((at, id, state, range, grid));
         Ok(())
     }
 
@@ -409,10 +440,15 @@ impl Batcher {
     fn queue_resident_create(&mut self, id: ResidentId) {
         let e = &self.residents.entries[id.index as usize];
         let (instances, indexed, moving) = (e.quads.len() as u32, self.budget.indexed_quads, e.motion.is_some());
-        self.ops.push(ResourceOp::Resident(ResidentOp::Create { resident: id, instances, indexed, moving }));
-        if let Some(m) = &mut self.residents.entries[id.index as usize].motion {
+        let cells = e.cells.as_ref().map_or(0, Cells::len);
+        self.ops.push(ResourceOp::Resident(ResidentOp::Create { resident: id, instances, indexed, moving, cells }));
+        let e = &mut self.residents.entries[id.index as usize];
+        if let Some(m) = &mut e.motion {
             // A new motion texture: written whole by the plan that creates it.
             m.created();
+        }
+        if let Some(c) = &mut e.cells {
+            c.created();
         }
         if !self.residents.unwritten.contains(&id) {
             self.residents.unwritten.push(id);

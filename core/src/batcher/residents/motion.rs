@@ -67,7 +67,7 @@ impl Moving {
 
 impl Batcher {
     pub(crate) fn create_moving(&mut self, quads: &[Quad]) -> Result<ResidentId, ResidentError> {
-        self.create_resident_with(quads, true)
+        self.create_resident_with(quads, true, None)
     }
 
     /// Bytes of the motion texture of `sprites` sprites, or [`ResidentError::TooManySprites`]

@@ -136,8 +136,8 @@ impl Batcher {
         let binds = plan.binds.len() as u32;
         let mut added = 0;
         let frame = self.frames.number();
-        for (at, id, state, range) in &r.drawn {
-            let (at, id, state) = (*at, *id, *state);
+        for (at, id, state, range, grid) in &r.drawn {
+            let (at, id, state, grid) = (*at, *id, *state, *grid);
             r.entries[id.index as usize].drawn_frame = Some(frame);
             while let Some(seg) = own.next_if(|s| s.instances.start < at) {
                 out.push(seg);
@@ -150,7 +150,11 @@ impl Batcher {
             // A layer replaced after it was drawn this frame may have fewer quads now.
             let len = e.quads.len() as u32;
             let range = range.start.min(len)..range.end.min(len);
-            self.frame.resident_instances_drawn += u64::from(range.end - range.start);
+            match grid {
+                // The GPU picks the tiles: core counts the cells it tests.
+                Some(g) => self.frame.grid_cells_tested += g.cell_count(),
+                None => self.frame.resident_instances_drawn += u64::from(range.end - range.start),
+            }
             // Drawn under an effect: the effect program.
             let look = plan.states.get(state as usize).map_or(0, |s| s.look);
             let effects = look & Instance::EFFECT_MASK != 0;
@@ -166,6 +170,7 @@ impl Batcher {
                     cause: FlushCause::Resident,
                     state,
                     resident: Some(id),
+                    grid,
                     effects,
                 });
                 added += 1;
@@ -200,6 +205,7 @@ impl Batcher {
         e.textures.clear();
         e.drawn_frame = None;
         e.motion = None;
+        e.cells = None;
         // A generation that would wrap retires the index for good.
         if e.generation < u32::MAX {
             r.free.push(id.index);

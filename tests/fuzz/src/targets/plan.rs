@@ -1,12 +1,15 @@
 //! `plan`: valid plans taken from batchers (sprites in pages and class arrays, meshes,
-//! growth, a render target, compressed textures with mips, a rebuild, resident layers), their
+//! growth, a render target, compressed textures with mips, a rebuild, resident layers, a tile
+//! grid culled on the GPU), their
 //! numbers mutated (ids, sizes, layers, levels, byte ranges, instance and slot fields, segment
 //! ranges, clips, transforms, the target, resident ops, draws and instances), through `PlanValidator::check`, which must never panic; a plan it
 //! accepts must then run on the mock device.
 
 use crate::rng::{Reader, Rng, EDGE_U32};
 use crate::runner::{Outcome, Target};
-use layerbatch_core::plan::{ArrayId, ArrayOp, Instances, ResidentOp, ResourceOp};
+use layerbatch_core::plan::{ArrayId, ArrayOp, GridDraw, Instances, ResidentOp, ResourceOp};
+use layerbatch_core::tilegrid::TileGrid;
+use layerbatch_core::tilemap::TileTable;
 use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{
     Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice, Motion,
@@ -106,6 +109,25 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     draw_all(&mut b, &[target, ids[0]])?;
     let after = b.finish().clone();
     out.push(Scenario { budget: b.budget().clone(), history: vec![into], plan: after });
+    // A tile grid culled on the GPU: its layer and cells created, cells written, drawn twice.
+    let gpu = limits.with_max_storage_binding_bytes(1 << 20);
+    let mut b = Batcher::new(gpu, Config::default()).map_err(|e| err(&e))?;
+    let ids = sprites(&mut b, &[(32, 32), (16, 48)])?;
+    let mut table = TileTable::new();
+    for (i, &set) in ids.iter().enumerate() {
+        table.push(set, [0.0, 0.0, 16.0, 16.0], [32, 16 * (i as u32 + 2)]);
+    }
+    let cells: Vec<u32> = (0..64 * 40).map(|i| (i % 3) as u32).collect();
+    let mut grid = TileGrid::new(&mut b, &table, [64, 40], 16.0, &cells).map_err(|e| err(&e))?;
+    b.begin_frame();
+    grid.draw(&mut b, [10.0, 20.0, 300.0, 200.0], &style).map_err(|e| err(&e))?;
+    let made = b.finish().clone();
+    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: made.clone() });
+    grid.set_tiles(&mut b, [3, 4], [5, 2], &[1; 10]).map_err(|e| err(&e))?;
+    b.begin_frame();
+    grid.draw(&mut b, [0.0, 0.0, 1024.0, 640.0], &ResidentStyle::default()).map_err(|e| err(&e))?;
+    draw_all(&mut b, &ids)?;
+    out.push(Scenario { budget: b.budget().clone(), history: vec![made], plan: b.finish().clone() });
     // Compressed textures with mips, in class arrays and pages.
     let mut b = Batcher::new(limits, Config::default()).map_err(|e| err(&e))?;
     let mut ids = Vec::new();
@@ -184,11 +206,18 @@ fn mutate_resident(r: &mut Reader<'_>, id: &mut ResidentId) {
 
 fn mutate_op(r: &mut Reader<'_>, op: &mut ResourceOp) {
     match op {
-        ResourceOp::Resident(ResidentOp::Create { resident, instances, indexed, moving }) => match r.below(4) {
+        ResourceOp::Resident(ResidentOp::Create { resident, instances, indexed, moving, cells }) => match r.below(5) {
             0 => mutate_resident(r, resident),
             1 => *instances = u32_from(r, *instances),
             2 => *moving = !*moving,
+            3 => *cells = u32_from(r, *cells),
             _ => *indexed = !*indexed,
+        },
+        ResourceOp::Resident(ResidentOp::WriteCells { resident, first, cells }) => match r.below(4) {
+            0 => mutate_resident(r, resident),
+            1 => *first = u32_from(r, *first),
+            2 => cells.start = u32_from(r, cells.start),
+            _ => cells.end = u32_from(r, cells.end),
         },
         ResourceOp::Resident(ResidentOp::Move { resident, first, motions }) => match r.below(4) {
             0 => mutate_resident(r, resident),
@@ -357,6 +386,16 @@ fn mutate(r: &mut Reader<'_>, p: &mut FramePlan) {
                         }
                     }
                     0 => s.instances.start = u32_from(r, s.instances.start),
+                    1 if r.bool() => {
+                        let mut g = s.grid.unwrap_or(GridDraw { cells: [0, 0, 1, 1], width: 1, tile_px: 1.0 });
+                        match r.below(4) {
+                            0 => g.cells[r.below(4)] = u32_from(r, g.cells[0]),
+                            1 => g.width = u32_from(r, g.width),
+                            2 => g.tile_px = f32_from(r, g.tile_px),
+                            _ => {}
+                        }
+                        s.grid = if r.below(8) == 0 { None } else { Some(g) };
+                    }
                     1 => s.instances.end = u32_from(r, s.instances.end),
                     2 => s.tier = u32_from(r, s.tier),
                     3 => s.slots.start = u32_from(r, s.slots.start),
