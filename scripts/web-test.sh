@@ -33,7 +33,8 @@
 #    pushed, exactly: under looks; under a sort key, a clip and two plans a host frame; 256
 #    layers whose neighbours differ, each sprite only its own), and
 #    thousand_textures_at_256_layers (WebGPU at its default limits: 1,000 textures over 4
-#    arrays of 256 layers, one draw, each quad its own texture).
+#    arrays of 256 layers, one draw, each quad its own texture), and tile_grid (a 512 x 512
+#    tile grid, culled on the GPU on WebGPU, pushed on WebGL2, against its tiles pushed).
 #
 # Under CI=true a browser, WebGL2 context or WebGPU adapter that cannot be had fails the run;
 # elsewhere the test says "skipped". About 10 minutes on a fresh 2-core machine, most of it

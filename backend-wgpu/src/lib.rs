@@ -267,7 +267,10 @@
 //! no larger than the device's `max_buffer_size` (a level larger than that is split by rows)
 //! and recorded into the same encoder with `copy_buffer_to_texture`, in op order around the
 //! copies; a plan drawn into a render target records its pass there too. The result is
-//! exactly the plan's op order.
+//! exactly the plan's op order. A plan with [tile grid](layerbatch_core::tilegrid) draws
+//! records their culling pass there as well (a compute pass that writes the tiles that show
+//! and their indirect draws' counts into buffers of the prepared plan's space), after the
+//! queue writes of its uniforms and before any render-target pass.
 //!
 //! **`prepare` submits that encoder itself** (only when a plan has such work: most frames
 //! have none), before returning. So a plan's resource changes happen even when the host drops

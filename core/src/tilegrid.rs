@@ -207,8 +207,8 @@ impl TileGrid {
             // One draw, or a draw a band of the view where one pass cannot test it all.
             let max_cells = (batcher.budget().max_cell_bytes / u64::from(Instance::BYTES)).max(1);
             let [x0, y0, x1, y1] = cells;
-            let cols = (x1 - x0).min(GridDraw::MAX_SIDE_CELLS).min(max_cells.min(u64::from(u32::MAX)) as u32);
-            let rows = (y1 - y0).min(GridDraw::MAX_SIDE_CELLS).min((max_cells / u64::from(cols)).max(1) as u32);
+            let cols = (x1 - x0).min(GridDraw::MAX_SIDE_CELLS).min(max_cells.min(u64::from(u32::MAX)) as u32).max(1);
+            let rows = (y1 - y0).min(GridDraw::MAX_SIDE_CELLS).min((max_cells / u64::from(cols)).max(1) as u32).max(1);
             for y in (y0..y1).step_by(rows as usize) {
                 for x in (x0..x1).step_by(cols as usize) {
                     let cells = [x, y, (x + cols).min(x1), (y + rows).min(y1)];

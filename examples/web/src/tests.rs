@@ -51,6 +51,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "moving_keys_clips_plans", backends: EVERY_PATH },
     Test { name: "moving_layers_whole", backends: EVERY_PATH },
     Test { name: "thousand_textures_at_256_layers", backends: EVERY_PATH },
+    Test { name: "tile_grid", backends: EVERY_PATH },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -128,6 +129,7 @@ mod array_layers;
 mod basis;
 mod color_offset;
 mod compressed;
+mod grids;
 mod hud;
 mod looks;
 mod moving;
@@ -179,6 +181,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "moving_keys_clips_plans" => Box::pin(moving::moving_keys_clips_plans(b)),
         "moving_layers_whole" => Box::pin(moving::moving_layers_whole(b)),
         "thousand_textures_at_256_layers" => Box::pin(array_layers::thousand_textures_at_256_layers(b)),
+        "tile_grid" => Box::pin(grids::tile_grid(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

@@ -10,6 +10,7 @@
 //! device runs of the test binary (choices from a seeded generator; each plan drawn on a real
 //! device too and, where [`Setup::pixel_exact`], its pixels compared with [`World::picture`]).
 
+mod grids;
 mod model;
 mod motions;
 mod ops;
@@ -67,7 +68,8 @@ pub struct Setup {
 const EFFECTS: &[Effect] = &Effect::BUILT_IN;
 
 impl Setup {
-    /// The four configurations of the fuzz target and the mock runs: a desktop device; a
+    /// The four configurations of the fuzz target and the mock runs: a desktop device (that
+    /// culls tile grids on the GPU); a
     /// small one (4 slots, 128 px pages, a 3 MiB budget: budget pressure, ladder evictions,
     /// many page layers); effects, lights and CPU copies; indexed quads with BC textures and a
     /// small instance buffer.
@@ -76,7 +78,8 @@ impl Setup {
         [
             Setup {
                 name: "desktop",
-                limits: desktop,
+                // Tile grids culled on the GPU.
+                limits: desktop.with_max_storage_binding_bytes(1 << 20),
                 config: Config::default(),
                 pixel_exact: false,
                 compressed: false,
@@ -192,6 +195,8 @@ pub struct World {
     setup: Setup,
     model: Model,
     tiles: Option<residents::Tiles>,
+    /// The tile grid, when one was made.
+    grid: Option<grids::GridState>,
     stamp: u32,
     /// Plans made since the host frame began, and whether the host ends frames.
     host: ops::HostFrame,
@@ -218,6 +223,7 @@ impl World {
             setup,
             model: Model::default(),
             tiles: None,
+            grid: None,
             stamp: 0,
             host: ops::HostFrame::default(),
             tally: Tally::default(),

@@ -104,6 +104,7 @@ impl World {
             75..=76 => self.end_frame(),
             77 => self.restore(c)?,
             78..=80 => self.move_sprites(c)?,
+            81..=86 if !pixel => self.grid(c)?,
             _ => return self.finish().map(Some),
         }
         Ok(None)
@@ -112,8 +113,10 @@ impl World {
     /// A live texture (not a tileset, not the frame's target), maybe only one `usable` says.
     fn pick(&self, c: &mut dyn Choices, usable: impl Fn(&super::model::Tex) -> bool) -> Option<TextureId> {
         let sets = self.tiles.as_ref().map_or([None; 3], |t| t.sets.map(Some));
+        let grid_sets = self.grid.as_ref().map_or([None; 3], |g| g.sets.map(Some));
         let ids: Vec<TextureId> = (self.model.live.iter())
-            .filter(|(id, t)| usable(t) && !sets.contains(&Some(**id)) && self.model.frame.target != Some(**id))
+            .filter(|(id, t)| usable(t) && !sets.contains(&Some(**id)) && !grid_sets.contains(&Some(**id)))
+            .filter(|(id, _)| self.model.frame.target != Some(**id))
             .map(|(id, _)| *id)
             .collect();
         (!ids.is_empty()).then(|| ids[c.below(ids.len() as u64) as usize])
@@ -532,6 +535,9 @@ impl World {
             self.apply_parked();
         }
         self.model.close_frame();
+        if let Some(g) = &mut self.grid {
+            g.drawn.clear();
+        }
         let target = self.pick(c, |t| t.desc.usage == Usage::RenderTarget).filter(|_| c.chance(40));
         match target {
             Some(t) => self.batcher.begin_frame_into(t, Some([0.0, 0.0, 0.0, 1.0])).map_err(|e| format!("{e}"))?,
@@ -567,12 +573,14 @@ impl World {
         if let Some(t) = &mut self.tiles {
             t.shown = t.parked.take().unwrap_or(t.shown);
         }
+        self.apply_parked_grid();
     }
 
     /// `finish`, then the plan on the mock device and against the model.
     pub(super) fn finish(&mut self) -> Result<Planned, String> {
         let target = self.model.frame.target;
         let max_lights = self.batcher.budget().max_lights as usize;
+        self.grid_before_plan();
         let plan = self.batcher.finish();
         self.tally.plans += 1;
         trace(|| {
@@ -616,6 +624,7 @@ impl World {
         }
         let tiles = self.tiles.as_ref().map(|t| ([t.sets[0], t.sets[1 + t.shown]], t.sets[2 - t.shown]));
         self.model.check_plan(plan, &self.device, tiles, max_lights)?;
+        let grid_drawn = super::grids::check(&mut self.grid, &self.model, &self.device, plan)?;
         self.check_motions()?;
         for (row, colors) in &self.model.ramp {
             let kept = self.batcher.textures().ramp_row(*row).ok_or(format!("ramp row {row} written, not kept"))?;
@@ -633,6 +642,7 @@ impl World {
             _ => None,
         };
         self.host.drawn.extend(self.model.frame.drawn.iter().map(|d| d.0));
+        self.host.drawn.extend(grid_drawn);
         self.host.dropped |= dropped;
         if !self.host.ends_frames {
             // Each plan is a host frame of its own.
@@ -652,6 +662,7 @@ impl World {
         trace(|| format!("restore, listed {listed:?}"));
         self.tally.restores += 1;
         self.restored = true;
+        self.restore_grid();
         if keep && !listed.is_empty() {
             return Err(format!("CPU copies on, yet restore listed {listed:?}"));
         }
@@ -705,6 +716,7 @@ impl World {
             self.model.residents.remove(&id);
         }
         self.tiles = None;
+        self.wind_down_grid()?;
         let ids: Vec<TextureId> = self.model.live.keys().copied().collect();
         for id in ids {
             self.batcher.textures().free(id).map_err(|e| format!("free {id:?} at the end: {e}"))?;
