@@ -4,14 +4,15 @@
 //! cells and the camera, not by the code under test); the pixels equal, tolerance 0, both the
 //! same tiles pushed as quads by this test and the grid drawn on the CPU path (a budget
 //! without GPU culling, as GL and WebGL2 have). Again after cells change, and under a turned,
-//! zoomed camera. On GL 3.3 the grid draws on the CPU path with the same pixels.
+//! zoomed camera, and beside a triangle mesh (the plan then drawn indexed, the grid instanced).
+//! On GL 3.3 the grid draws on the CPU path with the same pixels.
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
 use headless::DeviceKind;
 use layerbatch::tilegrid::TileGrid;
 use layerbatch::tilemap::TileTable;
-use layerbatch::{Affine2, Batcher, Config, Quad, ResidentStyle, TextureDesc};
+use layerbatch::{Affine2, Batcher, Config, Mesh, Quad, ResidentStyle, TextureDesc, Vertex};
 use layerbatch_testkit::{headless, scene};
 
 const VIEW: [u32; 2] = [1920, 1080];
@@ -78,7 +79,23 @@ fn grid_culled_on_the_gpu(kind: DeviceKind, test: &str) {
         ("first frame", [30_000.5, 41_000.25], 0.0, 1.0),
         ("cells changed", [30_000.5, 41_000.25], 0.0, 1.0),
         ("turned and zoomed", [52_000.0, 12_345.0], 0.4, 1.7),
+        ("beside a mesh", [30_000.5, 41_000.25], 0.0, 1.0),
     ];
+    // A triangle over the view (a plan with triangles is drawn indexed), of the white
+    // texture both batchers registered at the same point.
+    let white = b.textures().white().unwrap();
+    let cwhite = cb.textures().white().unwrap();
+    let mut mesh = Mesh::default();
+    for p in [[100.0, 100.0], [900.0, 150.0], [300.0, 800.0]] {
+        mesh.push_vertex(Vertex::solid(p, [40, 200, 90, 255]));
+    }
+    mesh.push_triangle(0, 1, 2);
+    let with_mesh = |b: &mut Batcher, step: &str| {
+        if step == "beside a mesh" {
+            b.state().set_transform(Affine2::default());
+            b.push_mesh(white, &mesh).unwrap();
+        }
+    };
     for (step, [vx, vy], turn, zoom) in steps {
         if step == "cells changed" {
             let hole = vec![0u32; 40 * 30];
@@ -101,8 +118,12 @@ fn grid_culled_on_the_gpu(kind: DeviceKind, test: &str) {
 
         b.begin_frame();
         grid.draw(&mut b, view, &style).unwrap();
-        dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {step}: {e}"));
-        assert_eq!(dev.stats().device_frame.draw_calls, 1, "{test}: {step}: one draw for the map");
+        with_mesh(&mut b, step);
+        let plan = b.finish();
+        let mesh_draws = u64::from(step == "beside a mesh");
+        assert_eq!(plan.indexed, step == "beside a mesh", "{test}: {step}: the plan's vertices");
+        dev.draw(plan).unwrap_or_else(|e| panic!("{test}: {step}: {e}"));
+        assert_eq!(dev.stats().device_frame.draw_calls, 1 + mesh_draws, "{test}: {step}: one draw for the map");
         let drawn = dev.read();
         let counted = dev.grid_instances_drawn().unwrap();
 
@@ -133,6 +154,7 @@ fn grid_culled_on_the_gpu(kind: DeviceKind, test: &str) {
         b.begin_frame();
         b.state().set_transform(camera);
         b.push_all(&under).unwrap();
+        with_mesh(&mut b, step);
         dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {step}: {e}"));
         let pushed = dev.read();
         let (differing, worst) = headless::compare(&pushed, &drawn, VIEW[0], 0, "pushed", "grid");
@@ -143,6 +165,10 @@ fn grid_culled_on_the_gpu(kind: DeviceKind, test: &str) {
         // The CPU path.
         cb.begin_frame();
         cpu.draw(&mut cb, view, &style).unwrap();
+        if step == "beside a mesh" {
+            cb.state().set_transform(Affine2::default());
+            cb.push_mesh(cwhite, &mesh).unwrap();
+        }
         cdev.draw(cb.finish()).unwrap_or_else(|e| panic!("{test}: {step}: {e}"));
         let cpu_pixels = cdev.read();
         let (differing, worst) = headless::compare(&cpu_pixels, &drawn, VIEW[0], 0, "CPU path", "GPU path");
