@@ -9,28 +9,13 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use layerbatch::tilegrid::TileGrid;
-use layerbatch::tilemap::{TileTable, Tilemap};
-use layerbatch::{Affine2, Batcher, Config, QuadVertices, ResidentStyle, TextureDesc};
+use layerbatch::tilemap::Tilemap;
+use layerbatch::{Affine2, Batcher, Config, QuadVertices, ResidentStyle};
+use layerbatch_testkit::grids::{cells, tilesets};
 use layerbatch_testkit::headless::{self, DeviceKind, Headless};
-use layerbatch_testkit::scene;
 
 const VIEW: [u32; 2] = [1920, 1080];
 const AT: [f32; 2] = [30_000.5, 21_000.25];
-
-fn tilesets(b: &mut Batcher) -> TileTable {
-    let mut table = TileTable::new();
-    for s in 0..16 {
-        let set = b.textures().register(&TextureDesc::new(64, 64), &scene::texture_pixels(s, 64, 64)).expect("tileset");
-        for k in 0..16 {
-            table.push(set, [(k % 4) as f32 * 16.0, (k / 4) as f32 * 16.0, 16.0, 16.0], [64, 64]);
-        }
-    }
-    table
-}
-
-fn ids(side: u32) -> Vec<u32> {
-    (0..side * side).map(|i| if i % 29 == 0 { 0 } else { 1 + (i * 7 + i / side * 3) % 256 }).collect()
-}
 
 /// A map drawn by one of the four paths.
 enum Map {
@@ -54,15 +39,17 @@ impl Case {
         let mut batcher = Batcher::new(limits, config).expect("budget");
         let mut dev = dev;
         dev.init(batcher.budget()).expect("renderer");
-        let table = tilesets(&mut batcher);
+        let (table, _) = tilesets(&mut batcher, 16).expect("tilesets");
         let (map, view) = match tilemap_chunk {
             None => {
-                let grid = TileGrid::new(&mut batcher, &table, [4096, 4096], 16.0, &ids(4096)).expect("grid");
+                let grid =
+                    TileGrid::new(&mut batcher, &table, [4096, 4096], 16.0, &cells(4096, 256, 29)).expect("grid");
                 assert_eq!(grid.on_gpu(), gpu);
                 (Map::Grid(grid), [AT[0], AT[1], VIEW[0] as f32, VIEW[1] as f32])
             }
             Some(chunk) => {
-                let map = Tilemap::new(&mut batcher, &table, [1024, 1024], 16.0, chunk, &ids(1024)).expect("tilemap");
+                let map = Tilemap::new(&mut batcher, &table, [1024, 1024], 16.0, chunk, &cells(1024, 256, 29))
+                    .expect("tilemap");
                 (Map::Tiles(map), [AT[0] / 4.0, AT[1] / 4.0, VIEW[0] as f32, VIEW[1] as f32])
             }
         };

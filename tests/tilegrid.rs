@@ -11,39 +11,12 @@
 
 use headless::DeviceKind;
 use layerbatch::tilegrid::TileGrid;
-use layerbatch::tilemap::TileTable;
-use layerbatch::{Affine2, Batcher, Config, Mesh, Quad, ResidentStyle, TextureDesc, Vertex};
-use layerbatch_testkit::{headless, scene};
+use layerbatch::{Affine2, Batcher, Config, Mesh, ResidentStyle, Vertex};
+use layerbatch_testkit::grids::{cells, tiles_under, tilesets, TILE_PX as TILE};
+use layerbatch_testkit::headless;
 
 const VIEW: [u32; 2] = [1920, 1080];
 const SIDE: u32 = 4096;
-const TILE: f32 = 16.0;
-
-/// 16 tilesets of 4 x 4 tiles of 16 px, each its own picture: tile id `1 + 16 s + k` is tile
-/// `k` of set `s`.
-fn tilesets(b: &mut Batcher) -> (TileTable, Vec<layerbatch::TextureId>) {
-    let mut table = TileTable::new();
-    let mut sets = Vec::new();
-    for s in 0..16 {
-        let set = b.textures().register(&TextureDesc::new(64, 64), &scene::texture_pixels(s, 64, 64)).unwrap();
-        for k in 0..16 {
-            table.push(set, [(k % 4) as f32 * 16.0, (k / 4) as f32 * 16.0, 16.0, 16.0], [64, 64]);
-        }
-        sets.push(set);
-    }
-    (table, sets)
-}
-
-fn cells() -> Vec<u32> {
-    (0..SIDE * SIDE).map(|i| if i % 29 == 0 { 0 } else { 1 + (i * 7 + i / SIDE * 3) % 256 }).collect()
-}
-
-/// Tile `id` at `[x, y]`, made by this test from the table's layout (not by the grid).
-fn tile_quad(sets: &[layerbatch::TextureId], id: u32, [x, y]: [u32; 2]) -> Quad {
-    let (s, k) = ((id - 1) / 16, (id - 1) % 16);
-    let (u, v) = ((k % 4) as f32 * 16.0 / 64.0, (k / 4) as f32 * 16.0 / 64.0);
-    Quad::rect(sets[s as usize], [x as f32 * TILE, y as f32 * TILE], [TILE, TILE]).with_uv([u, v, u + 0.25, v + 0.25])
-}
 
 /// Whether tile `[x, y]` shows under `camera` in the window: its corners' box overlaps it.
 fn shows([x, y]: [u32; 2], camera: Affine2) -> bool {
@@ -61,8 +34,8 @@ fn grid_culled_on_the_gpu(kind: DeviceKind, test: &str) {
     let config = Config::default().with_quad_vertices(layerbatch::QuadVertices::Instanced);
     let mut b = Batcher::new(dev.limits(), config).expect("budget");
     dev.init(b.budget()).expect("renderer");
-    let (table, sets) = tilesets(&mut b);
-    let mut ids = cells();
+    let (table, sets) = tilesets(&mut b, 16).unwrap();
+    let mut ids = cells(SIDE, 256, 29);
     let mut grid = TileGrid::new(&mut b, &table, [SIDE, SIDE], TILE, &ids).unwrap();
     assert_eq!(grid.on_gpu(), gpu, "{test}: cells on the device");
     // The CPU path of the same grid, as a device without GPU culling draws it, on a second
@@ -71,7 +44,7 @@ fn grid_culled_on_the_gpu(kind: DeviceKind, test: &str) {
     let cpu_limits = cdev.limits().with_max_storage_binding_bytes(0);
     let mut cb = Batcher::new(cpu_limits, config).expect("budget");
     cdev.init(cb.budget()).expect("renderer");
-    let (ctable, _) = tilesets(&mut cb);
+    let (ctable, _) = tilesets(&mut cb, 16).unwrap();
     let mut cpu = TileGrid::new(&mut cb, &ctable, [SIDE, SIDE], TILE, &ids).unwrap();
     assert!(!cpu.on_gpu());
 
@@ -128,18 +101,11 @@ fn grid_culled_on_the_gpu(kind: DeviceKind, test: &str) {
         let counted = dev.grid_instances_drawn().unwrap();
 
         // What shows, counted here.
-        let [x0, y0, x1, y1] = grid.cells_in_view(view).unwrap();
-        let mut under = Vec::new();
-        let mut visible = 0u64;
-        for y in y0..y1 {
-            for x in x0..x1 {
-                let id = ids[(y * SIDE + x) as usize];
-                if id != 0 {
-                    under.push(tile_quad(&sets, id, [x, y]));
-                    visible += u64::from(shows([x, y], camera));
-                }
-            }
-        }
+        let cells_under = grid.cells_in_view(view).unwrap();
+        let under = tiles_under(&ids, SIDE, &sets, cells_under);
+        let [x0, y0, x1, y1] = cells_under;
+        let all = (y0..y1).flat_map(|y| (x0..x1).map(move |x| [x, y]));
+        let visible = all.filter(|&[x, y]| ids[(y * SIDE + x) as usize] != 0 && shows([x, y], camera)).count() as u64;
         if gpu {
             let tested = b.frame_counters().grid_cells_tested;
             assert_eq!(counted, vec![visible as u32], "{test}: {step}: instances drawn = tiles that show");

@@ -36,6 +36,7 @@ pub mod cliff;
 pub mod color_offset;
 #[cfg(feature = "compressed")]
 pub mod compressed;
+pub mod grids;
 pub mod hud;
 pub mod looks;
 pub mod moving;

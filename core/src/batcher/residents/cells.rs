@@ -41,11 +41,7 @@ impl Cells {
     }
 
     fn touch(&mut self, range: Range<u32>) {
-        self.dirty = if self.dirty.is_empty() {
-            range
-        } else {
-            self.dirty.start.min(range.start)..self.dirty.end.max(range.end)
-        };
+        self.dirty = super::widened(&self.dirty, range);
     }
 }
 

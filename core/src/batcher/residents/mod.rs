@@ -551,6 +551,15 @@ fn settled_table(old: &[Option<ArrayId>], arrays: impl Iterator<Item = u32> + Cl
     table
 }
 
+/// A dirty range grown to cover `range` as well (an empty one becomes `range`).
+fn widened(dirty: &std::ops::Range<u32>, range: std::ops::Range<u32>) -> std::ops::Range<u32> {
+    if dirty.is_empty() {
+        range
+    } else {
+        dirty.start.min(range.start)..dirty.end.max(range.end)
+    }
+}
+
 /// The draw state of a resident drawn with `style` under the batcher's `state`.
 fn style_state(state: DrawState, style: &ResidentStyle) -> DrawState {
     let transform = style.transform.then(Affine2(state.transform)).0;

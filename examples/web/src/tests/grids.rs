@@ -5,16 +5,14 @@
 //! zoomed camera.
 
 use layerbatch::tilegrid::TileGrid;
-use layerbatch::tilemap::TileTable;
-use layerbatch::{Affine2, Batcher, Config, Quad, QuadVertices, ResidentStyle, TextureDesc, TextureId};
-use layerbatch_testkit::scene::texture_pixels;
+use layerbatch::{Affine2, Batcher, Config, QuadVertices, ResidentStyle};
+use layerbatch_testkit::grids::{cells, tiles_under, tilesets, TILE_PX as TILE};
 
 use super::{open, Checked, Fail};
 use crate::device::{Backend, Device};
 
 const SIZE: [u32; 2] = [320, 200];
 const SIDE: u32 = 512;
-const TILE: f32 = 16.0;
 
 /// On one path: three frames of the grid, each against its tiles pushed.
 pub async fn tile_grid(backend: Backend) -> Checked {
@@ -27,32 +25,9 @@ pub async fn tile_grid(backend: Backend) -> Checked {
     Ok(format!("a 512 x 512 grid, {path}: 1 draw, {pixels} tile pixels equal to the pushed tiles ({})", backend.name()))
 }
 
-/// 4 tilesets of 4 x 4 tiles of 16 px: id `1 + 16 s + k` is tile `k` of set `s`.
-fn tilesets(b: &mut Batcher) -> Result<(TileTable, Vec<TextureId>), Fail> {
-    let mut table = TileTable::new();
-    let mut sets = Vec::new();
-    for s in 0..4 {
-        let set = b.textures().register(&TextureDesc::new(64, 64), &texture_pixels(s, 64, 64));
-        let set = set.map_err(|e| e.to_string())?;
-        for k in 0..16 {
-            table.push(set, [(k % 4) as f32 * 16.0, (k / 4) as f32 * 16.0, 16.0, 16.0], [64, 64]);
-        }
-        sets.push(set);
-    }
-    Ok((table, sets))
-}
-
-/// Tile `id` at `[x, y]`, made here from the table's layout.
-fn tile_quad(sets: &[TextureId], id: u32, [x, y]: [u32; 2]) -> Quad {
-    let (s, k) = ((id - 1) / 16, (id - 1) % 16);
-    let (u, v) = ((k % 4) as f32 * 0.25, (k / 4) as f32 * 0.25);
-    Quad::rect(sets[s as usize], [x as f32 * TILE, y as f32 * TILE], [TILE, TILE]).with_uv([u, v, u + 0.25, v + 0.25])
-}
-
 async fn grid_on(dev: &mut Device, b: &mut Batcher) -> Result<(bool, usize), Fail> {
-    let (table, sets) = tilesets(b)?;
-    let mut ids: Vec<u32> =
-        (0..SIDE * SIDE).map(|i| if i % 23 == 0 { 0 } else { 1 + (i * 5 + i / SIDE) % 64 }).collect();
+    let (table, sets) = tilesets(b, 4)?;
+    let mut ids = cells(SIDE, 64, 23);
     let mut grid = TileGrid::new(b, &table, [SIDE, SIDE], TILE, &ids).map_err(|e| e.to_string())?;
     let gpu = grid.on_gpu();
     ensure!(gpu == dev.limits().gpu_culling(), "on the GPU: {gpu}, the device culls on the GPU: {}", !gpu);
@@ -82,18 +57,10 @@ async fn grid_on(dev: &mut Device, b: &mut Batcher) -> Result<(bool, usize), Fai
         let draws = dev.stats().device_frame.draw_calls;
         ensure!(draws == 1, "{step}: {draws} draws for the map");
         let drawn = dev.read().await?;
-        let Some([x0, y0, x1, y1]) = grid.cells_in_view(view) else {
+        let Some(cells_under) = grid.cells_in_view(view) else {
             return Err(Fail::Failed(format!("{step}: no cells")));
         };
-        let mut under = Vec::new();
-        for y in y0..y1 {
-            for x in x0..x1 {
-                let id = ids[(y * SIDE + x) as usize];
-                if id != 0 {
-                    under.push(tile_quad(&sets, id, [x, y]));
-                }
-            }
-        }
+        let under = tiles_under(&ids, SIDE, &sets, cells_under);
         b.begin_frame();
         b.state().set_transform(camera);
         b.push_all(&under).map_err(|e| e.to_string())?;

@@ -8,12 +8,10 @@
 
 use layerbatch_core::plan::{ResidentOp, ResourceOp};
 use layerbatch_core::tilegrid::TileGrid;
-use layerbatch_core::tilemap::{TileTable, TilemapError};
-use layerbatch_core::{
-    Filter, MockDevice, ResidentError, ResidentId, ResidentStyle, TextureDesc, TextureError, TextureId,
-};
+use layerbatch_core::tilemap::TilemapError;
+use layerbatch_core::{MockDevice, ResidentError, ResidentId, ResidentStyle, TextureId};
 
-use super::ops::{solid, trace};
+use super::ops::trace;
 use super::{Choices, World, CELL_PX};
 
 /// A grid's size in cells.
@@ -80,26 +78,7 @@ impl World {
     }
 
     fn make_grid(&mut self, c: &mut dyn Choices) -> Result<(), String> {
-        let desc = TextureDesc::new(8, 8).with_filter(Filter::Nearest);
-        let mut sets = Vec::new();
-        for _ in 0..3 {
-            let color = self.color(c);
-            let px = solid(&desc, color);
-            match self.batcher.textures().register(&desc, &px) {
-                Ok(id) => {
-                    self.model.written(id, desc, &px, Some(color));
-                    sets.push(id);
-                }
-                Err(TextureError::BudgetExhausted { .. }) => return Ok(()),
-                Err(e) => return Err(format!("grid tileset: {e}")),
-            }
-        }
-        let sets = [sets[0], sets[1], sets[2]];
-        let mut table = TileTable::new();
-        for s in sets {
-            table.push(s, [0.0, 0.0, 8.0, 8.0], [8, 8]);
-        }
-        table.animate(2, &[2, 3], FRAME_S).map_err(|e| format!("animate: {e}"))?;
+        let Some((sets, table)) = self.tile_table(c, FRAME_S)? else { return Ok(()) };
         let ids: Vec<u32> = (0..SIZE[0] * SIZE[1]).map(|_| c.below(3) as u32).collect();
         match TileGrid::new(&mut self.batcher, &table, SIZE, CELL_PX as f32, &ids) {
             Ok(grid) => {

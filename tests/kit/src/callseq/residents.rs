@@ -275,7 +275,14 @@ impl World {
         Ok(())
     }
 
-    pub(super) fn make_tilemap(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+    /// Three solid 8 x 8 tilesets of known colours and the table of their one tile each: id 1
+    /// still, id 2 animated between tiles 2 and 3 every `frame_s`; `None` when the budget
+    /// holds no more textures.
+    pub(super) fn tile_table(
+        &mut self,
+        c: &mut dyn Choices,
+        frame_s: f32,
+    ) -> Result<Option<([TextureId; 3], TileTable)>, String> {
         let desc = TextureDesc::new(8, 8).with_filter(Filter::Nearest);
         let mut sets = Vec::new();
         for _ in 0..3 {
@@ -286,7 +293,7 @@ impl World {
                     self.model.written(id, desc, &px, Some(color));
                     sets.push(id);
                 }
-                Err(TextureError::BudgetExhausted { .. }) => return Ok(()),
+                Err(TextureError::BudgetExhausted { .. }) => return Ok(None),
                 Err(e) => return Err(format!("tileset: {e}")),
             }
         }
@@ -295,7 +302,12 @@ impl World {
         for s in sets {
             table.push(s, [0.0, 0.0, 8.0, 8.0], [8, 8]);
         }
-        table.animate(2, &[2, 3], FRAME_S).map_err(|e| format!("animate: {e}"))?;
+        table.animate(2, &[2, 3], frame_s).map_err(|e| format!("animate: {e}"))?;
+        Ok(Some((sets, table)))
+    }
+
+    pub(super) fn make_tilemap(&mut self, c: &mut dyn Choices) -> Result<(), String> {
+        let Some((sets, table)) = self.tile_table(c, FRAME_S)? else { return Ok(()) };
         let pixel = self.setup.pixel_exact;
         let ids: Vec<u32> = (0..MAP[0] * MAP[1]).map(|_| if pixel || c.chance(50) { 2 } else { 1 }).collect();
         let chunk = if pixel { MAP[0] } else { 1 + c.below(8) as u32 };
