@@ -1,11 +1,11 @@
-//! Tile grids culled on the GPU ([`GridDraw`]): core's culling pass
+//! Tile grids culled on the GPU ([`GridDraw`](layerbatch_core::plan::GridDraw)): core's culling pass
 //! ([`layerbatch_core::shader::grid_wgsl`]) made once with the renderer, and per space of a
 //! prepared plan the buffers its grid draws use: a tiles buffer a draw (the instances the pass
 //! writes, drawn as a vertex buffer), their indirect arguments and their uniforms. `prepare`
 //! records the pass into the renderer's own encoder, which it submits before returning, so
 //! the host's pass draws what the pass wrote.
 
-use layerbatch_core::plan::{FramePlan, GridDraw, Instance};
+use layerbatch_core::plan::{FramePlan, Instance};
 use layerbatch_core::shader::{grid_wgsl, GridParams, GLOBALS_BYTES, GRID_BINDINGS};
 
 use crate::arrays::{own_encoder, Arrays};
@@ -102,7 +102,8 @@ impl GridPass {
     }
 }
 
-/// A space's grid buffers, reused plan to plan.
+/// A space's grid buffers, bind groups and scratch, reused plan to plan: a frame that draws
+/// the same grids allocates nothing and makes no bind group.
 #[derive(Debug, Default)]
 pub(crate) struct SpaceGrids {
     /// The draws' uniforms, `params_stride` apart.
@@ -111,11 +112,25 @@ pub(crate) struct SpaceGrids {
     args: Option<wgpu::Buffer>,
     /// Per grid draw, in plan order: the tiles its pass writes.
     tiles: Vec<wgpu::Buffer>,
+    /// Per grid draw: its bind group and the buffers it binds (params, quads, cells, tiles,
+    /// arguments), made again when one of them changed.
+    groups: Vec<([wgpu::Buffer; 5], wgpu::BindGroup)>,
+    /// The globals group of the pass, and the uniform buffer it binds.
+    globals: Option<(wgpu::Buffer, wgpu::BindGroup)>,
+    /// Grid draws of the plan last prepared into the space.
+    draws: usize,
+    params_bytes: Vec<u8>,
+    args_words: Vec<u32>,
+    /// Per draw: its globals offset and workgroups.
+    dispatches: Vec<(u32, [u32; 2])>,
 }
 
 impl SpaceGrids {
     /// Grid draw `k`'s tiles buffer and its arguments buffer with their offset.
     pub(crate) fn draw(&self, k: usize) -> Option<(&wgpu::Buffer, &wgpu::Buffer, u64)> {
+        if k >= self.draws {
+            return None;
+        }
         Some((self.tiles.get(k)?, self.args.as_ref()?, k as u64 * ARGS_BYTES))
     }
 
@@ -126,7 +141,7 @@ impl SpaceGrids {
 
     /// Grid draws of the plan last prepared into the space.
     pub(crate) fn draws(&self) -> usize {
-        self.tiles.len()
+        self.draws
     }
 }
 
@@ -158,6 +173,13 @@ fn ensure(
     Ok(())
 }
 
+fn out_of_step(what: String) -> Error {
+    Error::Device {
+        op: what,
+        message: "the renderer holds no buffer for it (out of step with core's runner)".to_string(),
+    }
+}
+
 /// For a plan with grid draws: its buffers in `space`, their uniforms and zeroed counts
 /// written (queue writes, before the pass), and the pass recorded into the renderer's own
 /// encoder, a dispatch a draw. The plan was validated: every grid draw's layer has cells.
@@ -169,44 +191,36 @@ pub(crate) fn prepare(
     arrays: &Arrays,
     own: &mut Option<wgpu::CommandEncoder>,
 ) -> Result<(), Error> {
-    let draws: Vec<(usize, GridDraw)> =
-        plan.segments.iter().enumerate().filter_map(|(i, s)| s.grid.map(|g| (i, g))).collect();
-    if draws.is_empty() {
+    let n = plan.segments.iter().filter(|s| s.grid.is_some()).count();
+    space.draws = n;
+    // Groups hold the buffers they bind: none kept past the plan's draws (a destroyed grid's
+    // cells are freed once its passes are done, not held by a cache).
+    space.groups.truncate(n);
+    space.tiles.truncate(n);
+    if n == 0 {
         return Ok(());
     }
-    let out_of_step = |what: String| Error::Device {
-        op: what,
-        message: "the renderer holds no buffer for it (out of step with core's runner)".to_string(),
-    };
-    let n = draws.len() as u64;
     let copy = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-    ensure(
-        (device, late),
-        &mut space.params,
-        n * pass.params_stride,
-        wgpu::BufferUsages::UNIFORM | copy,
-        "grid uniforms",
-    )?;
+    let params_usage = wgpu::BufferUsages::UNIFORM | copy;
+    ensure((device, late), &mut space.params, n as u64 * pass.params_stride, params_usage, "grid uniforms")?;
     let args_usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT | copy;
-    ensure((device, late), &mut space.args, n * ARGS_BYTES, args_usage, "grid arguments")?;
-    space.tiles.truncate(draws.len());
-    let mut params = vec![0u8; (n * pass.params_stride) as usize];
-    let mut args = Vec::with_capacity(draws.len() * 4);
-    let mut groups = Vec::with_capacity(draws.len());
-    for (k, &(segment, grid)) in draws.iter().enumerate() {
-        let seg = &plan.segments[segment];
+    ensure((device, late), &mut space.args, n as u64 * ARGS_BYTES, args_usage, "grid arguments")?;
+    let (Some(params_buffer), Some(args_buffer)) = (space.params.clone(), space.args.clone()) else {
+        return Err(out_of_step("grid uniforms".to_string()));
+    };
+    space.params_bytes.clear();
+    space.params_bytes.resize(n * pass.params_stride as usize, 0);
+    space.args_words.clear();
+    space.dispatches.clear();
+    let grids = plan.segments.iter().enumerate().filter_map(|(i, s)| s.grid.map(|g| (i, s, g)));
+    for (k, (segment, seg, grid)) in grids.enumerate() {
         let resident = seg.resident.ok_or_else(|| out_of_step(format!("grid draw of segment {segment}")))?;
         let quads = arrays.resident(resident).ok_or_else(|| out_of_step(format!("resident layer {resident:?}")))?;
         let cells = arrays.cells(resident).ok_or_else(|| out_of_step(format!("cells of {resident:?}")))?;
         let bytes = grid.cell_count() * u64::from(Instance::BYTES);
         let mut slot = space.tiles.get(k).cloned();
-        ensure(
-            (device, late),
-            &mut slot,
-            bytes,
-            wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
-            "grid tiles",
-        )?;
+        let tiles_usage = wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE;
+        ensure((device, late), &mut slot, bytes, tiles_usage, "grid tiles")?;
         let tiles = slot.ok_or_else(|| out_of_step("grid tiles".to_string()))?;
         match space.tiles.get_mut(k) {
             Some(t) => *t = tiles.clone(),
@@ -215,66 +229,77 @@ pub(crate) fn prepare(
         let table = (quads.size() / u64::from(Instance::BYTES)) as u32;
         let at = k * pass.params_stride as usize;
         let p = GridParams::new(&grid, table, k as u32);
-        params[at..at + std::mem::size_of::<GridParams>()].copy_from_slice(bytemuck::bytes_of(&p));
-        args.extend_from_slice(&[Instance::VERTICES, 0, 0, 0]);
-        let (params_buffer, args_buffer) = (space.params.as_ref(), space.args.as_ref());
-        let (params_buffer, args_buffer) =
-            params_buffer.zip(args_buffer).ok_or_else(|| out_of_step("grid uniforms".to_string()))?;
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("layerbatch grid"),
-            layout: &pass.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: GRID_BINDINGS[0],
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: params_buffer,
-                        offset: at as u64,
-                        size: wgpu::BufferSize::new(std::mem::size_of::<GridParams>() as u64),
-                    }),
-                },
-                wgpu::BindGroupEntry { binding: GRID_BINDINGS[1], resource: quads.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: GRID_BINDINGS[2], resource: cells.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: GRID_BINDINGS[3], resource: tiles.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: GRID_BINDINGS[4], resource: args_buffer.as_entire_binding() },
-            ],
-        });
-        groups.push((group, globals.offset(plan, seg.state), GridParams::workgroups(&grid)));
+        space.params_bytes[at..at + std::mem::size_of::<GridParams>()].copy_from_slice(bytemuck::bytes_of(&p));
+        space.args_words.extend_from_slice(&[Instance::VERTICES, 0, 0, 0]);
+        let bound = [params_buffer.clone(), quads.clone(), cells.clone(), tiles, args_buffer.clone()];
+        if space.groups.get(k).is_none_or(|(held, _)| *held != bound) {
+            let group = bind_group(device, pass, &bound, at as u64);
+            match space.groups.get_mut(k) {
+                Some(g) => *g = (bound, group),
+                None => space.groups.push((bound, group)),
+            }
+        }
+        space.dispatches.push((globals.offset(plan, seg.state), GridParams::workgroups(&grid)));
     }
-    let (Some(params_buffer), Some(args_buffer)) = (space.params.as_ref(), space.args.as_ref()) else {
-        return Err(out_of_step("grid uniforms".to_string()));
-    };
-    let globals_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("layerbatch grid globals"),
-        layout: &pass.globals_layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: uniform.buffer(),
-                offset: 0,
-                size: wgpu::BufferSize::new(GLOBALS_BYTES),
-            }),
-        }],
-    });
+    if space.globals.as_ref().is_none_or(|(b, _)| b != uniform.buffer()) {
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("layerbatch grid globals"),
+            layout: &pass.globals_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: uniform.buffer(),
+                    offset: 0,
+                    size: wgpu::BufferSize::new(GLOBALS_BYTES),
+                }),
+            }],
+        });
+        space.globals = Some((uniform.buffer().clone(), group));
+    }
+    let globals_group = space.globals.as_ref().map(|(_, g)| g).ok_or_else(|| out_of_step("grid globals".into()))?;
     checked(
         device,
         late,
-        || format!("culling {} tile grid draws", draws.len()),
+        || format!("culling {n} tile grid draws"),
         || {
-            queue.write_buffer(params_buffer, 0, &params);
-            queue.write_buffer(args_buffer, 0, bytemuck::cast_slice(&args));
+            queue.write_buffer(&params_buffer, 0, &space.params_bytes);
+            queue.write_buffer(&args_buffer, 0, bytemuck::cast_slice(&space.args_words));
             let encoder = own_encoder(device, own);
-            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("layerbatch grid culling"),
-                timestamp_writes: None,
-            });
+            let desc = wgpu::ComputePassDescriptor { label: Some("layerbatch grid culling"), timestamp_writes: None };
+            let mut cpass = encoder.begin_compute_pass(&desc);
             cpass.set_pipeline(&pass.pipeline);
-            for (group, offset, [x, y]) in &groups {
-                cpass.set_bind_group(0, &globals_group, &[*offset]);
+            for ((_, group), (offset, [x, y])) in space.groups.iter().zip(&space.dispatches) {
+                cpass.set_bind_group(0, globals_group, &[*offset]);
                 cpass.set_bind_group(1, group, &[]);
                 cpass.dispatch_workgroups(*x, *y, 1);
             }
         },
     )
+}
+
+/// The group of one grid draw: `[params, quads, cells, tiles, args]`, its uniform at
+/// `params_at`.
+fn bind_group(device: &wgpu::Device, pass: &GridPass, bound: &[wgpu::Buffer; 5], params_at: u64) -> wgpu::BindGroup {
+    let [params, quads, cells, tiles, args] = bound;
+    let [b_params, b_quads, b_cells, b_tiles, b_args] = GRID_BINDINGS;
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("layerbatch grid"),
+        layout: &pass.layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: b_params,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: params,
+                    offset: params_at,
+                    size: wgpu::BufferSize::new(std::mem::size_of::<GridParams>() as u64),
+                }),
+            },
+            wgpu::BindGroupEntry { binding: b_quads, resource: quads.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: b_cells, resource: cells.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: b_tiles, resource: tiles.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: b_args, resource: args.as_entire_binding() },
+        ],
+    })
 }
 
 /// The instances each grid draw of the plan `space` holds drew (its indirect arguments'
