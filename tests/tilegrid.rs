@@ -5,7 +5,8 @@
 //! same tiles pushed as quads by this test and the grid drawn on the CPU path (a budget
 //! without GPU culling, as GL and WebGL2 have). Again after cells change, and under a turned,
 //! zoomed camera, and beside a triangle mesh (the plan then drawn indexed, the grid instanced).
-//! On GL 3.3 the grid draws on the CPU path with the same pixels.
+//! On GL 3.3 the grid draws on the CPU path with the same pixels. And a grid drawn into a
+//! render target (the culling pass before the target's pass), then shown.
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
@@ -150,4 +151,52 @@ fn wgpu_vulkan_compute_grid_culled_on_the_gpu() {
 #[test]
 fn gl33_grid_drawn_on_the_cpu() {
     grid_culled_on_the_gpu(DeviceKind::Gl, "gl33_grid_drawn_on_the_cpu");
+}
+
+/// A grid drawn into a render target (the culling pass recorded before the target's pass,
+/// in the plan `prepare` submits itself), then the target drawn as a sprite: the pixels of the
+/// same tiles pushed into the target, tolerance 0.
+#[test]
+fn wgpu_vulkan_compute_grid_into_a_render_target() {
+    let test = "wgpu_vulkan_compute_grid_into_a_render_target";
+    let Some(mut dev) = headless::open_for_test(DeviceKind::WgpuVulkanCompute, [256, 256], test) else { return };
+    let config = Config::default().with_quad_vertices(layerbatch::QuadVertices::Instanced);
+    let mut b = Batcher::new(dev.limits(), config).expect("budget");
+    dev.init(b.budget()).expect("renderer");
+    let rt_desc = layerbatch::TextureDesc::new(200, 150).with_usage(layerbatch::Usage::RenderTarget);
+    let rt = b.textures().register(&rt_desc, &[]).unwrap();
+    let (table, sets) = tilesets(&mut b, 16).unwrap();
+    let ids = cells(256, 256, 7);
+    let grid = TileGrid::new(&mut b, &table, [256, 256], TILE, &ids).unwrap();
+    assert!(grid.on_gpu(), "{test}: culled on the GPU");
+    let view = [1000.25, 700.5, 200.0, 150.0];
+    let camera = Affine2::translation(-view[0], -view[1]);
+    let show = |b: &mut Batcher| {
+        b.begin_frame();
+        b.push(&layerbatch::Quad::rect(rt, [20.0, 30.0], [200.0, 150.0])).unwrap();
+        b.finish().clone()
+    };
+    b.begin_frame_into(rt, Some([0.0, 0.0, 0.0, 1.0])).unwrap();
+    grid.draw(&mut b, view, &ResidentStyle::default().with_transform(camera)).unwrap();
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
+    // A plan drawn into a target is not held for `render`: nothing to read back.
+    assert_eq!(dev.grid_instances_drawn().unwrap(), Vec::<u32>::new(), "{test}: counts of a target plan");
+    let shown = show(&mut b);
+    dev.draw(&shown).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let drawn = dev.read();
+    // The reference: the tiles under the view pushed into the target.
+    let under = tiles_under(&ids, 256, &sets, grid.cells_in_view(view).unwrap());
+    assert!(under.len() > 100, "{test}: {} tiles under the view", under.len());
+    b.begin_frame_into(rt, Some([0.0, 0.0, 0.0, 1.0])).unwrap();
+    b.state().set_transform(camera);
+    b.push_all(&under).unwrap();
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let shown = show(&mut b);
+    dev.draw(&shown).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let pushed = dev.read();
+    let (differing, worst) = headless::compare(&pushed, &drawn, 256, 0, "pushed", "grid");
+    assert_eq!(differing, 0, "{test}: {differing} pixels differ from the tiles pushed into the target (worst {worst})");
+    let lit = drawn.chunks_exact(4).filter(|p| p[..3] != [0, 0, 0]).count();
+    // Every 7th cell is empty: about 6/7 of the target is tiles.
+    assert!(lit > 200 * 150 * 3 / 4, "{test}: only {lit} pixels drawn");
 }

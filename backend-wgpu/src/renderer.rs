@@ -310,7 +310,8 @@ impl Renderer {
     /// The instances each tile grid draw of the plan `prepared` holds drew, in the plan's
     /// order of grid draws: the counts the GPU's culling pass wrote
     /// ([`layerbatch_core::tilegrid::TileGrid`]; `prepare` submitted that pass). Empty for a
-    /// plan without grid draws. For tests and tools, not for a frame: it copies the counts
+    /// plan without grid draws, and for one drawn into a render target (`prepared` then holds
+    /// no plan). For tests and tools, not for a frame: it copies the counts
     /// into a buffer of its own, submits that copy and waits for the device.
     ///
     /// # Errors
