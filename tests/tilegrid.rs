@@ -81,12 +81,12 @@ fn grid_culled_on_the_gpu(kind: DeviceKind, test: &str) {
         }
         // The camera: the view's corner to the window's, turned and zoomed about it.
         let camera = Affine2::translation(-vx, -vy).then(Affine2::rotation(turn)).then(Affine2::scale(zoom, zoom));
-        // The grid's pixels the view's box covers (wide enough for the turned view).
-        let reach = (VIEW[0] + VIEW[1]) as f32 / zoom;
+        // The grid's pixels the window shows: the view itself, or for the turned camera the
+        // box of the window taken back through it.
         let view = if turn == 0.0 {
             [vx, vy, VIEW[0] as f32, VIEW[1] as f32]
         } else {
-            [vx - reach, vy - reach, 2.0 * reach, 2.0 * reach]
+            TileGrid::view_box(camera, VIEW).unwrap()
         };
         let style = ResidentStyle::default().with_transform(camera);
 

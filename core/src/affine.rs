@@ -72,6 +72,29 @@ impl Affine2 {
         ])
     }
 
+    /// The transform that undoes `self`, or `None` when `self` flattens the plane (its
+    /// linear part's determinant is 0) or the result is not finite.
+    ///
+    /// ```
+    /// use layerbatch_core::Affine2;
+    /// let camera = Affine2::translation(-300.0, -200.0).then(Affine2::rotation(0.5)).then(Affine2::scale(2.0, 2.0));
+    /// let back = camera.inverse().unwrap();
+    /// let [x, y] = back.transform_point(camera.transform_point([310.0, 220.0]));
+    /// assert!((x - 310.0).abs() < 1e-3 && (y - 220.0).abs() < 1e-3);
+    /// assert_eq!(Affine2::scale(0.0, 1.0).inverse(), None);
+    /// ```
+    #[must_use]
+    pub fn inverse(self) -> Option<Self> {
+        let [a, b, c, d, tx, ty] = self.0;
+        let det = a * d - b * c;
+        if det == 0.0 || !det.is_finite() {
+            return None;
+        }
+        let [ia, ib, ic, id] = [d / det, -b / det, -c / det, a / det];
+        let m = [ia, ib, ic, id, -(ia * tx + ic * ty), -(ib * tx + id * ty)];
+        m.iter().all(|v| v.is_finite()).then_some(Self(m))
+    }
+
     /// Where `point` goes: `(a x + c y + tx, b x + d y + ty)`.
     #[must_use]
     pub const fn transform_point(self, [x, y]: [f32; 2]) -> [f32; 2] {

@@ -47,7 +47,7 @@
 
 use crate::plan::{GridDraw, Instance};
 use crate::tilemap::{TileTable, TilemapError};
-use crate::{Batcher, Quad, ResidentError, ResidentId, ResidentStyle, TextureId};
+use crate::{Affine2, Batcher, Quad, ResidentError, ResidentId, ResidentStyle, TextureId};
 
 /// A grid of tile ids, drawn by the GPU's culling where the device has it; see the
 /// [module](self).
@@ -186,6 +186,31 @@ impl TileGrid {
         };
         let ([x0, x1], [y0, y1]) = (span(x, w, self.size[0])?, span(y, h, self.size[1])?);
         Some([x0, y0, x1, y1])
+    }
+
+    /// The grid's pixels a `viewport_px` target shows under `camera` (the transform the grid
+    /// is drawn with, `style.transform` on the drawing state's): the box of the viewport's
+    /// corners taken back through the camera, one grid pixel wider each way (rounding never
+    /// loses a tile at the edge), for [`TileGrid::draw`]. `None` for a camera that flattens
+    /// the plane or is not finite.
+    ///
+    /// ```
+    /// use layerbatch_core::{tilegrid::TileGrid, Affine2};
+    /// let camera = Affine2::translation(-1000.0, -500.0).then(Affine2::scale(2.0, 2.0));
+    /// assert_eq!(TileGrid::view_box(camera, [640, 360]), Some([999.0, 499.0, 322.0, 182.0]));
+    /// // Turned a quarter: the box of a 640 x 360 view is 360 x 640 (and a pixel each way).
+    /// let turned = Affine2::rotation(std::f32::consts::FRAC_PI_2);
+    /// let [_, _, w, h] = TileGrid::view_box(turned, [640, 360]).unwrap();
+    /// assert!((w - 362.0).abs() < 0.01 && (h - 642.0).abs() < 0.01);
+    /// ```
+    pub fn view_box(camera: Affine2, viewport_px: [u32; 2]) -> Option<[f32; 4]> {
+        let back = camera.inverse()?;
+        let [w, h] = viewport_px.map(|v| v as f32);
+        let p = [[0.0, 0.0], [w, 0.0], [0.0, h], [w, h]].map(|c| back.transform_point(c));
+        let lo = [0, 1].map(|k| p.iter().map(|q| q[k]).fold(f32::INFINITY, f32::min) - 1.0);
+        let hi = [0, 1].map(|k| p.iter().map(|q| q[k]).fold(f32::NEG_INFINITY, f32::max) + 1.0);
+        let view = [lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1]];
+        view.iter().all(|v| v.is_finite()).then_some(view)
     }
 
     /// Draws the tiles `view_px` (the grid's pixels, before `style.transform`) touches, as a

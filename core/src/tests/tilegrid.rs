@@ -219,3 +219,41 @@ fn bad_input_is_refused_and_changes_nothing() {
     assert_eq!(e, TilemapError::Resident(ResidentError::Stale(layer)));
     b.finish();
 }
+
+#[test]
+fn the_view_box_of_any_camera_holds_the_tile_of_every_pixel() {
+    let mut b = Batcher::new(GPU, Config::default()).unwrap();
+    let table = tilesets(&mut b);
+    let g = TileGrid::new(&mut b, &table, [64, 48], 16.0, &ids(64, 48)).unwrap();
+    let mut rng = crate::test_rng::Rng(4242);
+    let size = [320u32, 200];
+    let mut seen = 0;
+    for case in 0..300 {
+        let (x, y) = (rng.below(1200) as f32 - 100.0, rng.below(900) as f32 - 100.0);
+        let turn = rng.below(628) as f32 / 100.0;
+        let zoom = [0.25, 0.5, 1.0, 1.5, 3.0, 7.0][rng.below(6) as usize];
+        let camera = Affine2::translation(-x, -y).then(Affine2::rotation(turn)).then(Affine2::scale(zoom, zoom));
+        let cells = g.cells_in_view(TileGrid::view_box(camera, size).unwrap());
+        // Every pixel centre, taken back to the grid (in f64, not the code under test): its
+        // tile, where the grid has one, lies in the cells drawn.
+        let [a, b, c, d, tx, ty] = camera.0.map(f64::from);
+        let det = a * d - b * c;
+        for py in (0..size[1]).step_by(2) {
+            for px in (0..size[0]).step_by(2) {
+                let (sx, sy) = (f64::from(px) + 0.5 - tx, f64::from(py) + 0.5 - ty);
+                let (u, v) = ((d * sx - c * sy) / det, (a * sy - b * sx) / det);
+                let (cx, cy) = ((u / 16.0).floor(), (v / 16.0).floor());
+                if cx < 0.0 || cy < 0.0 || cx >= 64.0 || cy >= 48.0 {
+                    continue;
+                }
+                seen += 1;
+                let (cx, cy) = (cx as u32, cy as u32);
+                let Some([x0, y0, x1, y1]) = cells else { panic!("case {case}: pixel {px},{py} shows {cx},{cy}") };
+                assert!((x0..x1).contains(&cx) && (y0..y1).contains(&cy), "case {case}: {cx},{cy} outside {cells:?}");
+            }
+        }
+    }
+    assert!(seen > 1_000_000, "{seen} pixels over the grid");
+    assert_eq!(TileGrid::view_box(Affine2::scale(0.0, 2.0), size), None);
+    assert_eq!(TileGrid::view_box(Affine2([f32::NAN, 0.0, 0.0, 1.0, 0.0, 0.0]), size), None);
+}

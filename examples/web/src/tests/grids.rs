@@ -45,11 +45,10 @@ async fn grid_on(dev: &mut Device, b: &mut Batcher) -> Result<(bool, usize), Fai
             }
         }
         let camera = Affine2::translation(-vx, -vy).then(Affine2::rotation(turn)).then(Affine2::scale(zoom, zoom));
-        let reach = (SIZE[0] + SIZE[1]) as f32 / zoom;
         let view = if turn == 0.0 {
             [vx, vy, SIZE[0] as f32, SIZE[1] as f32]
         } else {
-            [vx - reach, vy - reach, 2.0 * reach, 2.0 * reach]
+            TileGrid::view_box(camera, SIZE).ok_or("no view box")?
         };
         b.begin_frame();
         grid.draw(b, view, &ResidentStyle::default().with_transform(camera)).map_err(|e| e.to_string())?;
