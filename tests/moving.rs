@@ -4,7 +4,8 @@
 //! written whole, moved in part, or drawn indexed in blocks; a frame of moving sprites writes
 //! 16 bytes a sprite and none of the static half; so it does under a sort key and a clip among
 //! pushed quads, and across several plans of one host frame (a move after a plan of the frame
-//! drew the layer shows in the next frame). And rotated, scaled sprites over 256 layers
+//! drew the layer shows in the next frame); motions written in place that are NaN or infinite
+//! draw nothing, counted once, and nothing else changes. And rotated, scaled sprites over 256 layers
 //! of one array whose neighbours differ show, inside each, only its own layer's colour: the
 //! layer reaches the fragment stage whole (flat), never interpolated (the bug class of Phaser
 //! #7372 and Defold #11039). And a moving layer drawn under each built-in effect, lit by
@@ -86,6 +87,26 @@ fn moving_matches_pushed(kind: DeviceKind, vertices: QuadVertices, test: &str) {
     let c = dev.stats().device_frame;
     assert_eq!((c.motion_bytes_written, c.resident_bytes_written), (0, 0), "{}", what("none moved"));
     same(&reference, &still, &what("none moved"));
+    // Motions written in place, three not finite: those sprites draw as nothing, each counted
+    // once (by core when it plans, or by the copy where the renderer stages motion writes,
+    // wgpu); the others draw as before. Moved again, all show.
+    let bad = [3, n / 2, n - 1];
+    let m = b.textures().motions_mut(layer, 0..n as u32).unwrap();
+    m[bad[0]].position[0] = f32::NAN;
+    m[bad[1]].rotation_scale[1] = f32::INFINITY;
+    m[bad[2]].position[1] = f32::NEG_INFINITY;
+    let moving = read(&mut dev, &drawn(&mut b, layer, around), &what("not finite"));
+    let counted = (b.plan().counters.motions_rejected, dev.stats().device_frame.motions_rejected);
+    let staged = dev.limits().staged_motion_writes;
+    assert_eq!(counted, if staged { (0, 3) } else { (3, 0) }, "{}", what("not finite, counted"));
+    let (shown, shown_at): (Vec<Quad>, Vec<_>) =
+        (0..n).filter(|i| !bad.contains(i)).map(|i| (sprites[i], now[i])).unzip();
+    let reference = read(&mut dev, &pushed(&mut b, &shown, &shown_at, around), &what("pushed"));
+    same(&reference, &moving, &what("not finite"));
+    b.textures().move_sprites(layer, 0, &now).unwrap();
+    let moving = read(&mut dev, &drawn(&mut b, layer, around), &what("moved back"));
+    let reference = read(&mut dev, &pushed(&mut b, &sprites, &now, around), &what("pushed"));
+    same(&reference, &moving, &what("moved back"));
     // Part of the layer (a draw that starts inside a block): the same sprites pushed.
     let part = 50..300;
     b.begin_frame();

@@ -503,8 +503,10 @@ impl Executor for GlArrays {
         self.motions.create(&self.gl, resident, size_texels)
     }
 
-    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), Error> {
-        self.motions.write(&self.gl, write)
+    /// Uploads the motions as they are: GL's limits do not stage motion writes, so core
+    /// checked them when it planned.
+    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<u64, Error> {
+        self.motions.write(&self.gl, write).map(|()| 0)
     }
 
     /// GL has no grid culling pass: its limits report no storage binding, so core keeps tile

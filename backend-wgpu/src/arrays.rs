@@ -367,8 +367,9 @@ impl Executor for ArrayOps<'_> {
         self.arrays.motions.create((self.device, self.late), resident, size_texels)
     }
 
-    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), Error> {
-        self.arrays.motions.write(self.queue, write)
+    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<u64, Error> {
+        let encoder = own_encoder(self.device, &mut self.own);
+        self.arrays.motions.write(encoder, write)
     }
 
     fn destroy_array(&mut self, array: ArrayId) {

@@ -267,13 +267,17 @@
 //! no larger than the device's `max_buffer_size` (a level larger than that is split by rows)
 //! and recorded into the same encoder with `copy_buffer_to_texture`, in op order around the
 //! copies; a plan drawn into a render target records its pass there too. The result is
-//! exactly the plan's op order. A plan with [tile grid](layerbatch_core::tilegrid) draws
+//! exactly the plan's op order. A moving layer's motions are copied (with core's check,
+//! [`copy_checked`](layerbatch_core::copy_checked)) into mapped staging buffers the renderer
+//! reuses and recorded into the same encoder with `copy_buffer_to_texture`: its limits have
+//! [`staged_motion_writes`](layerbatch_core::Limits::staged_motion_writes), so the host's
+//! motions are read once a frame. A plan with [tile grid](layerbatch_core::tilegrid) draws
 //! records their culling pass there as well (a compute pass that writes the tiles that show
 //! and their indirect draws' counts into buffers of the prepared plan's space), after the
 //! queue writes of its uniforms and before any render-target pass.
 //!
-//! **`prepare` submits that encoder itself** (only when a plan has such work: most frames
-//! have none), before returning. So a plan's resource changes happen even when the host drops
+//! **`prepare` submits that encoder itself** (only when a plan has such work: GPU copies,
+//! late writes, render targets, grid culling or moved sprites), before returning. So a plan's resource changes happen even when the host drops
 //! its own encoder without submitting it (eframe does so when the surface is outdated, lost
 //! or occluded): the next frame's textures are right. They also happen before anything the
 //! host submits afterwards, including passes it recorded before calling `prepare`: a pass of

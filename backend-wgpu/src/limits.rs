@@ -25,6 +25,9 @@ use crate::Error;
 ///   tile grids' culling pass (a compute pass with 4 storage buffers, writing indirect
 ///   draws' arguments): every backend but [`wgpu::Backend::Gl`], with compute workgroups of
 ///   at least 64 invocations. 0 elsewhere (`downlevel_webgl2_defaults` has no compute).
+/// - `staged_motion_writes`: `true`. The renderer copies motions into a mapped buffer with
+///   core's check ([`layerbatch_core::copy_checked`]) and from there into the motion texture
+///   on the GPU, so a frame reads the host's motions once.
 /// - `compressed_copies`: `false` on [`wgpu::Backend::Gl`], whose texture copies (wgpu-hal 30)
 ///   attach the source to a framebuffer and `glCopyTexSubImage3D` from it, which no
 ///   compressed texture can be: a copy of one leaves zeros. Core then never grows or repacks
@@ -50,6 +53,7 @@ pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
         .with_max_buffer_bytes(device_limits.max_buffer_size)
         .with_compressed_copies(backend != wgpu::Backend::Gl)
         .with_max_storage_binding_bytes(storage_binding_bytes(backend, device_limits))
+        .with_staged_motion_writes(true)
 }
 
 /// The largest storage binding of the grid culling pass, or 0 where it cannot run.

@@ -3,7 +3,7 @@
 //! the motion texture, read by the vertex stage with `textureLoad`.
 //!
 //! Each moving layer has a texture (RGBA32F, a sprite a texel,
-//! [`layerbatch_core::motion_texture_size`]), written by rectangles with queue writes, and a
+//! [`layerbatch_core::motion_texture_size`]), written by rectangles through staging buffers, and a
 //! group of its own whose uniform holds one [`MotionDraw`] per base a draw of it can start
 //! from (0, and with indexed quads each multiple of the instance capacity: wgpu counts a
 //! draw's instance and vertex indices from there). Draws of the plan's own instances and of
@@ -22,6 +22,9 @@ use crate::Error;
 /// Bytes of one [`MotionDraw`].
 const DRAW_BYTES: u64 = 16;
 
+/// Bytes of a staging belt chunk: 65,536 motions (a larger write gets a chunk of its size).
+const BELT_CHUNK_BYTES: u64 = 1 << 20;
+
 /// The motion group layout, the still group, and every moving layer's texture and group.
 #[derive(Debug)]
 pub(crate) struct Motions {
@@ -33,6 +36,10 @@ pub(crate) struct Motions {
     /// quads; with instanced ones every draw's base is 0.
     span: Option<u32>,
     layers: HashMap<ResidentId, (wgpu::Texture, wgpu::BindGroup)>,
+    /// Mapped buffers the motions are copied into, reused once the GPU has copied them out
+    /// (fresh memory each frame would cost the kernel a page fault and a zeroing per 4 KiB):
+    /// about the largest plan's motion bytes for each plan in flight.
+    belt: wgpu::util::StagingBelt,
 }
 
 impl Motions {
@@ -78,7 +85,8 @@ impl Motions {
             || "creating the still motion group".to_string(),
             || group(device, (&layout, stride), &motion_texture(device, [1, 1]), &[MotionDraw::STILL]),
         )?;
-        Ok(Self { layout, still, stride, span, layers: HashMap::new() })
+        let belt = wgpu::util::StagingBelt::new(device.clone(), BELT_CHUNK_BYTES);
+        Ok(Self { layout, still, stride, span, layers: HashMap::new(), belt })
     }
 
     /// The layout of group [`layerbatch_core::shader::GROUP_MOTION`].
@@ -123,10 +131,15 @@ impl Motions {
         Ok(())
     }
 
-    /// A queue write of a rectangle of motions: it lands at the next submit, before that
-    /// submit's passes (core holds back motions of a layer a pass of the host's frame already
-    /// drew until the frame ends).
-    pub(crate) fn write(&self, queue: &wgpu::Queue, write: &MotionWrite<'_>) -> Result<(), Error> {
+    /// Writes a rectangle of motions: copied once, with core's check
+    /// ([`MotionWrite::copy_checked`]: this renderer's limits stage motion writes), into
+    /// mapped memory of the staging belt, then copied into the texture by a command of the
+    /// renderer's own encoder (submitted by `prepare`, before the host's passes: core holds
+    /// back motions of a layer a pass of the host's frame already drew until the frame
+    /// ends). Returns the motions the check replaced. (`Queue::write_texture` would copy the
+    /// motions into fresh staging memory of wgpu's own, after core had read them all once
+    /// more to check them.)
+    pub(crate) fn write(&mut self, encoder: &mut wgpu::CommandEncoder, write: &MotionWrite<'_>) -> Result<u64, Error> {
         let what = || format!("writing the motions of moving layer {:?} at {:?}", write.resident, write.rect);
         let Some((texture, _)) = self.layers.get(&write.resident) else {
             return Err(Error::Device {
@@ -136,22 +149,59 @@ impl Motions {
         };
         let [x, y, w, h] = write.rect;
         let texels = w as usize * h as usize;
-        let motions: &[Motion] = write
+        let motions = write
             .motions
             .get(..texels)
             .ok_or_else(|| Error::Device { op: what(), message: "fewer motions than texels".to_string() })?;
-        queue.write_texture(
+        let write = MotionWrite { motions, ..*write };
+        // Rows of a buffer-to-texture copy are 256-byte aligned: a rectangle of several rows is
+        // whole rows of MOTION_ROW_TEXELS (16 KiB each); a partial row is one row.
+        let row_bytes = u64::from(w) * u64::from(Motion::BYTES);
+        let padded_row = row_bytes.next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
+        let (Some(size), Some(align)) = (
+            wgpu::BufferSize::new(row_bytes * u64::from(h)),
+            wgpu::BufferSize::new(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)),
+        ) else {
+            return Ok(0);
+        };
+        if h > 1 && padded_row != row_bytes {
+            return Err(Error::Device { op: what(), message: format!("rows of {row_bytes} bytes are not aligned") });
+        }
+        let slice = self.belt.allocate(size, align);
+        let rejected = {
+            let mut view =
+                slice.get_mapped_range_mut().map_err(|e| Error::Device { op: what(), message: e.to_string() })?;
+            let mut rest = view.slice(..);
+            write.copy_checked(|bytes| {
+                if let Some(mut head) = rest.split_off(..bytes.len()) {
+                    head.copy_from_slice(bytes);
+                }
+            })
+        };
+        encoder.copy_buffer_to_texture(
+            wgpu::TexelCopyBufferInfo {
+                buffer: slice.buffer(),
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: slice.offset(),
+                    bytes_per_row: Some(padded_row as u32),
+                    rows_per_image: Some(h),
+                },
+            },
             wgpu::TexelCopyTextureInfo {
                 texture,
                 mip_level: 0,
                 origin: wgpu::Origin3d { x, y, z: 0 },
                 aspect: wgpu::TextureAspect::All,
             },
-            bytemuck::cast_slice(motions),
-            wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(w * Motion::BYTES), rows_per_image: Some(h) },
             wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
         );
-        Ok(())
+        Ok(rejected)
+    }
+
+    /// Before the renderer's own encoder is finished and submitted: the belt's buffers written
+    /// into it are unmapped, and mapped again for reuse once that submission is done.
+    pub(crate) fn close(&mut self, encoder: &wgpu::CommandEncoder) {
+        self.belt.finish_and_recall_on_submit(encoder);
     }
 
     /// Drops `resident`'s texture and group (wgpu keeps them until the commands using them

@@ -32,7 +32,8 @@ use crate::{Error, PassKind};
 /// validator, applies its resource ops, uploads its instances and globals into the
 /// `PreparedPlan` and resolves its bind groups; the host begins its pass and calls
 /// [`Renderer::render`] with that `PreparedPlan`; then it submits. `prepare` submits only a
-/// command buffer of its own, for GPU copies, the writes after them and render targets.
+/// command buffer of its own, for GPU copies, the writes after them, motion writes and render
+/// targets.
 ///
 /// The crate docs say how plans and passes may interleave
 /// ([Plans and passes](crate#plans-and-passes)), when `prepare`'s work runs relative to the
@@ -340,8 +341,8 @@ impl Renderer {
     /// Executes `plan` up to the draws, into `prepared`: checks it with core's validator, then
     /// applies its ops in order, uploads the instances and the globals (viewport size and
     /// transforms) into a space of `prepared` that no pass in flight draws from, and resolves
-    /// the bind groups the segments need. GPU copies and the writes after them go into a
-    /// command buffer of the renderer's own, submitted here (see
+    /// the bind groups the segments need. GPU copies, the writes after them and motion writes
+    /// go into a command buffer of the renderer's own, submitted here (see
     /// [Submission ordering](crate#submission-ordering)). [`Renderer::render`] with `prepared`
     /// then draws this plan, until `prepared` is prepared again.
     ///
@@ -617,6 +618,7 @@ impl Renderer {
             None => prepared.hold(space, vp, self.epoch),
         }
         if let Some(encoder) = own {
+            self.arrays.motions.close(&encoder);
             checked(
                 device,
                 &self.late,

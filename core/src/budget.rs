@@ -61,6 +61,9 @@ pub struct Budget {
     /// draw on the CPU (no GPU culling, or indexed quads). Backends build their culling pass
     /// when it is above 0.
     pub max_cell_bytes: u64,
+    /// See [`Limits::staged_motion_writes`]: executors copy motions with
+    /// [`crate::copy_checked`], and core does not check those written in place when it plans.
+    pub staged_motion_writes: bool,
 }
 
 impl Budget {
@@ -206,6 +209,7 @@ impl Budget {
             } else {
                 limits.max_storage_binding_bytes.min(limits.max_buffer_bytes)
             },
+            staged_motion_writes: limits.staged_motion_writes,
         })
     }
 

@@ -271,6 +271,13 @@ pub struct DeviceCounters {
     /// Bytes written into moving layers' motion textures ([`crate::Motion::BYTES`] a sprite
     /// moved): the bytes a frame of moving sprites costs. 0 in a frame that moved none.
     pub motion_bytes_written: u64,
+    /// Motions the executor's copy found NaN or infinite and wrote as
+    /// [`crate::Motion::NOTHING`] (drawn as nothing): those a host wrote in place
+    /// (`motions_mut`), on a budget with
+    /// [`staged_motion_writes`](crate::Budget::staged_motion_writes) (layerbatch-wgpu). 0
+    /// normally, and always 0 elsewhere: core then finds them when it plans
+    /// ([`crate::Counters::motions_rejected`]).
+    pub motions_rejected: u64,
     /// Bytes written into tile grids' cell buffers (4 a cell changed,
     /// [`crate::tilegrid::TileGrid`]): 0 in a frame that changed no cell.
     pub cell_bytes_written: u64,
@@ -309,6 +316,7 @@ impl DeviceCounters {
         residents_destroyed: 0,
         resident_bytes_written: 0,
         motion_bytes_written: 0,
+        motions_rejected: 0,
         cell_bytes_written: 0,
         resident_bytes_held: 0,
     };
@@ -337,6 +345,7 @@ impl DeviceCounters {
             residents_destroyed,
             resident_bytes_written,
             motion_bytes_written,
+            motions_rejected,
             cell_bytes_written,
             resident_bytes_held,
         } = *other;
@@ -360,6 +369,7 @@ impl DeviceCounters {
         self.residents_destroyed += residents_destroyed;
         self.resident_bytes_written += resident_bytes_written;
         self.motion_bytes_written += motion_bytes_written;
+        self.motions_rejected += motions_rejected;
         self.cell_bytes_written += cell_bytes_written;
         self.resident_bytes_held = resident_bytes_held;
     }

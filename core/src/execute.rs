@@ -30,7 +30,7 @@
 //!     fn write_resident(&mut self, _: &ResidentWrite<'_>) -> Result<(), PlanError> { Ok(()) }
 //!     fn destroy_resident(&mut self, _: ResidentId) {}
 //!     fn create_motion(&mut self, _: ResidentId, _: [u32; 2]) -> Result<(), PlanError> { Ok(()) }
-//!     fn write_motion(&mut self, _: &MotionWrite<'_>) -> Result<(), PlanError> { Ok(()) }
+//!     fn write_motion(&mut self, _: &MotionWrite<'_>) -> Result<u64, PlanError> { Ok(0) }
 //!     fn create_cells(&mut self, _: ResidentId, _: u32) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_cells(&mut self, _: &CellWrite<'_>) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_ramp(&mut self, _: u32, _: &[u8]) -> Result<(), PlanError> { Ok(()) }
@@ -125,10 +125,14 @@ pub trait Executor {
     /// When the device cannot make it.
     fn create_motion(&mut self, resident: ResidentId, size_texels: [u32; 2]) -> Result<(), Self::Error>;
     /// Writes a rectangle of a moving layer's motion texture, from the CPU: see [`MotionWrite`].
+    /// An executor of a budget with [`Budget::staged_motion_writes`] copies the motions with
+    /// [`MotionWrite::copy_checked`] and returns its count (counted in
+    /// [`DeviceCounters::motions_rejected`]); any other takes them as they are (core checked
+    /// them) and returns 0.
     ///
     /// # Errors
     /// When the device reports the write failed.
-    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), Self::Error>;
+    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<u64, Self::Error>;
     /// Creates tile grid layer `resident`'s cell buffer (after its buffer): `cells` `u32`s,
     /// contents undefined, read by the compute pass of its grid draws
     /// ([`crate::plan::GridDraw`]). Only for a budget whose
@@ -250,12 +254,19 @@ pub struct PlanRunner {
     /// The resident layer buffers it holds: instances and whether they are indexed.
     /// Each resident layer held: its instances, whether they are indexed, and whether it moves.
     residents: HashMap<ResidentId, (u32, bool, bool, u32)>,
+    /// A staged motion write found a motion that is not finite: logged once.
+    warned_motions: bool,
 }
 
 impl PlanRunner {
     /// A runner for a fresh device executing plans of `budget`'s batcher.
     pub fn new(budget: &Budget) -> Self {
-        Self { validator: PlanValidator::new(budget), held: HashMap::new(), residents: HashMap::new() }
+        Self {
+            validator: PlanValidator::new(budget),
+            held: HashMap::new(),
+            residents: HashMap::new(),
+            warned_motions: false,
+        }
     }
 
     /// Checks `plan` with the [`PlanValidator`] before anything touches the device.
@@ -459,7 +470,14 @@ impl PlanRunner {
                 let motions = plan.move_motions(op);
                 for (rect, range) in motion_rects(first, motions.len() as u32) {
                     let motions = &motions[range.start as usize..range.end as usize];
-                    exec.write_motion(&MotionWrite { resident, rect, motions })?;
+                    let rejected = exec.write_motion(&MotionWrite { resident, rect, motions })?;
+                    counters.motions_rejected += rejected;
+                    if rejected > 0 && !std::mem::replace(&mut self.warned_motions, true) {
+                        log::warn!(
+                            "{rejected} motions written in place (motions_mut) were not finite: drawn as \
+                             nothing (DeviceCounters::motions_rejected)"
+                        );
+                    }
                 }
                 counters.motion_bytes_written += motions.len() as u64 * u64::from(Motion::BYTES);
             }

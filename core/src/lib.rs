@@ -122,7 +122,7 @@ pub use light::{LightError, PointLight, MAX_LIGHTS};
 pub use limits::{Config, Limits, QuadVertices, VictimChoice, MAX_SLOTS_PER_DRAW};
 pub use mesh::{Mesh, Vertex};
 pub use mock::MockDevice;
-pub use motion::{first_non_finite, motion_rects, motion_texture_size, Motion, MOTION_ROW_TEXELS};
+pub use motion::{copy_checked, first_non_finite, motion_rects, motion_texture_size, Motion, MOTION_ROW_TEXELS};
 pub use nine_slice::{NineSlice, NineSliceError, SliceFill};
 pub use plan::{BlendMode, Clip, FramePlan, PlanError, PlanTarget, ResidentId, Viewport};
 pub use program::ProgramKey;

@@ -53,6 +53,14 @@ pub struct Limits {
     /// [`TileGrid`](crate::tilegrid::TileGrid) keeps its cells on the device and the GPU picks
     /// the tiles a view shows ([`Limits::gpu_culling`]). Default 0.
     pub max_storage_binding_bytes: u64,
+    /// The executor writes a moving layer's motions by copying them into staging memory of
+    /// its own with [`copy_checked`](crate::copy_checked) (layerbatch-wgpu: a mapped buffer,
+    /// then a copy into the motion texture on the GPU). Core then finds the NaN or infinite
+    /// motions a host wrote in place in that copy, counted in
+    /// [`DeviceCounters::motions_rejected`](crate::DeviceCounters::motions_rejected), instead
+    /// of in a pass of their own when it plans ([`crate::Counters::motions_rejected`]): a
+    /// frame reads its motions once, not twice. Default `false`.
+    pub staged_motion_writes: bool,
 }
 
 impl Limits {
@@ -71,6 +79,7 @@ impl Limits {
             format_families: FormatFamilies::RGBA8,
             compressed_copies: true,
             max_storage_binding_bytes: 0,
+            staged_motion_writes: false,
         }
     }
 
@@ -84,6 +93,13 @@ impl Limits {
     #[must_use]
     pub const fn with_max_storage_binding_bytes(mut self, max_storage_binding_bytes: u64) -> Self {
         self.max_storage_binding_bytes = max_storage_binding_bytes;
+        self
+    }
+
+    /// Sets `staged_motion_writes`.
+    #[must_use]
+    pub const fn with_staged_motion_writes(mut self, staged_motion_writes: bool) -> Self {
+        self.staged_motion_writes = staged_motion_writes;
         self
     }
 
@@ -156,6 +172,7 @@ impl Limits {
             format_families: FormatFamilies::RGBA8,
             compressed_copies: true,
             max_storage_binding_bytes: 0,
+            staged_motion_writes: false,
         }
     }
 
@@ -172,6 +189,7 @@ impl Limits {
             format_families: FormatFamilies::RGBA8,
             compressed_copies: true,
             max_storage_binding_bytes: 0,
+            staged_motion_writes: false,
         }
     }
 }

@@ -278,18 +278,24 @@ impl Executor for MockStore {
         self.calls.push(Call::CreateMotion { resident, size_texels });
         Ok(())
     }
-    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<(), PlanError> {
+    /// Copies with [`MotionWrite::copy_checked`], as a device of a budget with
+    /// `staged_motion_writes` does (elsewhere core checked them: it finds none).
+    fn write_motion(&mut self, write: &MotionWrite<'_>) -> Result<u64, PlanError> {
         let held = self.motions.get_mut(&write.resident);
         let held = held.ok_or(PlanError::UnknownResident { at: 0, resident: write.resident })?;
         let [x, y, w, h] = write.rect.map(|v| v as usize);
         let row = MOTION_ROW_TEXELS as usize;
-        for (k, m) in write.motions.iter().enumerate().take(w * h) {
-            if let Some(t) = held.get_mut((y + k / w) * row + x + k % w) {
-                *t = Some(*m);
+        let mut k = 0;
+        let rejected = write.copy_checked(|bytes| {
+            for m in bytes.chunks_exact(Motion::BYTES as usize).map(bytemuck::pod_read_unaligned::<Motion>) {
+                if let Some(t) = held.get_mut((y + k / w) * row + x + k % w).filter(|_| k < w * h) {
+                    *t = Some(m);
+                }
+                k += 1;
             }
-        }
+        });
         self.calls.push(Call::WriteMotion { resident: write.resident, rect: write.rect });
-        Ok(())
+        Ok(rejected)
     }
     fn create_cells(&mut self, resident: ResidentId, cells: u32) -> Result<(), PlanError> {
         self.cells.insert(resident, vec![None; cells as usize]);

@@ -55,6 +55,10 @@ impl Motion {
     /// Bytes of one motion: what a moving sprite costs a frame.
     pub const BYTES: u32 = std::mem::size_of::<Motion>() as u32;
 
+    /// What a motion the host wrote in place and that is not finite becomes on the device:
+    /// scale 0, drawn as nothing ([`copy_checked`]).
+    pub const NOTHING: Motion = Motion { position: [0.0, 0.0], rotation_scale: [0.0, 0.0] };
+
     /// At `position`, upright, scale 1.
     pub const fn at(position: [f32; 2]) -> Self {
         Self { position, rotation_scale: [1.0, 0.0] }
@@ -103,6 +107,45 @@ pub fn first_non_finite(motions: &[Motion]) -> Option<usize> {
         }
     }
     None
+}
+
+/// Copies `motions` into `sink` as bytes, in order, a block of up to 256 at a time, each
+/// motion with a NaN or infinite component replaced by [`Motion::NOTHING`]; returns how many
+/// were. The check and the copy are one pass over the motions: each block is checked while it
+/// is in the cache and handed on from there (copied first only when it holds a bad motion).
+/// This is how an executor whose budget has
+/// [`staged_motion_writes`](crate::Budget::staged_motion_writes) copies a
+/// [`MotionWrite`](crate::plan::MotionWrite)'s motions into its staging memory.
+///
+/// ```
+/// use layerbatch_core::{copy_checked, Motion};
+/// let mut m = vec![Motion::at([1.0, 2.0]); 600];
+/// m[300].position[0] = f32::NAN;
+/// m[599].rotation_scale[1] = f32::INFINITY;
+/// let mut out: Vec<u8> = Vec::new();
+/// assert_eq!(copy_checked(&m, |bytes| out.extend_from_slice(bytes)), 2);
+/// let copied: &[Motion] = bytemuck::cast_slice(&out);
+/// assert_eq!((copied.len(), copied[299], copied[300]), (600, m[299], Motion::NOTHING));
+/// assert_eq!(copied[599], Motion::NOTHING);
+/// ```
+pub fn copy_checked(motions: &[Motion], mut sink: impl FnMut(&[u8])) -> u64 {
+    const BLOCK: usize = 256;
+    let mut patched = [Motion::NOTHING; BLOCK];
+    let mut rejected = 0;
+    for block in motions.chunks(BLOCK) {
+        if first_non_finite(block).is_none() {
+            sink(bytemuck::cast_slice(block));
+            continue;
+        }
+        let out = &mut patched[..block.len()];
+        for (o, m) in out.iter_mut().zip(block) {
+            let finite = m.is_finite();
+            rejected += u64::from(!finite);
+            *o = if finite { *m } else { Motion::NOTHING };
+        }
+        sink(bytemuck::cast_slice(out));
+    }
+    rejected
 }
 
 /// The size in texels of the motion texture of a layer of `sprites` sprites:

@@ -391,7 +391,9 @@ impl<'a> TextureStore<'a> {
     /// The motions of sprites `range` of a moving layer, to write in place: the zero-copy form
     /// of [`TextureStore::move_sprites`] (the whole range counts as moved). A motion left NaN
     /// or infinite cannot be refused here: the next plan draws it as nothing (scale 0) and
-    /// counts it in `Counters::motions_rejected`.
+    /// counts it, in `Counters::motions_rejected`, or, on a budget with
+    /// [`staged_motion_writes`](crate::Budget::staged_motion_writes), in
+    /// `DeviceCounters::motions_rejected` when the executor copies it.
     ///
     /// ```
     /// use layerbatch_core::{Batcher, Config, Limits, Motion, Quad, TextureDesc};

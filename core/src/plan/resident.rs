@@ -140,8 +140,19 @@ pub struct MotionWrite<'a> {
     pub resident: ResidentId,
     /// `[x, y, width, height]` in texels of the motion texture.
     pub rect: [u32; 4],
-    /// `width * height` motions, row after row.
+    /// `width * height` motions, row after row. On a budget with
+    /// [`staged_motion_writes`](crate::Budget::staged_motion_writes) those a host wrote in
+    /// place are as it wrote them, NaN included: copy them with
+    /// [`MotionWrite::copy_checked`].
     pub motions: &'a [crate::Motion],
+}
+
+impl MotionWrite<'_> {
+    /// The motions, into `sink` a block at a time, each NaN or infinite one as
+    /// [`crate::Motion::NOTHING`]: [`crate::copy_checked`]. Returns how many were.
+    pub fn copy_checked(&self, sink: impl FnMut(&[u8])) -> u64 {
+        crate::copy_checked(self.motions, sink)
+    }
 }
 
 /// One [`ResidentOp::WriteCells`] as an executor receives it: the tile ids of cells

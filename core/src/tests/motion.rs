@@ -232,3 +232,61 @@ fn motions_written_in_place_are_checked_when_planned() {
     assert!(matches!(reversed, Err(ResidentError::OutOfRange { .. })));
     assert_eq!(b.textures().motions_mut(layer, 7..7).map(|m| m.len()), Ok(0));
 }
+
+/// Where the executor stages motion writes (`Limits::staged_motion_writes`, wgpu), core does
+/// not read motions written in place when it plans: the executor's copy finds the bad ones,
+/// counted in `DeviceCounters::motions_rejected`, and writes them as nothing. Core keeps them
+/// as the host wrote them; moved again, they show.
+#[test]
+fn staged_motion_writes_are_checked_in_the_copy() {
+    let mut b = Batcher::new(Limits::desktop().with_staged_motion_writes(true), Config::default()).unwrap();
+    assert!(b.budget().staged_motion_writes);
+    let mut dev = MockDevice::new(b.budget());
+    let (_, layer) = sprites(&mut b, 2100);
+    draw(&mut b, &mut dev, layer);
+    let m = b.textures().motions_mut(layer, 1000..2100).unwrap();
+    m[0] = Motion::at([5.0, 6.0]);
+    m[24].position[1] = f32::NAN; // sprite 1024: the first of the second row
+    m[1099].rotation_scale[0] = f32::NEG_INFINITY;
+    let c = draw(&mut b, &mut dev, layer);
+    assert_eq!((b.plan().counters.motions_rejected, c.motions_rejected), (0, 2));
+    assert_eq!(c.motion_bytes_written, 1100 * 16);
+    assert_eq!(dev.motion(layer, 1000), Some(Motion::at([5.0, 6.0])));
+    assert_eq!((dev.motion(layer, 1024), dev.motion(layer, 2099)), (Some(Motion::NOTHING), Some(Motion::NOTHING)));
+    assert!(b.textures().motions(layer).unwrap()[1024].position[1].is_nan(), "core keeps what the host wrote");
+    b.textures().move_sprites(layer, 1024, &[Motion::at([1.0, 2.0])]).unwrap();
+    let c = draw(&mut b, &mut dev, layer);
+    assert_eq!((c.motions_rejected, dev.motion(layer, 1024)), (0, Some(Motion::at([1.0, 2.0]))));
+}
+
+/// `copy_checked` against the rule applied motion by motion, over block boundaries: the same
+/// bytes, the same count, every block handed on in order.
+#[test]
+fn copy_checked_is_the_rule_motion_by_motion() {
+    let mut rng = Rng(0x636f7079);
+    let bad = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN];
+    for case in 0..300 {
+        let n = rng.below(1500) as usize;
+        let mut motions: Vec<Motion> = (0..n).map(|i| Motion::new([i as f32, -(i as f32)], i as f32, 0.5)).collect();
+        for _ in 0..rng.below(8) {
+            if n > 0 {
+                let m = &mut motions[rng.below(n as u64) as usize];
+                let v = bad[rng.below(4) as usize];
+                match rng.below(4) {
+                    0 => m.position[0] = v,
+                    1 => m.position[1] = v,
+                    2 => m.rotation_scale[0] = v,
+                    _ => m.rotation_scale[1] = v,
+                }
+            }
+        }
+        let expected: Vec<Motion> = motions.iter().map(|m| if m.is_finite() { *m } else { Motion::NOTHING }).collect();
+        let mut out = Vec::new();
+        let rejected = copy_checked(&motions, |bytes| {
+            assert!(bytes.len() <= 256 * 16 && !bytes.is_empty(), "case {case}: a block of {} bytes", bytes.len());
+            out.extend_from_slice(bytes);
+        });
+        assert_eq!(rejected, motions.iter().filter(|m| !m.is_finite()).count() as u64, "case {case}");
+        assert_eq!(out, bytemuck::cast_slice::<Motion, u8>(&expected), "case {case}");
+    }
+}

@@ -18,9 +18,6 @@ use crate::motion::{motion_texture_size, MOTION_ROW_TEXELS};
 use crate::plan::{ResidentId, ResidentOp, ResourceOp};
 use crate::{first_non_finite, Motion, Quad, ResidentError};
 
-/// What a motion the host wrote in place and made no sense becomes: scale 0, drawn as nothing.
-const NOTHING: Motion = Motion { position: [0.0, 0.0], rotation_scale: [0.0, 0.0] };
-
 /// A moving layer's motions, and what of them the device does not have yet.
 #[derive(Debug)]
 pub(in crate::batcher) struct Moving {
@@ -145,7 +142,9 @@ impl Batcher {
     /// Before a plan is made, after its other resident ops: a move op for each layer whose
     /// motions changed, unless a plan of this host frame drew it (its motions then go in the
     /// next host frame's first plan; a motion texture this plan creates is written anyway).
-    /// Motions written in place that are not finite become [`NOTHING`], counted.
+    /// Motions written in place that are not finite become [`Motion::NOTHING`], counted, here;
+    /// on a budget with [`crate::Budget::staged_motion_writes`] in the executor's copy
+    /// ([`crate::copy_checked`]), which reads them once instead of twice.
     pub(in crate::batcher) fn write_moved_motions(&mut self) {
         self.reclaim_motions();
         let mut due = std::mem::take(&mut self.residents.due_motions);
@@ -174,7 +173,7 @@ impl Batcher {
             let Some(m) = r.entries[id.index as usize].motion.as_mut() else { continue };
             let dirty = std::mem::replace(&mut m.dirty, 0..0);
             m.fresh = false;
-            if std::mem::take(&mut m.unchecked) {
+            if std::mem::take(&mut m.unchecked) && !self.budget.staged_motion_writes {
                 self.frame.motions_rejected +=
                     reject_non_finite(&mut m.motions[dirty.start as usize..dirty.end as usize]);
             }
@@ -199,13 +198,13 @@ impl Batcher {
     }
 }
 
-/// Puts [`NOTHING`] in place of each motion with a NaN or infinite component; returns how many.
+/// Puts [`Motion::NOTHING`] in place of each motion with a NaN or infinite component; returns how many.
 fn reject_non_finite(motions: &mut [Motion]) -> u64 {
     let Some(first) = first_non_finite(motions) else { return 0 };
     let mut rejected = 0;
     for m in &mut motions[first..] {
         if !m.is_finite() {
-            *m = NOTHING;
+            *m = Motion::NOTHING;
             rejected += 1;
         }
     }

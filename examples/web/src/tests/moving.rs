@@ -1,7 +1,8 @@
 //! Moving sprites in the page ([`layerbatch_testkit::moving`]): a moving layer of sprites,
 //! turned and scaled by their motions, draws the pixels of the same quads pushed under each
 //! motion's transform, exactly, in one draw; a frame that moves them all sends 16 bytes a
-//! sprite and nothing of the static half; drawn under an effect, lit, with a colour offset
+//! sprite and nothing of the static half; motions written in place that are not finite draw
+//! nothing, counted once; drawn under an effect, lit, with a colour offset
 //! (the drawing state's look), it draws the pixels of the quads pushed under the same look.
 //! Under a sort key and a clip among pushed quads, and in several plans of one host frame, it
 //! draws the frame pushed in key order ([`moving_keys_clips_plans`]). And rotated, scaled
@@ -30,7 +31,7 @@ pub async fn moving_sprites(backend: Backend) -> Checked {
     dev.close();
     drawn?;
     Ok(format!(
-        "1 draw, 16 bytes a moving sprite, the pushed quads' pixels exactly, under effects and lights too ({})",
+        "1 draw, 16 bytes a moving sprite, the pushed quads' pixels exactly, under effects and lights too; motions not finite drawn as nothing, counted ({})",
         backend.name()
     ))
 }
@@ -68,6 +69,26 @@ async fn check_on(dev: &mut Device, mut b: layerbatch::Batcher) -> Result<(), Fa
         let lit = moving.chunks_exact(4).filter(|p| p[..3] != [0, 0, 0]).count();
         ensure!(lit > moving.len() / 4 / 8, "round {round}: only {lit} pixels drawn");
     }
+    // Motions written in place, three not finite: those sprites draw as nothing, counted once
+    // (by core when it plans, or by the copy where the renderer stages motion writes: wgpu).
+    let now = motions(&mut rng, SPRITES, SIZE);
+    b.textures().move_sprites(layer, 0, &now).map_err(|e| e.to_string())?;
+    let bad = [5, SPRITES / 2, SPRITES - 1];
+    let m = b.textures().motions_mut(layer, 0..SPRITES as u32).map_err(|e| e.to_string())?;
+    m[bad[0]].position[1] = f32::NAN;
+    m[bad[1]].rotation_scale[0] = f32::INFINITY;
+    m[bad[2]].position[0] = f32::NEG_INFINITY;
+    dev.draw(&drawn(&mut b, layer, (&[], &[]))).await?;
+    let planned = b.plan().counters.motions_rejected;
+    let copied = dev.stats().device_frame.motions_rejected;
+    let expected = if dev.limits().staged_motion_writes { (0, 3) } else { (3, 0) };
+    ensure!((planned, copied) == expected, "not finite: counted {planned} planned, {copied} copied");
+    let moving = dev.read().await?;
+    let (shown, shown_at): (Vec<_>, Vec<_>) =
+        (0..SPRITES).filter(|i| !bad.contains(i)).map(|i| (sprites[i], now[i])).unzip();
+    dev.draw(&pushed(&mut b, &shown, &shown_at, (&[], &[]))).await?;
+    let off = differing(&moving, &dev.read().await?);
+    ensure!(off == 0, "not finite: {off} pixels differ from the other quads pushed");
     // Under a look: two effects, lit by two lights, with a colour offset.
     let now = motions(&mut rng, SPRITES, SIZE);
     b.textures().move_sprites(layer, 0, &now).map_err(|e| e.to_string())?;

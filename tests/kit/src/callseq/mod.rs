@@ -69,7 +69,7 @@ const EFFECTS: &[Effect] = &Effect::BUILT_IN;
 
 impl Setup {
     /// The four configurations of the fuzz target and the mock runs: a desktop device (that
-    /// culls tile grids on the GPU); a
+    /// culls tile grids on the GPU and stages motion writes); a
     /// small one (4 slots, 128 px pages, a 3 MiB budget: budget pressure, ladder evictions,
     /// many page layers); effects, lights and CPU copies; indexed quads with BC textures and a
     /// small instance buffer.
@@ -78,8 +78,8 @@ impl Setup {
         [
             Setup {
                 name: "desktop",
-                // Tile grids culled on the GPU.
-                limits: desktop.with_max_storage_binding_bytes(1 << 20),
+                // Tile grids culled on the GPU, motion writes staged (as layerbatch-wgpu's).
+                limits: desktop.with_max_storage_binding_bytes(1 << 20).with_staged_motion_writes(true),
                 config: Config::default(),
                 pixel_exact: false,
                 compressed: false,

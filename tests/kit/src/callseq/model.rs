@@ -325,6 +325,9 @@ impl Model {
                 // A pixel run's tilemap is one animated tile everywhere.
                 let t = if r.tilemap { tiles?[1] } else { r.quads[q as usize] };
                 let cell = r.moves.as_ref().map_or(r.cells[q as usize], |m| m.shown[q as usize]);
+                if cell == super::motions::NO_CELL {
+                    continue; // drawn as nothing: its motion was not finite
+                }
                 fill(cell, self.live.get(&t)?.color?);
             }
         }

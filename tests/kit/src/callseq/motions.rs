@@ -18,9 +18,25 @@ pub(super) fn sprite_quad(t: TextureId) -> Quad {
     Quad::rect(t, [0.0, 0.0], [CELL_PX as f32; 2])
 }
 
-/// The motion that puts a sprite on `cell`.
+/// The cell of a sprite whose motion the host wrote in place as NaN: drawn as nothing.
+pub(super) const NO_CELL: u32 = u32::MAX;
+
+/// The motion that puts a sprite on `cell` ([`Motion::NOTHING`] for [`NO_CELL`]).
 fn cell_motion(cell: u32) -> Motion {
+    if cell == NO_CELL {
+        return Motion::NOTHING;
+    }
     Motion::at([(cell % GRID[0] * CELL_PX) as f32, (cell / GRID[0] * CELL_PX) as f32])
+}
+
+/// Core reports the motion the host set for a sprite on `cell`: for [`NO_CELL`] the NaN the
+/// host wrote in place, or [`Motion::NOTHING`] once core checked it when it planned (a
+/// budget without `staged_motion_writes`).
+fn reported(kept: &Motion, cell: u32) -> bool {
+    match cell {
+        NO_CELL => !kept.is_finite() || *kept == Motion::NOTHING,
+        _ => *kept == cell_motion(cell),
+    }
 }
 
 impl World {
@@ -73,7 +89,7 @@ impl World {
         }
         let moving = r.moves.is_some();
         if misuse >= 6 && moving {
-            return self.move_in_place(id, first, &cells);
+            return self.move_in_place(id, first, &cells, misuse == 9);
         }
         let result = self.batcher.textures().move_sprites(id, first, &motions);
         trace(|| format!("move_sprites {id:?} {first}+{count} misuse {misuse}: {result:?}"));
@@ -94,15 +110,22 @@ impl World {
         Ok(())
     }
 
-    /// `motions_mut` of sprites `first..` onto `cells` (the zero-copy form of `move_sprites`;
-    /// its NaN handling is core's unit tests').
-    fn move_in_place(&mut self, id: ResidentId, first: u32, cells: &[u32]) -> Result<(), String> {
+    /// `motions_mut` of sprites `first..` onto `cells` (the zero-copy form of `move_sprites`),
+    /// the middle one NaN when `poison`: that sprite then draws as nothing ([`NO_CELL`]),
+    /// whether core checks it when it plans or the device's copy does.
+    fn move_in_place(&mut self, id: ResidentId, first: u32, cells: &[u32], poison: bool) -> Result<(), String> {
         let range = first..first + cells.len() as u32;
-        let slots = self.batcher.textures().motions_mut(id, range.clone()).map_err(|e| format!("motions_mut: {e}"))?;
-        for (m, &cell) in slots.iter_mut().zip(cells) {
-            *m = cell_motion(cell);
+        let mut cells = cells.to_vec();
+        if poison {
+            let middle = cells.len() / 2;
+            cells[middle] = NO_CELL;
         }
-        trace(|| format!("motions_mut {id:?} {range:?}"));
+        let slots = self.batcher.textures().motions_mut(id, range.clone()).map_err(|e| format!("motions_mut: {e}"))?;
+        for (m, &cell) in slots.iter_mut().zip(&cells) {
+            *m = if cell == NO_CELL { Motion::at([f32::NAN, 0.0]) } else { cell_motion(cell) };
+        }
+        trace(|| format!("motions_mut {id:?} {range:?} poison {poison}"));
+        let cells = &cells[..];
         let m = self.model.residents.get_mut(&id).and_then(|r| r.moves.as_mut()).ok_or("not moving")?;
         m.want[range.start as usize..range.end as usize].copy_from_slice(cells);
         Ok(())
@@ -127,7 +150,7 @@ impl World {
         for (id, r) in &self.model.residents {
             let Some(m) = &r.moves else { continue };
             let kept = self.batcher.textures().motions(*id).map_err(|e| format!("motions of {id:?}: {e}"))?;
-            if kept.len() != m.want.len() || kept.iter().zip(&m.want).any(|(k, &w)| *k != cell_motion(w)) {
+            if kept.len() != m.want.len() || kept.iter().zip(&m.want).any(|(k, &w)| !reported(k, w)) {
                 return Err(format!("moving layer {id:?}: motions reported are not the host's"));
             }
             let mut shown = Vec::with_capacity(m.want.len());
