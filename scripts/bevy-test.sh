@@ -49,7 +49,7 @@ echo "first_frame: $first"
 [ "$first" = "1 sprite, 1 draw call, centre pixel [220, 40, 40, 255]" ]
 read -r -a scene <<< "${BEVYMARK_ARGS:---waves 2 --per-wave 1000 --material-texture-count 64 --width 800 --height 600 --warmup 2 --frames 3}"
 summary=()
-for mode in sprite mesh2d layerbatch; do
+for mode in sprite mesh2d layerbatch drop-in; do
   line="$("$CARGO_TARGET_DIR"/release/bevymark --benchmark --json --mode "$mode" "${scene[@]}" | tail -n 1)"
   echo "$line"
   summary+=("$(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print('%s %.0f ms / %d draws' % (r['mode'], r['median_ms'], r['phase_draws']))" "$line")")

@@ -239,6 +239,19 @@ impl ImageTable {
     }
 }
 
+/// The layerbatch format of a Bevy image layerbatch can hold (whatever the budget), or why it
+/// cannot: a render target, not one 2D layer, or a format it has none for.
+pub(crate) fn holdable(id: AssetId<Image>, image: &Image) -> Result<Format, ImageRefused> {
+    let d = &image.texture_descriptor;
+    if d.usage.contains(TextureUsages::RENDER_ATTACHMENT) {
+        return Err(ImageRefused::RenderTarget { id });
+    }
+    if d.dimension != TextureDimension::D2 || d.size.depth_or_array_layers != 1 {
+        return Err(ImageRefused::Shape { id, dimension: d.dimension, layers: d.size.depth_or_array_layers });
+    }
+    layerbatch_format(d.format).ok_or(ImageRefused::Format { id, format: d.format })
+}
+
 /// The layerbatch description and premultiplied pixels of a Bevy image.
 /// Also names the sampler settings layerbatch does not apply: it applies the filters (mag,
 /// min, mipmap) and the `u` and `v` wraps, not a border colour, anisotropy, a comparison or
@@ -248,16 +261,8 @@ fn texture_of(
     image: &Image,
     default: &ImageSamplerDescriptor,
 ) -> Result<(TextureDesc, Vec<u8>, Vec<String>), ImageRefused> {
+    let format = holdable(id, image)?;
     let d = &image.texture_descriptor;
-    if d.usage.contains(TextureUsages::RENDER_ATTACHMENT) {
-        return Err(ImageRefused::RenderTarget { id });
-    }
-    if d.dimension != TextureDimension::D2 || d.size.depth_or_array_layers != 1 {
-        return Err(ImageRefused::Shape { id, dimension: d.dimension, layers: d.size.depth_or_array_layers });
-    }
-    let Some(format) = layerbatch_format(d.format) else {
-        return Err(ImageRefused::Format { id, format: d.format });
-    };
     let (w, h) = (d.size.width, d.size.height);
     let sampler = match &image.sampler {
         ImageSampler::Default => default,

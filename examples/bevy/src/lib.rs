@@ -3,8 +3,10 @@
 //! [`LayerbatchPlugin`] draws [`LayerbatchSprite`]s with layerbatch inside Bevy's own 2D
 //! render phase (`Transparent2d`), with Bevy's `RenderDevice` and `RenderQueue`, into each 2D
 //! camera's target, under its view and projection. Textures come from Bevy `Image` assets and
-//! stay in step with them: an image is held as a layerbatch texture when Bevy extracts it,
-//! replaced when it is modified, and freed when its last handle goes.
+//! stay in step with them: an image is held as a layerbatch texture when a layerbatch sprite
+//! first uses it, replaced when it is modified, and freed when no layerbatch sprite uses it
+//! any more or its last handle goes. With [`SpriteMode::All`] (drop-in) Bevy's own `Sprite`s
+//! are drawn by layerbatch too, with no change to the game.
 //!
 //! Each sprite is one `Transparent2d` item sorted by its z among Bevy's sprites, meshes and
 //! text, so a Bevy sprite between two layerbatch sprites in z is drawn between them. Each run
@@ -39,6 +41,7 @@
 //!   gives it, and tells Bevy its tracked state is gone (`TrackedRenderPass::wgpu_pass`), so
 //!   Bevy's next item sets its own again.
 
+mod adopt;
 pub mod headless;
 mod images;
 mod prepare;
@@ -47,6 +50,7 @@ mod sprite;
 mod stats;
 
 use bevy::app::{App, Plugin, PostUpdate};
+use bevy::asset::AssetEventSystems;
 use bevy::camera::visibility::VisibilitySystems;
 use bevy::core_pipeline::core_2d::Transparent2d;
 use bevy::ecs::schedule::common_conditions::resource_exists;
@@ -65,6 +69,9 @@ pub use stats::{LayerbatchFrameStats, LayerbatchStats};
 /// only when the render world holds layerbatch's resources (the device gave a batcher).
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LayerbatchSystems {
+    /// `PostUpdate`, after `AssetEventSystems`, before `VisibilitySystems::CalculateBounds`, in drop-in mode
+    /// ([`SpriteMode::All`]): Bevy's `Sprite`s adopted, kept in step or given back.
+    Adopt,
     /// `PostUpdate`, in `VisibilitySystems::CalculateBounds`: each sprite's `Aabb`.
     CalculateBounds,
     /// `ExtractSchedule`, after Bevy's image extraction: images synced, sprites extracted.
@@ -75,6 +82,31 @@ pub enum LayerbatchSystems {
     Prepare,
 }
 
+/// Which of Bevy's own sprites layerbatch draws ([`LayerbatchPlugin::sprites`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SpriteMode {
+    /// Only [`LayerbatchSprite`]s; Bevy draws its `Sprite`s (the default).
+    #[default]
+    LayerbatchSprites,
+    /// Drop-in: Bevy's own `Sprite`s too, every one layerbatch draws as Bevy does, with no
+    /// change to the game (each gets a [`LayerbatchSprite`] twin kept in step with it, and
+    /// Bevy's sprite renderer skips it). A `Sprite` with an image mode other than `Auto`
+    /// (nine-slice, tiled, scaled), an alpha mode other than `Blend`, or an image that is a
+    /// render target or in a format layerbatch does not hold stays Bevy's: counted in
+    /// [`LayerbatchFrameStats::sprites_left_to_bevy`] and warned about once.
+    ///
+    /// ```no_run
+    /// use bevy::prelude::*;
+    /// use bevy_layerbatch::{LayerbatchPlugin, SpriteMode};
+    ///
+    /// App::new()
+    ///     .add_plugins((DefaultPlugins, LayerbatchPlugin { sprites: SpriteMode::All, ..default() }))
+    ///     .run();
+    /// ```
+    All,
+}
+
 /// Adds layerbatch to a Bevy app with a render app (Bevy's `RenderPlugin` and
 /// `Core2dPlugin`, i.e. the `bevy_render` and `bevy_core_pipeline` features). Without a
 /// render app it only adds [`LayerbatchStats`], which then stays at zero.
@@ -82,6 +114,9 @@ pub enum LayerbatchSystems {
 pub struct LayerbatchPlugin {
     /// layerbatch's configuration (byte budget, slots, ...). Default: `Config::default()`.
     pub config: Config,
+    /// Which sprites layerbatch draws: its own only, or Bevy's `Sprite`s too (drop-in).
+    /// Default: [`SpriteMode::LayerbatchSprites`].
+    pub sprites: SpriteMode,
 }
 
 impl Plugin for LayerbatchPlugin {
@@ -92,6 +127,16 @@ impl Plugin for LayerbatchPlugin {
             .register_required_components::<LayerbatchSprite, SyncToRenderWorld>()
             .configure_sets(PostUpdate, LayerbatchSystems::CalculateBounds.in_set(VisibilitySystems::CalculateBounds))
             .add_systems(PostUpdate, sprite::calculate_bounds.in_set(LayerbatchSystems::CalculateBounds));
+        if self.sprites == SpriteMode::All {
+            app.init_resource::<adopt::DropIn>().add_systems(
+                PostUpdate,
+                adopt::adopt_sprites
+                    .in_set(LayerbatchSystems::Adopt)
+                    // After Bevy gives a new `Sprite` its mesh (before the asset events).
+                    .after(AssetEventSystems)
+                    .before(VisibilitySystems::CalculateBounds),
+            );
+        }
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
         let ready = resource_exists::<render::LayerbatchTextures>;
         render_app

@@ -132,10 +132,12 @@ pub(crate) fn extract_sprites(
     main_images: Extract<'_, '_, Res<'_, Assets<Image>>>,
     extracted: Res<'_, ExtractedAssets<GpuImage>>,
     sampler: Res<'_, DefaultImageSamplerDescriptor>,
+    drop_in: Extract<'_, '_, Option<Res<'_, crate::adopt::DropIn>>>,
 ) {
     let LayerbatchTextures { batcher, images } = &mut *textures;
     let out = &mut extracted_sprites.sprites;
     frame.stats = LayerbatchFrameStats::default();
+    frame.stats.sprites_left_to_bevy = drop_in.as_ref().map_or(0, |d| d.left_to_bevy);
     out.clear();
     images.begin_frame();
     for (entity, sprite, transform, anchor, visible) in &sprites {

@@ -15,6 +15,9 @@ pub struct LayerbatchFrameStats {
     /// Visible sprites not drawn: their image is not held (not loaded yet, or refused: see
     /// the warning logged once per image).
     pub sprites_skipped: u64,
+    /// Bevy `Sprite`s drawn by Bevy's renderer in drop-in mode ([`crate::SpriteMode::All`]):
+    /// those layerbatch does not draw as Bevy does (see there). 0 otherwise.
+    pub sprites_left_to_bevy: u64,
     /// layerbatch plans prepared: one per run of consecutive layerbatch items of a view in
     /// the `Transparent2d` phase (a Bevy item between two layerbatch sprites in z splits a run).
     pub plans: u64,

@@ -16,7 +16,7 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::Anchor;
 use bevy_layerbatch::headless::{self, read_image, solid_image, target_image};
-use bevy_layerbatch::{LayerbatchFrameStats, LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
+use bevy_layerbatch::{LayerbatchFrameStats, LayerbatchPlugin, LayerbatchSprite, LayerbatchStats, SpriteMode};
 
 const CLEAR: [u8; 4] = [20, 30, 40, 255];
 
@@ -39,6 +39,8 @@ struct Item {
     atlas: Option<usize>,
     /// Its render layer (none: layer 0).
     layer: Option<usize>,
+    /// Mirrored horizontally, vertically.
+    flip: [bool; 2],
 }
 
 fn item(image: usize, center: [f32; 2], z: f32, layerbatch: bool) -> Item {
@@ -55,6 +57,7 @@ fn item(image: usize, center: [f32; 2], z: f32, layerbatch: bool) -> Item {
         anchor: Anchor::CENTER,
         atlas: None,
         layer: None,
+        flip: [false; 2],
     }
 }
 
@@ -161,10 +164,21 @@ impl Scene {
     /// of `circles` (x, y, z), seen through `views`; the layerbatch items as Bevy sprites
     /// unless `with_layerbatch`.
     fn new(items: &[Item], circles: &[Vec3], views: &[View], with_layerbatch: bool) -> Self {
+        Self::with_plugin(items, circles, views, with_layerbatch, LayerbatchPlugin::default())
+    }
+
+    /// [`Scene::new`] with `plugin`.
+    fn with_plugin(
+        items: &[Item],
+        circles: &[Vec3],
+        views: &[View],
+        with_layerbatch: bool,
+        plugin: LayerbatchPlugin,
+    ) -> Self {
         let mut app = App::new();
         app.add_plugins(headless::default_plugins(false).disable::<bevy::log::LogPlugin>())
             .insert_resource(ClearColor(Color::srgba_u8(CLEAR[0], CLEAR[1], CLEAR[2], CLEAR[3])));
-        app.add_plugins(LayerbatchPlugin::default());
+        app.add_plugins(plugin);
         headless::start(&mut app);
         let world = app.world_mut();
         let images: Vec<_> = images().into_iter().map(|i| world.resource_mut::<Assets<Image>>().add(i)).collect();
@@ -226,6 +240,8 @@ impl Scene {
                         custom_size,
                         rect: it.rect,
                         texture_atlas,
+                        flip_x: it.flip[0],
+                        flip_y: it.flip[1],
                         ..LayerbatchSprite::from_image(image)
                     },
                     transform,
@@ -233,7 +249,15 @@ impl Scene {
                 ))
             } else {
                 world.spawn((
-                    Sprite { color: it.color, custom_size, rect: it.rect, texture_atlas, ..Sprite::from_image(image) },
+                    Sprite {
+                        color: it.color,
+                        custom_size,
+                        rect: it.rect,
+                        texture_atlas,
+                        flip_x: it.flip[0],
+                        flip_y: it.flip[1],
+                        ..Sprite::from_image(image)
+                    },
                     transform,
                     it.anchor,
                 ))
@@ -724,4 +748,73 @@ fn a_refused_image_modified_into_a_held_format_is_drawn() {
     let (size, pixels) = read_image(&mut app, &target).expect("the target");
     let centre = ((size.y / 2 * size.x + size.x / 2) * 4) as usize;
     assert_eq!(pixels[centre..][..4], [220, 40, 40, 255]);
+}
+
+/// Drop-in mode: a scene of Bevy `Sprite`s only (tinted, translucent, turned, cut by rects and
+/// atlas cells, anchored, mirrored, around translucent Bevy meshes in z), the game's code
+/// unchanged but for the plugin's `sprites`: layerbatch draws every sprite and Bevy none of
+/// them, within 2 per channel of Bevy drawing them all. A sprite given a nine-slice image
+/// mode goes back to Bevy (counted) and returns when its mode does; one showing a camera's
+/// render target stays Bevy's.
+#[test]
+fn drop_in_draws_bevys_own_sprites_as_bevy_does() {
+    let at = |image: usize, center: [f32; 2], z: f32| item(image, center, z, false);
+    let items = [
+        at(0, [-60.0, 20.0], 0.1),
+        Item { color: Color::srgba(0.3, 0.9, 0.5, 0.7), angle_rad: 0.5, ..at(1, [-40.0, -10.0], 0.2) },
+        Item { flip: [true, false], anchor: Anchor::BOTTOM_LEFT, ..at(2, [-15.0, 10.0], 0.3) },
+        Item { flip: [false, true], atlas: Some(1), ..at(2, [10.0, -20.0], 0.4) },
+        Item { flip: [true, true], rect: Some(Rect::new(1.0, 0.0, 3.0, 4.0)), ..at(5, [30.0, 15.0], 0.5) },
+        Item { atlas: Some(3), natural_size: true, size: Vec2::splat(2.0), ..at(2, [50.0, -30.0], 0.6) },
+        Item { anchor: Anchor(Vec2::new(0.3, -0.2)), angle_rad: -0.7, ..at(3, [60.0, 25.0], 0.7) },
+    ];
+    let circles = [Vec3::new(-30.0, 0.0, 0.25), Vec3::new(35.0, 10.0, 0.45)];
+    // The same Bevy app but for the plugin's setting: Bevy's renderer draws the reference.
+    let mut bevy_only = Scene::new(&items, &circles, &[VIEW], false);
+    let drop_in = LayerbatchPlugin { sprites: SpriteMode::All, ..LayerbatchPlugin::default() };
+    let mut scene = Scene::with_plugin(&items, &circles, &[VIEW], false, drop_in);
+    let same = |scene: &mut Scene, bevy_only: &mut Scene, what: &str| {
+        let (reference, drawn) = (bevy_only.settle(), scene.settle());
+        let (worst, over) = diff(&drawn[0].1, &reference[0].1);
+        assert!(over == 0, "{what}: {over} pixels differ from Bevy's by more than 2 (worst {worst})");
+    };
+    same(&mut scene, &mut bevy_only, "every sprite adopted");
+    let stats = scene.stats();
+    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (7, 0), "{stats:?}");
+    // Sprites 0-1 and 2 are runs of their own between the circles; 3-6 one run past them:
+    // five draws in the phase, the circles' two and layerbatch's three (Bevy draws no sprite).
+    assert_eq!((stats.plans, stats.phase_draws), (3, 5), "{stats:?}");
+    assert_eq!(bevy_only.stats().sprites, 0);
+
+    // Nine-slice: Bevy's again, counted; then back.
+    let slicer = bevy::sprite::TextureSlicer { border: bevy::sprite::BorderRect::all(2.0), ..default() };
+    for scene in [&mut scene, &mut bevy_only] {
+        let mut sprite = scene.app.world_mut().get_mut::<Sprite>(scene.sprites[4]).unwrap();
+        sprite.image_mode = bevy::sprite::SpriteImageMode::Sliced(slicer.clone());
+    }
+    same(&mut scene, &mut bevy_only, "one sliced, left to Bevy");
+    let stats = scene.stats();
+    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (6, 1), "{stats:?}");
+    for scene in [&mut scene, &mut bevy_only] {
+        let mut sprite = scene.app.world_mut().get_mut::<Sprite>(scene.sprites[4]).unwrap();
+        sprite.image_mode = bevy::sprite::SpriteImageMode::Auto;
+    }
+    same(&mut scene, &mut bevy_only, "adopted again");
+    let stats = scene.stats();
+    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (7, 0), "{stats:?}");
+
+    // A camera's render target shown by a Bevy sprite (seen by a second camera far from the
+    // others): Bevy's, since layerbatch holds no target; the second camera shows the first's
+    // picture 1:1.
+    let views = [VIEW, View { at: Vec2::new(1000.0, 0.0), shows: Some(0), ..VIEW }];
+    let mut bevy_only = Scene::new(&items, &circles, &views, false);
+    let mut scene = Scene::with_plugin(&items, &circles, &views, false, drop_in);
+    let (reference, drawn) = (bevy_only.settle(), scene.settle());
+    for (i, ((_, got), (_, want))) in drawn.iter().zip(&reference).enumerate() {
+        let (worst, over) = diff(got, want);
+        assert!(over == 0, "render target, view {i}: {over} pixels differ (worst {worst})");
+    }
+    assert_eq!(drawn[0].1, drawn[1].1, "the second camera shows the first one's target");
+    let stats = scene.stats();
+    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (7, 1), "{stats:?}");
 }

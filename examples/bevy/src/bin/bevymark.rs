@@ -1,4 +1,5 @@
-//! bevymark, headless, with a `--mode layerbatch` beside Bevy's `sprite` and `mesh2d`.
+//! bevymark, headless, with a `--mode layerbatch` (and `drop-in`: Bevy's sprites drawn by layerbatch)
+//! beside Bevy's `sprite` and `mesh2d`.
 //!
 //! Ported from Bevy 0.20.1's `examples/stress_tests/bevymark.rs` (Copyright the Bevy
 //! contributors, MIT OR Apache-2.0). The birds, their textures, colours, z values and motion
@@ -26,7 +27,7 @@ use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::SpriteAlphaMode;
 use bevy::sprite_render::AlphaMode2d;
 use bevy_layerbatch::headless::{self, target_image};
-use bevy_layerbatch::{LayerbatchPlugin, LayerbatchSprite, LayerbatchStats};
+use bevy_layerbatch::{LayerbatchPlugin, LayerbatchSprite, LayerbatchStats, SpriteMode};
 use chacha20::ChaCha8Rng;
 use rand::{RngExt, SeedableRng, seq::IndexedRandom};
 
@@ -93,6 +94,8 @@ enum Mode {
     Sprite,
     Mesh2d,
     Layerbatch,
+    /// Bevy's `Sprite`s, as `sprite`, drawn by layerbatch's drop-in mode (`SpriteMode::All`).
+    DropIn,
 }
 
 impl FromStr for Mode {
@@ -102,7 +105,8 @@ impl FromStr for Mode {
             "sprite" => Ok(Self::Sprite),
             "mesh2d" => Ok(Self::Mesh2d),
             "layerbatch" => Ok(Self::Layerbatch),
-            _ => Err(format!("Unknown mode: '{s}', valid modes: 'sprite', 'mesh2d', 'layerbatch'")),
+            "drop-in" => Ok(Self::DropIn),
+            _ => Err(format!("Unknown mode: '{s}', valid modes: 'sprite', 'mesh2d', 'layerbatch', 'drop-in'")),
         }
     }
 }
@@ -113,6 +117,7 @@ impl Mode {
             Self::Sprite => "sprite",
             Self::Mesh2d => "mesh2d",
             Self::Layerbatch => "layerbatch",
+            Self::DropIn => "drop-in",
         }
     }
 }
@@ -172,7 +177,8 @@ struct BirdResources {
 fn main() -> AppExit {
     let args: Args = argh::from_env();
     let mut app = App::new();
-    app.add_plugins((headless::default_plugins(true), LayerbatchPlugin::default()))
+    let sprites = if args.mode == Mode::DropIn { SpriteMode::All } else { SpriteMode::LayerbatchSprites };
+    app.add_plugins((headless::default_plugins(true), LayerbatchPlugin { sprites, ..LayerbatchPlugin::default() }))
         .insert_resource(StaticTransformOptimizations::Disabled)
         .insert_resource(args.clone())
         .insert_resource(Extents(Vec2::new(args.width as f32, args.height as f32)))
@@ -270,7 +276,7 @@ fn setup(
     let images = images.into_inner();
 
     let mut textures = Vec::with_capacity(args.material_texture_count.max(1));
-    if matches!(args.mode, Mode::Sprite | Mode::Layerbatch) || args.material_texture_count > 0 {
+    if matches!(args.mode, Mode::Sprite | Mode::Layerbatch | Mode::DropIn) || args.material_texture_count > 0 {
         textures.push(images.add(bird_disc()));
     }
     init_textures(&mut textures, args, images);
@@ -365,7 +371,7 @@ fn spawn_birds(
     let current_count = counter.count;
 
     match args.mode {
-        Mode::Sprite | Mode::Layerbatch => {
+        Mode::Sprite | Mode::Layerbatch | Mode::DropIn => {
             let alpha_mode = match args.alpha_mode {
                 AlphaMode::Opaque => SpriteAlphaMode::Opaque,
                 AlphaMode::Blend => SpriteAlphaMode::Blend,
