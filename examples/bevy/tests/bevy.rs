@@ -455,7 +455,35 @@ fn bevy_sprites_between_layerbatch_sprites_keep_the_z_order_and_bevys_pixels() {
 #[test]
 fn a_modified_image_shows_its_new_pixels_and_a_removed_one_is_freed() {
     let items = [item(0, [-30.0, 0.0], 0.0, true), item(2, [30.0, 0.0], 0.0, true)];
-    let mut scene = Scene::new(&items, &[], &[VIEW], true);
+    modified_and_removed(Scene::new(&items, &[], &[VIEW], true));
+}
+
+/// The same with Bevy's own sprites in drop-in mode; and an image removed from Bevy's assets
+/// while a sprite still shows it: drawn as Bevy draws it (Bevy keeps showing the pixels it
+/// last had), and nothing panics.
+#[test]
+fn drop_in_sprites_follow_their_images_modified_and_removed() {
+    let items = [item(0, [-30.0, 0.0], 0.0, false), item(2, [30.0, 0.0], 0.0, false)];
+    let drop_in = LayerbatchPlugin { sprites: SpriteMode::All, ..LayerbatchPlugin::default() };
+    modified_and_removed(Scene::with_plugin(&items, &[], &[VIEW], false, drop_in));
+
+    let mut scenes =
+        [Scene::with_plugin(&items, &[], &[VIEW], false, drop_in), Scene::new(&items, &[], &[VIEW], false)];
+    let mut frames = Vec::new();
+    for scene in &mut scenes {
+        scene.settle();
+        let red = scene.images[0].clone();
+        scene.app.world_mut().resource_mut::<Assets<Image>>().remove(&red);
+        frames.push(scene.settle());
+    }
+    let (worst, over) = diff(&frames[0][0].1, &frames[1][0].1);
+    assert!(over == 0, "image removed: {over} pixels differ from Bevy's (worst {worst})");
+    assert_eq!(scenes[0].stats().sprites, 2, "{:?}", scenes[0].stats());
+}
+
+/// Modifies the image of a scene's first sprite (red to green), then removes its second
+/// sprite and that sprite's image; returns the scene.
+fn modified_and_removed(mut scene: Scene) -> Scene {
     let before = scene.settle();
     let at =
         |frame: &[(UVec2, Vec<u8>)], x: u32, y: u32| frame[0].1[((y * VIEW.size.x + x) * 4) as usize..][..4].to_vec();
@@ -491,6 +519,7 @@ fn a_modified_image_shows_its_new_pixels_and_a_removed_one_is_freed() {
     let stats = scene.stats();
     assert_eq!((stats.textures_freed, stats.textures_live), (1, held.textures_live - 1));
     assert_eq!(stats.sprites, 1);
+    scene
 }
 
 /// Only images a `LayerbatchSprite` uses enter layerbatch: 100 images drawn by Bevy's own
