@@ -4,7 +4,8 @@
 //! draws sprites by (Bevy 0.20.1 draws a `Sprite` as a `Mesh2d` quad with a sprite material,
 //! queued from the `Mesh2d` class a view sees): Bevy's renderer skips the sprite, and
 //! layerbatch, whose class it joins, draws it. A `Sprite` layerbatch does not draw
-//! as Bevy does (an image mode other than `Auto`: nine-slice, tiled, scaled; an alpha mode
+//! as Bevy does (an image mode other than `Auto` or `Sliced` with stretched sides and centre:
+//! tiled, scaled, sliced with tiles; an alpha mode
 //! other than `Blend`, which Bevy draws in its opaque and alpha-mask phases; an image that is
 //! a render target or whose format layerbatch does not hold) stays Bevy's: counted
 //! ([`LayerbatchFrameStats::sprites_left_to_bevy`](crate::LayerbatchFrameStats)) and warned
@@ -15,7 +16,7 @@ use std::any::TypeId;
 use bevy::camera::visibility::VisibilityClass;
 use bevy::mesh::Mesh2d;
 use bevy::prelude::*;
-use bevy::sprite::{SpriteAlphaMode, SpriteImageMode};
+use bevy::sprite::{SliceScaleMode, SpriteAlphaMode, SpriteImageMode};
 
 use crate::LayerbatchSprite;
 use crate::images::holdable;
@@ -111,7 +112,7 @@ pub(crate) fn adopt_sprites(
     drop_in.left_to_bevy = left;
     if left > 0 && !std::mem::replace(&mut drop_in.warned, true) {
         warn!(
-            "layerbatch: {left} sprites left to Bevy's renderer (an image mode other than Auto, an alpha \
+            "layerbatch: {left} sprites left to Bevy's renderer (tiled, scaled or sliced with tiles, an alpha \
              mode other than Blend, or an image layerbatch does not hold): LayerbatchFrameStats::sprites_left_to_bevy"
         );
     }
@@ -120,8 +121,13 @@ pub(crate) fn adopt_sprites(
 /// Whether layerbatch draws `sprite` as Bevy does. An image not loaded yet counts as
 /// drawable (it shows once it loads, as a Bevy sprite's does).
 fn drawable(sprite: &Sprite, images: &Assets<Image>) -> bool {
-    let modes =
-        matches!(sprite.image_mode, SpriteImageMode::Auto) && matches!(sprite.alpha_mode, SpriteAlphaMode::Blend);
+    let stretched = |m: &SliceScaleMode| matches!(m, SliceScaleMode::Stretch);
+    let image_mode = match &sprite.image_mode {
+        SpriteImageMode::Auto => true,
+        SpriteImageMode::Sliced(s) => stretched(&s.center_scale_mode) && stretched(&s.sides_scale_mode),
+        SpriteImageMode::Scale(_) | SpriteImageMode::Tiled { .. } => false,
+    };
+    let modes = image_mode && matches!(sprite.alpha_mode, SpriteAlphaMode::Blend);
     let id = sprite.image.id();
     modes && images.get(id).is_none_or(|image| holdable(id, image).is_ok())
 }
@@ -136,5 +142,6 @@ fn twin_of(sprite: &Sprite) -> LayerbatchSprite {
         custom_size: sprite.custom_size,
         flip_x: sprite.flip_x,
         flip_y: sprite.flip_y,
+        image_mode: sprite.image_mode.clone(),
     }
 }

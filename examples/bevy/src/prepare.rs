@@ -12,7 +12,7 @@ use layerbatch_core::Affine2;
 use layerbatch_wgpu::{PassKind, Renderer, RendererOptions};
 
 use crate::render::{
-    DrawLayerbatch, Extracted, ExtractedLayerbatchSprites, LayerbatchFrame, LayerbatchPasses, LayerbatchTextures,
+    DrawLayerbatch, ExtractedLayerbatchSprites, LayerbatchFrame, LayerbatchPasses, LayerbatchTextures,
 };
 use crate::stats::LayerbatchFrameStats;
 
@@ -44,7 +44,7 @@ pub(crate) fn prepare_runs(
     let Some(ours) = draw_functions.read().get_id::<DrawLayerbatch>() else { return };
     let (device, queue) = (device.wgpu_device(), &**queue);
     let mut state =
-        Planner { textures: &mut textures, passes: &mut passes, sprites: &extracted.sprites, stats: &mut frame.stats };
+        Planner { textures: &mut textures, passes: &mut passes, sprites: &extracted, stats: &mut frame.stats };
     // The previous frame's plans were submitted before this frame's render schedule: what it
     // freed (images, glyphs) may be reused from here on, not between this frame's plans.
     state.textures.batcher.end_frame();
@@ -120,7 +120,7 @@ fn pixels_from_world(view: &ExtractedView, size: UVec2) -> Affine2 {
 struct Planner<'a> {
     textures: &'a mut LayerbatchTextures,
     passes: &'a mut LayerbatchPasses,
-    sprites: &'a [Extracted],
+    sprites: &'a ExtractedLayerbatchSprites,
     stats: &'a mut LayerbatchFrameStats,
 }
 
@@ -193,7 +193,8 @@ impl Planner<'_> {
         }
         for &index in &passes.run_scratch {
             // A quad is refused only for coordinates that are not finite: counted in `quads_rejected`.
-            let _ = batcher.push(&self.sprites[index].quad);
+            let quads = self.sprites.sprites.get(index).and_then(|s| self.sprites.quads.get(s.quads.clone()));
+            let _ = batcher.push_all(quads.unwrap_or_default());
         }
         let plan = batcher.finish();
         match renderer.prepare(device, queue, &mut passes.prepared[k], plan, viewport) {

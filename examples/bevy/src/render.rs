@@ -32,7 +32,8 @@ use crate::stats::{LayerbatchFrameStats, LayerbatchStats};
 pub(crate) struct Extracted {
     pub(crate) main: MainEntity,
     pub(crate) z: f32,
-    pub(crate) quad: Quad,
+    /// Its quads in [`ExtractedLayerbatchSprites::quads`] (a nine-slice has several).
+    pub(crate) quads: std::ops::Range<usize>,
 }
 
 /// The batcher and the Bevy images it holds: textures, placement and planning. Inserted at
@@ -48,6 +49,7 @@ pub(crate) struct LayerbatchTextures {
 #[derive(Resource, Default)]
 pub(crate) struct ExtractedLayerbatchSprites {
     pub(crate) sprites: Vec<Extracted>,
+    pub(crate) quads: Vec<Quad>,
 }
 
 /// The renderer and this frame's prepared plans, one per run of layerbatch items of a view.
@@ -135,10 +137,11 @@ pub(crate) fn extract_sprites(
     drop_in: Extract<'_, '_, Option<Res<'_, crate::adopt::DropIn>>>,
 ) {
     let LayerbatchTextures { batcher, images } = &mut *textures;
-    let out = &mut extracted_sprites.sprites;
+    let ExtractedLayerbatchSprites { sprites: out, quads } = &mut *extracted_sprites;
     frame.stats = LayerbatchFrameStats::default();
     frame.stats.sprites_left_to_bevy = drop_in.as_ref().map_or(0, |d| d.left_to_bevy);
     out.clear();
+    quads.clear();
     images.begin_frame();
     for (entity, sprite, transform, anchor, visible) in &sprites {
         let id: AssetId<Image> = sprite.image.id();
@@ -151,11 +154,12 @@ pub(crate) fn extract_sprites(
             continue;
         }
         match used {
-            Ok(held) => out.push(Extracted {
-                main: entity.into(),
-                z: transform.translation().z,
-                quad: sprite.world_quad((transform, anchor), sprite.source_rect(&atlases), held.texture, held.size_px),
-            }),
+            Ok(held) => {
+                let start = quads.len();
+                let source = sprite.source_rect(&atlases);
+                sprite.world_quads((transform, anchor), source, (held.texture, held.size_px), quads);
+                out.push(Extracted { main: entity.into(), z: transform.translation().z, quads: start..quads.len() });
+            }
             Err(refused) => {
                 frame.stats.sprites_skipped += 1;
                 if refused.is_some() {

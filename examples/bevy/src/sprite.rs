@@ -5,8 +5,8 @@ use bevy::camera::primitives::Aabb;
 use bevy::camera::visibility::{NoAutoAabb, NoFrustumCulling, VisibilityClass, add_visibility_class};
 use bevy::image::{TextureAtlas, TextureAtlasLayout};
 use bevy::prelude::*;
-use bevy::sprite::Anchor;
-use layerbatch_core::{Quad, TextureId};
+use bevy::sprite::{Anchor, SliceScaleMode, SpriteImageMode, TextureSlicer};
+use layerbatch_core::{NineSlice, Quad, TextureId};
 
 /// A sprite drawn by layerbatch, sorted by its z among Bevy's own `Transparent2d` items
 /// (sprites, 2D meshes, text): position, rotation, scale and z come from its [`Transform`]
@@ -52,6 +52,12 @@ pub struct LayerbatchSprite {
     pub flip_x: bool,
     /// Mirror vertically. Default false.
     pub flip_y: bool,
+    /// How the image fills the sprite, as on Bevy's `Sprite`: `Auto` (stretched to its size,
+    /// the default), or `Sliced` with both scale modes `Stretch` (a nine-slice: corners at
+    /// their size times the corner scale Bevy computes, edges and centre stretched; with a
+    /// `custom_size`, as Bevy slices only then). Other modes draw as `Auto` here; in drop-in
+    /// mode ([`crate::SpriteMode::All`]) a `Sprite` with one of them stays Bevy's.
+    pub image_mode: SpriteImageMode,
 }
 
 impl Default for LayerbatchSprite {
@@ -71,6 +77,7 @@ impl LayerbatchSprite {
             custom_size: None,
             flip_x: false,
             flip_y: false,
+            image_mode: SpriteImageMode::Auto,
         }
     }
 
@@ -117,6 +124,69 @@ impl LayerbatchSprite {
     /// source rectangle's, or the image's (`None` while the image is not loaded).
     pub(crate) fn size(&self, source: Option<Rect>, image_size_px: Option<UVec2>) -> Option<Vec2> {
         self.custom_size.or(source.map(|r| r.size())).or(image_size_px.map(|s| s.as_vec2()))
+    }
+
+    /// The sprite's quads in world space, appended to `out`: a nine-slice's (see
+    /// [`LayerbatchSprite::image_mode`]), or the one [`LayerbatchSprite::world_quad`].
+    pub(crate) fn world_quads(
+        &self,
+        placed: (&GlobalTransform, &Anchor),
+        source: Option<Rect>,
+        (texture, image_size_px): (TextureId, UVec2),
+        out: &mut Vec<Quad>,
+    ) {
+        if let Some((slicer, size)) = self.slicing(source, image_size_px) {
+            let rect = source.unwrap_or(Rect { min: Vec2::ZERO, max: image_size_px.as_vec2() });
+            // Bevy's corner scale: the sprite's scale over its source, its smaller axis, at most
+            // `max_corner_scale` (so the corners of a shrunk sprite shrink with it).
+            let coef = size / rect.size();
+            let corner_scale = coef.min_element().min(slicer.max_corner_scale).max(f32::EPSILON);
+            let border = slicer.border;
+            let nine = NineSlice::new(
+                texture,
+                [0.0, 0.0, size.x, size.y],
+                [border.min_inset.x, border.min_inset.y, border.max_inset.x, border.max_inset.y],
+            )
+            .with_source_px([rect.min.x, rect.min.y, rect.width(), rect.height()])
+            .with_border_scale(corner_scale)
+            .with_color(premultiplied_tint(self.color));
+            let start = out.len();
+            if nine.quads(image_size_px.to_array(), out).is_ok() {
+                // From the slice's pixels (y down, flipped as Bevy flips before it slices) to the
+                // world, through the anchor and the transform.
+                let (transform, anchor) = placed;
+                let (left, top) = ((-0.5 - anchor.as_vec().x) * size.x, (0.5 - anchor.as_vec().y) * size.y);
+                let affine = transform.affine();
+                let at = |[x, y]: [f32; 2]| {
+                    let x = if self.flip_x { size.x - x } else { x };
+                    let y = if self.flip_y { size.y - y } else { y };
+                    affine.transform_point3(Vec3::new(left + x, top - y, 0.0)).truncate()
+                };
+                for q in &mut out[start..] {
+                    let o = at(q.origin);
+                    let a = at([q.origin[0] + q.axis_x[0], q.origin[1] + q.axis_x[1]]) - o;
+                    let b = at([q.origin[0] + q.axis_y[0], q.origin[1] + q.axis_y[1]]) - o;
+                    (q.origin, q.axis_x, q.axis_y) = (o.to_array(), a.to_array(), b.to_array());
+                }
+                return;
+            }
+            out.truncate(start);
+        }
+        out.push(self.world_quad(placed, source, texture, image_size_px));
+    }
+
+    /// The slicer and size of a sprite Bevy draws sliced and layerbatch draws as a nine-slice:
+    /// `Sliced` with stretched sides and centre, a `custom_size`, and borders inside the
+    /// source (Bevy draws a sprite whose borders do not fit unsliced).
+    pub(crate) fn slicing(&self, source: Option<Rect>, image_size_px: UVec2) -> Option<(&TextureSlicer, Vec2)> {
+        let SpriteImageMode::Sliced(slicer) = &self.image_mode else { return None };
+        let stretched = |m: &SliceScaleMode| matches!(m, SliceScaleMode::Stretch);
+        if !stretched(&slicer.center_scale_mode) || !stretched(&slicer.sides_scale_mode) {
+            return None;
+        }
+        let size = self.custom_size?;
+        let source = source.map_or(image_size_px.as_vec2(), |r| r.size());
+        (!self.image_mode.slice_border_out_of_bounds(source)).then_some((slicer, size))
     }
 
     /// The sprite as a layerbatch quad in world space (y up), anchored at `anchor`, showing

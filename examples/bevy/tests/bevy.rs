@@ -14,7 +14,7 @@ use bevy::image::{
 };
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
-use bevy::sprite::Anchor;
+use bevy::sprite::{Anchor, TextureSlicer};
 use bevy_layerbatch::headless::{self, read_image, solid_image, target_image};
 use bevy_layerbatch::{LayerbatchFrameStats, LayerbatchPlugin, LayerbatchSprite, LayerbatchStats, SpriteMode};
 
@@ -61,8 +61,9 @@ fn item(image: usize, center: [f32; 2], z: f32, layerbatch: bool) -> Item {
     }
 }
 
-/// The images: opaque red (sRGB), a linear image whose right half is half transparent, and
-/// an opaque 4x4 checker of four colours (sRGB).
+/// The images: opaque red (sRGB), a linear image whose right half is half transparent, an
+/// opaque 4x4 checker of four colours (sRGB), that checker in BC1, tiling and with separate
+/// filters, and a 6x6 image of 36 colours (nearest).
 fn images() -> Vec<Image> {
     let mut translucent = Vec::new();
     for _y in 0..8 {
@@ -116,6 +117,10 @@ fn images() -> Vec<Image> {
         min_filter: ImageFilterMode::Nearest,
         ..ImageSamplerDescriptor::linear()
     });
+    // Every texel its own colour, nearest: where a nine-slice cuts it shows.
+    let texels: Vec<u8> = (0..6 * 6).flat_map(|i| [(i % 6 * 45) as u8, (i / 6 * 45) as u8, 120, 255]).collect();
+    let mut texels = image(6, texels, TextureFormat::Rgba8UnormSrgb);
+    texels.sampler = ImageSampler::nearest();
     vec![
         solid_image(8, 8, [220, 40, 40, 255]),
         translucent,
@@ -123,6 +128,7 @@ fn images() -> Vec<Image> {
         bc1,
         tiles,
         columns,
+        texels,
     ]
 }
 
@@ -780,11 +786,11 @@ fn a_refused_image_modified_into_a_held_format_is_drawn() {
 }
 
 /// Drop-in mode: a scene of Bevy `Sprite`s only (tinted, translucent, turned, cut by rects and
-/// atlas cells, anchored, mirrored, around translucent Bevy meshes in z), the game's code
-/// unchanged but for the plugin's `sprites`: layerbatch draws every sprite and Bevy none of
-/// them, within 2 per channel of Bevy drawing them all. A sprite given a nine-slice image
-/// mode goes back to Bevy (counted) and returns when its mode does; one showing a camera's
-/// render target stays Bevy's.
+/// atlas cells, anchored, mirrored, nine-sliced, around translucent Bevy meshes in z), the
+/// game's code unchanged but for the plugin's `sprites`: layerbatch draws every sprite and
+/// Bevy none of them, within 2 per channel of Bevy drawing them all. A sprite made tiled goes
+/// back to Bevy (counted) and returns when its mode does; one showing a camera's render target
+/// stays Bevy's.
 #[test]
 fn drop_in_draws_bevys_own_sprites_as_bevy_does() {
     let at = |image: usize, center: [f32; 2], z: f32| item(image, center, z, false);
@@ -796,41 +802,64 @@ fn drop_in_draws_bevys_own_sprites_as_bevy_does() {
         Item { flip: [true, true], rect: Some(Rect::new(1.0, 0.0, 3.0, 4.0)), ..at(5, [30.0, 15.0], 0.5) },
         Item { atlas: Some(3), natural_size: true, size: Vec2::splat(2.0), ..at(2, [50.0, -30.0], 0.6) },
         Item { anchor: Anchor(Vec2::new(0.3, -0.2)), angle_rad: -0.7, ..at(3, [60.0, 25.0], 0.7) },
+        // Nine-sliced below: every texel its own colour, 1-texel borders.
+        Item { size: Vec2::new(40.0, 22.0), ..at(6, [-50.0, -32.0], 0.8) },
+        Item { size: Vec2::new(18.0, 30.0), flip: [true, false], angle_rad: 0.3, ..at(6, [0.0, 30.0], 0.9) },
     ];
     let circles = [Vec3::new(-30.0, 0.0, 0.25), Vec3::new(35.0, 10.0, 0.45)];
     // The same Bevy app but for the plugin's setting: Bevy's renderer draws the reference.
     let mut bevy_only = Scene::new(&items, &circles, &[VIEW], false);
     let drop_in = LayerbatchPlugin { sprites: SpriteMode::All, ..LayerbatchPlugin::default() };
     let mut scene = Scene::with_plugin(&items, &circles, &[VIEW], false, drop_in);
+    let slicer =
+        bevy::sprite::TextureSlicer { border: bevy::sprite::BorderRect::all(1.0), max_corner_scale: 4.0, ..default() };
+    let set_mode = |scene: &mut Scene, k: usize, mode: bevy::sprite::SpriteImageMode| {
+        scene.app.world_mut().get_mut::<Sprite>(scene.sprites[k]).unwrap().image_mode = mode;
+    };
+    for scene in [&mut scene, &mut bevy_only] {
+        set_mode(scene, 7, bevy::sprite::SpriteImageMode::Sliced(slicer.clone()));
+        set_mode(
+            scene,
+            8,
+            bevy::sprite::SpriteImageMode::Sliced(TextureSlicer { max_corner_scale: 1.5, ..slicer.clone() }),
+        );
+    }
     let same = |scene: &mut Scene, bevy_only: &mut Scene, what: &str| {
         let (reference, drawn) = (bevy_only.settle(), scene.settle());
         let (worst, over) = diff(&drawn[0].1, &reference[0].1);
+        if over > 0 {
+            let size = VIEW.size;
+            for (n, (p, q)) in drawn[0].1.chunks_exact(4).zip(reference[0].1.chunks_exact(4)).enumerate() {
+                if p.iter().zip(q).any(|(x, y)| x.abs_diff(*y) > 2) {
+                    eprintln!("({}, {}): {p:?} vs bevy {q:?}", n as u32 % size.x, n as u32 / size.x);
+                }
+            }
+        }
         assert!(over == 0, "{what}: {over} pixels differ from Bevy's by more than 2 (worst {worst})");
     };
     same(&mut scene, &mut bevy_only, "every sprite adopted");
     let stats = scene.stats();
-    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (7, 0), "{stats:?}");
-    // Sprites 0-1 and 2 are runs of their own between the circles; 3-6 one run past them:
+    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (9, 0), "{stats:?}");
+    // Sprites 0-1 and 2 are runs of their own between the circles; 3-8 one run past them:
     // five draws in the phase, the circles' two and layerbatch's three (Bevy draws no sprite).
-    assert_eq!((stats.plans, stats.phase_draws), (3, 5), "{stats:?}");
+    // The two nine-slices are 9 quads each.
+    assert_eq!((stats.plans, stats.phase_draws, stats.counters.quads), (3, 5, 7 + 18), "{stats:?}");
     assert_eq!(bevy_only.stats().sprites, 0);
 
-    // Nine-slice: Bevy's again, counted; then back.
-    let slicer = bevy::sprite::TextureSlicer { border: bevy::sprite::BorderRect::all(2.0), ..default() };
+    // Tiled: Bevy's again, counted; then back to sliced.
+    let tiled = bevy::sprite::SpriteImageMode::Tiled { tile_x: true, tile_y: true, stretch_value: 0.5 };
     for scene in [&mut scene, &mut bevy_only] {
-        let mut sprite = scene.app.world_mut().get_mut::<Sprite>(scene.sprites[4]).unwrap();
-        sprite.image_mode = bevy::sprite::SpriteImageMode::Sliced(slicer.clone());
+        set_mode(scene, 7, tiled.clone());
     }
-    same(&mut scene, &mut bevy_only, "one sliced, left to Bevy");
+    same(&mut scene, &mut bevy_only, "one tiled, left to Bevy");
     let stats = scene.stats();
-    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (6, 1), "{stats:?}");
+    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (8, 1), "{stats:?}");
     for scene in [&mut scene, &mut bevy_only] {
-        let mut sprite = scene.app.world_mut().get_mut::<Sprite>(scene.sprites[4]).unwrap();
-        sprite.image_mode = bevy::sprite::SpriteImageMode::Auto;
+        set_mode(scene, 7, bevy::sprite::SpriteImageMode::Sliced(slicer.clone()));
     }
     same(&mut scene, &mut bevy_only, "adopted again");
     let stats = scene.stats();
-    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (7, 0), "{stats:?}");
+    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (9, 0), "{stats:?}");
 
     // A camera's render target shown by a Bevy sprite (seen by a second camera far from the
     // others): Bevy's, since layerbatch holds no target; the second camera shows the first's
@@ -845,5 +874,5 @@ fn drop_in_draws_bevys_own_sprites_as_bevy_does() {
     }
     assert_eq!(drawn[0].1, drawn[1].1, "the second camera shows the first one's target");
     let stats = scene.stats();
-    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (7, 1), "{stats:?}");
+    assert_eq!((stats.sprites, stats.sprites_left_to_bevy), (9, 1), "{stats:?}");
 }
