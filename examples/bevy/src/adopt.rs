@@ -4,8 +4,7 @@
 //! draws sprites by (Bevy 0.20.1 draws a `Sprite` as a `Mesh2d` quad with a sprite material,
 //! queued from the `Mesh2d` class a view sees): Bevy's renderer skips the sprite, and
 //! layerbatch, whose class it joins, draws it. A `Sprite` layerbatch does not draw
-//! as Bevy does (an image mode other than `Auto` or `Sliced` with stretched sides and centre:
-//! tiled, scaled, sliced with tiles; an alpha mode
+//! as Bevy does (tiled, scaled, sliced with tiles; an alpha mode
 //! other than `Blend`, which Bevy draws in its opaque and alpha-mask phases; an image that is
 //! a render target or whose format layerbatch does not hold) stays Bevy's: counted
 //! ([`LayerbatchFrameStats::sprites_left_to_bevy`](crate::LayerbatchFrameStats)) and warned
@@ -83,16 +82,17 @@ pub(crate) fn adopt_sprites(
             left += u64::from(is_left);
             continue;
         }
+        let new_twin = twin_of(&sprite);
         let drawable = drawable(&sprite, &images);
         match (drawable, is_adopted) {
             (true, false) => {
                 let taken: Vec<TypeId> = class.iter().copied().filter(|t| bevys_classes().contains(t)).collect();
                 class.retain(|t| !bevys_classes().contains(t));
-                commands.entity(entity).try_remove::<LeftToBevy>().try_insert((twin_of(&sprite), Adopted(taken)));
+                commands.entity(entity).try_remove::<LeftToBevy>().try_insert((new_twin, Adopted(taken)));
             }
             (true, true) => {
                 if let Some(mut twin) = twin {
-                    *twin = twin_of(&sprite);
+                    *twin = new_twin;
                 }
             }
             (false, true) => {
@@ -119,17 +119,22 @@ pub(crate) fn adopt_sprites(
 }
 
 /// Whether layerbatch draws `sprite` as Bevy does. An image not loaded yet counts as
-/// drawable (it shows once it loads, as a Bevy sprite's does).
+/// drawable (it shows once it loads, as a Bevy sprite's does; the sprite is looked at again
+/// when an image changes).
 fn drawable(sprite: &Sprite, images: &Assets<Image>) -> bool {
+    let id = sprite.image.id();
+    let image = images.get(id);
     let stretched = |m: &SliceScaleMode| matches!(m, SliceScaleMode::Stretch);
     let image_mode = match &sprite.image_mode {
         SpriteImageMode::Auto => true,
         SpriteImageMode::Sliced(s) => stretched(&s.center_scale_mode) && stretched(&s.sides_scale_mode),
-        SpriteImageMode::Scale(_) | SpriteImageMode::Tiled { .. } => false,
+        // Bevy tiles only with a custom size (see `LayerbatchSprite::pieces` for why tiles are
+        // Bevy's).
+        SpriteImageMode::Tiled { .. } => sprite.custom_size.is_none(),
+        SpriteImageMode::Scale(_) => false,
     };
     let modes = image_mode && matches!(sprite.alpha_mode, SpriteAlphaMode::Blend);
-    let id = sprite.image.id();
-    modes && images.get(id).is_none_or(|image| holdable(id, image).is_ok())
+    modes && image.is_none_or(|image| holdable(id, image).is_ok())
 }
 
 /// The [`LayerbatchSprite`] that draws `sprite`: field for field.

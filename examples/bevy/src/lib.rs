@@ -91,9 +91,9 @@ pub enum SpriteMode {
     LayerbatchSprites,
     /// Drop-in: Bevy's own `Sprite`s too, every one layerbatch draws as Bevy does, with no
     /// change to the game (each gets a [`LayerbatchSprite`] twin kept in step with it, and
-    /// Bevy's sprite renderer skips it). A `Sprite` with an image mode other than `Auto` or
-    /// `Sliced` with stretched sides and centre (tiled, scaled, sliced with tiles), an alpha
-    /// mode other than `Blend`, or an image that is a
+    /// Bevy's sprite renderer skips it). A `Sprite` layerbatch does not draw as Bevy does
+    /// (see [`LayerbatchSprite::image_mode`]: tiled, scaled, sliced with tiles),
+    /// with an alpha mode other than `Blend`, or with an image that is a
     /// render target or in a format layerbatch does not hold stays Bevy's: counted in
     /// [`LayerbatchFrameStats::sprites_left_to_bevy`] and warned about once.
     ///

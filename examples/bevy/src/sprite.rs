@@ -5,7 +5,7 @@ use bevy::camera::primitives::Aabb;
 use bevy::camera::visibility::{NoAutoAabb, NoFrustumCulling, VisibilityClass, add_visibility_class};
 use bevy::image::{TextureAtlas, TextureAtlasLayout};
 use bevy::prelude::*;
-use bevy::sprite::{Anchor, SliceScaleMode, SpriteImageMode, TextureSlicer};
+use bevy::sprite::{Anchor, SliceScaleMode, SpriteImageMode};
 use layerbatch_core::{NineSlice, Quad, TextureId};
 
 /// A sprite drawn by layerbatch, sorted by its z among Bevy's own `Transparent2d` items
@@ -53,10 +53,11 @@ pub struct LayerbatchSprite {
     /// Mirror vertically. Default false.
     pub flip_y: bool,
     /// How the image fills the sprite, as on Bevy's `Sprite`: `Auto` (stretched to its size,
-    /// the default), or `Sliced` with both scale modes `Stretch` (a nine-slice: corners at
-    /// their size times the corner scale Bevy computes, edges and centre stretched; with a
-    /// `custom_size`, as Bevy slices only then). Other modes draw as `Auto` here; in drop-in
-    /// mode ([`crate::SpriteMode::All`]) a `Sprite` with one of them stays Bevy's.
+    /// the default), or, with a `custom_size` (Bevy slices only then), `Sliced` with both
+    /// scale modes `Stretch` (a nine-slice: corners at their size times the corner scale Bevy
+    /// computes, edges and centre stretched). Other modes (tiled, scaled, sliced with tiles)
+    /// draw as `Auto` here; in drop-in mode ([`crate::SpriteMode::All`]) a `Sprite` with one
+    /// of them stays Bevy's.
     pub image_mode: SpriteImageMode,
 }
 
@@ -135,39 +136,15 @@ impl LayerbatchSprite {
         (texture, image_size_px): (TextureId, UVec2),
         out: &mut Vec<Quad>,
     ) {
-        if let Some((slicer, size)) = self.slicing(source, image_size_px) {
-            let rect = source.unwrap_or(Rect { min: Vec2::ZERO, max: image_size_px.as_vec2() });
-            // Bevy's corner scale: the sprite's scale over its source, its smaller axis, at most
-            // `max_corner_scale` (so the corners of a shrunk sprite shrink with it).
-            let coef = size / rect.size();
-            let corner_scale = coef.min_element().min(slicer.max_corner_scale).max(f32::EPSILON);
-            let border = slicer.border;
-            let nine = NineSlice::new(
-                texture,
-                [0.0, 0.0, size.x, size.y],
-                [border.min_inset.x, border.min_inset.y, border.max_inset.x, border.max_inset.y],
-            )
-            .with_source_px([rect.min.x, rect.min.y, rect.width(), rect.height()])
-            .with_border_scale(corner_scale)
-            .with_color(premultiplied_tint(self.color));
+        let rect = source.unwrap_or(Rect { min: Vec2::ZERO, max: image_size_px.as_vec2() });
+        if let Some(pieces) = self.pieces(rect.size()) {
+            let nine = NineSlice::new(texture, [0.0, 0.0, pieces.size.x, pieces.size.y], pieces.border_px)
+                .with_source_px([rect.min.x, rect.min.y, rect.width(), rect.height()])
+                .with_border_scale(pieces.scale)
+                .with_color(premultiplied_tint(self.color));
             let start = out.len();
             if nine.quads(image_size_px.to_array(), out).is_ok() {
-                // From the slice's pixels (y down, flipped as Bevy flips before it slices) to the
-                // world, through the anchor and the transform.
-                let (transform, anchor) = placed;
-                let (left, top) = ((-0.5 - anchor.as_vec().x) * size.x, (0.5 - anchor.as_vec().y) * size.y);
-                let affine = transform.affine();
-                let at = |[x, y]: [f32; 2]| {
-                    let x = if self.flip_x { size.x - x } else { x };
-                    let y = if self.flip_y { size.y - y } else { y };
-                    affine.transform_point3(Vec3::new(left + x, top - y, 0.0)).truncate()
-                };
-                for q in &mut out[start..] {
-                    let o = at(q.origin);
-                    let a = at([q.origin[0] + q.axis_x[0], q.origin[1] + q.axis_x[1]]) - o;
-                    let b = at([q.origin[0] + q.axis_y[0], q.origin[1] + q.axis_y[1]]) - o;
-                    (q.origin, q.axis_x, q.axis_y) = (o.to_array(), a.to_array(), b.to_array());
-                }
+                self.place(placed, pieces.size, &mut out[start..]);
                 return;
             }
             out.truncate(start);
@@ -175,18 +152,53 @@ impl LayerbatchSprite {
         out.push(self.world_quad(placed, source, texture, image_size_px));
     }
 
-    /// The slicer and size of a sprite Bevy draws sliced and layerbatch draws as a nine-slice:
-    /// `Sliced` with stretched sides and centre, a `custom_size`, and borders inside the
-    /// source (Bevy draws a sprite whose borders do not fit unsliced).
-    pub(crate) fn slicing(&self, source: Option<Rect>, image_size_px: UVec2) -> Option<(&TextureSlicer, Vec2)> {
-        let SpriteImageMode::Sliced(slicer) = &self.image_mode else { return None };
-        let stretched = |m: &SliceScaleMode| matches!(m, SliceScaleMode::Stretch);
-        if !stretched(&slicer.center_scale_mode) || !stretched(&slicer.sides_scale_mode) {
-            return None;
+    /// Moves `quads`, made in a rectangle of `size` with y down, to the world: flipped as Bevy
+    /// flips before it slices, through the anchor and the transform.
+    fn place(&self, (transform, anchor): (&GlobalTransform, &Anchor), size: Vec2, quads: &mut [Quad]) {
+        let (left, top) = ((-0.5 - anchor.as_vec().x) * size.x, (0.5 - anchor.as_vec().y) * size.y);
+        let affine = transform.affine();
+        let at = |[x, y]: [f32; 2]| {
+            let x = if self.flip_x { size.x - x } else { x };
+            let y = if self.flip_y { size.y - y } else { y };
+            affine.transform_point3(Vec3::new(left + x, top - y, 0.0)).truncate()
+        };
+        for q in quads {
+            let o = at(q.origin);
+            let a = at([q.origin[0] + q.axis_x[0], q.origin[1] + q.axis_x[1]]) - o;
+            let b = at([q.origin[0] + q.axis_y[0], q.origin[1] + q.axis_y[1]]) - o;
+            (q.origin, q.axis_x, q.axis_y) = (o.to_array(), a.to_array(), b.to_array());
         }
+    }
+
+    /// How a sprite Bevy slices is cut into pieces, over a source of `source_px` (its rect,
+    /// atlas cell or image), as Bevy's sprite mesh cuts it; `None` for one quad. With a
+    /// `custom_size` only (Bevy slices only then), `Sliced` with stretched sides and centre,
+    /// its borders inside the source: corners at their size times Bevy's corner scale (the
+    /// sprite's size over its source, the smaller axis, at most `max_corner_scale`), edges and
+    /// centre stretched.
+    pub(crate) fn pieces(&self, source_px: Vec2) -> Option<Pieces> {
         let size = self.custom_size?;
-        let source = source.map_or(image_size_px.as_vec2(), |r| r.size());
-        (!self.image_mode.slice_border_out_of_bounds(source)).then_some((slicer, size))
+        match &self.image_mode {
+            SpriteImageMode::Sliced(slicer) => {
+                let stretched = |m: &SliceScaleMode| matches!(m, SliceScaleMode::Stretch);
+                if !stretched(&slicer.center_scale_mode)
+                    || !stretched(&slicer.sides_scale_mode)
+                    || self.image_mode.slice_border_out_of_bounds(source_px)
+                {
+                    return None;
+                }
+                let coef = size / source_px;
+                let scale = coef.min_element().min(slicer.max_corner_scale).max(f32::EPSILON);
+                let [min, max] = [slicer.border.min_inset, slicer.border.max_inset];
+                Some(Pieces { size, border_px: [min.x, min.y, max.x, max.y], scale })
+            }
+            // Not `Tiled`: Bevy repeats the image per pixel (the fractional part of the
+            // sprite's texture coordinate), so a pixel on a seam between tiles samples one
+            // tile. Tiles as quads differ there when the seam cuts pixels (the sprite turned,
+            // or at fractional positions, under MSAA: the pixel mixes the samples of two
+            // quads, each with its texel clamped to its tile): 120 levels off at a pixel, measured.
+            _ => None,
+        }
     }
 
     /// The sprite as a layerbatch quad in world space (y up), anchored at `anchor`, showing
@@ -225,6 +237,15 @@ impl LayerbatchSprite {
         quad.color = premultiplied_tint(self.color);
         quad
     }
+}
+
+/// A sliced sprite's pieces ([`LayerbatchSprite::pieces`]): a [`NineSlice`] of its source
+/// over `size`, its borders at `scale`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Pieces {
+    size: Vec2,
+    border_px: [f32; 4],
+    scale: f32,
 }
 
 /// The bounds of every [`LayerbatchSprite`] whose size is known, for Bevy's frustum culling,

@@ -847,7 +847,7 @@ fn drop_in_draws_bevys_own_sprites_as_bevy_does() {
     assert_eq!(bevy_only.stats().sprites, 0);
 
     // Tiled: Bevy's again, counted; then back to sliced.
-    let tiled = bevy::sprite::SpriteImageMode::Tiled { tile_x: true, tile_y: true, stretch_value: 0.5 };
+    let tiled = bevy::sprite::SpriteImageMode::Tiled { tile_x: true, tile_y: true, stretch_value: 1.0 };
     for scene in [&mut scene, &mut bevy_only] {
         set_mode(scene, 7, tiled.clone());
     }
