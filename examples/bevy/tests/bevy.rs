@@ -636,6 +636,50 @@ fn plain_and_hdr_cameras_with_and_without_msaa_all_draw() {
     }
 }
 
+/// Bad input: a sprite showing the very target its camera renders into (sampled in the pass
+/// that draws it). A `LayerbatchSprite` is refused (layerbatch holds no render target: not
+/// drawn, counted, warned once) and the camera's other sprites are drawn every frame; in
+/// drop-in mode the Bevy `Sprite` stays Bevy's, and the frames are the ones Bevy's renderer
+/// draws for the same app, feedback and all. No validation error, no panic.
+#[test]
+fn a_sprite_showing_its_own_cameras_target_is_refused_or_left_to_bevy() {
+    let spawn = |scene: &mut Scene, layerbatch: bool| {
+        let target = scene.targets[0].clone();
+        let (size, at) = (Some(Vec2::splat(24.0)), Transform::from_xyz(30.0, 0.0, 0.5));
+        let world = scene.app.world_mut();
+        if layerbatch {
+            world.spawn((LayerbatchSprite { custom_size: size, ..LayerbatchSprite::from_image(target) }, at));
+        } else {
+            world.spawn((Sprite { custom_size: size, ..Sprite::from_image(target) }, at));
+        }
+    };
+    let mut scene = Scene::new(&[item(0, [-30.0, 0.0], 0.0, true)], &[], &[VIEW], true);
+    spawn(&mut scene, true);
+    for frame in 0..6 {
+        let drawn = scene.frame();
+        let red = drawn[0].1.chunks_exact(4).filter(|p| p[0] > 200 && p[1] < 60).count();
+        // From the third frame on (the first ones upload the image and make the pipelines).
+        assert!(frame < 2 || red == 24 * 24, "frame {frame}: {red} red pixels");
+    }
+    let s = scene.stats();
+    assert_eq!((s.sprites, s.sprites_skipped, s.textures_refused), (1, 1, 1), "{s:?}");
+
+    let items = [item(0, [-30.0, 0.0], 0.0, false)];
+    let drop_in = LayerbatchPlugin { sprites: SpriteMode::All, ..LayerbatchPlugin::default() };
+    let mut scenes =
+        [Scene::with_plugin(&items, &[], &[VIEW], false, drop_in), Scene::new(&items, &[], &[VIEW], false)];
+    for scene in &mut scenes {
+        spawn(scene, false);
+    }
+    for frame in 0..6 {
+        let [ours, bevys] = scenes.each_mut().map(|s| s.frame());
+        let (worst, over) = diff(&ours[0].1, &bevys[0].1);
+        assert!(frame < 2 || over == 0, "drop-in, frame {frame}: {over} pixels differ from Bevy's (worst {worst})");
+    }
+    let s = scenes[0].stats();
+    assert_eq!((s.sprites, s.sprites_left_to_bevy, s.sprites_skipped), (1, 1, 0), "{s:?}");
+}
+
 /// A camera renders layerbatch sprites into an image that a Bevy sprite shows to a second
 /// camera (render to texture): both targets as Bevy draws them.
 #[test]
