@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Bevy integration (examples/bevy, its own crate, lock file and toolchain): installs the
 # toolchain if missing, builds in release (Bevy in debug is too slow to draw), checks format
-# and lints, runs the pixel tests headless on whatever adapter there is (lavapipe here), then
-# a short headless bevymark comparison of Bevy's modes and layerbatch's, and prints a summary.
+# and lints, runs the pixel tests headless on whatever adapter there is (lavapipe here) and
+# Bevy's own 2D examples under both renderers (truth/), then a short headless bevymark
+# comparison of Bevy's modes and layerbatch's, and prints a summary.
 #
 # BEVYMARK_ARGS replaces the comparison's scene (default: 2,000 birds over 64 textures,
 # 800x600, 2 frames of warm-up and 3 measured; Bevy's sprite path takes seconds a frame on
@@ -27,9 +28,10 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "$XDG_RUNTIME_DIR" ]; then
   export XDG_RUNTIME_DIR
 fi
 cargo +"$toolchain" fmt --check
-# Every step with bevymark's feature: one feature set, so no step rebuilds Bevy for another
-# (bevymark's `rand` changes features of crates Bevy shares).
-features=(--features bevymark)
+# Every step selects the whole workspace (the crate and truth/, Bevy's own examples as the
+# reference): cargo unifies Bevy's features over the packages a command selects, so one set
+# (truth/'s, with bevymark's) serves every step and no step compiles Bevy again for another.
+features=(--workspace)
 # Clippy lints the crate while it compiles (clippy-driver as the workspace's rustc wrapper,
 # as `cargo clippy` runs it, warnings denied): one release build serves the lints, the tests,
 # the examples and the package, and Bevy is compiled once. `cargo clippy` would compile Bevy
@@ -41,10 +43,11 @@ cargo +"$toolchain" build --locked --release "${features[@]}" --all-targets
 # compile Bevy a second time (about 3 minutes of a cold run). The crate's doc examples still
 # compile and run as doc-tests in `cargo test` below, from this build.
 started=$(date +%s)
+# With the workspace: truth/'s tests run Bevy's own examples under both renderers.
 cargo +"$toolchain" test --locked --release "${features[@]}"
 tested=$(( $(date +%s) - started ))
 # The README's headless first frame: one red sprite, one draw call.
-first="$(cargo +"$toolchain" run --locked --release "${features[@]}" --example first_frame 2>/dev/null | tail -n 1)"
+first="$("$CARGO_TARGET_DIR"/release/examples/first_frame 2>/dev/null | tail -n 1)"
 echo "first_frame: $first"
 [ "$first" = "1 sprite, 1 draw call, centre pixel [220, 40, 40, 255]" ]
 read -r -a scene <<< "${BEVYMARK_ARGS:---waves 2 --per-wave 1000 --material-texture-count 64 --width 800 --height 600 --warmup 2 --frames 3}"

@@ -16,9 +16,14 @@ use bevy::window::ExitCondition;
 /// Bevy's default plugins without a window, with pipelines compiled as they are asked for
 /// (so the first frame draws everything, and every run draws the same frames), and with or
 /// without pipelined rendering (without it, a frame is rendered and submitted when
-/// `App::update` returns, which readback needs).
+/// `App::update` returns, which readback needs). With the `window` feature (Bevy's winit),
+/// winit's plugin is left out too: it would open an event loop, off the main thread in tests.
 pub fn default_plugins(pipelined: bool) -> bevy::app::PluginGroupBuilder {
-    let plugins = DefaultPlugins
+    #[cfg(feature = "window")]
+    let plugins = DefaultPlugins.build().disable::<bevy::winit::WinitPlugin>();
+    #[cfg(not(feature = "window"))]
+    let plugins = DefaultPlugins.build();
+    let plugins = plugins
         .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
         .set(RenderPlugin { synchronous_pipeline_compilation: true, ..default() });
     if pipelined { plugins } else { plugins.disable::<PipelinedRenderingPlugin>() }

@@ -9,9 +9,7 @@ use bevy::asset::AssetId;
 use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::math::UVec2;
 use bevy::render::render_resource::{AstcBlock, AstcChannel, TextureDimension, TextureFormat, TextureUsages};
-use layerbatch_core::{
-    Alpha, Batcher, Filter, Format, Sampler, TextureDesc, TextureError, TextureId, Wrap, premultiply,
-};
+use layerbatch_core::{Alpha, Batcher, Filter, Format, Sampler, TextureDesc, TextureError, TextureId, Wrap};
 
 /// A Bevy image held by layerbatch.
 #[derive(Clone, Copy, Debug)]
@@ -252,7 +250,7 @@ pub(crate) fn holdable(id: AssetId<Image>, image: &Image) -> Result<Format, Imag
     layerbatch_format(d.format).ok_or(ImageRefused::Format { id, format: d.format })
 }
 
-/// The layerbatch description and premultiplied pixels of a Bevy image.
+/// The layerbatch description and pixels (straight alpha, as Bevy holds them) of a Bevy image.
 /// Also names the sampler settings layerbatch does not apply: it applies the filters (mag,
 /// min, mipmap) and the `u` and `v` wraps, not a border colour, anisotropy, a comparison or
 /// level-of-detail clamps.
@@ -298,30 +296,28 @@ fn texture_of(
         unapplied.push(format!("lod clamps {}..{}", sampler.lod_min_clamp, sampler.lod_max_clamp));
     }
     let desc = TextureDesc::new(w, h).with_format(format).with_sampler(layerbatch_sampler);
-    let pixels = match format {
+    match format {
         // RGBA8: level 0, which comes first in Bevy's layer-major data (layerbatch makes the
-        // mips), premultiplied here.
+        // mips), straight alpha as Bevy holds it: the shader premultiplies after sampling, so
+        // a filtered texel is what Bevy's sprite shader blends (straight colours filtered,
+        // then weighted by alpha), soft edges and all.
         Format::Rgba8Unorm | Format::Rgba8UnormSrgb => {
             let level0 = (w as usize) * (h as usize) * 4;
             let Some(data) = image.data.as_deref().filter(|data| data.len() >= level0) else {
                 return Err(ImageRefused::NoData { id });
             };
-            match format {
-                Format::Rgba8UnormSrgb => premultiplied_srgb(&data[..level0]),
-                _ => data[..level0].chunks_exact(4).flat_map(|p| premultiply([p[0], p[1], p[2], p[3]])).collect(),
-            }
+            Ok((desc.with_alpha(Alpha::Straight), data[..level0].to_vec(), unapplied))
         }
         // Compressed (Bevy's ktx2 and dds loaders): the blocks of every level, as authored,
-        // straight alpha (the shader premultiplies after decoding, as Bevy's blends).
+        // straight alpha too.
         _ => {
             let desc = desc.with_mip_levels(d.mip_level_count).with_alpha(Alpha::Straight);
             let Some(data) = image.data.as_deref().filter(|data| data.len() >= desc.byte_len()) else {
                 return Err(ImageRefused::NoData { id });
             };
-            return Ok((desc, data[..desc.byte_len()].to_vec(), unapplied));
+            Ok((desc, data[..desc.byte_len()].to_vec(), unapplied))
         }
-    };
-    Ok((desc, pixels, unapplied))
+    }
 }
 
 /// layerbatch's format of a Bevy (wgpu) texture format, if it stores it.
@@ -371,44 +367,4 @@ fn layerbatch_format(format: TextureFormat) -> Option<Format> {
         }
         _ => return None,
     })
-}
-
-/// Straight-alpha sRGB texels premultiplied in linear light and encoded again, so that the
-/// sampler's decode gives `linear(c) * a`, what Bevy's shader blends (premultiplying the
-/// encoded values would darken soft edges).
-fn premultiplied_srgb(data: &[u8]) -> Vec<u8> {
-    let to_linear: [f32; 256] = std::array::from_fn(|i| srgb_to_linear(i as f32 / 255.0));
-    data.chunks_exact(4)
-        .flat_map(|p| {
-            let a = p[3];
-            let c = |v: u8| match a {
-                255 => v,
-                0 => 0,
-                _ => (linear_to_srgb(to_linear[v as usize] * (a as f32 / 255.0)) * 255.0).round() as u8,
-            };
-            [c(p[0]), c(p[1]), c(p[2]), a]
-        })
-        .collect()
-}
-
-fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
-}
-
-fn linear_to_srgb(c: f32) -> f32 {
-    if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn srgb_texels_are_premultiplied_in_linear_light() {
-        // Opaque and clear texels are exact; sRGB 255 at half alpha is linear 0.5: sRGB 188.
-        assert_eq!(
-            premultiplied_srgb(&[10, 200, 255, 255, 9, 9, 9, 0, 255, 255, 255, 128]),
-            [10, 200, 255, 255, 0, 0, 0, 0, 188, 188, 188, 128]
-        );
-    }
 }

@@ -42,6 +42,8 @@
 //!   Bevy's next item sets its own again.
 
 mod adopt;
+#[cfg(feature = "basis")]
+pub mod basis;
 pub mod headless;
 mod images;
 mod prepare;
@@ -78,7 +80,8 @@ pub enum LayerbatchSystems {
     Extract,
     /// `Render`, in `RenderSystems::Queue`: sprites queued into the views that see them.
     Queue,
-    /// `Render`, in `RenderSystems::PrepareResources`: one plan per run, prepared.
+    /// `Render`, in `RenderSystems::PrepareResourcesBatchPhases` (after Bevy batches the phase):
+    /// one plan per run, prepared.
     Prepare,
 }
 
@@ -123,6 +126,9 @@ pub struct LayerbatchPlugin {
 impl Plugin for LayerbatchPlugin {
     fn build(&self, app: &mut App) {
         let stats = LayerbatchStats::default();
+        // Loads of `*.basis.ktx2` asked for before `finish` wait for the loader made there.
+        #[cfg(feature = "basis")]
+        bevy::asset::AssetApp::preregister_asset_loader::<basis::BasisLoader>(app, &[basis::BASIS_EXTENSION]);
         app.insert_resource(stats.clone())
             // As Bevy's sprites: a render-world twin, so views can list the visible sprites.
             .register_required_components::<LayerbatchSprite, SyncToRenderWorld>()
@@ -144,8 +150,23 @@ impl Plugin for LayerbatchPlugin {
             .insert_resource(stats)
             .add_systems(RenderStartup, render::init(self.config))
             .configure_sets(ExtractSchedule, LayerbatchSystems::Extract.after(AssetExtractionSystems).run_if(ready))
-            .configure_sets(Render, LayerbatchSystems::Queue.in_set(RenderSystems::Queue).run_if(ready))
-            .configure_sets(Render, LayerbatchSystems::Prepare.in_set(RenderSystems::PrepareResources).run_if(ready))
+            // Queued before Bevy's sprite queue (which queues `Text2d` too), as Bevy's own
+            // sprites are: where a sprite and a text share a z, the text is drawn over it, as
+            // Bevy draws them (the phase's sort keeps the queue's order for equal keys).
+            .configure_sets(
+                Render,
+                LayerbatchSystems::Queue
+                    .in_set(RenderSystems::Queue)
+                    .before(bevy::sprite_render::queue_sprites)
+                    .run_if(ready),
+            )
+            // After Bevy's batching of the phase (in `PrepareResources`), which would give an
+            // adopted sprite's item a batch of its own (its entity also has Bevy's sprite mesh)
+            // and undo the runs made here.
+            .configure_sets(
+                Render,
+                LayerbatchSystems::Prepare.in_set(RenderSystems::PrepareResourcesBatchPhases).run_if(ready),
+            )
             .add_systems(
                 ExtractSchedule,
                 (render::sync_images, render::extract_sprites).chain().in_set(LayerbatchSystems::Extract),
@@ -165,6 +186,18 @@ impl Plugin for LayerbatchPlugin {
     }
 
     fn finish(&self, app: &mut App) {
+        // Once the render device is known (Bevy's render plugin finishes first): the loader
+        // transcodes for its formats.
+        #[cfg(feature = "basis")]
+        {
+            use bevy::asset::AssetApp;
+            use bevy::image::{CompressedImageFormatSupport, CompressedImageFormats};
+            let formats = app
+                .world()
+                .get_resource::<CompressedImageFormatSupport>()
+                .map_or(CompressedImageFormats::NONE, |s| s.0);
+            app.register_asset_loader(basis::BasisLoader::new(formats));
+        }
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
         if let Some(draw_functions) = render_app.world().get_resource::<DrawFunctions<Transparent2d>>() {
             draw_functions.write().add(render::DrawLayerbatch);

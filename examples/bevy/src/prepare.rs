@@ -26,7 +26,7 @@ fn pass_kind(view: &ExtractedView, msaa: &Msaa) -> PassKind {
         .with_depth_stencil(Some(PassKind::untested_depth(CORE_2D_DEPTH_FORMAT)))
 }
 
-/// PrepareResources, after the phases are sorted: each run of consecutive layerbatch items
+/// PrepareResourcesBatchPhases, after the phases are sorted and batched: each run of consecutive layerbatch items
 /// of a view becomes one layerbatch plan, prepared here; the run's first item covers the run
 /// (`batch_range`), so Bevy calls the draw function once for it.
 #[allow(clippy::too_many_arguments)]

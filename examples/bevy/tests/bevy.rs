@@ -87,9 +87,9 @@ fn images() -> Vec<Image> {
             RenderAssetUsages::default(),
         )
     };
-    // Nearest: Bevy filters straight alpha, layerbatch premultiplied, so where a linear
-    // filter mixes the opaque half with the translucent half they differ (by 13 here, see
-    // the crate README); texel for texel they are the same.
+    // Nearest, so the CPU composite (point sampled) is the reference texel for texel. Linear
+    // filtering of straight alpha against Bevy's renderer: Bevy's own examples
+    // (truth/tests/examples.rs, real sprites with soft edges, turned and scaled).
     let mut translucent = image(8, translucent, TextureFormat::Rgba8Unorm);
     translucent.sampler = ImageSampler::nearest();
     // BC1 (sRGB), as Bevy's ktx2 and dds loaders give it: 2x2 blocks, each one 565 colour
