@@ -1,7 +1,8 @@
 //! The colour offset (a per-quad "second tint", `DrawingState::set_color_offset`) on GL 3.3, GLES
 //! 3.0, wgpu on Vulkan and wgpu on GL against its CPU reference
 //! ([`layerbatch_testkit::color_offset`]): offsets alone, under a tint, after an effect, on
-//! half-transparent and transparent quads, through `save_state` / `restore_state`; one draw.
+//! half-transparent and transparent quads, through `save_state` / `restore_state`, and tints
+//! on the sRGB curve (`TintEncoding::Srgb`); one draw.
 //!
 //! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
 
@@ -19,7 +20,9 @@ fn offsets_match_the_reference(kind: DeviceKind, test: &str) {
     scene::record(&mut b, white).unwrap_or_else(|e| panic!("{test}: {e}"));
     let plan = b.finish();
     let offsets = plan.instances.iter().filter(|i| i.effect >> Instance::COLOR_OFFSET_SHIFT != 0).count();
-    assert_eq!(offsets, 9, "{test}: quads with an offset");
+    assert_eq!(offsets, 10, "{test}: quads with an offset");
+    let srgb = plan.instances.iter().filter(|i| i.flags() & Instance::FLAG_SRGB_TINT != 0).count();
+    assert_eq!(srgb, 3, "{test}: quads with an sRGB tint");
     dev.draw(plan).unwrap_or_else(|e| panic!("{test}: {e}"));
     assert_eq!(dev.stats().device_frame.draw_calls, 1, "{test}: one draw");
     let (differing, worst) =

@@ -126,7 +126,7 @@ pub use motion::{copy_checked, first_non_finite, motion_rects, motion_texture_si
 pub use nine_slice::{NineSlice, NineSliceError, SliceFill};
 pub use plan::{BlendMode, Clip, FramePlan, PlanError, PlanTarget, ResidentId, Viewport};
 pub use program::ProgramKey;
-pub use quad::{premultiply, Quad};
+pub use quad::{premultiply, srgb_tint, Quad, TintEncoding};
 pub use resident::{ResidentError, ResidentStyle};
 pub use sort::SortKey;
 pub use texture::{

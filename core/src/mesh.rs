@@ -14,7 +14,8 @@ pub struct Vertex {
     /// [`crate::Quad::uv`]).
     pub uv: [f32; 2],
     /// RGBA8 colour, premultiplied, multiplied with the texel; interpolated across the
-    /// triangle.
+    /// triangle. Linear, or on the sRGB curve where the drawing state says so
+    /// ([`crate::TintEncoding`]).
     pub color: [u8; 4],
 }
 

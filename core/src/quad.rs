@@ -24,8 +24,44 @@ pub struct Quad {
     pub uv: [f32; 4],
     /// The texture.
     pub texture: TextureId,
-    /// Premultiplied RGBA8 tint. Default opaque white.
+    /// Premultiplied RGBA8 tint, linear unless the drawing state says sRGB
+    /// ([`TintEncoding`]). Default opaque white.
     pub color: [u8; 4],
+}
+
+/// How the batcher reads the `color` of the quads and vertices pushed
+/// ([`crate::DrawingState::set_tint_encoding`]). Both are premultiplied RGBA8; they differ in
+/// the curve the red, green and blue bytes are on. `#[non_exhaustive]`; default
+/// [`TintEncoding::Linear`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TintEncoding {
+    /// Linear light: byte `v` is `v / 255`. Dark tints are coarse (linear 0.0056, sRGB 17,
+    /// rounds to 1/255, which shows as sRGB 13).
+    #[default]
+    Linear,
+    /// The sRGB curve: byte `v` is the sRGB encoding of the linear, premultiplied value, which
+    /// the vertex shader decodes (`Instance::FLAG_SRGB_TINT`). As fine as an sRGB image in the
+    /// dark: a host holding colours as floats (Bevy's `Color`) gets them to within a level
+    /// of an sRGB target. Alpha stays linear. [`srgb_tint`] encodes a straight colour.
+    Srgb,
+}
+
+/// A straight sRGB colour with straight alpha (`0.0..=1.0` each) as a premultiplied tint for
+/// [`TintEncoding::Srgb`]: premultiplied in linear light, then encoded with the sRGB curve.
+///
+/// ```
+/// use layerbatch_core::srgb_tint;
+/// assert_eq!(srgb_tint([1.0, 0.5, 0.0, 1.0]), [255, 128, 0, 255]);
+/// assert_eq!(srgb_tint([1.0, 1.0, 1.0, 0.5]), [188, 188, 188, 128]); // linear 0.5
+/// ```
+pub fn srgb_tint(rgba: [f32; 4]) -> [u8; 4] {
+    let decode = |c: f32| if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    let encode = |c: f32| if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+    let a = rgba[3].clamp(0.0, 1.0);
+    let byte = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;
+    let rgb = |c: f32| byte(encode(decode(c.clamp(0.0, 1.0)) * a));
+    [rgb(rgba[0]), rgb(rgba[1]), rgb(rgba[2]), byte(a)]
 }
 
 // The ten coordinates lead, contiguous, so `is_finite` reads them as one array.

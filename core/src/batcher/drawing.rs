@@ -1,10 +1,10 @@
 //! The drawing state: what each item pushed gets from the batcher rather than from itself
-//! (blend, clip, transform, effect, lit, colour offset, sort key), reached through
+//! (blend, clip, transform, effect, lit, colour offset, tint encoding, sort key), reached through
 //! [`Batcher::state`], with `save` and `restore` as a 2D canvas's. It resets at every
 //! `begin_frame`.
 
 use crate::plan::DrawState;
-use crate::{Batcher, BlendMode, EffectId, SortKey};
+use crate::{Batcher, BlendMode, EffectId, SortKey, TintEncoding};
 
 /// The batcher's drawing state ([`Batcher::state`]), borrowed from it while it is set.
 ///
@@ -156,6 +156,33 @@ impl DrawingState<'_> {
         self.0.set_color_offset(rgb)
     }
 
+    /// How the `color` of quads, nine-slices and mesh vertices pushed from now on is read:
+    /// premultiplied on the linear scale ([`TintEncoding::Linear`], at first) or on the sRGB
+    /// curve ([`TintEncoding::Srgb`], decoded in the vertex shader: dark tints as fine as an
+    /// sRGB image's). Rides on each instance ([`Instance::FLAG_SRGB_TINT`](crate::plan::Instance::FLAG_SRGB_TINT)):
+    /// no draw breaks. Drawing state: linear at `begin_frame`, saved and restored with the
+    /// rest. Text is drawn with linear tints whatever it is (its colours are premultiplied
+    /// linear: `Batcher::draw_text`), and a resident layer's quads keep the linear scale (the
+    /// encoding is not stored with them).
+    ///
+    /// ```
+    /// use layerbatch_core::{plan::Instance, srgb_tint, Batcher, Config, Limits, Quad, TintEncoding};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?;
+    /// let white = batcher.textures().white()?;
+    /// batcher.begin_frame();
+    /// batcher.state().set_tint_encoding(TintEncoding::Srgb);
+    /// // A dark navy box, sRGB (17, 24, 39): stored as those bytes, not as linear (1, 2, 5).
+    /// let navy = srgb_tint([17.0 / 255.0, 24.0 / 255.0, 39.0 / 255.0, 1.0]);
+    /// batcher.push(&Quad::solid(white, [0.0, 0.0], [8.0, 8.0], navy))?;
+    /// let plan = batcher.finish();
+    /// assert_eq!(plan.instances[0].color, [17, 24, 39, 255]);
+    /// assert_ne!(plan.instances[0].flags() & Instance::FLAG_SRGB_TINT, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_tint_encoding(&mut self, encoding: TintEncoding) {
+        self.0.set_tint_encoding(encoding)
+    }
+
     /// Sorts the frame: items pushed from now on (quads, meshes, text, nine-slices, shapes,
     /// resident layer draws) get `key`, and [`Batcher::finish`] orders the frame's items by
     /// key, then by submission order (a stable sort), before planning it: the plan is the
@@ -252,5 +279,10 @@ impl DrawingState<'_> {
     /// The colour offset items pushed now draw with ([`DrawingState::set_color_offset`]).
     pub fn color_offset(&self) -> [u8; 3] {
         self.0.color_offset()
+    }
+
+    /// How the colours of items pushed now are read ([`DrawingState::set_tint_encoding`]).
+    pub fn tint_encoding(&self) -> TintEncoding {
+        self.0.tint_encoding()
     }
 }

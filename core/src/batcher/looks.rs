@@ -5,7 +5,7 @@ use super::recorder::Look;
 use super::Batcher;
 use crate::effect::pack_params;
 use crate::plan::Instance;
-use crate::EffectId;
+use crate::{EffectId, TintEncoding};
 
 impl Batcher {
     pub(crate) fn set_effect(&mut self, effect: EffectId, params: [f32; 4]) {
@@ -25,7 +25,8 @@ impl Batcher {
         let params = pack_params(params);
         // Being lit and the colour offset are the look's other parts: they stay.
         let rest = self.recorder.look.effect & !Instance::EFFECT_MASK;
-        self.recorder.look = Look { effect: rest | u32::from(effect.index()), params };
+        let flags = self.recorder.look.flags;
+        self.recorder.look = Look { effect: rest | u32::from(effect.index()), params, flags };
         self.recorder.effects_used |= effect != EffectId::NONE;
     }
 
@@ -39,6 +40,21 @@ impl Batcher {
         let offset = (r | g << 8 | b << 16) << Instance::COLOR_OFFSET_SHIFT;
         let look = &mut self.recorder.look;
         look.effect = (look.effect & !(u32::MAX << Instance::COLOR_OFFSET_SHIFT)) | offset;
+    }
+
+    pub(crate) fn set_tint_encoding(&mut self, encoding: TintEncoding) {
+        let bit = Instance::FLAG_SRGB_TINT << Instance::FLAGS_SHIFT;
+        let look = &mut self.recorder.look;
+        look.flags = (look.flags & !bit) | if encoding == TintEncoding::Srgb { bit } else { 0 };
+    }
+
+    pub(crate) fn tint_encoding(&self) -> TintEncoding {
+        let bit = Instance::FLAG_SRGB_TINT << Instance::FLAGS_SHIFT;
+        if self.recorder.look.flags & bit != 0 {
+            TintEncoding::Srgb
+        } else {
+            TintEncoding::Linear
+        }
     }
 
     pub(crate) fn color_offset(&self) -> [u8; 3] {

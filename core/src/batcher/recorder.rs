@@ -70,13 +70,17 @@ pub(super) struct Recorder {
     pub(super) part_notes: Vec<super::parts::PartNotes>,
 }
 
-/// An effect and its parameters, as instances carry them.
+/// An effect and its parameters, as instances carry them, and the drawing state's instance
+/// flags.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Look {
     /// [`Instance::effect`].
     pub(super) effect: u32,
     /// [`Instance::effect_params`].
     pub(super) params: [u8; 4],
+    /// Flags ORed into [`Instance::slot_flags_layer`], shifted into place
+    /// ([`Instance::FLAG_SRGB_TINT`]).
+    pub(super) flags: u32,
 }
 
 impl Recorder {
@@ -218,7 +222,7 @@ impl Recorder {
                 uv_rect: [a.uv_texels[0], a.uv_texels[1], a.uv_texels[0], a.uv_texels[1]],
                 tex_rect: hot.tex_rect,
                 color: a.color,
-                slot_flags_layer: hot.flags_layer | flags,
+                slot_flags_layer: hot.flags_layer | flags | self.look.flags,
                 effect_params: self.look.params,
                 effect: self.look.effect,
             });
@@ -549,7 +553,7 @@ pub(super) fn instance(hot: &Hot, quad: &Quad, alpha_mask: u8, look: Look) -> In
         color: [r, g, b, a & alpha_mask],
         // NO_SLOT has no bit in the slot field: a quad whose array no slot holds gets slot 0
         // until it is planned.
-        slot_flags_layer: hot.flags_layer | (hot.slot & Instance::SLOT_MASK),
+        slot_flags_layer: hot.flags_layer | look.flags | (hot.slot & Instance::SLOT_MASK),
         effect_params: look.params,
         effect: look.effect,
     }

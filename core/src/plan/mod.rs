@@ -175,6 +175,10 @@ impl Instance {
     /// the sibling of its array: a lit quad samples it; without the flag a lit quad faces the
     /// viewer (normal `(0, 0, 1)`).
     pub const FLAG_NORMAL_MAP: u32 = 64;
+    /// The instance's `color` is encoded with the sRGB curve ([`crate::TintEncoding::Srgb`]):
+    /// the vertex shader decodes its red, green and blue to linear before it tints. Set from
+    /// the drawing state on quads and triangles pushed under it.
+    pub const FLAG_SRGB_TINT: u32 = 128;
     /// In [`Instance::effect`]: the quad is lit ([`crate::DrawingState::set_lit`]) by the frame's
     /// ambient colour and lights.
     pub const EFFECT_LIT: u32 = 0x80;
@@ -183,7 +187,7 @@ impl Instance {
     /// declare it under (`const uint NAME = VALUEu;` in GLSL, `const NAME: u32 = VALUEu;` in
     /// WGSL). Shaders use these names, never literals; each backend has a test that parses
     /// its generated source and compares.
-    pub const SHADER_CONSTANTS: [(&'static str, u32); 13] = [
+    pub const SHADER_CONSTANTS: [(&'static str, u32); 14] = [
         ("SLOT_MASK", Self::SLOT_MASK),
         ("FLAGS_SHIFT", Self::FLAGS_SHIFT),
         ("FLAGS_MASK", Self::FLAGS_MASK),
@@ -193,6 +197,7 @@ impl Instance {
         ("FLAG_REPEAT", Self::FLAG_REPEAT),
         ("FLAG_MIRROR", Self::FLAG_MIRROR),
         ("FLAG_STRAIGHT_ALPHA", Self::FLAG_STRAIGHT_ALPHA),
+        ("FLAG_SRGB_TINT", Self::FLAG_SRGB_TINT),
         ("EFFECT_MASK", Self::EFFECT_MASK),
         ("FLAG_NORMAL_MAP", Self::FLAG_NORMAL_MAP),
         ("EFFECT_LIT", Self::EFFECT_LIT),

@@ -344,7 +344,10 @@ fn vs_main(
     out.position = vec4<f32>(ndc, 0.0, 1.0);
     out.uv = mix(uv_rect.xy, uv_rect.zw, st) * inv;
     out.bounds = select(unbounded, vec4<f32>(lo, hi) * inv.xyxy, (flags & FLAG_CLAMP_TO_RECT) != 0u);
-    out.color = color * globals.tint;
+    // A tint on the sRGB curve (FLAG_SRGB_TINT) is decoded to linear here, once a vertex.
+    let srgb = (flags & FLAG_SRGB_TINT) != 0u;
+    let decoded = select(pow((color.rgb + 0.055) / 1.055, vec3<f32>(2.4)), color.rgb / 12.92, color.rgb <= vec3<f32>(0.04045));
+    out.color = vec4<f32>(select(color.rgb, decoded, srgb), color.a) * globals.tint;
     out.size = size;
     out.layer = i32(slot_flags_layer >> LAYER_SHIFT);
     let offset = unpack4x8unorm(look >> COLOR_OFFSET_SHIFT).xyz;

@@ -101,3 +101,45 @@ fn begin_frame_empties_the_saved_states_and_resets_the_state() {
         (DrawState::default(), false, SortKey::default())
     );
 }
+
+#[test]
+fn the_tint_encoding_rides_on_quads_and_triangles_is_saved_and_resets_each_frame() {
+    let (mut b, tex) = batcher();
+    let srgb = |i: &Instance| i.flags() & Instance::FLAG_SRGB_TINT != 0;
+    b.begin_frame();
+    assert_eq!(b.state().tint_encoding(), TintEncoding::Linear);
+    b.push(&quad(tex, 1)).unwrap();
+    b.state().save();
+    b.state().set_tint_encoding(TintEncoding::Srgb);
+    b.push(&quad(tex, 2)).unwrap();
+    let v = |x: f32| Vertex::new([x, 0.0], [0.0, 0.0], [17, 24, 39, 255]);
+    b.push_triangles(tex, &[v(0.0), v(4.0), v(8.0)], &[0, 1, 2]).unwrap();
+    // An effect set meanwhile keeps the encoding.
+    let flash = b.budget().effect_at(1).unwrap();
+    b.state().set_effect(flash, [0.5, 0.0, 0.0, 0.0]);
+    b.push(&quad(tex, 3)).unwrap();
+    assert!(b.state().restore());
+    assert_eq!(b.state().tint_encoding(), TintEncoding::Linear);
+    b.push(&quad(tex, 4)).unwrap();
+    let plan = b.finish();
+    assert_eq!(plan.segments.len(), 1, "the encoding breaks no draw");
+    let flags: Vec<bool> = plan.instances.iter().map(srgb).collect();
+    assert_eq!(flags, [false, true, true, true, false]);
+    // The triangle's colour is carried as given: the shader decodes it.
+    assert_eq!(plan.instances[2].color, [17, 24, 39, 255]);
+    b.begin_frame();
+    assert_eq!(b.state().tint_encoding(), TintEncoding::Linear, "a frame starts linear");
+    b.state().set_tint_encoding(TintEncoding::Srgb);
+    b.push(&quad(tex, 5)).unwrap();
+    assert!(b.finish().instances.iter().all(srgb));
+}
+
+#[test]
+fn srgb_tints_are_premultiplied_in_linear_light_then_encoded() {
+    assert_eq!(srgb_tint([0.0, 0.0, 0.0, 0.0]), [0; 4]);
+    assert_eq!(srgb_tint([1.0; 4]), [255; 4]);
+    // sRGB 17/255 keeps its byte (linear it rounds to 1/255).
+    assert_eq!(srgb_tint([17.0 / 255.0, 0.5, 1.0, 1.0]), [17, 128, 255, 255]);
+    // Out of range is clamped.
+    assert_eq!(srgb_tint([2.0, -1.0, 0.5, 2.0]), [255, 0, 128, 255]);
+}

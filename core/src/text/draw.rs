@@ -4,7 +4,7 @@ use cosmic_text::{Buffer, CacheKey, FontSystem, LayoutGlyph, LayoutRun, Physical
 
 use super::cache::{Glyph, GlyphCache, Kind};
 use super::TextError;
-use crate::{premultiply, Batcher, Quad};
+use crate::{premultiply, Batcher, Quad, TintEncoding};
 
 /// What one draw call of text did. Glyphs not drawn are counted by why; none of them is an
 /// error.
@@ -96,8 +96,11 @@ impl GlyphCache {
     ) -> Result<TextDrawn, TextError> {
         check_position(pos_px)?;
         self.begin(batcher);
+        // Text colours are premultiplied linear, whatever the drawing state's tint encoding.
+        let encoding = batcher.state().tint_encoding();
+        batcher.state().set_tint_encoding(TintEncoding::Linear);
         let mut drawn = TextDrawn::default();
-        for glyph in run.glyphs {
+        let pushed = run.glyphs.iter().try_for_each(|glyph| {
             check_glyph(glyph, pos_px, run.line_y)?;
             let physical = glyph.physical((pos_px[0], pos_px[1] + run.line_y), 1.0);
             let color = glyph_color(glyph, color);
@@ -105,14 +108,17 @@ impl GlyphCache {
                 batcher.push(&quad)?;
                 drawn.quads += 1;
             }
-        }
-        Ok(drawn)
+            Ok::<(), TextError>(())
+        });
+        batcher.state().set_tint_encoding(encoding);
+        pushed.map(|()| drawn)
     }
 
     /// The quad that draws one glyph, for a host that places glyphs itself or interleaves
     /// other quads between the glyphs of a line: `physical` from
-    /// [`LayoutGlyph::physical`], `color` premultiplied (see [`glyph_color`] for a glyph's
-    /// own colour). Push it with [`Batcher::push`]. `Ok(None)` for a glyph with nothing to
+    /// [`LayoutGlyph::physical`], `color` premultiplied linear (see [`glyph_color`] for a
+    /// glyph's own colour). Push it with [`Batcher::push`] under
+    /// [`TintEncoding::Linear`]. `Ok(None)` for a glyph with nothing to
     /// draw (blank, or no image).
     ///
     /// ```no_run

@@ -545,3 +545,22 @@ fn glyphs_of_earlier_plans_of_the_host_frame_are_never_evicted() {
     assert!(s.evictions >= 2, "{s:?}");
     assert!(cache.contains(&key(3)));
 }
+
+#[test]
+fn text_keeps_linear_tints_under_an_srgb_drawing_state_and_leaves_it_as_it_was() {
+    let Some(mut fs) = fonts("text_linear_tints", &[LATIN]) else { return };
+    let text = buffer(&mut fs, "Ag", 21.0);
+    let mut b = batcher();
+    let mut dev = MockDevice::new(b.budget());
+    let mut cache = GlyphCache::default();
+    let white = b.textures().white().unwrap();
+    frame(&mut b, &mut dev, |b| {
+        b.state().set_tint_encoding(crate::TintEncoding::Srgb);
+        cache.draw_buffer(b, &mut fs, &text, [0.0, 0.0], [255, 0, 0, 255]).unwrap();
+        assert_eq!(b.state().tint_encoding(), crate::TintEncoding::Srgb, "the host's state is back");
+        b.push(&crate::Quad::rect(white, [0.0, 0.0], [4.0, 4.0])).unwrap();
+    });
+    let srgb: Vec<bool> =
+        b.plan().instances.iter().map(|i| i.flags() & crate::plan::Instance::FLAG_SRGB_TINT != 0).collect();
+    assert_eq!(srgb, [false, false, true], "two glyphs linear, the quad after them sRGB");
+}

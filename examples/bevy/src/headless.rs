@@ -3,11 +3,13 @@
 
 use bevy::app::PluginsState;
 use bevy::asset::RenderAssetUsages;
+use bevy::core_pipeline::core_2d::Transparent2d;
 use bevy::prelude::*;
 use bevy::render::RenderApp;
 use bevy::render::RenderPlugin;
 use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy::render::render_asset::RenderAssets;
+use bevy::render::render_phase::ViewSortedRenderPhases;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat, TextureUsages};
 use bevy::render::renderer::{RenderAdapterInfo, RenderDevice, RenderQueue};
 use bevy::render::texture::GpuImage;
@@ -101,4 +103,24 @@ pub fn read_image(app: &mut App, image: &Handle<Image>) -> Option<(UVec2, Vec<u8
         pixels.extend_from_slice(&mapped[y * padded as usize..][..row as usize]);
     }
     Some((UVec2::new(w, h), pixels))
+}
+
+/// The draw calls Bevy makes for `phases` (each view's `Transparent2d` phase), counted as its
+/// `render_range` draws a sorted phase: an item with a batch draws it and skips the rest of the
+/// batch. Run it in the render world after `RenderSystems::PrepareBindGroups` (batches made),
+/// before `RenderSystems::Render`.
+pub fn transparent_2d_draws(phases: &ViewSortedRenderPhases<Transparent2d>) -> u64 {
+    let mut draws = 0;
+    for phase in phases.values() {
+        let mut skip = 0;
+        for item in phase.items.values() {
+            if skip > 0 {
+                skip -= 1;
+            } else if !item.batch_range.is_empty() {
+                draws += 1;
+                skip = item.batch_range.len() - 1;
+            }
+        }
+    }
+    draws
 }

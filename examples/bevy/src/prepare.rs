@@ -188,6 +188,8 @@ impl Planner<'_> {
         }
         let LayerbatchTextures { batcher, images } = &mut *self.textures;
         batcher.begin_frame();
+        // Tints on the sRGB curve: Bevy's colours are floats, and dark ones need the precision.
+        batcher.state().set_tint_encoding(layerbatch_core::TintEncoding::Srgb);
         if let Some(transform) = transform {
             batcher.state().set_transform(transform);
         }

@@ -219,20 +219,7 @@ pub(crate) fn count_phase_draws(
     mut frame: ResMut<'_, LayerbatchFrame>,
     phases: Res<'_, ViewSortedRenderPhases<Transparent2d>>,
 ) {
-    let mut draws = 0;
-    for phase in phases.values() {
-        // As `render_range`: an item with a batch draws it and skips the rest of the batch.
-        let mut skip = 0;
-        for item in phase.items.values() {
-            if skip > 0 {
-                skip -= 1;
-            } else if !item.batch_range.is_empty() {
-                draws += 1;
-                skip = item.batch_range.len() - 1;
-            }
-        }
-    }
-    frame.stats.phase_draws = draws;
+    frame.stats.phase_draws = crate::headless::transparent_2d_draws(&phases);
 }
 
 /// Cleanup: the frame's figures, for the main world's [`LayerbatchStats`].

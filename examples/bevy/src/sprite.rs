@@ -38,8 +38,8 @@ pub struct LayerbatchSprite {
     /// it. Default: none (the whole image, or `rect`).
     pub texture_atlas: Option<TextureAtlas>,
     /// Tint, multiplied with the image in linear light, as Bevy's `Sprite::color`. Default
-    /// white. layerbatch keeps it as 8-bit premultiplied linear RGBA, so very dark tints lose
-    /// precision (Bevy keeps 32-bit floats).
+    /// white. layerbatch keeps it as 8-bit premultiplied RGBA on the sRGB curve (Bevy keeps
+    /// 32-bit floats): within a level of Bevy's on an sRGB target.
     pub color: Color,
     /// The part of the image to show, in its pixels (top-left origin); with a `texture_atlas`,
     /// offset by the atlas cell's top-left corner, as on Bevy's `Sprite`. Default: all of it
@@ -284,14 +284,13 @@ pub(crate) fn calculate_bounds(
     }
 }
 
-/// `color` in linear light, premultiplied, as RGBA8 (layerbatch's tint): the shader
-/// multiplies the sampled premultiplied texel by it, as Bevy's sprite shader multiplies the
-/// straight texel by the linear colour.
+/// `color` as layerbatch's tint on the sRGB curve (the plugin draws with
+/// `TintEncoding::Srgb`): premultiplied in linear light, then encoded, so dark colours keep
+/// an sRGB image's precision. The shader decodes it and multiplies the sampled texel by it,
+/// as Bevy's sprite shader multiplies the texel by the linear colour.
 pub(crate) fn premultiplied_tint(color: Color) -> [u8; 4] {
-    let c = color.to_linear();
-    let a = c.alpha.clamp(0.0, 1.0);
-    let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-    [q(c.red * a), q(c.green * a), q(c.blue * a), q(a)]
+    let c = color.to_srgba();
+    layerbatch_core::srgb_tint([c.red, c.green, c.blue, c.alpha])
 }
 
 #[cfg(test)]
@@ -322,10 +321,11 @@ mod tests {
     }
 
     #[test]
-    fn tints_are_premultiplied_in_linear_light() {
+    fn tints_are_premultiplied_in_linear_light_on_the_srgb_curve() {
         assert_eq!(premultiplied_tint(Color::WHITE), [255; 4]);
-        assert_eq!(premultiplied_tint(Color::linear_rgba(1.0, 0.5, 0.0, 0.5)), [128, 64, 0, 128]);
-        // sRGB 0.5 is linear 0.214.
-        assert_eq!(premultiplied_tint(Color::srgb(0.5, 0.5, 0.5))[0], 55);
+        // Linear 0.5 (sRGB 188) at half alpha: premultiplied 0.25 linear, sRGB 137.
+        assert_eq!(premultiplied_tint(Color::linear_rgba(1.0, 0.5, 0.0, 0.5)), [188, 137, 0, 128]);
+        // The testbed's dark boxes keep their bytes: sRGB 17 stays 17 (linear it was 1/255).
+        assert_eq!(premultiplied_tint(Color::srgb_u8(17, 24, 39)), [17, 24, 39, 255]);
     }
 }

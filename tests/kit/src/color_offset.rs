@@ -2,14 +2,16 @@
 //! reference, shared by the native test (`tests/color_offset.rs`) and the browser test
 //! (`examples/web`): solid quads over an opaque background, opaque and half transparent,
 //! with offsets alone, under a tint, after a flash effect, inside `save_state` /
-//! `restore_state`, and a transparent quad whose offset must add nothing. One draw.
+//! `restore_state`, a transparent quad whose offset must add nothing, and tints on the sRGB
+//! curve (`DrawingState::set_tint_encoding`), one with an offset. One draw.
 //!
 //! The reference composites each quad on the CPU from the documented formula: the colour is
-//! `tint` (premultiplied; the white texture's texel is 1), the flash mixes its rgb towards
+//! `tint` (premultiplied; the white texture's texel is 1; an sRGB tint's rgb decoded with the
+//! sRGB curve first), the flash mixes its rgb towards
 //! `params.rgb * a` by `params.a`, the offset adds `offset * a`, and `Over` blends
 //! `src + dst * (1 - src.a)`, rounded once to 8 bits.
 
-use layerbatch_core::{Batcher, Config, Effect, EffectId, Quad, TextureId};
+use layerbatch_core::{Batcher, Config, Effect, EffectId, Quad, TextureId, TintEncoding};
 
 /// The target's size.
 pub const SIZE: [u32; 2] = [160, 64];
@@ -20,17 +22,26 @@ pub const TOLERANCE: u8 = 2;
 /// The background, opaque.
 const BACKGROUND: [u8; 4] = [40, 60, 80, 255];
 
-/// One quad of the scene: where, its premultiplied tint, its offset, its flash (`params`).
+/// One quad of the scene: where, its premultiplied tint, its offset, its flash (`params`),
+/// whether its tint is on the sRGB curve.
 struct Item {
     at: [u32; 2],
     tint: [u8; 4],
     offset: [u8; 3],
     flash: Option<[f32; 4]>,
+    srgb: bool,
 }
 
 /// 20 x 20 quads in a row, 4 pixels apart, then a second row.
 fn items() -> Vec<Item> {
-    let item = |i: u32, tint, offset, flash| Item { at: [4 + 26 * (i % 6), 6 + 30 * (i / 6)], tint, offset, flash };
+    let item = |i: u32, tint, offset, flash| Item {
+        at: [4 + 26 * (i % 6), 6 + 30 * (i / 6)],
+        tint,
+        offset,
+        flash,
+        srgb: false,
+    };
+    let srgb = |i, tint, offset| Item { srgb: true, ..item(i, tint, offset, None) };
     vec![
         item(0, [255, 255, 255, 255], [0, 0, 0], None),
         item(1, [100, 50, 20, 255], [255, 64, 0], None),
@@ -42,6 +53,11 @@ fn items() -> Vec<Item> {
         item(6, [200, 100, 0, 255], [0, 90, 0], None),
         item(7, [80, 80, 80, 255], [7, 0, 0], None),
         item(8, [0, 64, 128, 192], [255, 0, 255], None),
+        // On the sRGB curve: 188 is linear 0.5, 17 is 0.0056 (a dark tint), 128 at alpha 128
+        // is premultiplied (linear 0.216 of 0.5).
+        srgb(9, [188, 128, 64, 255], [0, 0, 0]),
+        srgb(10, [188, 0, 128, 128], [0, 40, 0]),
+        srgb(11, [17, 24, 39, 255], [0, 0, 0]),
     ]
 }
 
@@ -60,6 +76,7 @@ pub fn record(b: &mut Batcher, white: TextureId) -> Result<(), String> {
             b.state().save();
         }
         b.state().set_color_offset(it.offset);
+        b.state().set_tint_encoding(if it.srgb { TintEncoding::Srgb } else { TintEncoding::Linear });
         let flash = it.flash.unwrap_or([0.0; 4]);
         let id = if it.flash.is_some() { b.budget().effect_at(1).unwrap() } else { EffectId::NONE };
         b.state().set_effect(id, flash);
@@ -73,6 +90,7 @@ pub fn record(b: &mut Batcher, white: TextureId) -> Result<(), String> {
         }
     }
     b.state().set_color_offset([0, 0, 0]);
+    b.state().set_tint_encoding(TintEncoding::Linear);
     Ok(())
 }
 
@@ -90,20 +108,26 @@ pub fn reference() -> Vec<u8> {
     };
     let items = items();
     for (i, it) in items.iter().enumerate() {
-        paint(it.at, [20, 20], look(it.tint, it.offset, it.flash));
+        paint(it.at, [20, 20], look(it.tint, it.offset, it.flash, it.srgb));
         if i == 6 {
             // The gap quad: drawn after the restore, with item 5's offset and flash.
             let before = &items[5];
-            paint([it.at[0], 28], [20, 6], look([50, 50, 50, 255], before.offset, before.flash));
+            paint([it.at[0], 28], [20, 6], look([50, 50, 50, 255], before.offset, before.flash, before.srgb));
         }
     }
     px.iter().flat_map(|p| p.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)).collect()
 }
 
-/// The colour a quad draws: its tint, flashed, then offset.
-fn look(tint: [u8; 4], offset: [u8; 3], flash: Option<[f32; 4]>) -> [f32; 4] {
+/// The colour a quad draws: its tint (decoded from the sRGB curve with `srgb`), flashed, then
+/// offset.
+fn look(tint: [u8; 4], offset: [u8; 3], flash: Option<[f32; 4]>, srgb: bool) -> [f32; 4] {
     let c = tint.map(|v| f32::from(v) / 255.0);
-    let mut rgb = [c[0], c[1], c[2]];
+    let decode = |v: f32| match srgb {
+        false => v,
+        true if v <= 0.04045 => v / 12.92,
+        true => ((v + 0.055) / 1.055).powf(2.4),
+    };
+    let mut rgb = [decode(c[0]), decode(c[1]), decode(c[2])];
     if let Some(p) = flash {
         // Parameters travel as bytes.
         let p = p.map(|v| (v * 255.0).round() / 255.0);

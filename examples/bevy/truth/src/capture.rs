@@ -124,21 +124,9 @@ fn retarget_cameras(
     }
 }
 
-/// As Bevy's `render_range` draws a sorted phase: one draw per batch.
+/// The frame's `Transparent2d` draws, as Bevy's `render_range` makes them.
 fn count_draws(draws: Res<'_, PhaseDraws>, phases: Res<'_, ViewSortedRenderPhases<Transparent2d>>) {
-    let mut count = 0;
-    for phase in phases.values() {
-        let mut skip = 0;
-        for item in phase.items.values() {
-            if skip > 0 {
-                skip -= 1;
-            } else if !item.batch_range.is_empty() {
-                count += 1;
-                skip = item.batch_range.len() - 1;
-            }
-        }
-    }
-    draws.0.store(count, Ordering::Relaxed);
+    draws.0.store(headless::transparent_2d_draws(&phases), Ordering::Relaxed);
 }
 
 /// One counted frame, as `frames.txt` holds it.

@@ -19,14 +19,6 @@ use bevy_examples_truth::{FrameRecord, read_records, stand_in};
 /// How far a pixel may be from Bevy's, per channel.
 const TOLERANCE: u8 = 2;
 
-/// Where a case is allowed further, and why (the docs' table says so too).
-const WIDER: &[(&str, u8, &str)] = &[(
-    "testbed_2d Text",
-    5,
-    "its dark `Sprite::from_color` boxes: layerbatch's tint is 8-bit premultiplied linear RGBA, so \
-     sRGB 17 (linear 0.0056) is stored as 1/255 and shows as 13",
-)];
-
 struct Case {
     /// The example, and its arguments.
     example: &'static str,
@@ -107,17 +99,15 @@ fn check(case: &Case) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy-examples").join(name.replace([' ', '-'], "_"));
     let bevy = run(case, "bevy", &dir.join("bevy"));
     let layerbatch = run(case, "layerbatch", &dir.join("layerbatch"));
-    let (tolerance, why) =
-        WIDER.iter().find(|(case, ..)| *case == name).map_or((TOLERANCE, ""), |&(_, t, why)| (t, why));
     let mut failures = Vec::new();
     let mut worst = 0;
     for &frame in case.capture {
         let file = format!("frame-{frame}.png");
-        let (over, max, first) = compare(&dir.join("bevy").join(&file), &dir.join("layerbatch").join(&file), tolerance);
+        let (over, max, first) = compare(&dir.join("bevy").join(&file), &dir.join("layerbatch").join(&file), TOLERANCE);
         worst = worst.max(max);
         if over > 0 {
             failures.push(format!(
-                "frame {frame}: {over} pixels over {tolerance} (max {max}); first (x, y, bevy, layerbatch): {first:?}"
+                "frame {frame}: {over} pixels over {TOLERANCE} (max {max}); first (x, y, bevy, layerbatch): {first:?}"
             ));
         }
     }
@@ -129,9 +119,8 @@ fn check(case: &Case) {
         ms[ms.len() / 2]
     };
     let summary = format!(
-        "| {name} | {} | {worst}{} | {} | {} | {} | {} | {:.1} | {:.1} |",
+        "| {name} | {} | {worst} | {} | {} | {} | {} | {:.1} | {:.1} |",
         case.capture.len(),
-        if why.is_empty() { String::new() } else { format!(" (allowed {tolerance}: {why})") },
         b.phase_draws,
         l.phase_draws,
         l.layerbatch_sprites,

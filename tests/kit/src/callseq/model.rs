@@ -77,7 +77,14 @@ pub(super) struct Frame {
 
 /// A drawing state as the batcher reports it: draw state, effect and parameters, lit, sort
 /// key, colour offset.
-pub(super) type Look = (layerbatch_core::plan::DrawState, (layerbatch_core::EffectId, [u8; 4]), bool, SortKey, [u8; 3]);
+pub(super) type Look = (
+    layerbatch_core::plan::DrawState,
+    (layerbatch_core::EffectId, [u8; 4]),
+    bool,
+    SortKey,
+    [u8; 3],
+    layerbatch_core::TintEncoding,
+);
 
 /// The whole reference model.
 #[derive(Debug, Default)]

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use layerbatch_core::{
     Filter, Format, LightError, PointLight, Quad, QuadError, ResidentId, SortKey, TextureDesc, TextureError, TextureId,
-    Usage,
+    TintEncoding, Usage,
 };
 
 use super::model::Look;
@@ -341,11 +341,11 @@ impl World {
     /// The drawing state the batcher reports now.
     fn look(&mut self) -> Look {
         let s = self.batcher.state();
-        (s.draw_state(), s.effect(), s.lit(), s.sort_key(), s.color_offset())
+        (s.draw_state(), s.effect(), s.lit(), s.sort_key(), s.color_offset(), s.tint_encoding())
     }
 
-    /// Effects, lights, normal maps, ramp rows, sort keys, colour offsets, saved and restored
-    /// drawing states and clips (not in pixel-exact runs).
+    /// Effects, lights, normal maps, ramp rows, sort keys, colour offsets, tint encodings,
+    /// saved and restored drawing states and clips (not in pixel-exact runs).
     fn looks(&mut self, c: &mut dyn Choices) -> Result<(), String> {
         let budget = self.batcher.budget().clone();
         let lights = budget.max_lights > 0;
@@ -408,6 +408,14 @@ impl World {
                     return Err(format!(
                         "set_color_offset {offset:?}: reads back {:?}",
                         self.batcher.state().color_offset()
+                    ));
+                }
+                let encoding = if c.chance(50) { TintEncoding::Srgb } else { TintEncoding::Linear };
+                self.batcher.state().set_tint_encoding(encoding);
+                if self.batcher.state().tint_encoding() != encoding {
+                    return Err(format!(
+                        "set_tint_encoding {encoding:?}: reads back {:?}",
+                        self.batcher.state().tint_encoding()
                     ));
                 }
             }
