@@ -131,7 +131,7 @@ fn drawable(sprite: &Sprite, images: &Assets<Image>) -> bool {
         // Bevy tiles only with a custom size (see `LayerbatchSprite::pieces` for why tiles are
         // Bevy's).
         SpriteImageMode::Tiled { .. } => sprite.custom_size.is_none(),
-        SpriteImageMode::Scale(_) => false,
+        SpriteImageMode::Scale(_) => true,
     };
     let modes = image_mode && matches!(sprite.alpha_mode, SpriteAlphaMode::Blend);
     modes && image.is_none_or(|image| holdable(id, image).is_ok())

@@ -5,7 +5,7 @@ use bevy::camera::primitives::Aabb;
 use bevy::camera::visibility::{NoAutoAabb, NoFrustumCulling, VisibilityClass, add_visibility_class};
 use bevy::image::{TextureAtlas, TextureAtlasLayout};
 use bevy::prelude::*;
-use bevy::sprite::{Anchor, SliceScaleMode, SpriteImageMode};
+use bevy::sprite::{Anchor, SliceScaleMode, SpriteImageMode, SpriteScalingMode};
 use layerbatch_core::{NineSlice, Quad, TextureId};
 
 /// A sprite drawn by layerbatch, sorted by its z among Bevy's own `Transparent2d` items
@@ -53,11 +53,13 @@ pub struct LayerbatchSprite {
     /// Mirror vertically. Default false.
     pub flip_y: bool,
     /// How the image fills the sprite, as on Bevy's `Sprite`: `Auto` (stretched to its size,
-    /// the default), or, with a `custom_size` (Bevy slices only then), `Sliced` with both
-    /// scale modes `Stretch` (a nine-slice: corners at their size times the corner scale Bevy
-    /// computes, edges and centre stretched). Other modes (tiled, scaled, sliced with tiles)
-    /// draw as `Auto` here; in drop-in mode ([`crate::SpriteMode::All`]) a `Sprite` with one
-    /// of them stays Bevy's.
+    /// the default), or, with a `custom_size` (Bevy applies the others only then), `Scale`
+    /// (fill: the source cropped to the box's shape; fit: the quad shrunk to the source's
+    /// shape, each from the centre, start or end, as Bevy's sprite mesh places them) and
+    /// `Sliced` with both scale modes `Stretch` (a nine-slice: corners at their size times the
+    /// corner scale Bevy computes, edges and centre stretched). Tiled sprites and sprites
+    /// sliced with tiles draw as `Auto` here; in drop-in mode ([`crate::SpriteMode::All`]) a
+    /// `Sprite` with one of them stays Bevy's.
     pub image_mode: SpriteImageMode,
 }
 
@@ -211,12 +213,16 @@ impl LayerbatchSprite {
         image_size_px: UVec2,
     ) -> Quad {
         let image = image_size_px.as_vec2();
-        let rect = source.unwrap_or(Rect { min: Vec2::ZERO, max: image });
-        let size = self.custom_size.unwrap_or_else(|| rect.size());
+        let mut rect = source.unwrap_or(Rect { min: Vec2::ZERO, max: image });
+        let mut size = self.custom_size.unwrap_or_else(|| rect.size());
+        let mut offset = Vec2::ZERO;
+        if let (Some(custom), SpriteImageMode::Scale(mode)) = (self.custom_size, &self.image_mode) {
+            (rect, size, offset) = scaled(*mode, rect, custom);
+        }
         let anchor = anchor.as_vec();
         // Local corners (y up): the top-left corner samples the rect's top-left texel.
-        let left = (-0.5 - anchor.x) * size.x;
-        let top = (0.5 - anchor.y) * size.y;
+        let left = (-0.5 - anchor.x) * size.x + offset.x;
+        let top = (0.5 - anchor.y) * size.y + offset.y;
         let affine = transform.affine();
         let at = |x: f32, y: f32| affine.transform_point3(Vec3::new(x, y, 0.0)).truncate();
         let top_left = at(left, top);
@@ -236,6 +242,34 @@ impl LayerbatchSprite {
         quad.uv = [u0, v0, u1, v1];
         quad.color = premultiplied_tint(self.color);
         quad
+    }
+}
+
+/// A sprite of `custom` size showing `rect` (pixels) under Bevy's `SpriteImageMode::Scale`,
+/// as Bevy's sprite mesh computes it: the part of `rect` shown, the quad's size, and its
+/// offset (local, y up) before the anchor. Fill keeps the box and crops the source to its
+/// shape (from its centre, top-left or bottom-right); fit keeps the whole source and shrinks
+/// the quad to fit (centred, left-top or right-bottom in the box).
+fn scaled(mode: SpriteScalingMode, rect: Rect, custom: Vec2) -> (Rect, Vec2, Vec2) {
+    let source = rect.size();
+    let (source_ratio, custom_ratio) = (source.x / source.y, custom.x / custom.y);
+    let wider = source_ratio > custom_ratio;
+    let fill =
+        if wider { Vec2::new(custom.y * source_ratio, custom.y) } else { Vec2::new(custom.x, custom.x / source_ratio) };
+    let fit =
+        if wider { Vec2::new(custom.x, custom.x / source_ratio) } else { Vec2::new(custom.y * source_ratio, custom.y) };
+    // The source seen through the box: `start` (0..1 of the source) to `start + custom / fill`.
+    let crop = |start: Vec2| {
+        let min = rect.min + start * source;
+        Rect { min, max: min + custom / fill * source }
+    };
+    match mode {
+        SpriteScalingMode::FillCenter => (crop((fill - custom) * 0.5 / fill), custom, Vec2::ZERO),
+        SpriteScalingMode::FillStart => (crop(Vec2::ZERO), custom, Vec2::ZERO),
+        SpriteScalingMode::FillEnd => (crop((fill - custom) / fill), custom, Vec2::ZERO),
+        SpriteScalingMode::FitCenter => (rect, fit, Vec2::ZERO),
+        SpriteScalingMode::FitStart => (rect, fit, (custom - fit) * Vec2::new(-0.5, 0.5)),
+        SpriteScalingMode::FitEnd => (rect, fit, (custom - fit) * Vec2::new(0.5, -0.5)),
     }
 }
 

@@ -28,6 +28,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("rotation", "2d/rotation.rs"),
     ("2d_viewport_to_world", "2d/2d_viewport_to_world.rs"),
     ("pixel_grid_snap", "2d/pixel_grid_snap.rs"),
+    ("sprite_scale", "2d/sprite_scale.rs"),
+    ("transparency_2d", "2d/transparency_2d.rs"),
+    ("text2d", "2d/text2d.rs"),
+    ("bloom_2d", "2d/bloom_2d.rs"),
     ("testbed_2d", "testbed/2d.rs"),
     ("bevymark", "stress_tests/bevymark.rs"),
 ];

@@ -17,6 +17,8 @@ const IMAGES: &[(&str, &str, [u32; 2])] = &[
     // bevymark sizes its birds from a 256-pixel icon (`BIRD_TEXTURE_SIZE`).
     ("branding/icon.png", "enemies/bee.png", [256, 256]),
     ("branding/bevy_logo_dark.png", "items/flagGreen1.png", [480, 120]),
+    // sprite_scale fits and fills a wide banner into boxes of other shapes.
+    ("branding/banner.png", "tiles/bridgeB.png", [400, 100]),
     ("pixel/bevy_pixel_dark.png", "items/coinGold.png", [32, 32]),
     ("pixel/bevy_pixel_light.png", "enemies/slimeBlue.png", [32, 32]),
     // sprite_slice cuts 200 pixels off each side of this one, 80 off the next.

@@ -162,6 +162,10 @@ examples! {
     rotation: "rotation" [], frames 45, capture [1, 25, 45], adopts true;
     viewport_to_world_2d: "2d_viewport_to_world" [], frames 30, capture [1, 30], adopts false;
     pixel_grid_snap: "pixel_grid_snap" [], frames 30, capture [1, 30], adopts true;
+    sprite_scale: "sprite_scale" [], frames 3, capture [3], adopts true;
+    transparency_2d: "transparency_2d" [], frames 3, capture [3], adopts true;
+    text2d: "text2d" [], frames 30, capture [1, 30], adopts true;
+    bloom_2d: "bloom_2d" [], frames 3, capture [3], adopts true;
     testbed_2d_shapes: "testbed_2d" ["Shapes"], frames 3, capture [3], adopts false;
     testbed_2d_text: "testbed_2d" ["Text"], frames 3, capture [3], adopts true;
     testbed_2d_sprite: "testbed_2d" ["Sprite"], frames 3, capture [3], adopts true;
