@@ -107,3 +107,53 @@ fn a_basis_file_loads_through_the_asset_server_and_draws_as_bevy_draws_it() {
     println!("{format:?}: layerbatch within {worst} of Bevy's renderer");
     assert!(worst <= 2, "layerbatch differs from Bevy's renderer by {worst}");
 }
+
+/// A file that is not Basis (a truncated one, then random bytes) under the Basis name: the
+/// load fails with the loader's error, nothing panics, and the app keeps running.
+#[test]
+fn a_broken_basis_file_fails_to_load_and_nothing_panics() {
+    let assets = Path::new(env!("CARGO_TARGET_TMPDIR")).join("basis-broken");
+    std::fs::create_dir_all(&assets).expect("asset folder");
+    // A KTX2 identifier and nothing after it, and bytes from a fixed generator.
+    let ktx2_magic = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A];
+    std::fs::write(assets.join("truncated.basis.ktx2"), ktx2_magic).expect("write");
+    let noise: Vec<u8> = (0u32..4096).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(assets.join("noise.basis.ktx2"), noise).expect("write");
+    let mut app = App::new();
+    app.add_plugins(
+        headless::default_plugins(false)
+            .disable::<bevy::log::LogPlugin>()
+            .set(AssetPlugin { file_path: assets.display().to_string(), ..default() }),
+    )
+    .add_plugins(LayerbatchPlugin { sprites: SpriteMode::All, ..default() });
+    headless::start(&mut app);
+    let world = app.world_mut();
+    let target = world.resource_mut::<Assets<Image>>().add(target_image(SIZE_PX, SIZE_PX));
+    world.spawn((Camera2d, RenderTarget::Image(target.into())));
+    let handles: Vec<Handle<Image>> =
+        ["truncated.basis.ktx2", "noise.basis.ktx2"].map(|f| world.resource::<AssetServer>().load(f)).into();
+    for handle in &handles {
+        world.spawn(Sprite::from_image(handle.clone()));
+    }
+    let mut errors = Vec::new();
+    for _ in 0..200 {
+        app.update();
+        let server = app.world().resource::<AssetServer>();
+        errors = handles
+            .iter()
+            .filter_map(|h| match server.get_load_state(h) {
+                Some(LoadState::Failed(e)) => Some(e.to_string()),
+                _ => None,
+            })
+            .collect();
+        if errors.len() == handles.len() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(errors.len(), 2, "both broken files fail to load: {errors:?}");
+    // BasisLoader's own error (not a missing loader): layerbatch-core refused the container.
+    assert!(errors.iter().all(|e| e.contains("the Basis file")), "{errors:?}");
+    let stats = app.world().resource::<LayerbatchStats>().frame();
+    assert_eq!(stats.sprites, 0, "nothing drawn from them");
+}
