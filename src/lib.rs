@@ -76,3 +76,7 @@ pub struct LightsDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/formats.md")]
 pub struct FormatsDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/host-textures.md")]
+pub struct HostTexturesDoctests;

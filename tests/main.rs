@@ -14,6 +14,7 @@ mod draw_state;
 mod effects;
 mod egui_wgpu;
 mod hello;
+mod host_textures;
 mod hud;
 mod lights;
 mod loading;

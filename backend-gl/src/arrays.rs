@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use glow::HasContext;
 
-use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
+use layerbatch_core::execute::{Executor, HostFill, LayerCopy, LevelUpload, RectCopy};
 use layerbatch_core::plan::{ArrayDesc, ArrayId, CellWrite, MotionWrite, ResidentWrite};
 use layerbatch_core::{mip_size, Filter, Format, PlanError, ResidentId, Wrap};
 
@@ -68,6 +68,8 @@ pub(crate) struct GlArrays {
     pub(crate) motions: MotionTextures,
     /// The ramp effects read, if the budget has one.
     pub(crate) ramp: GlRamp,
+    /// The host's textures ([`crate::Renderer::set_host_texture`]), by host texture id.
+    pub(crate) host_textures: HashMap<layerbatch_core::TextureId, crate::host_textures::HostTexture>,
 }
 
 impl GlArrays {
@@ -78,7 +80,23 @@ impl GlArrays {
         let motions = MotionTextures::new(motion_unit);
         let ramp = GlRamp::new(ramp_unit);
         let (arrays, deleted) = (HashMap::new(), Vec::new());
-        Self { gl, host, caps, arrays, copy_fbos: None, deleted, residents, motions, ramp }
+        let host_textures = HashMap::new();
+        Self { gl, host, caps, arrays, copy_fbos: None, deleted, residents, motions, ramp, host_textures }
+    }
+
+    /// The context.
+    pub(crate) fn gl(&self) -> &glow::Context {
+        &self.gl
+    }
+
+    /// The host's bindings, read and put back.
+    pub(crate) fn host_gl(&self) -> &HostGl {
+        &self.host
+    }
+
+    /// The context is GLES (WebGL2 included).
+    pub(crate) fn gles(&self) -> bool {
+        self.caps.gles
     }
 
     /// Arrays held.
@@ -247,7 +265,7 @@ impl GlArrays {
     }
 
     /// The read and draw framebuffers of blit copies, made on first use.
-    fn copy_framebuffers(&mut self) -> Result<[glow::Framebuffer; 2], Error> {
+    pub(crate) fn copy_framebuffers(&mut self) -> Result<[glow::Framebuffer; 2], Error> {
         if let Some(f) = self.copy_fbos {
             return Ok(f);
         }
@@ -471,6 +489,10 @@ impl Executor for GlArrays {
         })
     }
 
+    fn host_contents(&mut self, fill: &HostFill) -> Result<(), Error> {
+        self.copy_host(fill)
+    }
+
     fn copy_rect(&mut self, copy: &RectCopy) -> Result<(), Error> {
         let from = self.array(copy.from)?.texture;
         let to = self.array(copy.to)?.texture;
@@ -654,6 +676,7 @@ mod zero_block_tests {
             sampler: Sampler::default(),
             render_target: false,
             normal_map: false,
+            host: None,
         };
         assert_eq!(zero_block_bytes(&desc(64, 64, 3)).unwrap(), 16 * 16 * 16 * 3);
         // 16384x16384 BC7 is 256 MiB a layer: 8 layers are 2 GiB, one byte past i32::MAX.

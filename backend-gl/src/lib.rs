@@ -444,6 +444,7 @@ mod error;
 mod fixed;
 mod formats;
 mod host;
+mod host_textures;
 mod motions;
 mod program;
 mod ramp;
@@ -454,6 +455,7 @@ mod state;
 mod target;
 
 pub use error::{Error, Stage};
+pub use host_textures::HostRows;
 #[doc(hidden)]
 pub use program::compile_program_for_test;
 pub use renderer::{Capabilities, CopyPath, Renderer};

@@ -122,7 +122,7 @@ pub struct Renderer {
     /// (WebGL2), kept frame to frame.
     vertex_bytes: Vec<u8>,
     /// The arrays on GL: the executor of the plans' resource ops.
-    arrays: GlArrays,
+    pub(crate) arrays: GlArrays,
     /// Core's check, application and counting of the plans' resource ops, as every executor
     /// runs them; what it holds mirrors `arrays`.
     runner: PlanRunner,
@@ -515,7 +515,9 @@ impl Renderer {
                     if matches!(a, ArrayOp::Create { .. } | ArrayOp::Grow { .. } | ArrayOp::Shrink { .. }) {
                         needs.units = needs.units.max(1);
                     }
-                    needs.blit |= a.is_gpu_copy() && !self.caps.copy_image;
+                    // A host texture's copy is always a blit (it may flip).
+                    needs.blit |=
+                        (a.is_gpu_copy() && !self.caps.copy_image) || matches!(a, ArrayOp::HostContents { .. });
                 }
             }
         }

@@ -174,6 +174,7 @@ fn array_desc(size: u32, layers: u32, render_target: bool) -> ArrayDesc {
         sampler: Sampler::new(Filter::Nearest, Wrap::ClampToEdge),
         render_target,
         normal_map: false,
+        host: None,
     }
 }
 

@@ -46,6 +46,7 @@ fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Fil
         sampler: Sampler::new(filter, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
+        host: None,
     }
 }
 

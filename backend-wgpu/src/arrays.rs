@@ -9,11 +9,12 @@
 
 use std::collections::HashMap;
 
-use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, RectCopy};
-use layerbatch_core::plan::{ArrayDesc, ArrayId, CellWrite, Instance, MotionWrite, ResidentWrite};
+use layerbatch_core::execute::{Executor, HostFill, LayerCopy, LevelUpload, RectCopy};
+use layerbatch_core::plan::{ArrayDesc, ArrayId, CellWrite, HostAccess, Instance, MotionWrite, ResidentWrite};
 use layerbatch_core::{Format, FramePlan, ResidentId};
 
 use crate::bind_groups::BindGroups;
+use crate::host::HostTextures;
 use crate::motions::Motions;
 use crate::pipelines::Pipelines;
 use crate::scope::{checked, Late};
@@ -40,12 +41,21 @@ pub(crate) struct Arrays {
     /// Resident buffers are also storage (the grid culling pass reads tile grid layers').
     storage_residents: bool,
     pub(crate) motions: Motions,
+    /// The host's textures and the arrays viewing them.
+    pub(crate) host: HostTextures,
 }
 
 impl Arrays {
     /// None yet; moving layers' textures go into `motions`.
     pub(crate) fn new(motions: Motions, storage_residents: bool) -> Self {
-        Self { arrays: HashMap::new(), residents: HashMap::new(), cells: HashMap::new(), storage_residents, motions }
+        Self {
+            arrays: HashMap::new(),
+            residents: HashMap::new(),
+            cells: HashMap::new(),
+            storage_residents,
+            motions,
+            host: HostTextures::default(),
+        }
     }
 
     /// A tile grid layer's cell buffer.
@@ -68,9 +78,32 @@ impl Arrays {
         self.residents.get(&id)
     }
 
+    /// A host texture's array, now a view of it.
+    pub(crate) fn insert_view(&mut self, id: ArrayId, array: Array) {
+        self.arrays.insert(id, array);
+    }
+
+    /// A view's host texture was replaced by another of its size.
+    pub(crate) fn replace_view(&mut self, id: ArrayId, texture: wgpu::Texture, view: wgpu::TextureView) {
+        if let Some(a) = self.arrays.get_mut(&id) {
+            (a.texture, a.view) = (texture, view);
+        }
+    }
+
+    /// A view's host texture was taken back.
+    pub(crate) fn drop_view(&mut self, id: ArrayId) {
+        self.arrays.remove(&id);
+    }
+
+    /// The error for an array the renderer does not hold (see [`HostTextures::missing`]).
+    pub(crate) fn missing(&self, id: ArrayId) -> Error {
+        self.host.missing(id)
+    }
+
     /// Drops every array and resident buffer, and with them every cached bind group and slot
-    /// binding.
+    /// binding. The host's textures stay: they are the host's.
     pub(crate) fn drop_all(&mut self, groups: &mut BindGroups) {
+        self.host.drop_arrays();
         self.arrays.clear();
         self.residents.clear();
         self.cells.clear();
@@ -99,7 +132,7 @@ pub(crate) struct ArrayOps<'a> {
     device: &'a wgpu::Device,
     queue: &'a wgpu::Queue,
     late: &'a Late,
-    arrays: &'a mut Arrays,
+    pub(crate) arrays: &'a mut Arrays,
     /// Dropped arrays leave the cache and the slots at once.
     groups: &'a mut BindGroups,
     /// A render-target array's format needs its pipelines.
@@ -145,6 +178,26 @@ impl<'a> ArrayOps<'a> {
         self.pipeline_compiles
     }
 
+    /// The device.
+    pub(crate) fn device(&self) -> &'a wgpu::Device {
+        self.device
+    }
+
+    /// Where late errors go.
+    pub(crate) fn late(&self) -> &'a Late {
+        self.late
+    }
+
+    /// The renderer's own encoder, if made.
+    pub(crate) fn own(&mut self) -> &mut Option<wgpu::CommandEncoder> {
+        &mut self.own
+    }
+
+    /// Before a GPU copy: the writes staged so far are recorded first, in order.
+    pub(crate) fn before_gpu_copy(&mut self) -> Result<(), Error> {
+        self.writes.before_copy(self.device, self.late, &mut self.own)
+    }
+
     /// After the ops: records the writes still staged, and returns the renderer's encoder
     /// (`None` when nothing was recorded).
     pub(crate) fn finish(mut self) -> Result<Option<wgpu::CommandEncoder>, Error> {
@@ -166,6 +219,11 @@ impl Executor for ArrayOps<'_> {
     }
 
     fn create_array(&mut self, id: ArrayId, desc: &ArrayDesc) -> Result<(), Error> {
+        if desc.host == Some(HostAccess::View) {
+            // The host's texture, viewed when the plan fills it: nothing to make.
+            self.arrays.host.create_view(id, desc);
+            return Ok(());
+        }
         let (device, late) = (self.device, self.late);
         let format = wgpu_format(desc.format);
         let mut usage =
@@ -373,9 +431,15 @@ impl Executor for ArrayOps<'_> {
     }
 
     fn destroy_array(&mut self, array: ArrayId) {
-        // wgpu frees the texture once the commands recorded with it are done.
+        // wgpu frees the texture once the commands recorded with it are done (a view only
+        // drops the renderer's reference to the host's texture).
         self.arrays.arrays.remove(&array);
+        self.arrays.host.destroy(array);
         self.groups.release(array);
+    }
+
+    fn host_contents(&mut self, fill: &HostFill) -> Result<(), Error> {
+        self.fill_host(fill)
     }
 
     fn write_level(&mut self, write: &LevelUpload<'_>) -> Result<(), Error> {

@@ -14,7 +14,7 @@ use wgpu::util::DeviceExt as _;
 use layerbatch_core::plan::{ArrayId, SlotBind};
 use layerbatch_core::MAX_SLOTS_PER_DRAW;
 
-use crate::arrays::{out_of_step, Arrays};
+use crate::arrays::Arrays;
 use crate::pipelines::Pipelines;
 use crate::samplers::Samplers;
 use crate::scope::{checked, Late};
@@ -161,7 +161,7 @@ impl BindGroups {
         let mut created = false;
         if !self.cache.contains_key(&key) {
             for &id in key.1.iter().take(tier as usize).filter(|&&a| a != NO_ARRAY) {
-                let a = arrays.get(ArrayId(id)).ok_or_else(|| out_of_step(ArrayId(id)))?;
+                let a = arrays.get(ArrayId(id)).ok_or_else(|| arrays.missing(ArrayId(id)))?;
                 self.samplers.ensure(device, late, &a.desc)?;
             }
             let group = self.create(device, late, pipelines.slot_layout(tier_index), arrays, tier, exclude)?;
@@ -213,7 +213,7 @@ impl BindGroups {
         for (i, a) in held.iter().enumerate() {
             let (view, sampler_of, normals) = match a.filter(|a| Some(*a) != exclude) {
                 Some(id) => {
-                    let a = arrays.get(id).ok_or_else(|| out_of_step(id))?;
+                    let a = arrays.get(id).ok_or_else(|| arrays.missing(id))?;
                     // The sibling, or the array itself where it has none: then no quad of it
                     // has FLAG_NORMAL_MAP (the validator), so nothing samples it as normals.
                     let normals = arrays.get(id.normal_map()).map_or(&a.view, |n| &n.view);

@@ -68,6 +68,15 @@ pub enum Error {
         /// wgpu's message (it names the stage and carries the driver's log).
         message: String,
     },
+    /// [`crate::Renderer::set_host_texture`] with a texture the renderer cannot draw as a host
+    /// texture; nothing changed.
+    #[error("host texture {texture:?}: the texture given is {reason}")]
+    HostTexture {
+        /// The host texture's id.
+        texture: layerbatch_core::TextureId,
+        /// Why.
+        reason: &'static str,
+    },
     /// Core's [`layerbatch_core::validate::PlanValidator`] refused the plan; nothing was applied. For
     /// [`PlanError::Sequence`] after a skipped plan, call [`layerbatch_core::Batcher::restore`].
     #[error(transparent)]

@@ -327,6 +327,7 @@ mod draws;
 mod error;
 mod globals;
 mod grids;
+mod host;
 mod instances;
 mod limits;
 mod mips;

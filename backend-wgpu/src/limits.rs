@@ -25,6 +25,9 @@ use crate::Error;
 ///   tile grids' culling pass (a compute pass with 4 storage buffers, writing indirect
 ///   draws' arguments): every backend but [`wgpu::Backend::Gl`], with compute workgroups of
 ///   at least 64 invocations. 0 elsewhere (`downlevel_webgl2_defaults` has no compute).
+/// - `host_texture_views`: `true` but on [`wgpu::Backend::Gl`], where a 2D texture is a
+///   `GL_TEXTURE_2D` that no `sampler2DArray` samples: a host texture is viewed as a one-layer
+///   `D2Array` elsewhere, and copied into an array of its own there.
 /// - `staged_motion_writes`: `true`. The renderer copies motions into a mapped buffer with
 ///   core's check ([`layerbatch_core::copy_checked`]) and from there into the motion texture
 ///   on the GPU, so a frame reads the host's motions once.
@@ -54,6 +57,7 @@ pub fn limits(backend: wgpu::Backend, device_limits: &wgpu::Limits) -> Limits {
         .with_compressed_copies(backend != wgpu::Backend::Gl)
         .with_max_storage_binding_bytes(storage_binding_bytes(backend, device_limits))
         .with_staged_motion_writes(true)
+        .with_host_texture_views(backend != wgpu::Backend::Gl)
 }
 
 /// The largest storage binding of the grid culling pass, or 0 where it cannot run.

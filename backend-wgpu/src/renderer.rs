@@ -96,8 +96,8 @@ pub struct Renderer {
     /// The render targets' mip regeneration pipelines, one per format.
     mips: Mips,
     globals: Globals,
-    arrays: Arrays,
-    groups: BindGroups,
+    pub(crate) arrays: Arrays,
+    pub(crate) groups: BindGroups,
     instances: Instances,
     /// Where the last plan's instance blocks went, by block number (reused: no allocation per
     /// frame).

@@ -116,6 +116,7 @@ mod tests {
             sampler,
             render_target: false,
             normal_map: false,
+            host: None,
         }
     }
 

@@ -41,6 +41,7 @@ fn desc(width_px: u32, height_px: u32, layers: u32, mip_levels: u32, filter: Fil
         sampler: Sampler::new(filter, wrap),
         render_target: false,
         normal_map: false,
+        host: None,
     }
 }
 

@@ -376,6 +376,7 @@ fn out_of_memory_is_an_error() {
         sampler: Sampler::new(Filter::Linear, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
+        host: None,
     };
     assert!(desc.bytes() > 64 << 30, "{} bytes", desc.bytes());
     let plan = FramePlan {

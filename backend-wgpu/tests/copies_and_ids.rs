@@ -29,6 +29,7 @@ fn desc(layers: u32, mip_levels: u32) -> ArrayDesc {
         sampler: Sampler::new(Filter::Nearest, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
+        host: None,
     }
 }
 

@@ -15,6 +15,7 @@ mod drawing;
 mod files;
 mod finish;
 mod frames;
+mod host;
 #[cfg(feature = "image")]
 mod images;
 mod memory;
@@ -95,6 +96,8 @@ pub struct Batcher {
     transcode_targets: Vec<crate::BasisTarget>,
     /// The white texel of [`TextureStore::white`], once asked for.
     white: Option<TextureId>,
+    /// Host textures whose contents the next plan brings into their arrays.
+    host: host::HostContents,
     frame: Counters,
     total: Counters,
     plan: FramePlan,
@@ -152,6 +155,7 @@ impl Batcher {
             #[cfg(feature = "basis")]
             transcode_targets: Vec::new(),
             white: None,
+            host: host::HostContents::default(),
             frame: Counters::default(),
             total: Counters::default(),
             plan: FramePlan { instance_capacity: budget.instance_capacity, ..FramePlan::default() },
@@ -342,6 +346,7 @@ impl Batcher {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn restore(&mut self) -> Vec<TextureId> {
+        self.release_waiting_host_arrays();
         // Frees since the last plan are already reflected in the allocator; their Destroy ops
         // and every other array op are superseded by re-creating what lives now.
         self.writes.drop_superseded(&mut self.ops, &mut self.upload_bytes);
@@ -389,7 +394,7 @@ impl Batcher {
         let mut missing = Vec::new();
         for (i, &was_written) in written.iter().enumerate() {
             let e = &self.registry.entries[i];
-            if !e.live || e.desc.usage == Usage::RenderTarget || was_written {
+            if !e.live || matches!(e.desc.usage, Usage::RenderTarget | Usage::Host) || was_written {
                 continue;
             }
             let id = self.registry.id(i);

@@ -64,6 +64,9 @@ pub struct Budget {
     /// See [`Limits::staged_motion_writes`]: executors copy motions with
     /// [`crate::copy_checked`], and core does not check those written in place when it plans.
     pub staged_motion_writes: bool,
+    /// See [`Limits::host_texture_views`]: host textures are viewed ([`crate::plan::HostAccess::View`])
+    /// rather than copied.
+    pub host_texture_views: bool,
 }
 
 impl Budget {
@@ -210,6 +213,7 @@ impl Budget {
                 limits.max_storage_binding_bytes.min(limits.max_buffer_bytes)
             },
             staged_motion_writes: limits.staged_motion_writes,
+            host_texture_views: limits.host_texture_views,
         })
     }
 

@@ -57,6 +57,10 @@ pub struct Counters {
     pub array_shrinks: u64,
     /// Rectangles copied between layers on the GPU ([`crate::TextureStore::compact`]).
     pub rect_copies: u64,
+    /// Host textures whose contents the plan brings into their arrays
+    /// ([`crate::plan::ArrayOp::HostContents`]): each array made for one, and each copy
+    /// [`crate::TextureStore::host_changed`] asked for.
+    pub host_contents: u64,
     /// Bytes of array storage held against the budget, at the end of the frame (a level, not
     /// a sum: equal in per-frame and cumulative counters).
     pub bytes_allocated: u64,
@@ -145,6 +149,7 @@ impl Counters {
             arrays_destroyed,
             array_shrinks,
             rect_copies,
+            host_contents,
             bytes_allocated,
             max_slot_tier,
             cpu_copy_bytes,
@@ -188,6 +193,7 @@ impl Counters {
         self.arrays_destroyed += arrays_destroyed;
         self.array_shrinks += array_shrinks;
         self.rect_copies += rect_copies;
+        self.host_contents += host_contents;
         self.bytes_allocated = bytes_allocated;
         self.max_slot_tier = self.max_slot_tier.max(max_slot_tier);
         self.cpu_copy_bytes = cpu_copy_bytes;
@@ -247,6 +253,13 @@ pub struct DeviceCounters {
     pub arrays_created: u64,
     /// Arrays destroyed on the device.
     pub arrays_destroyed: u64,
+    /// Host textures viewed as arrays ([`crate::plan::HostAccess::View`]): no storage made,
+    /// none of their pixels copied.
+    pub host_views: u64,
+    /// Host textures copied into arrays on the GPU ([`crate::plan::HostAccess::Copy`]).
+    pub host_copies: u64,
+    /// Bytes of those copies (0 where host textures are views).
+    pub host_copy_bytes: u64,
     /// Mip levels regenerated from level 0 after a plan drew into a render target with mip
     /// levels ([`crate::FramePlan::target`]): one per level above 0 of the target layer.
     pub mip_levels_regenerated: u64,
@@ -308,6 +321,9 @@ impl DeviceCounters {
         gpu_copy_bytes: 0,
         arrays_created: 0,
         arrays_destroyed: 0,
+        host_views: 0,
+        host_copies: 0,
+        host_copy_bytes: 0,
         mip_levels_regenerated: 0,
         bytes_held: 0,
         segments_clipped_away: 0,
@@ -337,6 +353,9 @@ impl DeviceCounters {
             gpu_copy_bytes,
             arrays_created,
             arrays_destroyed,
+            host_views,
+            host_copies,
+            host_copy_bytes,
             mip_levels_regenerated,
             bytes_held,
             segments_clipped_away,
@@ -361,6 +380,9 @@ impl DeviceCounters {
         self.gpu_copy_bytes += gpu_copy_bytes;
         self.arrays_created += arrays_created;
         self.arrays_destroyed += arrays_destroyed;
+        self.host_views += host_views;
+        self.host_copies += host_copies;
+        self.host_copy_bytes += host_copy_bytes;
         self.mip_levels_regenerated += mip_levels_regenerated;
         self.bytes_held = bytes_held;
         self.segments_clipped_away += segments_clipped_away;

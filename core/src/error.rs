@@ -217,8 +217,36 @@ pub enum TextureError {
     #[error("texture {0:?} is not Usage::RenderTarget: only render targets can be drawn into")]
     NotRenderTarget(TextureId),
     /// The operation needs another usage (e.g. `resize` on a static texture).
-    #[error("texture {0:?} is not Usage::Dynamic: only dynamic textures can be resized")]
+    #[error("texture {0:?} is not Usage::Dynamic or Usage::Host: only those can be resized")]
     NotDynamic(TextureId),
+    /// [`crate::TextureStore::host_changed`] with a texture that is not [`crate::Usage::Host`].
+    #[error("texture {0:?} is not Usage::Host: only host textures change on the device")]
+    NotHost(TextureId),
+    /// Pixels for a [`crate::Usage::Host`] texture: at registration, a resize, an update or a
+    /// region update. The host draws its pixels on the device; layerbatch uploads none.
+    #[error(
+        "texture {texture:?} is a host texture: layerbatch uploads none of its pixels ({pixel_bytes} bytes given)"
+    )]
+    HostPixels {
+        /// The texture (`None` at registration).
+        texture: Option<TextureId>,
+        /// Bytes given.
+        pixel_bytes: usize,
+    },
+    /// [`crate::TextureStore::resize`] of a [`crate::Usage::Host`] texture while a frame is
+    /// recorded: resize it between frames (after `finish`, before `begin_frame`).
+    #[error("host texture {0:?} resized while a frame is recorded: resize it between frames")]
+    HostResizeInFrame(TextureId),
+    /// A [`crate::Usage::Host`] texture asked for with mip levels or a compressed format: a host
+    /// texture is one level of an uncompressed colour format (its array is the texture itself,
+    /// or a copy of its level 0).
+    #[error("a host texture is one level of an uncompressed format, not {mip_levels} levels of {format}")]
+    HostDesc {
+        /// Format asked for.
+        format: Format,
+        /// Levels asked for.
+        mip_levels: u32,
+    },
     /// Admitting the texture would exceed the byte budget: `allocated_bytes + retired_bytes +
     /// requested_bytes > budget_bytes`. Nothing was changed: every texture already admitted
     /// stays valid and where it was.

@@ -8,7 +8,7 @@
 //! count it alike by construction.
 //!
 //! ```
-//! use layerbatch_core::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
+//! use layerbatch_core::execute::{Executor, HostFill, LayerCopy, LevelUpload, PlanRunner, RectCopy};
 //! use layerbatch_core::{Batcher, Config, DeviceCounters, Limits, PlanError};
 //! use layerbatch_core::plan::{ArrayDesc, ArrayId};
 //! use layerbatch_core::ResidentId;
@@ -25,6 +25,7 @@
 //!     fn copy_layers(&mut self, _: &LayerCopy) -> Result<(), PlanError> { Ok(()) }
 //!     fn copy_rect(&mut self, _: &RectCopy) -> Result<(), PlanError> { Ok(()) }
 //!     fn destroy_array(&mut self, _: ArrayId) {}
+//!     fn host_contents(&mut self, _: &HostFill) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_level(&mut self, _: &LevelUpload<'_>) -> Result<(), PlanError> { Ok(()) }
 //!     fn create_resident(&mut self, _: ResidentId, _: u32, _: bool) -> Result<(), PlanError> { Ok(()) }
 //!     fn write_resident(&mut self, _: &ResidentWrite<'_>) -> Result<(), PlanError> { Ok(()) }
@@ -54,8 +55,8 @@ use std::collections::HashMap;
 
 use crate::plan::Instance;
 use crate::plan::{
-    ArrayDesc, ArrayId, ArrayOp, CellWrite, FramePlan, LevelWrite, MotionWrite, PlanError, ResidentId, ResidentOp,
-    ResidentWrite, ResourceOp,
+    ArrayDesc, ArrayId, ArrayOp, CellWrite, FramePlan, HostAccess, LevelWrite, MotionWrite, PlanError, ResidentId,
+    ResidentOp, ResidentWrite, ResourceOp,
 };
 use crate::texture::{mip_size, Format};
 use crate::validate::PlanValidator;
@@ -98,6 +99,14 @@ pub trait Executor {
     fn copy_rect(&mut self, copy: &RectCopy) -> Result<(), Self::Error>;
     /// Destroys `array` (a device frees it once the commands using it are done).
     fn destroy_array(&mut self, array: ArrayId);
+    /// Brings a host texture's contents into its array: see [`HostFill`]. For an array of
+    /// [`HostAccess::View`], [`Executor::create_array`] made nothing, and this makes the array
+    /// a view of the host's texture; for [`HostAccess::Copy`] it copies on the GPU.
+    ///
+    /// # Errors
+    /// When the executor holds no texture of the host's for `fill.texture`, or one of another
+    /// size or format, or the device reports the copy failed.
+    fn host_contents(&mut self, fill: &HostFill) -> Result<(), Self::Error>;
     /// Writes one mip level of a texture into a layer, from the CPU.
     ///
     /// # Errors
@@ -186,6 +195,33 @@ impl LayerCopy {
     pub fn bytes(&self) -> u64 {
         let per_layer: u64 = self.levels().map(|(_, [w, h])| rect_bytes([w, h], self.format)).sum();
         per_layer.saturating_mul(u64::from(self.layers))
+    }
+}
+
+/// A host texture's contents brought into its array ([`ArrayOp::HostContents`]): the array
+/// made a view of the host's texture ([`HostAccess::View`]), or the texture's level 0 copied
+/// into layer 0 of the array on the GPU ([`HostAccess::Copy`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostFill {
+    /// The host texture: the id the host handed its texture to the executor under.
+    pub texture: TextureId,
+    /// Its array.
+    pub array: ArrayId,
+    /// View or copy.
+    pub access: HostAccess,
+    /// The texture's size (the array's layer size).
+    pub size_px: [u32; 2],
+    /// The array's format.
+    pub format: Format,
+}
+
+impl HostFill {
+    /// Bytes a copy moves (0 for a view).
+    pub fn bytes(&self) -> u64 {
+        match self.access {
+            HostAccess::View => 0,
+            HostAccess::Copy => rect_bytes(self.size_px, self.format),
+        }
     }
 }
 
@@ -398,6 +434,24 @@ impl PlanRunner {
                         exec.copy_rect(&normals)?;
                         counters.gpu_copy_bytes += normals.bytes();
                     }
+                }
+                ResourceOp::Array(ArrayOp::HostContents { texture, array }) => {
+                    let desc = desc_of(&self.held, *array)?;
+                    // The validator let only host textures' arrays through.
+                    let access = desc.host.ok_or(PlanError::UnknownArray { at, array: *array })?;
+                    let fill = HostFill {
+                        texture: *texture,
+                        array: *array,
+                        access,
+                        size_px: [desc.width_px, desc.height_px],
+                        format: desc.format,
+                    };
+                    exec.host_contents(&fill)?;
+                    match access {
+                        HostAccess::View => counters.host_views += 1,
+                        HostAccess::Copy => counters.host_copies += 1,
+                    }
+                    counters.host_copy_bytes += fill.bytes();
                 }
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     if desc_of(&self.held, *array)?.normal_map {

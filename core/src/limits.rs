@@ -61,6 +61,13 @@ pub struct Limits {
     /// of in a pass of their own when it plans ([`crate::Counters::motions_rejected`]): a
     /// frame reads its motions once, not twice. Default `false`.
     pub staged_motion_writes: bool,
+    /// The device samples a host's 2D texture as a one-layer array through a view
+    /// (`wgpu::TextureViewDimension::D2Array` on native wgpu and WebGPU), so a
+    /// [`crate::Usage::Host`] texture is drawn with no copy. Without (GL, GLES, WebGL2, wgpu's
+    /// GL backend: a `GL_TEXTURE_2D` cannot be sampled as an array), core plans a GPU copy of
+    /// it into an array of its own at registration and after each
+    /// [`crate::TextureStore::host_changed`]. Default `false`.
+    pub host_texture_views: bool,
 }
 
 impl Limits {
@@ -80,6 +87,7 @@ impl Limits {
             compressed_copies: true,
             max_storage_binding_bytes: 0,
             staged_motion_writes: false,
+            host_texture_views: false,
         }
     }
 
@@ -100,6 +108,13 @@ impl Limits {
     #[must_use]
     pub const fn with_staged_motion_writes(mut self, staged_motion_writes: bool) -> Self {
         self.staged_motion_writes = staged_motion_writes;
+        self
+    }
+
+    /// Sets `host_texture_views`.
+    #[must_use]
+    pub const fn with_host_texture_views(mut self, host_texture_views: bool) -> Self {
+        self.host_texture_views = host_texture_views;
         self
     }
 
@@ -173,6 +188,7 @@ impl Limits {
             compressed_copies: true,
             max_storage_binding_bytes: 0,
             staged_motion_writes: false,
+            host_texture_views: false,
         }
     }
 
@@ -190,6 +206,7 @@ impl Limits {
             compressed_copies: true,
             max_storage_binding_bytes: 0,
             staged_motion_writes: false,
+            host_texture_views: false,
         }
     }
 }

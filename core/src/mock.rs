@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::execute::{Executor, LayerCopy, LevelUpload, PlanRunner, RectCopy};
+use crate::execute::{Executor, HostFill, LayerCopy, LevelUpload, PlanRunner, RectCopy};
 use crate::plan::{
-    ArrayDesc, ArrayId, CellWrite, FramePlan, GridDraw, Instance, MotionWrite, PlanError, ResidentId, ResidentWrite,
-    Viewport,
+    ArrayDesc, ArrayId, CellWrite, FramePlan, GridDraw, HostAccess, Instance, MotionWrite, PlanError, ResidentId,
+    ResidentWrite, Viewport,
 };
 use crate::validate::PlanValidator;
 use crate::walk::{DrawStep, DrawSteps};
@@ -62,6 +62,15 @@ pub enum Call {
         to: ArrayId,
         /// Destination layer.
         to_layer: u32,
+    },
+    /// Bring a host texture's contents into its array: a view made, or a copy.
+    HostContents {
+        /// The host texture.
+        texture: TextureId,
+        /// Its array.
+        array: ArrayId,
+        /// View or copy.
+        access: HostAccess,
     },
     /// Bind an array to a slot.
     BindSlot {
@@ -226,6 +235,8 @@ struct MockStore {
     motions: HashMap<ResidentId, Vec<Option<Motion>>>,
     /// Each tile grid layer's cells (`None`: never written).
     cells: HashMap<ResidentId, Vec<Option<u32>>>,
+    /// The host's textures ([`MockDevice::set_host_texture`]): size and level-0 pixels.
+    host: HashMap<TextureId, ([u32; 2], Vec<u8>)>,
     /// Bytes of arrays destroyed during the current plan: a real device frees them only once
     /// the commands using them finish.
     retired_bytes: u64,
@@ -313,6 +324,20 @@ impl Executor for MockStore {
     }
     fn write_ramp(&mut self, row: u32, texels: &[u8]) -> Result<(), PlanError> {
         self.calls.push(Call::WriteRamp { row, hash: MockDevice::hash(texels) });
+        Ok(())
+    }
+    fn host_contents(&mut self, fill: &HostFill) -> Result<(), PlanError> {
+        let (texture, array) = (fill.texture, fill.array);
+        let missing = |reason| PlanError::HostTexture { texture, array, reason };
+        let (size, pixels) =
+            self.host.get(&texture).ok_or(missing("the executor holds no texture of the host's for it"))?;
+        if *size != fill.size_px {
+            return Err(missing("the host's texture is not the array's size"));
+        }
+        let pixels = pixels.clone();
+        let [w, h] = fill.size_px;
+        self.array_mut(array)?.write(0, [0, 0, w, h], texture, &pixels);
+        self.calls.push(Call::HostContents { texture, array, access: fill.access });
         Ok(())
     }
     fn create_array(&mut self, array: ArrayId, desc: &ArrayDesc) -> Result<(), PlanError> {
@@ -430,7 +455,35 @@ impl MockDevice {
     pub fn array_count(&self) -> usize {
         self.store.arrays.len()
     }
-    /// Bytes of the arrays alive on the device.
+    /// The host hands the device its texture `texture` (a [`crate::Usage::Host`] texture's id),
+    /// `size_px` big, or drew new pixels into it: `pixels`, level 0, tight RGBA rows. Arrays
+    /// that view it ([`HostAccess::View`]) show them at once; copies
+    /// ([`HostAccess::Copy`]) at their next [`crate::plan::ArrayOp::HostContents`].
+    pub fn set_host_texture(&mut self, texture: TextureId, size_px: [u32; 2], pixels: &[u8]) {
+        let [w, h] = size_px;
+        for a in self.store.arrays.values_mut() {
+            let viewing = a.desc.host == Some(HostAccess::View)
+                && [a.desc.width_px, a.desc.height_px] == size_px
+                && a.content[0].iter().any(|o| o.texture == texture);
+            if viewing {
+                a.content[0].clear();
+                a.write(0, [0, 0, w, h], texture, pixels);
+            }
+        }
+        self.store.host.insert(texture, (size_px, pixels.to_vec()));
+    }
+
+    /// The host takes its texture `texture` back (destroys it): arrays that view it show
+    /// nothing known from now on, and a plan that fills an array from it fails with
+    /// [`PlanError::HostTexture`].
+    pub fn remove_host_texture(&mut self, texture: TextureId) {
+        self.store.host.remove(&texture);
+        for a in self.store.arrays.values_mut().filter(|a| a.desc.host == Some(HostAccess::View)) {
+            a.content[0].retain(|o| o.texture != texture);
+        }
+    }
+
+    /// Bytes of the arrays the device holds.
     pub fn allocated_bytes(&self) -> u64 {
         self.store.live_bytes()
     }

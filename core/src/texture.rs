@@ -132,6 +132,17 @@ pub enum Usage {
     RenderTarget,
     /// Its size may change ([`crate::TextureStore::resize`]). Lives in its own one-texture array.
     Dynamic,
+    /// The host owns it on the device (a render target of its own, a video frame, another
+    /// renderer's output) and hands it to the backend (`set_host_texture`); layerbatch never
+    /// uploads its pixels. Lives in its own one-texture array, bound through the slot ladder:
+    /// on a device that views a 2D texture as a one-layer array
+    /// ([`crate::Limits::host_texture_views`]: native wgpu, WebGPU) the array *is* the host's
+    /// texture and shows what the host draws into it at once; elsewhere (GL, GLES, WebGL2,
+    /// wgpu's GL backend) the array is a copy, made on the GPU when it is registered and after
+    /// each [`crate::TextureStore::host_changed`]. One level, an uncompressed format, no
+    /// pixels at registration; [`crate::TextureStore::resize`] follows a host texture that
+    /// changed size. See the host textures chapter of the docs.
+    Host,
 }
 
 /// Everything about a texture except its pixels.

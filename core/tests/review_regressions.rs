@@ -199,6 +199,7 @@ fn desc(w: u32, h: u32, layers: u32, mips: u32) -> ArrayDesc {
         sampler: Sampler::new(Filter::Linear, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
+        host: None,
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::pages::{Pages, Spot};
-use crate::plan::{ArrayDesc, ArrayId, ArrayOp};
+use crate::plan::{ArrayDesc, ArrayId, ArrayOp, HostAccess};
 use crate::texture::{Format, Sampler, TextureDesc, Usage};
 use crate::{Budget, TextureError};
 
@@ -134,6 +134,8 @@ pub struct Allocator {
     compressed_copies: bool,
     /// Uncompressed arrays get a normal-map sibling ([`ArrayDesc::normal_map`]).
     normal_maps: bool,
+    /// See [`crate::Limits::host_texture_views`].
+    host_views: bool,
     class_count: usize,
     allocated_bytes: u64,
     /// Bytes of arrays destroyed or grown from by the pending plan: the device frees them only
@@ -182,6 +184,7 @@ impl Allocator {
             auto_compact: budget.auto_compact,
             compressed_copies: budget.compressed_copies,
             normal_maps: budget.max_lights > 0,
+            host_views: budget.host_texture_views,
             class_count: 0,
             allocated_bytes: 0,
             retired_bytes: 0,
@@ -196,9 +199,9 @@ impl Allocator {
     }
 
     /// Whether the array `desc` goes into has a normal-map sibling: an uncompressed one, not a
-    /// render target, of a batcher with lights.
+    /// render target or a host texture, of a batcher with lights.
     pub(crate) fn normal_map(&self, desc: &TextureDesc) -> bool {
-        self.normal_maps && !desc.format.is_compressed() && desc.usage != Usage::RenderTarget
+        self.normal_maps && !desc.format.is_compressed() && matches!(desc.usage, Usage::Static | Usage::Dynamic)
     }
 
     /// Bytes held now.
@@ -382,7 +385,14 @@ impl Allocator {
             return self.admit_page(desc, owner);
         }
         let Some(key) = self.class_of(desc) else {
-            let layers = self.layer_count(1);
+            let host = (desc.usage == Usage::Host).then_some(if self.host_views {
+                HostAccess::View
+            } else {
+                HostAccess::Copy
+            });
+            // A view is the host's one-layer texture, whatever counts the device misreads
+            // (it is viewed as an array explicitly).
+            let layers = if host == Some(HostAccess::View) { 1 } else { self.layer_count(1) };
             let adesc = ArrayDesc {
                 width_px: desc.format.round_up_px([desc.width_px, desc.height_px])[0],
                 height_px: desc.format.round_up_px([desc.width_px, desc.height_px])[1],
@@ -392,6 +402,7 @@ impl Allocator {
                 sampler: desc.sampler,
                 render_target: desc.usage == Usage::RenderTarget,
                 normal_map: self.normal_map(desc),
+                host,
             };
             self.check(adesc.bytes(), adesc.format)?;
             let id = self.create(adesc, true, Born::Created { relayable: false });
@@ -427,6 +438,7 @@ impl Allocator {
             sampler: key.sampler,
             render_target: false,
             normal_map: self.normal_map(desc),
+            host: None,
         };
         // 2. Grow the first array below the cap: double, or as many layers as the budget has
         // room for.

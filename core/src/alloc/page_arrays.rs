@@ -84,6 +84,7 @@ impl Allocator {
             sampler: desc.sampler,
             render_target: false,
             normal_map: self.normal_map(desc),
+            host: None,
         };
         if !self.fits(adesc.bytes()) {
             return Err(self.exhausted(cheapest.min(adesc.bytes()), desc.format));

@@ -25,6 +25,7 @@ impl Batcher {
         (self.frame.lights, self.frame.lights_dropped) = self.plan_lights();
         self.start_plan(target);
         self.plan_residents();
+        self.plan_host_contents();
         self.plan_ops();
         self.frame.ramp_rows_written = self.plan_ramp();
         self.take_recorded();
@@ -154,6 +155,7 @@ pub(super) fn count_ops(plan: &FramePlan, c: &mut Counters) {
             }
             ResourceOp::Array(ArrayOp::CopyRect { .. }) => c.rect_copies += 1,
             ResourceOp::Array(ArrayOp::Destroy { .. }) => c.arrays_destroyed += 1,
+            ResourceOp::Array(ArrayOp::HostContents { .. }) => c.host_contents += 1,
             ResourceOp::Resident(ResidentOp::Write { instances, .. }) => {
                 c.resident_instances_written += u64::from(instances.end - instances.start);
             }
@@ -232,6 +234,7 @@ mod tests {
             sampler: crate::Sampler::default(),
             render_target: false,
             normal_map: false,
+            host: None,
         };
         let (a, b) = (ArrayId(1), ArrayId(2));
         let copy = ArrayOp::CopyRect {

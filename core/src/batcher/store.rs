@@ -84,17 +84,47 @@ impl<'a> TextureStore<'a> {
         self.0.update_region(id, rect_px, pixels)
     }
 
-    /// Changes a [`Usage::Dynamic`](crate::Usage::Dynamic) texture's size and pixels. Its one-texture array is
+    /// Changes a [`Usage::Dynamic`](crate::Usage::Dynamic) texture's size and pixels, or a
+    /// [`Usage::Host`](crate::Usage::Host) texture's size (no pixels, between frames: hand the
+    /// backend the host's texture of the new size before the next plan runs). Its one-texture array is
     /// replaced; the id stays valid. Quads pushed before the resize in the frame being
     /// recorded still draw the old pixels (unlike [`TextureStore::update`], whose pixels apply to
     /// the whole frame): the old array lives until the frame is planned. Its normal map, if
     /// it had one, is dropped (register one of the new size again).
     ///
     /// # Errors
-    /// [`TextureError::NotDynamic`], [`TextureError::Stale`], or any registration error for
+    /// [`TextureError::NotDynamic`], [`TextureError::Stale`], [`TextureError::HostPixels`] and
+    /// [`TextureError::HostResizeInFrame`] for a host texture, or any registration error for
     /// the new size (then the texture keeps its old size and pixels).
     pub fn resize(&mut self, id: TextureId, width_px: u32, height_px: u32, pixels: &[u8]) -> Result<(), TextureError> {
         self.0.resize(id, width_px, height_px, pixels)
+    }
+
+    /// Tells the batcher the host drew into host texture `id` ([`Usage::Host`](crate::Usage::Host)):
+    /// where its array is a copy ([`crate::Limits::host_texture_views`] off: GL, GLES, WebGL2,
+    /// wgpu's GL backend) the next plan copies it again on the GPU, when its ops run (so draw
+    /// into it before the backend runs that plan: `prepare`, or GL's `paint`); where it is a
+    /// view, nothing is planned (a view shows the host's drawing at once) and this returns
+    /// `Ok`. Call it after each change on every device, and the same code is right on both.
+    ///
+    /// ```
+    /// use layerbatch_core::plan::{ArrayOp, ResourceOp};
+    /// use layerbatch_core::{Batcher, Config, Limits, TextureDesc, Usage};
+    /// let mut batcher = Batcher::new(Limits::guaranteed_minimum(), Config::default())?; // copies
+    /// let video = batcher.textures().register(&TextureDesc::new(320, 180).with_usage(Usage::Host), &[])?;
+    /// let contents = |ops: &[ResourceOp]| ops.iter().filter(|o| matches!(o, ResourceOp::Array(ArrayOp::HostContents { .. }))).count();
+    /// assert_eq!(contents(&batcher.finish().ops), 1); // its array made, and the first copy
+    /// assert_eq!(contents(&batcher.finish().ops), 0); // nothing changed
+    /// batcher.textures().host_changed(video)?;
+    /// assert_eq!(contents(&batcher.finish().ops), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`TextureError::Stale`], or [`TextureError::NotHost`] for a texture that is not a host
+    /// texture.
+    pub fn host_changed(&mut self, id: TextureId) -> Result<(), TextureError> {
+        self.0.host_changed(id)
     }
 
     /// Frees a texture. Its id is rejected from now on; its layer is reused after the frame

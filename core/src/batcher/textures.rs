@@ -38,11 +38,13 @@ impl Batcher {
         if !pixels.is_empty() {
             self.queue_write(id, pixels);
         }
+        self.note_host_array(id);
         Ok(id)
     }
 
     pub(crate) fn update(&mut self, id: TextureId, pixels: &[u8]) -> Result<(), TextureError> {
         let desc = self.registry.entry(id)?.desc;
+        refuse_host_pixels(id, &desc, pixels)?;
         check_len(&desc, pixels)?;
         self.queue_write(id, pixels);
         Ok(())
@@ -56,6 +58,7 @@ impl Batcher {
     ) -> Result<(), TextureError> {
         let e = self.registry.entry(id)?;
         let desc = e.desc;
+        refuse_host_pixels(id, &desc, pixels)?;
         let [x, y, w, h] = rect_px;
         let inside = u64::from(x) + u64::from(w) <= u64::from(desc.width_px)
             && u64::from(y) + u64::from(h) <= u64::from(desc.height_px);
@@ -119,8 +122,16 @@ impl Batcher {
         pixels: &[u8],
     ) -> Result<(), TextureError> {
         let old = self.registry.entry(id)?.clone();
-        if old.desc.usage != Usage::Dynamic {
+        if !matches!(old.desc.usage, Usage::Dynamic | Usage::Host) {
             return Err(TextureError::NotDynamic(id));
+        }
+        if old.desc.usage == Usage::Host && !pixels.is_empty() {
+            return Err(TextureError::HostPixels { texture: Some(id), pixel_bytes: pixels.len() });
+        }
+        if old.desc.usage == Usage::Host && self.recorder.open {
+            // Quads pushed before would keep the old array, which only the host's old texture
+            // can fill, and the backend holds one texture per host texture.
+            return Err(TextureError::HostResizeInFrame(id));
         }
         let desc = TextureDesc { width_px, height_px, ..old.desc };
         self.validate(&desc, pixels)?;
@@ -137,6 +148,7 @@ impl Batcher {
         if !pixels.is_empty() {
             self.queue_write(id, pixels);
         }
+        self.note_host_array(id);
         Ok(())
     }
 
@@ -259,6 +271,9 @@ impl Batcher {
         if !available.contains(format.family()) {
             return Err(TextureError::FormatUnsupported { format, family: format.family(), available });
         }
+        if desc.usage == Usage::Host {
+            Self::validate_host(desc, pixels)?;
+        }
         if format.is_compressed() && desc.usage == Usage::RenderTarget {
             return Err(TextureError::CompressedTarget { format });
         }
@@ -291,7 +306,7 @@ impl Batcher {
         if desc.mip_levels == 0 || desc.mip_levels > max_levels {
             return Err(TextureError::MipLevels { mip_levels: desc.mip_levels, width_px: w, height_px: h, max_levels });
         }
-        if pixels.is_empty() && desc.usage == Usage::RenderTarget {
+        if pixels.is_empty() && matches!(desc.usage, Usage::RenderTarget | Usage::Host) {
             return Ok(());
         }
         check_len(desc, pixels)
@@ -366,6 +381,14 @@ pub(super) fn whole_write(id: TextureId, e: &Entry, bytes: std::ops::Range<usize
         mip_levels: e.desc.mip_levels,
         bytes,
         normal_map,
+    }
+}
+
+/// A host texture takes no pixels from the CPU ([`TextureError::HostPixels`]).
+fn refuse_host_pixels(id: TextureId, desc: &TextureDesc, pixels: &[u8]) -> Result<(), TextureError> {
+    match desc.usage {
+        Usage::Host => Err(TextureError::HostPixels { texture: Some(id), pixel_bytes: pixels.len() }),
+        _ => Ok(()),
     }
 }
 

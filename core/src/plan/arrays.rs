@@ -45,17 +45,39 @@ pub struct ArrayDesc {
     /// `normal_map` go to the sibling. Set for the uncompressed arrays of a batcher with
     /// lights ([`crate::Config::lights`]); counted in [`ArrayDesc::bytes`].
     pub normal_map: bool,
+    /// The array is a host texture's ([`crate::Usage::Host`]): one layer (two where the
+    /// budget avoids ambiguous layer counts; the texture is layer 0), one level, never written
+    /// from the CPU. [`HostAccess::View`]: the executor creates nothing and makes the array a
+    /// view of the host's texture at [`ArrayOp::HostContents`]; [`HostAccess::Copy`]: it
+    /// creates the array as any other and copies the host's texture into layer 0 at each
+    /// [`ArrayOp::HostContents`]. `None` for every other array.
+    pub host: Option<HostAccess>,
+}
+
+/// How an executor shows a host texture's array ([`ArrayDesc::host`]), as core chose from
+/// [`crate::Limits::host_texture_views`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HostAccess {
+    /// The array is the host's texture, viewed as a one-layer array: no storage, no copy, and
+    /// what the host draws into it shows at once.
+    View,
+    /// The array is storage of its own, and the host's texture is copied into it on the GPU at
+    /// each [`ArrayOp::HostContents`].
+    Copy,
 }
 
 impl ArrayDesc {
     /// The description of the array's normal-map sibling: RGBA8, the same size, layers, mip
     /// levels and sampler ([`ArrayDesc::normal_map`]).
     pub const fn normal_map_sibling(&self) -> ArrayDesc {
-        ArrayDesc { format: Format::Rgba8Unorm, normal_map: false, render_target: false, ..*self }
+        ArrayDesc { format: Format::Rgba8Unorm, normal_map: false, render_target: false, host: None, ..*self }
     }
-    /// Bytes of one layer, all mips. Saturates at `u64::MAX` (which no budget admits) instead
-    /// of wrapping.
+    /// Bytes of one layer, all mips: 0 for a host texture's view ([`HostAccess::View`]: the
+    /// host's memory). Saturates at `u64::MAX` (which no budget admits) instead of wrapping.
     pub const fn layer_bytes(&self) -> u64 {
+        if matches!(self.host, Some(HostAccess::View)) {
+            return 0;
+        }
         let colour = mip_chain_bytes(self.width_px, self.height_px, self.mip_levels, self.format);
         match self.normal_map {
             true => colour.saturating_add(mip_chain_bytes(
@@ -130,6 +152,16 @@ pub enum ArrayOp {
         /// Width and height, texels.
         size: [u32; 2],
     },
+    /// Bring host texture `texture`'s contents into `array`, a host texture's array
+    /// ([`ArrayDesc::host`]): make the array a view of it ([`HostAccess::View`]), or copy its
+    /// level 0 into layer 0 on the GPU ([`HostAccess::Copy`]). Follows the array's creation in
+    /// the same plan, and (copies only) each [`crate::TextureStore::host_changed`].
+    HostContents {
+        /// The host texture (the id the host handed its texture to the backend under).
+        texture: crate::TextureId,
+        /// Its array.
+        array: ArrayId,
+    },
     /// Destroy `array`.
     Destroy {
         /// The array.
@@ -138,10 +170,14 @@ pub enum ArrayOp {
 }
 
 impl ArrayOp {
-    /// Whether the op copies on the GPU (growth, shrink, rectangle copy): a backend that
+    /// Whether the op copies on the GPU (growth, shrink, rectangle copy, a host texture's
+    /// contents, which may be a copy): a backend that
     /// writes texels through a queue that runs before its command stream must order later
     /// writes after it.
     pub const fn is_gpu_copy(&self) -> bool {
-        matches!(self, ArrayOp::Grow { .. } | ArrayOp::Shrink { .. } | ArrayOp::CopyRect { .. })
+        matches!(
+            self,
+            ArrayOp::Grow { .. } | ArrayOp::Shrink { .. } | ArrayOp::CopyRect { .. } | ArrayOp::HostContents { .. }
+        )
     }
 }

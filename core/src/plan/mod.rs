@@ -21,7 +21,7 @@ mod resident;
 mod vertices;
 mod viewport;
 
-pub use arrays::{ArrayDesc, ArrayId, ArrayOp};
+pub use arrays::{ArrayDesc, ArrayId, ArrayOp, HostAccess};
 pub use attributes::{AttributeFormat, InstanceAttribute};
 pub use instances::Instances;
 pub use levels::LevelWrite;

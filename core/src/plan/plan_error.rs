@@ -106,6 +106,30 @@ pub enum PlanError {
         /// Why.
         reason: &'static str,
     },
+    /// A host texture's contents ([`crate::plan::ArrayOp::HostContents`]) for an array that is
+    /// not a host texture's, or a host texture's view the plan makes without its contents.
+    #[error("op {op}: host texture contents of array {array:?}: {reason}")]
+    BadHost {
+        /// Index of the op (the plan's op count for a view left without contents).
+        op: usize,
+        /// The array.
+        array: ArrayId,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The executor holds no texture of the host's for a host texture a plan fills
+    /// ([`crate::plan::ArrayOp::HostContents`]), or one that does not match it: the host
+    /// hands its texture to the backend before the plan that registers it runs, and keeps it
+    /// there until the texture is freed.
+    #[error("host texture {texture:?} for array {array:?}: {reason}")]
+    HostTexture {
+        /// The host texture.
+        texture: crate::TextureId,
+        /// Its array.
+        array: ArrayId,
+        /// Why.
+        reason: &'static str,
+    },
     /// A layer write outside its array: layer out of range, rectangle past the layer's edge,
     /// an empty rectangle, or a level count other than the array's.
     #[error("op {op}: write to layer {layer} of array {array:?} does not fit: {reason}")]

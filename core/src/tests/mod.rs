@@ -302,6 +302,7 @@ fn desc32() -> ArrayDesc {
         sampler: Sampler::new(Filter::Linear, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
+        host: None,
     }
 }
 
@@ -562,6 +563,7 @@ fn mips_are_generated_and_uploaded_with_every_level() {
 mod drawing_state;
 mod effects;
 mod formats;
+mod host;
 mod lights;
 mod meshes;
 mod motion;

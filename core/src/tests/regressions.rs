@@ -119,6 +119,7 @@ fn byte_arithmetic_never_wraps() {
         compressed_copies: true,
         max_storage_binding_bytes: u64::MAX,
         staged_motion_writes: false,
+        host_texture_views: false,
     };
     let cfg = Config { budget_bytes: u64::MAX, max_class_size_px: u32::MAX, ..Config::default() };
     let mut b = Batcher::new(limits, cfg).unwrap();

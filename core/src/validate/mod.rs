@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use self::resident::{ResidentLimits, ResidentState};
-use crate::plan::{ArrayDesc, ArrayId, ArrayOp, FramePlan, Instance, PlanError, ResidentId, ResourceOp, Segment};
+use crate::plan::{
+    ArrayDesc, ArrayId, ArrayOp, FramePlan, HostAccess, Instance, PlanError, ResidentId, ResourceOp, Segment,
+};
 
 mod resident;
 use crate::texture::{max_mip_levels, mip_size};
@@ -36,6 +38,8 @@ pub struct PlanValidator {
     avoid_ambiguous: bool,
     format_families: crate::FormatFamilies,
     compressed_copies: bool,
+    /// See [`Budget::host_texture_views`].
+    host_views: bool,
     indexed_quads: bool,
     max_cell_bytes: u64,
     budget_bytes: u64,
@@ -96,6 +100,7 @@ impl PlanValidator {
             avoid_ambiguous: budget.avoid_ambiguous_layer_counts,
             format_families: budget.format_families,
             compressed_copies: budget.compressed_copies,
+            host_views: budget.host_texture_views,
             indexed_quads: budget.indexed_quads,
             max_cell_bytes: budget.max_cell_bytes,
             budget_bytes: budget.budget_bytes,
@@ -267,7 +272,14 @@ impl PlanValidator {
         if d.normal_map && (self.lights == 0 || d.format.is_compressed() || d.render_target) {
             return bad("a normal-map sibling on a budget without lights, a compressed array or a render target");
         }
-        Ok(())
+        match d.host {
+            Some(_) if d.mip_levels != 1 || d.format.is_compressed() || d.render_target || d.normal_map => {
+                bad("a host texture's array with mip levels, a compressed format, a render target or a normal map")
+            }
+            Some(HostAccess::View) if d.layers != 1 => bad("a host texture's view of more than one layer"),
+            Some(HostAccess::View) if !self.host_views => bad("a host texture's view on a device that copies them"),
+            _ => Ok(()),
+        }
     }
 
     fn check_ops(
@@ -292,6 +304,8 @@ impl PlanValidator {
                 *b = None;
             }
         };
+        // Host textures' views made by the plan and not yet given their contents.
+        let mut unfilled: Vec<ArrayId> = Vec::new();
         for (i, op) in plan.ops.iter().enumerate() {
             match op {
                 ResourceOp::Array(ArrayOp::Create { array, desc }) => {
@@ -300,6 +314,16 @@ impl PlanValidator {
                     }
                     self.check_desc(i, *array, desc)?;
                     arrays.insert(*array, *desc);
+                    if desc.host == Some(HostAccess::View) {
+                        unfilled.push(*array);
+                    }
+                }
+                ResourceOp::Array(ArrayOp::HostContents { array, .. }) => {
+                    let d = arrays.get(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
+                    if d.host.is_none() {
+                        return Err(PlanError::BadHost { op: i, array: *array, reason: "not a host texture's array" });
+                    }
+                    unfilled.retain(|a| a != array);
                 }
                 ResourceOp::Array(
                     op @ (ArrayOp::Grow { from, to, desc, copy_layers }
@@ -311,6 +335,9 @@ impl PlanValidator {
                     }
                     self.check_desc(i, *to, desc)?;
                     let bad = |reason| Err(PlanError::BadGrow { op: i, from: *from, to: *to, reason });
+                    if old.host.is_some() {
+                        return bad("a host texture's array (it is resized by a new array)");
+                    }
                     let same =
                         ArrayDesc { layers: old.layers, width_px: old.width_px, height_px: old.height_px, ..*desc };
                     if same != old {
@@ -343,6 +370,9 @@ impl PlanValidator {
                     let src = arrays.get(from).ok_or(PlanError::UnknownArray { at: i, array: *from })?;
                     let dst = arrays.get(to).ok_or(PlanError::UnknownArray { at: i, array: *to })?;
                     let bad = |reason| Err(PlanError::BadCopy { op: i, array: *from, reason });
+                    if src.host.is_some() || dst.host.is_some() {
+                        return bad("a rectangle copy from or into a host texture's array");
+                    }
                     if src.mip_levels != 1 || dst.mip_levels != 1 || src.format != dst.format {
                         return bad("rectangle copies are between one-level arrays of one format");
                     }
@@ -370,6 +400,7 @@ impl PlanValidator {
                 ResourceOp::Array(ArrayOp::Destroy { array }) => {
                     arrays.remove(array).ok_or(PlanError::UnknownArray { at: i, array: *array })?;
                     unbind(bound, *array);
+                    unfilled.retain(|a| a != array);
                 }
                 ResourceOp::Resident(op) => resident::check_op(&limits, plan, i, op, (residents, undo))?,
                 ResourceOp::WriteLayer {
@@ -388,6 +419,9 @@ impl PlanValidator {
                     let bad = |reason| Err(PlanError::WriteOutOfBounds { op: i, array: *array, layer: *layer, reason });
                     if *normal_map && !d.normal_map {
                         return bad("a normal map for an array without a normal-map sibling");
+                    }
+                    if d.host.is_some() {
+                        return bad("a write from the CPU into a host texture's array");
                     }
                     // A normal map's sibling is RGBA8 whatever the array's format.
                     let format = if *normal_map { crate::Format::Rgba8Unorm } else { d.format };
@@ -436,6 +470,13 @@ impl PlanValidator {
                     }
                 }
             }
+        }
+        if let Some(&array) = unfilled.first() {
+            return Err(PlanError::BadHost {
+                op: plan.ops.len(),
+                array,
+                reason: "a host texture's view made without its contents",
+            });
         }
         Ok(())
     }

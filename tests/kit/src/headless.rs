@@ -292,7 +292,7 @@ fn ms_since(t: Instant) -> f64 {
 #[derive(Debug)]
 pub struct GlHeadless {
     // Field order matters: the renderer and `gl` go before the context and display.
-    renderer: Option<layerbatch_gl::Renderer>,
+    pub(crate) renderer: Option<layerbatch_gl::Renderer>,
     /// The GL functions.
     pub gl: Arc<glow::Context>,
     target: egl::Framebuffer,
@@ -371,7 +371,7 @@ impl Drop for GlHeadless {
 #[derive(Debug)]
 pub struct WgpuHeadless {
     /// The renderer, and what its plan needs between `prepare` and `render`.
-    renderer: Option<(layerbatch_wgpu::Renderer, layerbatch_wgpu::PreparedPlan)>,
+    pub(crate) renderer: Option<(layerbatch_wgpu::Renderer, layerbatch_wgpu::PreparedPlan)>,
     /// The device.
     pub device: wgpu::Device,
     /// Its queue.

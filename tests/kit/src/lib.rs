@@ -59,6 +59,8 @@ pub mod fill;
 pub mod gpu;
 #[cfg(feature = "gpu")]
 pub mod headless;
+#[cfg(feature = "gpu")]
+pub mod host_textures;
 
 #[cfg(any(feature = "egui-wgpu", feature = "egui-glow"))]
 pub mod egui;

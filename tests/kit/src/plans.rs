@@ -183,6 +183,7 @@ pub fn offset_write(texture: TextureId, budget: &Budget) -> FramePlan {
         sampler: Sampler::new(Filter::Nearest, Wrap::ClampToEdge),
         render_target: false,
         normal_map: false,
+        host: None,
     };
     let red = [255, 0, 0, 255].repeat(32 * 32);
     let green = [0, 255, 0, 255].repeat(8 * 8);

@@ -12,7 +12,7 @@ use layerbatch_core::tilegrid::TileGrid;
 use layerbatch_core::tilemap::TileTable;
 use layerbatch_core::validate::PlanValidator;
 use layerbatch_core::{
-    Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice, Motion,
+    Batcher, BlendMode, Budget, Config, Format, FormatFamilies, FramePlan, Limits, Mesh, MockDevice, Motion, PlanError,
     PlanTarget, Quad, ResidentId, ResidentStyle, TextureDesc, Usage, Vertex,
 };
 
@@ -21,6 +21,8 @@ struct Scenario {
     budget: Budget,
     history: Vec<FramePlan>,
     plan: FramePlan,
+    /// Host textures the host hands the mock device first: id and size.
+    hosts: Vec<(layerbatch_core::TextureId, [u32; 2])>,
 }
 
 fn sprites(b: &mut Batcher, sizes: &[(u32, u32)]) -> Result<Vec<layerbatch_core::TextureId>, String> {
@@ -72,7 +74,7 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     b.state().set_transform([1.0, 0.2, -0.2, 1.0, 5.0, 6.0]);
     draw_all(&mut b, &ids)?;
     let plan1 = b.finish().clone();
-    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: plan1.clone() });
+    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: plan1.clone(), hosts: Vec::new() });
     // Plan 2: many more sprites (arrays grow), some freed.
     let more = sprites(&mut b, &[(32, 32); 40])?;
     for id in more.iter().step_by(3) {
@@ -88,14 +90,19 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     let live: Vec<_> = more.iter().copied().filter(|id| b.contains(*id)).collect();
     draw_all(&mut b, &live)?;
     let plan2 = b.finish().clone();
-    out.push(Scenario { budget: b.budget().clone(), history: vec![plan1.clone()], plan: plan2.clone() });
+    out.push(Scenario {
+        budget: b.budget().clone(),
+        history: vec![plan1.clone()],
+        plan: plan2.clone(),
+        hosts: Vec::new(),
+    });
     // Plan 3: a rebuild after restore.
     b.restore();
     b.begin_frame();
     draw_all(&mut b, &ids[2..])?;
     b.draw_resident(layer, &style).map_err(|e| err(&e))?;
     let plan3 = b.finish().clone();
-    out.push(Scenario { budget: b.budget().clone(), history: vec![plan1, plan2], plan: plan3 });
+    out.push(Scenario { budget: b.budget().clone(), history: vec![plan1, plan2], plan: plan3, hosts: Vec::new() });
     // A render target drawn into, then sampled.
     let mut b = Batcher::new(limits, Config::default()).map_err(|e| err(&e))?;
     let target =
@@ -104,11 +111,31 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     b.begin_frame_into(target, Some([0.0, 0.0, 0.0, 1.0])).map_err(|e| err(&e))?;
     draw_all(&mut b, &ids)?;
     let into = b.finish().clone();
-    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: into.clone() });
+    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: into.clone(), hosts: Vec::new() });
     b.begin_frame();
     draw_all(&mut b, &[target, ids[0]])?;
     let after = b.finish().clone();
-    out.push(Scenario { budget: b.budget().clone(), history: vec![into], plan: after });
+    out.push(Scenario { budget: b.budget().clone(), history: vec![into], plan: after, hosts: Vec::new() });
+    // Host textures, viewed (as wgpu) and copied (as GL): more than the slots, drawn twice,
+    // one changed in between.
+    for views in [true, false] {
+        let config = Config::default().with_max_slots(2);
+        let mut b = Batcher::new(limits.with_host_texture_views(views), config).map_err(|e| err(&e))?;
+        let desc = TextureDesc::new(16, 8).with_usage(Usage::Host);
+        let hosts: Vec<_> =
+            (0..3).map(|_| b.textures().register(&desc, &[])).collect::<Result<_, _>>().map_err(|e| err(&e))?;
+        let ids = sprites(&mut b, &[(16, 16)])?;
+        b.begin_frame();
+        draw_all(&mut b, &[hosts[0], ids[0], hosts[1], hosts[2], hosts[0]])?;
+        let first = b.finish().clone();
+        b.textures().host_changed(hosts[1]).map_err(|e| err(&e))?;
+        b.begin_frame();
+        draw_all(&mut b, &[hosts[2], hosts[1], ids[0], hosts[0]])?;
+        let second = b.finish().clone();
+        let hosts: Vec<_> = hosts.iter().map(|&h| (h, [16, 8])).collect();
+        out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: first.clone(), hosts: hosts.clone() });
+        out.push(Scenario { budget: b.budget().clone(), history: vec![first], plan: second, hosts });
+    }
     // A tile grid culled on the GPU: its layer and cells created, cells written, drawn twice.
     let gpu = limits.with_max_storage_binding_bytes(1 << 20);
     let mut b = Batcher::new(gpu, Config::default()).map_err(|e| err(&e))?;
@@ -122,12 +149,12 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     b.begin_frame();
     grid.draw(&mut b, [10.0, 20.0, 300.0, 200.0], &style).map_err(|e| err(&e))?;
     let made = b.finish().clone();
-    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: made.clone() });
+    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: made.clone(), hosts: Vec::new() });
     grid.set_tiles(&mut b, [3, 4], [5, 2], &[1; 10]).map_err(|e| err(&e))?;
     b.begin_frame();
     grid.draw(&mut b, [0.0, 0.0, 1024.0, 640.0], &ResidentStyle::default()).map_err(|e| err(&e))?;
     draw_all(&mut b, &ids)?;
-    out.push(Scenario { budget: b.budget().clone(), history: vec![made], plan: b.finish().clone() });
+    out.push(Scenario { budget: b.budget().clone(), history: vec![made], plan: b.finish().clone(), hosts: Vec::new() });
     // Compressed textures with mips, in class arrays and pages.
     let mut b = Batcher::new(limits, Config::default()).map_err(|e| err(&e))?;
     let mut ids = Vec::new();
@@ -141,7 +168,7 @@ fn scenarios() -> Result<Vec<Scenario>, String> {
     }
     b.begin_frame();
     draw_all(&mut b, &ids)?;
-    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: b.finish().clone() });
+    out.push(Scenario { budget: b.budget().clone(), history: vec![], plan: b.finish().clone(), hosts: Vec::new() });
     // Every scenario valid as made.
     for (i, s) in out.iter().enumerate() {
         let mut v = PlanValidator::new(&s.budget);
@@ -182,12 +209,16 @@ fn f32_from(r: &mut Reader<'_>, v: f32) -> f32 {
 }
 
 fn mutate_desc(r: &mut Reader<'_>, d: &mut layerbatch_core::plan::ArrayDesc) {
-    match r.below(6) {
+    match r.below(7) {
         0 => d.width_px = u32_from(r, d.width_px),
         1 => d.height_px = u32_from(r, d.height_px),
         2 => d.layers = u32_from(r, d.layers),
         3 => d.mip_levels = u32_from(r, d.mip_levels),
         4 => d.format = Format::ALL[r.below(Format::ALL.len())],
+        5 => {
+            use layerbatch_core::plan::HostAccess;
+            d.host = [None, Some(HostAccess::View), Some(HostAccess::Copy)][r.below(3)];
+        }
         _ => d.render_target = !d.render_target,
     }
 }
@@ -258,6 +289,7 @@ fn mutate_op(r: &mut Reader<'_>, op: &mut ResourceOp) {
                 _ => size[r.below(2)] = u32_from(r, size[0]),
             },
             ArrayOp::Destroy { array } => mutate_id(r, array),
+            ArrayOp::HostContents { array, .. } => mutate_id(r, array),
         },
         ResourceOp::WriteLayer { array, layer, x_px, y_px, width_px, height_px, mip_levels, bytes, .. } => {
             match r.below(9) {
@@ -523,6 +555,9 @@ impl Target for PlanFuzz {
             Ok(()) => {
                 // Accepted: the mock device (which trusts what the validator accepts) runs it.
                 let mut device = MockDevice::new(&s.budget);
+                for &(id, size) in &s.hosts {
+                    device.set_host_texture(id, size, &vec![9; (size[0] * size[1] * 4) as usize]);
+                }
                 for p in &s.history {
                     if let Err(e) = device.execute(p) {
                         return Outcome::Finding(format!("the mock device refuses a stored plan: {e}"));
@@ -530,6 +565,9 @@ impl Target for PlanFuzz {
                 }
                 match device.execute(&plan) {
                     Ok(()) => Outcome::Ok,
+                    // The host's state, not the plan's: a texture of the host's the mock was
+                    // not given (a mutated id), or of another size. Refused by name.
+                    Err(PlanError::HostTexture { .. }) => Outcome::Ok,
                     Err(e) => Outcome::Finding(format!("the validator accepts a plan the mock device refuses: {e}")),
                 }
             }

@@ -11,6 +11,7 @@
 //! device too and, where [`Setup::pixel_exact`], its pixels compared with [`World::picture`]).
 
 mod grids;
+mod host;
 mod model;
 mod motions;
 mod ops;
@@ -78,8 +79,12 @@ impl Setup {
         [
             Setup {
                 name: "desktop",
-                // Tile grids culled on the GPU, motion writes staged (as layerbatch-wgpu's).
-                limits: desktop.with_max_storage_binding_bytes(1 << 20).with_staged_motion_writes(true),
+                // Tile grids culled on the GPU, motion writes staged, host textures viewed (as
+                // layerbatch-wgpu's).
+                limits: desktop
+                    .with_max_storage_binding_bytes(1 << 20)
+                    .with_staged_motion_writes(true)
+                    .with_host_texture_views(true),
                 config: Config::default(),
                 pixel_exact: false,
                 compressed: false,
@@ -207,6 +212,8 @@ pub struct World {
     /// Set when the last step restored: a device run replaces nothing (the rebuild plan
     /// makes the executor drop what it holds), but may.
     pub restored: bool,
+    /// The host's textures on the device: size and what it drew last, by host texture.
+    host_textures: std::collections::BTreeMap<layerbatch_core::TextureId, ([u32; 2], Vec<u8>)>,
     /// Files the register call may pick (with the kit's `compressed` feature).
     #[cfg_attr(not(feature = "compressed"), allow(dead_code))]
     files: Vec<KnownFile>,
@@ -229,6 +236,7 @@ impl World {
             tally: Tally::default(),
             picture: None,
             restored: false,
+            host_textures: std::collections::BTreeMap::new(),
             files: Vec::new(),
         })
     }

@@ -105,13 +105,16 @@ impl World {
             77 => self.restore(c)?,
             78..=80 => self.move_sprites(c)?,
             81..=86 if !pixel => self.grid(c)?,
+            // Host textures need the host's textures on the device: the mock only.
+            87..=88 if !pixel => self.register_host(c)?,
+            89..=91 if !pixel => self.host_draw(c)?,
             _ => return self.finish().map(Some),
         }
         Ok(None)
     }
 
     /// A live texture (not a tileset, not the frame's target), maybe only one `usable` says.
-    fn pick(&self, c: &mut dyn Choices, usable: impl Fn(&super::model::Tex) -> bool) -> Option<TextureId> {
+    pub(super) fn pick(&self, c: &mut dyn Choices, usable: impl Fn(&super::model::Tex) -> bool) -> Option<TextureId> {
         let sets = self.tiles.as_ref().map_or([None; 3], |t| t.sets.map(Some));
         let grid_sets = self.grid.as_ref().map_or([None; 3], |g| g.sets.map(Some));
         let ids: Vec<TextureId> = (self.model.live.iter())
@@ -253,8 +256,8 @@ impl World {
     }
 
     fn update(&mut self, c: &mut dyn Choices) -> Result<(), String> {
-        let Some(id) = self.pick(c, |t| t.desc.usage != Usage::RenderTarget && t.desc.format == Format::Rgba8Unorm)
-        else {
+        let plain = |t: &super::model::Tex| !matches!(t.desc.usage, Usage::RenderTarget | Usage::Host);
+        let Some(id) = self.pick(c, |t| plain(t) && t.desc.format == Format::Rgba8Unorm) else {
             return Ok(());
         };
         let desc = self.model.live[&id].desc;
@@ -267,7 +270,9 @@ impl World {
     }
 
     fn update_region(&mut self, c: &mut dyn Choices) -> Result<(), String> {
-        let region = |t: &super::model::Tex| t.desc.format == Format::Rgba8Unorm && t.desc.mip_levels == 1;
+        let region = |t: &super::model::Tex| {
+            t.desc.format == Format::Rgba8Unorm && t.desc.mip_levels == 1 && t.desc.usage != Usage::Host
+        };
         let Some(id) = self.pick(c, |t| region(t) && !t.pixels.is_empty()) else { return Ok(()) };
         let t = self.model.live.get_mut(&id).ok_or("picked a dead texture")?;
         let [w, h] = [t.desc.width_px, t.desc.height_px];
@@ -291,14 +296,18 @@ impl World {
     }
 
     fn resize(&mut self, c: &mut dyn Choices) -> Result<(), String> {
-        let Some(id) = self.pick(c, |t| t.desc.usage == Usage::Dynamic) else { return Ok(()) };
+        let Some(id) = self.pick(c, |t| matches!(t.desc.usage, Usage::Dynamic | Usage::Host)) else { return Ok(()) };
         let old = self.model.live[&id].desc;
         let desc = TextureDesc { width_px: 1 + c.below(40) as u32, height_px: 1 + c.below(40) as u32, ..old };
         let color = self.color(c);
         let px = solid(&desc, color);
-        match self.batcher.textures().resize(id, desc.width_px, desc.height_px, &px) {
+        let host = old.usage == Usage::Host;
+        match self.batcher.textures().resize(id, desc.width_px, desc.height_px, if host { &[] } else { &px }) {
             Ok(()) => {
                 trace(|| format!("resize {id:?} to {}x{}", desc.width_px, desc.height_px));
+                if host {
+                    self.host_resized(id, desc, &px);
+                }
                 if self.model.frame.pushed.iter().any(|p| p.0 == id) {
                     self.model.frame.resized.insert(id);
                 }
@@ -307,6 +316,10 @@ impl World {
                 Ok(())
             }
             Err(TextureError::BudgetExhausted { .. }) => {
+                self.tally.refused += 1;
+                Ok(())
+            }
+            Err(TextureError::HostResizeInFrame(t)) if t == id && host && self.model.frame.open => {
                 self.tally.refused += 1;
                 Ok(())
             }
@@ -375,9 +388,9 @@ impl World {
                 self.batcher.state().set_lit(c.chance(70));
             }
             2 => {
-                let Some(id) =
-                    self.pick(c, |t| t.desc.format == Format::Rgba8Unorm && t.desc.usage != Usage::RenderTarget)
-                else {
+                let Some(id) = self.pick(c, |t| {
+                    t.desc.format == Format::Rgba8Unorm && !matches!(t.desc.usage, Usage::RenderTarget | Usage::Host)
+                }) else {
                     return Ok(());
                 };
                 let d = self.model.live[&id].desc;
@@ -686,9 +699,9 @@ impl World {
         let ids: Vec<TextureId> = self.model.live.keys().copied().collect();
         for id in ids {
             let t = &self.model.live[&id];
-            if t.desc.usage == Usage::RenderTarget {
+            if matches!(t.desc.usage, Usage::RenderTarget | Usage::Host) {
                 if listed.contains(&id) {
-                    return Err(format!("restore listed render target {id:?}"));
+                    return Err(format!("restore listed render target or host texture {id:?}"));
                 }
                 continue;
             }
@@ -709,6 +722,7 @@ impl World {
                 return Err(format!("restore listed dead or unknown {id:?}"));
             }
         }
+        self.host_restored();
         Ok(())
     }
 

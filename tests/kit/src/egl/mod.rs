@@ -10,6 +10,7 @@
 
 mod context;
 mod framebuffer;
+pub mod host_texture;
 pub mod raw_sprite;
 mod timer;
 #[cfg(feature = "window")]

@@ -1,0 +1,180 @@
+//! Host textures through the slot ladder on every device (GL 3.3 and GLES 3.0 on llvmpipe,
+//! wgpu on Vulkan (lavapipe) and on GL): textures the host owns and draws, more of them than
+//! slots, drawn every frame against a CPU reference with tolerance 0 (nearest sampling at 1:1).
+//! wgpu on Vulkan views them: 0 bytes copied, ever, and a change shows the frame it is drawn.
+//! GL and wgpu's GL backend copy them on the GPU: each change copied once, counted. A host
+//! texture taken back while drawn is a clear error, and `restore` recovers.
+//!
+//! Under `CI=true` a device that cannot be had fails the test; outside CI it prints `skipped:`.
+
+use layerbatch::{Batcher, Config, PlanError, Quad, TextureDesc, TextureId, Usage};
+use layerbatch_testkit::headless::{self, DeviceKind, DrawError, Headless};
+use layerbatch_testkit::host_textures::{HostRows, HostTexture};
+
+const SIZE: [u32; 2] = [176, 64];
+/// Side of each host texture, texels.
+const SIDE: u32 = 16;
+/// Host textures: more than the 4 slots.
+const COUNT: usize = 10;
+
+/// Texture `k`'s pixels at version `v`: four quadrants of different colours (so a flip or a
+/// mirror shows), every channel distinct per texture and version.
+fn pattern(k: usize, v: u8) -> Vec<u8> {
+    let mut px = Vec::with_capacity((SIDE * SIDE * 4) as usize);
+    for y in 0..SIDE {
+        for x in 0..SIDE {
+            let q = (u8::from(x >= SIDE / 2)) + 2 * u8::from(y >= SIDE / 2);
+            let base = (k as u8).wrapping_mul(23).wrapping_add(v.wrapping_mul(71));
+            px.extend_from_slice(&[base.wrapping_add(q * 50), 255 - base, q * 60 + v, 255]);
+        }
+    }
+    px
+}
+
+/// Rows bottom first: what a host that drew with GL's y-up projection holds.
+fn bottom_first(px: &[u8]) -> Vec<u8> {
+    let row = (SIDE * 4) as usize;
+    px.chunks_exact(row).rev().flatten().copied().collect()
+}
+
+/// Where quad `i` of a frame goes: an 11 x 4 grid of 16 px cells.
+fn cell(i: usize) -> [u32; 2] {
+    [(i % 11) as u32 * SIDE, (i / 11) as u32 * SIDE]
+}
+
+/// The order quads are pushed in: every texture 4 times, interleaved so that no 4 slots hold
+/// a run (the ladder evicts and flushes).
+fn order() -> Vec<usize> {
+    (0..4 * COUNT).map(|i| (i * 7) % COUNT).collect()
+}
+
+/// The picture the frame must show: the clear colour, and each quad's texels 1:1.
+fn reference(versions: &[u8]) -> Vec<u8> {
+    let mut img = [0u8, 0, 0, 255].repeat((SIZE[0] * SIZE[1]) as usize);
+    for (i, &k) in order().iter().enumerate() {
+        let px = pattern(k, versions[k]);
+        let [cx, cy] = cell(i);
+        for y in 0..SIDE {
+            for x in 0..SIDE {
+                let at = (((cy + y) * SIZE[0] + cx + x) * 4) as usize;
+                let from = ((y * SIDE + x) * 4) as usize;
+                img[at..at + 4].copy_from_slice(&px[from..from + 4]);
+            }
+        }
+    }
+    img
+}
+
+fn push_frame(b: &mut Batcher, ids: &[TextureId]) {
+    b.begin_frame();
+    for (i, &k) in order().iter().enumerate() {
+        let [x, y] = cell(i);
+        b.push(&Quad::rect(ids[k], [x as f32, y as f32], [SIDE as f32, SIDE as f32])).unwrap();
+    }
+}
+
+fn check(dev: &mut Headless, versions: &[u8], what: &str) {
+    let got = dev.read();
+    let (bad, worst) = headless::compare(&got, &reference(versions), SIZE[0], 0, what, "the CPU reference");
+    assert_eq!((bad, worst), (0, 0), "{what}: {bad} pixels differ, by up to {worst}");
+}
+
+fn host_textures_on(kind: DeviceKind) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, "host_textures") else { return };
+    let config = Config::default().with_max_slots(4);
+    let mut b = Batcher::new(dev.limits(), config).expect("budget");
+    dev.init(b.budget()).expect("renderer");
+    let views = b.budget().host_texture_views;
+    assert_eq!(
+        views,
+        kind == DeviceKind::WgpuVulkan,
+        "{kind:?}: views only where wgpu can view a 2D texture as an array"
+    );
+    let desc = TextureDesc::new(SIDE, SIDE).with_filter(layerbatch::Filter::Nearest).with_usage(Usage::Host);
+    let ids: Vec<TextureId> = (0..COUNT).map(|_| b.textures().register(&desc, &[]).unwrap()).collect();
+    // The GL hosts hold texture 3 bottom first, as a GL render target is.
+    let gl = matches!(kind, DeviceKind::Gl | DeviceKind::Gles);
+    let rows = |k: usize| if gl && k == 3 { HostRows::BottomFirst } else { HostRows::TopFirst };
+    let as_held = |k: usize, px: Vec<u8>| if rows(k) == HostRows::BottomFirst { bottom_first(&px) } else { px };
+    let mut versions = vec![0u8; COUNT];
+    let mut host: Vec<HostTexture> = (0..COUNT)
+        .map(|k| dev.make_host_texture(ids[k], [SIDE, SIDE], false, &as_held(k, pattern(k, 0)), rows(k)).unwrap())
+        .collect();
+    let bytes = u64::from(SIDE * SIDE * 4);
+
+    // Frame 1: every host texture's array made (and, copying, filled).
+    push_frame(&mut b, &ids);
+    let plan = b.finish();
+    assert!(plan.counters.slot_evictions > 0 && plan.counters.draw_calls > 1, "{kind:?}: {:?}", plan.counters);
+    dev.draw(plan).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+    check(&mut dev, &versions, &format!("{kind:?} frame 1"));
+    let d = dev.stats().device_frame;
+    let (copies, copy_bytes) = if views { (0, 0) } else { (COUNT as u64, COUNT as u64 * bytes) };
+    assert_eq!(
+        (d.host_views, d.host_copies, d.host_copy_bytes),
+        (COUNT as u64 * u64::from(views), copies, copy_bytes),
+        "{kind:?} frame 1"
+    );
+    assert_eq!(d.texture_bytes_written, 0, "{kind:?}: no host pixel goes through the CPU");
+
+    // Frame 2: the host draws into three of them; the frame shows it.
+    for k in [1, 3, 8] {
+        versions[k] = 1;
+        let px = as_held(k, pattern(k, 1));
+        dev.write_host_texture(&host[k], [SIDE, SIDE], &px);
+        b.textures().host_changed(ids[k]).unwrap();
+    }
+    push_frame(&mut b, &ids);
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+    check(&mut dev, &versions, &format!("{kind:?} frame 2, three changed"));
+    let d = dev.stats().device_frame;
+    let (copies, copy_bytes) = if views { (0, 0) } else { (3, 3 * bytes) };
+    assert_eq!((d.host_views, d.host_copies, d.host_copy_bytes), (0, copies, copy_bytes), "{kind:?} frame 2");
+
+    // Frame 3: nothing changed, nothing copied.
+    push_frame(&mut b, &ids);
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+    check(&mut dev, &versions, &format!("{kind:?} frame 3"));
+    let d = dev.stats().device_frame;
+    assert_eq!((d.host_views, d.host_copies, d.host_copy_bytes), (0, 0, 0), "{kind:?} frame 3");
+
+    // The host destroys texture 5 while the batcher still draws it, and says it changed: a
+    // clear error naming it, no validation panic. `restore`, a new texture, and all is drawn.
+    let five = host.remove(5);
+    dev.destroy_host_texture(ids[5], five);
+    b.textures().host_changed(ids[5]).unwrap();
+    push_frame(&mut b, &ids);
+    match dev.draw(b.finish()) {
+        Err(DrawError::Plan(PlanError::HostTexture { texture, .. })) => assert_eq!(texture, ids[5], "{kind:?}"),
+        other => panic!("{kind:?}: a destroyed host texture drew: {other:?}"),
+    }
+    assert!(b.restore().is_empty(), "{kind:?}: host textures are never listed for re-upload");
+    versions[5] = 2;
+    host.insert(5, dev.make_host_texture(ids[5], [SIDE, SIDE], false, &as_held(5, pattern(5, 2)), rows(5)).unwrap());
+    push_frame(&mut b, &ids);
+    dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?} after restore: {e}"));
+    check(&mut dev, &versions, &format!("{kind:?} after restore"));
+    let d = dev.stats().device_frame;
+    let (copies, copy_bytes) = if views { (0, 0) } else { (COUNT as u64, COUNT as u64 * bytes) };
+    assert_eq!((d.host_copies, d.host_copy_bytes), (copies, copy_bytes), "{kind:?} after restore");
+}
+
+#[test]
+fn host_textures_through_the_ladder_gl() {
+    host_textures_on(DeviceKind::Gl);
+}
+
+#[test]
+fn host_textures_through_the_ladder_gles() {
+    host_textures_on(DeviceKind::Gles);
+}
+
+#[test]
+fn host_textures_through_the_ladder_wgpu_vulkan() {
+    host_textures_on(DeviceKind::WgpuVulkan);
+}
+
+#[test]
+fn host_textures_through_the_ladder_wgpu_gl() {
+    host_textures_on(DeviceKind::WgpuGl);
+}
