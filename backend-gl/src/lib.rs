@@ -373,6 +373,10 @@
 //! - `ArrayOp::CopyRect` copies a level-0 rectangle from a layer of one array to a layer of
 //!   another, or to another layer of the same array (compaction of atlas pages): one
 //!   `glCopyImageSubData`, or one blit from the source layer to the destination layer.
+//! - `ArrayOp::HostContents` copies a host texture (the host's `GL_TEXTURE_2D`, handed over
+//!   with [`Renderer::set_host_texture`]) into layer 0 of its array: one blit, flipped for
+//!   [`HostRows::BottomFirst`]; GL cannot sample a 2D texture as an array, so its limits
+//!   leave `host_texture_views` off and core plans copies (see the host textures chapter).
 //!
 //! Core may reuse an array id from the plan after the one that destroyed it (or grew or
 //! shrank from it). Everything the renderer keeps for an array, its texture and a render

@@ -94,7 +94,8 @@ impl Renderer {
     /// fills `id`'s array uses it, and an array already viewing `id` views the new texture at
     /// once (its cached bind groups dropped) when the size is the same. Call it before the
     /// `prepare` of the plan that registers `id`, and again whenever the host replaces the
-    /// texture. The renderer holds a clone (wgpu counts references): dropping the host's handle
+    /// texture (handing over the same texture again costs a lookup). The renderer holds a clone
+    /// (wgpu counts references): dropping the host's handle
     /// is safe; `wgpu::Texture::destroy` is not, while the batcher draws it (call
     /// [`Renderer::remove_host_texture`] and free it in the batcher first).
     ///
@@ -108,6 +109,11 @@ impl Renderer {
     pub fn set_host_texture(&mut self, id: TextureId, texture: &wgpu::Texture) -> Result<(), Error> {
         if let Some(reason) = unusable(texture) {
             return Err(Error::HostTexture { texture: id, reason });
+        }
+        // The same texture again (a host that hands its textures over every frame): nothing
+        // changes, and the cached bind groups stay.
+        if self.arrays.host.textures.get(&id) == Some(texture) {
+            return Ok(());
         }
         let size = [texture.width(), texture.height()];
         for array in self.arrays.host.viewing(id) {

@@ -68,7 +68,9 @@
 //!   [`ArrayOp::CopyRect`](layerbatch_core::plan::ArrayOp::CopyRect) (a level-0 rectangle from a layer
 //!   of one array to another layer of it, or to a layer of another array: compaction) are
 //!   `copy_texture_to_texture` commands (one per layer and level for growth and shrinking)
-//!   recorded into the renderer's own encoder; every layer write after the plan's first GPU
+//!   recorded into the renderer's own encoder, as is a host texture's copy on wgpu's GL
+//!   backend ([`ArrayOp::HostContents`](layerbatch_core::plan::ArrayOp::HostContents); every
+//!   other backend views the host's texture: [`Renderer::set_host_texture`]); every layer write after the plan's first GPU
 //!   copy is recorded after it, so the plan's op order holds (see
 //!   [Submission ordering](#submission-ordering)).
 //! - **Errors, not panics.** Whatever wgpu refuses while a plan is applied (out of memory, a

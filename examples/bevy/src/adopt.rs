@@ -4,9 +4,10 @@
 //! draws sprites by (Bevy 0.20.1 draws a `Sprite` as a `Mesh2d` quad with a sprite material,
 //! queued from the `Mesh2d` class a view sees): Bevy's renderer skips the sprite, and
 //! layerbatch, whose class it joins, draws it. A `Sprite` layerbatch does not draw
-//! as Bevy does (tiled, scaled, sliced with tiles; an alpha mode
-//! other than `Blend`, which Bevy draws in its opaque and alpha-mask phases; an image that is
-//! a render target or whose format layerbatch does not hold) stays Bevy's: counted
+//! as Bevy does (tiled with a custom size, sliced with tiles; an alpha mode
+//! other than `Blend`, which Bevy draws in its opaque and alpha-mask phases; an image whose
+//! format layerbatch does not hold, or the render target of a camera that sees the sprite)
+//! stays Bevy's: counted
 //! ([`LayerbatchFrameStats::sprites_left_to_bevy`](crate::LayerbatchFrameStats)) and warned
 //! about once. A change that makes it drawable (or not) moves it across.
 
@@ -19,6 +20,9 @@ use bevy::sprite::{SliceScaleMode, SpriteAlphaMode, SpriteImageMode};
 
 use crate::LayerbatchSprite;
 use crate::images::holdable;
+use crate::targets::{CameraTargets, seen_by_its_target};
+use bevy::camera::RenderTarget;
+use bevy::camera::visibility::{RenderLayers, VisibleEntities};
 
 /// A `Sprite` whose [`LayerbatchSprite`] twin layerbatch made and keeps, with the visibility
 /// classes it took away (given back with the sprite).
@@ -40,12 +44,14 @@ pub(crate) struct LeftToBevy;
 pub(crate) struct DropIn {
     pub(crate) left_to_bevy: u64,
     warned: bool,
+    /// The cameras' target images last frame: when they change, every sprite is looked at.
+    targets: CameraTargets,
 }
 
 /// PostUpdate, before the bounds and visibility: every `Sprite` that is new or changed (or
 /// every one, when an image changed: a render target or a format may have come or gone)
 /// adopted, kept in step, or given back.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn adopt_sprites(
     mut commands: Commands<'_, '_>,
     mut drop_in: ResMut<'_, DropIn>,
@@ -61,29 +67,45 @@ pub(crate) fn adopt_sprites(
             Option<&Adopted>,
             Has<LeftToBevy>,
             &mut VisibilityClass,
+            Option<Ref<'_, RenderLayers>>,
         ),
     >,
     mut removed: RemovedComponents<'_, '_, Sprite>,
     adopted: Query<'_, '_, (), With<Adopted>>,
+    cameras: Query<'_, '_, (&Camera, &RenderTarget, Option<&RenderLayers>, &VisibleEntities)>,
 ) {
     for entity in removed.read() {
         if adopted.contains(entity) {
             commands.entity(entity).try_remove::<(LayerbatchSprite, Adopted)>();
         }
     }
-    let images_changed = image_events.read().count() > 0;
+    let targets = CameraTargets::of(cameras.iter().map(|(c, t, l, _)| (c, t, l)));
+    let targets_changed = targets != drop_in.targets;
+    drop_in.targets = targets;
+    let images_changed = image_events.read().count() > 0 || targets_changed;
     let mut left = 0;
-    for (entity, sprite, twin, adopted_classes, is_left, mut class) in &mut sprites {
+    for (entity, sprite, twin, adopted_classes, is_left, mut class, layers) in &mut sprites {
         let is_adopted = adopted_classes.is_some();
         if !is_adopted && twin.is_some() {
             continue; // the game's own LayerbatchSprite on a Sprite's entity: left as it is
         }
-        if !(sprite.is_changed() || images_changed || !(is_adopted || is_left)) {
+        let layers_changed = layers.as_ref().is_some_and(|l| l.is_changed());
+        // A sprite of a camera's target is looked at every frame: the cameras' visibility moves.
+        let of_a_target = drop_in.targets.contains(sprite.image.id());
+        if !(sprite.is_changed() || images_changed || layers_changed || of_a_target || !(is_adopted || is_left)) {
             left += u64::from(is_left);
             continue;
         }
         let new_twin = twin_of(&sprite);
-        let drawable = drawable(&sprite, &images);
+        let image = sprite.image.id();
+        let feeds_back = of_a_target
+            && match is_adopted || is_left {
+                // Bevy's visibility of last frame, which its cameras computed after adoption.
+                true => seen_by_its_target(entity, image, cameras.iter().map(|(c, t, _, v)| (c, t, v))),
+                // Never looked at by a camera yet: by render layers alone.
+                false => drop_in.targets.layers_meet(image, layers.as_deref()),
+            };
+        let drawable = !feeds_back && drawable(&sprite, &images);
         match (drawable, is_adopted) {
             (true, false) => {
                 let taken: Vec<TypeId> = class.iter().copied().filter(|t| bevys_classes().contains(t)).collect();

@@ -8,10 +8,12 @@ use std::collections::{HashMap, HashSet};
 use bevy::asset::AssetId;
 use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::math::UVec2;
+use bevy::render::render_resource::TextureSampleType;
 use bevy::render::render_resource::{AstcBlock, AstcChannel, TextureDimension, TextureFormat, TextureUsages};
-use layerbatch_core::{Alpha, Batcher, Filter, Format, Sampler, TextureDesc, TextureError, TextureId, Wrap};
+use layerbatch_core::{Alpha, Batcher, Filter, Format, Sampler, TextureDesc, TextureError, TextureId, Usage, Wrap};
 
-/// A Bevy image held by layerbatch.
+/// A Bevy image held by layerbatch: its pixels, or (a render target) Bevy's own texture as a
+/// layerbatch host texture.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Held {
     pub texture: TextureId,
@@ -44,12 +46,16 @@ pub enum ImageRefused {
         /// Its layers.
         layers: u32,
     },
-    /// A render target (Bevy draws into it; layerbatch keeps copies of pixels given once).
-    #[error("image {id}: a render target (RENDER_ATTACHMENT usage) is not held")]
+    /// A render target layerbatch cannot sample: multisampled, without `TEXTURE_BINDING`, or
+    /// of a format that is not a filterable colour.
+    #[error(
+        "image {id}: a render target layerbatch cannot sample (multisampled, not TEXTURE_BINDING, or not a filterable colour format)"
+    )]
     RenderTarget {
         /// The image.
         id: AssetId<Image>,
     },
+
     /// No pixels on the CPU (made on the GPU only).
     #[error("image {id}: no pixel data to copy")]
     NoData {
@@ -84,6 +90,9 @@ pub(crate) struct ImageTable {
     pub registered: u64,
     pub updated: u64,
     pub freed: u64,
+    /// Host textures (render targets) freed since the last plan: the renderer lets go of Bevy's
+    /// texture of each before the next one.
+    pub freed_hosts: Vec<TextureId>,
 }
 
 impl ImageTable {
@@ -131,12 +140,15 @@ impl ImageTable {
     pub fn release_unused(&mut self, batcher: &mut Batcher) {
         let frame = self.frame;
         // Every frame: in place, without collecting the unused ids first.
-        let freed = &mut self.freed;
+        let (freed, freed_hosts) = (&mut self.freed, &mut self.freed_hosts);
         self.held.retain(|_, held| {
             let used = held.used_frame == frame;
             // Only a stale id fails, and ours are live.
             if !used && batcher.textures().free(held.texture).is_ok() {
                 *freed += 1;
+                if held.desc.usage == Usage::Host {
+                    freed_hosts.push(held.texture);
+                }
             }
             used
         });
@@ -167,6 +179,12 @@ impl ImageTable {
         self.refused.len()
     }
 
+    /// The render targets held, as host textures: Bevy's texture of each is handed to the
+    /// renderer before each plan.
+    pub fn hosts(&self) -> impl Iterator<Item = (AssetId<Image>, TextureId)> + '_ {
+        self.held.iter().filter(|(_, h)| h.desc.usage == Usage::Host).map(|(id, h)| (*id, h.texture))
+    }
+
     /// Logs why `id` is not drawn, once per image.
     pub fn warn_once(&mut self, id: AssetId<Image>) {
         if let Some((why, _)) = self.refused.get(&id)
@@ -184,6 +202,9 @@ impl ImageTable {
             // Only a stale id fails, and ours are live.
             if batcher.textures().free(held.texture).is_ok() {
                 self.freed += 1;
+                if held.desc.usage == Usage::Host {
+                    self.freed_hosts.push(held.texture);
+                }
             }
         }
     }
@@ -205,6 +226,11 @@ impl ImageTable {
                     );
                 }
                 if let Some(held) = self.held.get(&id).copied() {
+                    // A render target of the same description: Bevy's texture is handed over
+                    // before each plan, nothing to update.
+                    if held.desc == desc && desc.usage == Usage::Host {
+                        return;
+                    }
                     if held.desc == desc && batcher.textures().update(held.texture, &pixels).is_ok() {
                         self.updated += 1;
                         return;
@@ -238,16 +264,31 @@ impl ImageTable {
 }
 
 /// The layerbatch format of a Bevy image layerbatch can hold (whatever the budget), or why it
-/// cannot: a render target, not one 2D layer, or a format it has none for.
+/// cannot: not one 2D layer, a format it has none for, or a render target it cannot sample. A
+/// render target it can sample is held as a host texture (RGBA8 in name, sRGB or not: the
+/// device samples Bevy's texture in its own format; a copying device copies it bytes for
+/// bytes).
 pub(crate) fn holdable(id: AssetId<Image>, image: &Image) -> Result<Format, ImageRefused> {
     let d = &image.texture_descriptor;
-    if d.usage.contains(TextureUsages::RENDER_ATTACHMENT) {
-        return Err(ImageRefused::RenderTarget { id });
-    }
     if d.dimension != TextureDimension::D2 || d.size.depth_or_array_layers != 1 {
         return Err(ImageRefused::Shape { id, dimension: d.dimension, layers: d.size.depth_or_array_layers });
     }
+    if is_render_target(image) {
+        let filterable =
+            matches!(d.format.sample_type(None, None), Some(TextureSampleType::Float { filterable: true }));
+        let sampled = d.usage.contains(TextureUsages::TEXTURE_BINDING) && d.sample_count == 1;
+        return match (filterable && sampled, d.format.is_srgb()) {
+            (true, true) => Ok(Format::Rgba8UnormSrgb),
+            (true, false) => Ok(Format::Rgba8Unorm),
+            (false, _) => Err(ImageRefused::RenderTarget { id }),
+        };
+    }
     layerbatch_format(d.format).ok_or(ImageRefused::Format { id, format: d.format })
+}
+
+/// Whether Bevy draws into `image` (a camera's target).
+pub(crate) fn is_render_target(image: &Image) -> bool {
+    image.texture_descriptor.usage.contains(TextureUsages::RENDER_ATTACHMENT)
 }
 
 /// The layerbatch description and pixels (straight alpha, as Bevy holds them) of a Bevy image.
@@ -296,6 +337,10 @@ fn texture_of(
         unapplied.push(format!("lod clamps {}..{}", sampler.lod_min_clamp, sampler.lod_max_clamp));
     }
     let desc = TextureDesc::new(w, h).with_format(format).with_sampler(layerbatch_sampler);
+    if is_render_target(image) {
+        // Bevy's texture itself, sampled straight as Bevy's sprite shader samples it.
+        return Ok((desc.with_usage(Usage::Host).with_alpha(Alpha::Straight), Vec::new(), unapplied));
+    }
     match format {
         // RGBA8: level 0, which comes first in Bevy's layer-major data (layerbatch makes the
         // mips), straight alpha as Bevy holds it: the shader premultiplies after sampling, so

@@ -50,6 +50,7 @@ mod prepare;
 mod render;
 mod sprite;
 mod stats;
+mod targets;
 
 use bevy::app::{App, Plugin, PostUpdate};
 use bevy::asset::AssetEventSystems;
@@ -96,8 +97,8 @@ pub enum SpriteMode {
     /// change to the game (each gets a [`LayerbatchSprite`] twin kept in step with it, and
     /// Bevy's sprite renderer skips it). A `Sprite` layerbatch does not draw as Bevy does
     /// (see [`LayerbatchSprite::image_mode`]: tiled, scaled, sliced with tiles),
-    /// with an alpha mode other than `Blend`, or with an image that is a
-    /// render target or in a format layerbatch does not hold stays Bevy's: counted in
+    /// with an alpha mode other than `Blend`, with an image in a format layerbatch does not
+    /// hold, or showing the render target of a camera that sees it stays Bevy's: counted in
     /// [`LayerbatchFrameStats::sprites_left_to_bevy`] and warned about once.
     ///
     /// ```no_run

@@ -5,8 +5,10 @@ use bevy::core_pipeline::core_2d::{CORE_2D_DEPTH_FORMAT, Transparent2d};
 use bevy::ecs::entity::Entity;
 use bevy::prelude::*;
 use bevy::render::camera::ExtractedCamera;
+use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_phase::{DrawFunctions, ViewSortedRenderPhases};
 use bevy::render::renderer::{RenderDevice, RenderQueue};
+use bevy::render::texture::GpuImage;
 use bevy::render::view::{ExtractedView, Msaa};
 use layerbatch_core::Affine2;
 use layerbatch_wgpu::{PassKind, Renderer, RendererOptions};
@@ -40,11 +42,17 @@ pub(crate) fn prepare_runs(
     draw_functions: Res<'_, DrawFunctions<Transparent2d>>,
     mut phases: ResMut<'_, ViewSortedRenderPhases<Transparent2d>>,
     views: Query<'_, '_, (Entity, &ExtractedView, &ExtractedCamera, &Msaa)>,
+    gpu_images: Res<'_, RenderAssets<GpuImage>>,
 ) {
     let Some(ours) = draw_functions.read().get_id::<DrawLayerbatch>() else { return };
     let (device, queue) = (device.wgpu_device(), &**queue);
-    let mut state =
-        Planner { textures: &mut textures, passes: &mut passes, sprites: &extracted, stats: &mut frame.stats };
+    let mut state = Planner {
+        textures: &mut textures,
+        passes: &mut passes,
+        sprites: &extracted,
+        stats: &mut frame.stats,
+        gpu_images: &gpu_images,
+    };
     // The previous frame's plans were submitted before this frame's render schedule: what it
     // freed (images, glyphs) may be reused from here on, not between this frame's plans.
     state.textures.batcher.end_frame();
@@ -122,6 +130,8 @@ struct Planner<'a> {
     passes: &'a mut LayerbatchPasses,
     sprites: &'a ExtractedLayerbatchSprites,
     stats: &'a mut LayerbatchFrameStats,
+    /// Bevy's textures of the render targets held as host textures.
+    gpu_images: &'a RenderAssets<GpuImage>,
 }
 
 impl Planner<'_> {
@@ -187,6 +197,21 @@ impl Planner<'_> {
             passes.prepared[k].set_pass_kind(kind.clone());
         }
         let LayerbatchTextures { batcher, images } = &mut *self.textures;
+        // Bevy's texture of each render target held (made this frame, or re-made at a new
+        // size): the renderer views it (or copies it, on wgpu's GL backend); those freed it
+        // lets go of.
+        for texture in images.freed_hosts.drain(..) {
+            renderer.remove_host_texture(texture);
+        }
+        for (image, texture) in images.hosts() {
+            let Some(gpu) = self.gpu_images.get(image) else { continue };
+            if let Err(e) = renderer.set_host_texture(texture, &gpu.texture)
+                && !passes.warned_device
+            {
+                log::error!("layerbatch: render target {image} cannot be drawn: {e}");
+                passes.warned_device = true;
+            }
+        }
         batcher.begin_frame();
         // Tints on the sRGB curve: Bevy's colours are floats, and dark ones need the precision.
         batcher.state().set_tint_encoding(layerbatch_core::TintEncoding::Srgb);

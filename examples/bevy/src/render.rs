@@ -27,10 +27,14 @@ use layerbatch_wgpu::{PassKind, PreparedPlan, Renderer};
 use crate::LayerbatchSprite;
 use crate::images::ImageTable;
 use crate::stats::{LayerbatchFrameStats, LayerbatchStats};
+use bevy::camera::NormalizedRenderTarget;
+use bevy::render::camera::ExtractedCamera;
 
 /// A sprite of this frame, in world space.
 pub(crate) struct Extracted {
     pub(crate) main: MainEntity,
+    /// Its image (a view does not draw a sprite showing the image it renders into).
+    pub(crate) image: AssetId<Image>,
     pub(crate) z: f32,
     /// Its quads in [`ExtractedLayerbatchSprites::quads`] (a nine-slice has several).
     pub(crate) quads: std::ops::Range<usize>,
@@ -123,7 +127,9 @@ type SpriteItem<'a> = (Entity, &'a LayerbatchSprite, &'a GlobalTransform, &'a An
 /// outside every camera's frustum or render layers, they make no quad), as world-space
 /// quads. Every sprite, visible or not, keeps its image held: an image is registered when a
 /// sprite first uses it (from this frame's extraction, or the main world's pixels) and freed
-/// when none does.
+/// when none does. A camera's render target is held as a host texture (Bevy's texture is
+/// handed to the renderer before each plan), marked changed every frame (a copying device
+/// copies it).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn extract_sprites(
     mut textures: ResMut<'_, LayerbatchTextures>,
@@ -158,7 +164,8 @@ pub(crate) fn extract_sprites(
                 let start = quads.len();
                 let source = sprite.source_rect(&atlases);
                 sprite.world_quads((transform, anchor), source, (held.texture, held.size_px), quads);
-                out.push(Extracted { main: entity.into(), z: transform.translation().z, quads: start..quads.len() });
+                let (main, z) = (entity.into(), transform.translation().z);
+                out.push(Extracted { main, image: id, z, quads: start..quads.len() });
             }
             Err(refused) => {
                 frame.stats.sprites_skipped += 1;
@@ -169,19 +176,32 @@ pub(crate) fn extract_sprites(
         }
     }
     images.release_unused(batcher);
+    // Cameras draw into their targets every frame: a copying device (wgpu's GL backend) copies
+    // each again, when the frame's first plan runs; a viewing one plans nothing.
+    let hosts: Vec<_> = images.hosts().map(|(_, texture)| texture).collect();
+    for texture in hosts {
+        let _ = batcher.textures().host_changed(texture);
+    }
 }
 
 /// Queue: each sprite visible in a 2D view (its frustum and render layers, by Bevy's
-/// visibility) is a `Transparent2d` item of that view, sorted by its z with Bevy's own items.
+/// visibility) is a `Transparent2d` item of that view, sorted by its z with Bevy's own items;
+/// but for a sprite showing the image the view renders into (it would sample itself): not
+/// drawn there, counted in `sprites_skipped`.
 pub(crate) fn queue_sprites(
     mut visible_in_view: Local<'_, Vec<bool>>,
     extracted: Res<'_, ExtractedLayerbatchSprites>,
     draw_functions: Res<'_, DrawFunctions<Transparent2d>>,
     mut phases: ResMut<'_, ViewSortedRenderPhases<Transparent2d>>,
-    views: Query<'_, '_, (&ExtractedView, &RenderVisibleEntities)>,
+    views: Query<'_, '_, (&ExtractedView, &RenderVisibleEntities, Option<&ExtractedCamera>)>,
+    mut frame: ResMut<'_, LayerbatchFrame>,
 ) {
     let Some(draw_function) = draw_functions.read().get_id::<DrawLayerbatch>() else { return };
-    for (view, visible) in &views {
+    for (view, visible, camera) in &views {
+        let target = match camera.and_then(|c| c.target.as_ref()) {
+            Some(NormalizedRenderTarget::Image(image)) => Some(image.handle.id()),
+            _ => None,
+        };
         let Some(phase) = phases.get_mut(&view.retained_view_entity) else { continue };
         // The main-world entities of the sprites this view sees, by index (as Bevy's sprites).
         visible_in_view.clear();
@@ -195,6 +215,10 @@ pub(crate) fn queue_sprites(
         phase.items.reserve(extracted.sprites.len());
         for (index, sprite) in extracted.sprites.iter().enumerate() {
             if !visible_in_view.get(sprite.main.index_u32() as usize).copied().unwrap_or(false) {
+                continue;
+            }
+            if Some(sprite.image) == target {
+                frame.stats.sprites_skipped += 1;
                 continue;
             }
             phase.add_transient(Transparent2d {
