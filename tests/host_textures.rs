@@ -178,3 +178,74 @@ fn host_textures_through_the_ladder_wgpu_vulkan() {
 fn host_textures_through_the_ladder_wgpu_gl() {
     host_textures_on(DeviceKind::WgpuGl);
 }
+
+/// The sRGB decode a device applies when it samples an `Rgba8UnormSrgb` texel into a linear
+/// target: the spec's curve, rounded to 8 bits.
+fn srgb_to_linear_byte(v: u8) -> u8 {
+    let c = f64::from(v) / 255.0;
+    let l = if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    (l * 255.0).round() as u8
+}
+
+/// A host texture resized between frames (the host makes one of the new size and hands it
+/// over), and an sRGB host texture (sampled as sRGB, decoded to linear: the spec's curve
+/// within 1), on every device: each drawn 1:1 where it should be.
+fn resized_and_srgb_on(kind: DeviceKind) {
+    let Some(mut dev) = headless::open_for_test(kind, SIZE, "host_textures resized and srgb") else { return };
+    let mut b = Batcher::new(dev.limits(), Config::default()).expect("budget");
+    dev.init(b.budget()).expect("renderer");
+    let nearest = |w, h| TextureDesc::new(w, h).with_filter(layerbatch::Filter::Nearest).with_usage(Usage::Host);
+    let solid = |w: u32, h: u32, c: [u8; 4]| c.repeat((w * h) as usize);
+    let (a, srgb_px) = ([200, 40, 90, 255], [30, 128, 220, 255]);
+    let moving = b.textures().register(&nearest(8, 8), &[]).unwrap();
+    let srgb_desc = nearest(16, 16).with_format(layerbatch::Format::Rgba8UnormSrgb);
+    let srgb = b.textures().register(&srgb_desc, &[]).unwrap();
+    let first = dev.make_host_texture(moving, [8, 8], false, &solid(8, 8, a), HostRows::TopFirst).unwrap();
+    let _srgb_host = dev.make_host_texture(srgb, [16, 16], true, &solid(16, 16, srgb_px), HostRows::TopFirst).unwrap();
+    let px = |img: &[u8], x: u32, y: u32| {
+        let i = ((y * SIZE[0] + x) * 4) as usize;
+        [img[i], img[i + 1], img[i + 2], img[i + 3]]
+    };
+    let draw = |b: &mut Batcher, dev: &mut Headless, size: [f32; 2]| {
+        b.begin_frame();
+        b.push(&Quad::rect(moving, [0.0, 0.0], size)).unwrap();
+        b.push(&Quad::rect(srgb, [100.0, 0.0], [16.0, 16.0])).unwrap();
+        dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        dev.read()
+    };
+    let img = draw(&mut b, &mut dev, [8.0, 8.0]);
+    assert_eq!(px(&img, 7, 7), a, "{kind:?}: the 8x8 host texture");
+    assert_eq!(px(&img, 8, 8), [0, 0, 0, 255], "{kind:?}: nothing past it");
+    let want = [srgb_to_linear_byte(30), srgb_to_linear_byte(128), srgb_to_linear_byte(220), 255];
+    let got = px(&img, 108, 8);
+    assert!(got.iter().zip(want).all(|(g, w)| g.abs_diff(w) <= 1), "{kind:?}: sRGB host texel {got:?}, want {want:?}");
+
+    // Resized between frames: the host's new texture, 24x12, of another colour.
+    let c = [10, 250, 60, 255];
+    b.textures().resize(moving, 24, 12, &[]).unwrap();
+    dev.destroy_host_texture(moving, first);
+    let _second = dev.make_host_texture(moving, [24, 12], false, &solid(24, 12, c), HostRows::TopFirst).unwrap();
+    let img = draw(&mut b, &mut dev, [24.0, 12.0]);
+    assert_eq!((px(&img, 0, 0), px(&img, 23, 11)), (c, c), "{kind:?}: the resized host texture");
+    assert_eq!(px(&img, 24, 11), [0, 0, 0, 255], "{kind:?}: nothing past it");
+}
+
+#[test]
+fn host_textures_resized_and_srgb_gl() {
+    resized_and_srgb_on(DeviceKind::Gl);
+}
+
+#[test]
+fn host_textures_resized_and_srgb_gles() {
+    resized_and_srgb_on(DeviceKind::Gles);
+}
+
+#[test]
+fn host_textures_resized_and_srgb_wgpu_vulkan() {
+    resized_and_srgb_on(DeviceKind::WgpuVulkan);
+}
+
+#[test]
+fn host_textures_resized_and_srgb_wgpu_gl() {
+    resized_and_srgb_on(DeviceKind::WgpuGl);
+}
