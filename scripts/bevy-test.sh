@@ -3,7 +3,8 @@
 # toolchain if missing, builds in release (Bevy in debug is too slow to draw), checks format
 # and lints, runs the pixel tests headless on whatever adapter there is (lavapipe here) and
 # Bevy's own 2D examples under both renderers (truth/), then a short headless bevymark
-# comparison of Bevy's modes and layerbatch's, and prints a summary.
+# comparison of Bevy's modes and layerbatch's, checks the crate for wasm32 (WebGL2), and
+# prints a summary.
 #
 # BEVYMARK_ARGS replaces the comparison's scene (default: 2,000 birds over 64 textures,
 # 800x600, 2 frames of warm-up and 3 measured; Bevy's sprite path takes seconds a frame on
@@ -58,4 +59,9 @@ for mode in sprite mesh2d layerbatch drop-in; do
   summary+=("$(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print('%s %.0f ms / %d draws' % (r['mode'], r['median_ms'], r['phase_draws']))" "$line")")
 done
 adapter="$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['adapter'])" "$line")"
-echo "bevy: tests passed in ${tested} s; bevymark on ${adapter}, ${scene[*]}: $(IFS=';'; echo "${summary[*]}")"
+# The browser's target: the crate (Basis loader included) type-checks for wasm32 with Bevy's
+# WebGL2 renderer, clippy's lints denied (a check build of its own, about 5 minutes cold).
+rustup target add --toolchain "$toolchain" wasm32-unknown-unknown >/dev/null 2>&1 || true
+CARGO_TARGET_DIR="$CARGO_TARGET_DIR-wasm" cargo +"$toolchain" check --locked --target wasm32-unknown-unknown \
+  -p bevy_layerbatch --features basis,bevy/webgl2
+echo "bevy: tests passed in ${tested} s; bevymark on ${adapter}, ${scene[*]}: $(IFS=';'; echo "${summary[*]}"); wasm32 (WebGL2) check passed"

@@ -1,40 +1,41 @@
 //! A Bevy app without a window, rendering into `Image` targets that can be read back: what
-//! the tests and the headless bevymark use.
+//! the tests and the headless bevymark use. [`default_plugins`] and [`start`] are native only
+//! (a browser's render device comes from a promise, and Bevy has no pipelined rendering there).
 
-use bevy::app::PluginsState;
 use bevy::asset::RenderAssetUsages;
 use bevy::core_pipeline::core_2d::Transparent2d;
 use bevy::prelude::*;
 use bevy::render::RenderApp;
-use bevy::render::RenderPlugin;
+#[cfg(not(target_arch = "wasm32"))]
 use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_phase::ViewSortedRenderPhases;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat, TextureUsages};
 use bevy::render::renderer::{RenderAdapterInfo, RenderDevice, RenderQueue};
 use bevy::render::texture::GpuImage;
-use bevy::window::ExitCondition;
 
 /// Bevy's default plugins without a window, with pipelines compiled as they are asked for
 /// (so the first frame draws everything, and every run draws the same frames), and with or
 /// without pipelined rendering (without it, a frame is rendered and submitted when
 /// `App::update` returns, which readback needs). With the `window` feature (Bevy's winit),
 /// winit's plugin is left out too: it would open an event loop, off the main thread in tests.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn default_plugins(pipelined: bool) -> bevy::app::PluginGroupBuilder {
     #[cfg(feature = "window")]
     let plugins = DefaultPlugins.build().disable::<bevy::winit::WinitPlugin>();
     #[cfg(not(feature = "window"))]
     let plugins = DefaultPlugins.build();
     let plugins = plugins
-        .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
-        .set(RenderPlugin { synchronous_pipeline_compilation: true, ..default() });
+        .set(WindowPlugin { primary_window: None, exit_condition: bevy::window::ExitCondition::DontExit, ..default() })
+        .set(bevy::render::RenderPlugin { synchronous_pipeline_compilation: true, ..default() });
     if pipelined { plugins } else { plugins.disable::<PipelinedRenderingPlugin>() }
 }
 
 /// Waits for the plugins (the render device is made asynchronously), then finishes them: what
 /// `App::run` does before the first update.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn start(app: &mut App) {
-    while app.plugins_state() == PluginsState::Adding {
+    while app.plugins_state() == bevy::app::PluginsState::Adding {
         bevy::tasks::tick_global_task_pools_on_main_thread();
     }
     app.finish();
