@@ -694,6 +694,30 @@ fn a_camera_rendering_into_an_image_that_another_camera_shows() {
     assert_eq!(scene.stats().sprites, 3, "the second camera sees no layerbatch sprite (culled)");
 }
 
+/// A `LayerbatchSprite` showing a camera's render target to a second camera (a minimap): a
+/// view of Bevy's own texture, showing what the first camera drew the same frame, 1:1; the
+/// sprite despawned, its texture is freed and the frames go on, with no error.
+#[test]
+fn a_layerbatch_sprite_shows_a_render_target_the_frame_it_is_drawn() {
+    let items = interleaved();
+    let screen = View { at: Vec2::new(1000.0, 0.0), ..VIEW };
+    let mut scene = Scene::new(&items, &[], &[VIEW, screen], true);
+    let target = scene.targets[0].clone();
+    let shower =
+        scene.app.world_mut().spawn((LayerbatchSprite::from_image(target), Transform::from_xyz(1000.0, 0.0, 0.0))).id();
+    let drawn = scene.settle();
+    assert!(drawn[0].1.chunks_exact(4).any(|p| p != CLEAR), "the first camera drew nothing");
+    assert_eq!(drawn[0].1, drawn[1].1, "the second camera shows the first one's target, 1:1, the same frame");
+    let s = scene.stats();
+    assert_eq!((s.sprites, s.sprites_skipped), (4, 0), "{s:?}");
+    let live = s.textures_live;
+    scene.app.world_mut().despawn(shower);
+    let drawn = scene.settle();
+    assert!(drawn[1].1.chunks_exact(4).all(|p| p == CLEAR), "the second camera shows nothing any more");
+    let s = scene.stats();
+    assert_eq!(s.textures_live, live - 1, "the render target's host texture was freed: {s:?}");
+}
+
 /// Bevy's `Anchor` component and `TextureAtlas` on a `LayerbatchSprite`, as on a `Sprite`:
 /// anchored corners, an atlas cell at its own size and stretched, a rect inside a cell.
 #[test]
