@@ -11,67 +11,7 @@ use layerbatch::{Batcher, Config, PlanError, Quad, TextureDesc, TextureId, Usage
 use layerbatch_testkit::headless::{self, DeviceKind, DrawError, Headless};
 use layerbatch_testkit::host_textures::{HostRows, HostTexture};
 
-const SIZE: [u32; 2] = [176, 64];
-/// Side of each host texture, texels.
-const SIDE: u32 = 16;
-/// Host textures: more than the 4 slots.
-const COUNT: usize = 10;
-
-/// Texture `k`'s pixels at version `v`: four quadrants of different colours (so a flip or a
-/// mirror shows), every channel distinct per texture and version.
-fn pattern(k: usize, v: u8) -> Vec<u8> {
-    let mut px = Vec::with_capacity((SIDE * SIDE * 4) as usize);
-    for y in 0..SIDE {
-        for x in 0..SIDE {
-            let q = (u8::from(x >= SIDE / 2)) + 2 * u8::from(y >= SIDE / 2);
-            let base = (k as u8).wrapping_mul(23).wrapping_add(v.wrapping_mul(71));
-            px.extend_from_slice(&[base.wrapping_add(q * 50), 255 - base, q * 60 + v, 255]);
-        }
-    }
-    px
-}
-
-/// Rows bottom first: what a host that drew with GL's y-up projection holds.
-fn bottom_first(px: &[u8]) -> Vec<u8> {
-    let row = (SIDE * 4) as usize;
-    px.chunks_exact(row).rev().flatten().copied().collect()
-}
-
-/// Where quad `i` of a frame goes: an 11 x 4 grid of 16 px cells.
-fn cell(i: usize) -> [u32; 2] {
-    [(i % 11) as u32 * SIDE, (i / 11) as u32 * SIDE]
-}
-
-/// The order quads are pushed in: every texture 4 times, interleaved so that no 4 slots hold
-/// a run (the ladder evicts and flushes).
-fn order() -> Vec<usize> {
-    (0..4 * COUNT).map(|i| (i * 7) % COUNT).collect()
-}
-
-/// The picture the frame must show: the clear colour, and each quad's texels 1:1.
-fn reference(versions: &[u8]) -> Vec<u8> {
-    let mut img = [0u8, 0, 0, 255].repeat((SIZE[0] * SIZE[1]) as usize);
-    for (i, &k) in order().iter().enumerate() {
-        let px = pattern(k, versions[k]);
-        let [cx, cy] = cell(i);
-        for y in 0..SIDE {
-            for x in 0..SIDE {
-                let at = (((cy + y) * SIZE[0] + cx + x) * 4) as usize;
-                let from = ((y * SIDE + x) * 4) as usize;
-                img[at..at + 4].copy_from_slice(&px[from..from + 4]);
-            }
-        }
-    }
-    img
-}
-
-fn push_frame(b: &mut Batcher, ids: &[TextureId]) {
-    b.begin_frame();
-    for (i, &k) in order().iter().enumerate() {
-        let [x, y] = cell(i);
-        b.push(&Quad::rect(ids[k], [x as f32, y as f32], [SIDE as f32, SIDE as f32])).unwrap();
-    }
-}
+use layerbatch_testkit::host_scene::{self as scene, bottom_first, pattern, push_frame, reference, COUNT, SIDE, SIZE};
 
 fn check(dev: &mut Headless, versions: &[u8], what: &str) {
     let got = dev.read();
@@ -81,8 +21,7 @@ fn check(dev: &mut Headless, versions: &[u8], what: &str) {
 
 fn host_textures_on(kind: DeviceKind) {
     let Some(mut dev) = headless::open_for_test(kind, SIZE, "host_textures") else { return };
-    let config = Config::default().with_max_slots(4);
-    let mut b = Batcher::new(dev.limits(), config).expect("budget");
+    let mut b = Batcher::new(dev.limits(), scene::config()).expect("budget");
     dev.init(b.budget()).expect("renderer");
     let views = b.budget().host_texture_views;
     assert_eq!(
@@ -90,8 +29,7 @@ fn host_textures_on(kind: DeviceKind) {
         kind == DeviceKind::WgpuVulkan,
         "{kind:?}: views only where wgpu can view a 2D texture as an array"
     );
-    let desc = TextureDesc::new(SIDE, SIDE).with_filter(layerbatch::Filter::Nearest).with_usage(Usage::Host);
-    let ids: Vec<TextureId> = (0..COUNT).map(|_| b.textures().register(&desc, &[]).unwrap()).collect();
+    let ids: Vec<TextureId> = (0..COUNT).map(|_| b.textures().register(&scene::desc(), &[]).unwrap()).collect();
     // The GL hosts hold texture 3 bottom first, as a GL render target is.
     let gl = matches!(kind, DeviceKind::Gl | DeviceKind::Gles);
     let rows = |k: usize| if gl && k == 3 { HostRows::BottomFirst } else { HostRows::TopFirst };
@@ -103,7 +41,7 @@ fn host_textures_on(kind: DeviceKind) {
     let bytes = u64::from(SIDE * SIDE * 4);
 
     // Frame 1: every host texture's array made (and, copying, filled).
-    push_frame(&mut b, &ids);
+    push_frame(&mut b, &ids).unwrap();
     let plan = b.finish();
     assert!(plan.counters.slot_evictions > 0 && plan.counters.draw_calls > 1, "{kind:?}: {:?}", plan.counters);
     dev.draw(plan).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
@@ -124,7 +62,7 @@ fn host_textures_on(kind: DeviceKind) {
         dev.write_host_texture(&host[k], [SIDE, SIDE], &px);
         b.textures().host_changed(ids[k]).unwrap();
     }
-    push_frame(&mut b, &ids);
+    push_frame(&mut b, &ids).unwrap();
     dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     check(&mut dev, &versions, &format!("{kind:?} frame 2, three changed"));
     let d = dev.stats().device_frame;
@@ -132,7 +70,7 @@ fn host_textures_on(kind: DeviceKind) {
     assert_eq!((d.host_views, d.host_copies, d.host_copy_bytes), (0, copies, copy_bytes), "{kind:?} frame 2");
 
     // Frame 3: nothing changed, nothing copied.
-    push_frame(&mut b, &ids);
+    push_frame(&mut b, &ids).unwrap();
     dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     check(&mut dev, &versions, &format!("{kind:?} frame 3"));
     let d = dev.stats().device_frame;
@@ -143,7 +81,7 @@ fn host_textures_on(kind: DeviceKind) {
     let five = host.remove(5);
     dev.destroy_host_texture(ids[5], five);
     b.textures().host_changed(ids[5]).unwrap();
-    push_frame(&mut b, &ids);
+    push_frame(&mut b, &ids).unwrap();
     match dev.draw(b.finish()) {
         Err(DrawError::Plan(PlanError::HostTexture { texture, .. })) => assert_eq!(texture, ids[5], "{kind:?}"),
         other => panic!("{kind:?}: a destroyed host texture drew: {other:?}"),
@@ -151,7 +89,7 @@ fn host_textures_on(kind: DeviceKind) {
     assert!(b.restore().is_empty(), "{kind:?}: host textures are never listed for re-upload");
     versions[5] = 2;
     host.insert(5, dev.make_host_texture(ids[5], [SIDE, SIDE], false, &as_held(5, pattern(5, 2)), rows(5)).unwrap());
-    push_frame(&mut b, &ids);
+    push_frame(&mut b, &ids).unwrap();
     dev.draw(b.finish()).unwrap_or_else(|e| panic!("{kind:?} after restore: {e}"));
     check(&mut dev, &versions, &format!("{kind:?} after restore"));
     let d = dev.stats().device_frame;

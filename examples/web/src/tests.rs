@@ -52,6 +52,7 @@ pub const TESTS: &[Test] = &[
     Test { name: "moving_layers_whole", backends: EVERY_PATH },
     Test { name: "thousand_textures_at_256_layers", backends: EVERY_PATH },
     Test { name: "tile_grid", backends: EVERY_PATH },
+    Test { name: "host_textures", backends: EVERY_PATH },
 ];
 
 /// The glow layerbatch-gl is built on.
@@ -130,6 +131,7 @@ mod basis;
 mod color_offset;
 mod compressed;
 mod grids;
+mod host_textures;
 mod hud;
 mod looks;
 mod moving;
@@ -182,6 +184,7 @@ fn dispatch(name: &str, backend: &str) -> Result<Pin<Box<dyn Future<Output = Che
         "moving_layers_whole" => Box::pin(moving::moving_layers_whole(b)),
         "thousand_textures_at_256_layers" => Box::pin(array_layers::thousand_textures_at_256_layers(b)),
         "tile_grid" => Box::pin(grids::tile_grid(b)),
+        "host_textures" => Box::pin(host_textures::host_textures(b)),
         _ => return Err(format!("no test {name:?} on {backend}")),
     })
 }

@@ -37,6 +37,7 @@ pub mod color_offset;
 #[cfg(feature = "compressed")]
 pub mod compressed;
 pub mod grids;
+pub mod host_scene;
 pub mod hud;
 pub mod looks;
 pub mod moving;
