@@ -2,7 +2,7 @@
 //! the browser's (`examples/web`): [`COUNT`] host textures of [`SIDE`] texels, more than the 4
 //! slots the scene's batcher has, each pushed 4 times, interleaved so that the ladder evicts
 //! and flushes; drawn 1:1 with nearest sampling, so the picture is known exactly
-//! ([`reference`]).
+//! ([`reference()`]).
 
 use layerbatch_core::{Batcher, Config, Filter, Quad, TextureDesc, TextureId, Usage};
 
