@@ -178,8 +178,8 @@ pub(crate) fn extract_sprites(
     images.release_unused(batcher);
     // Cameras draw into their targets every frame: a copying device (wgpu's GL backend) copies
     // each again, when the frame's first plan runs; a viewing one plans nothing.
-    let hosts: Vec<_> = images.hosts().map(|(_, texture)| texture).collect();
-    for texture in hosts {
+    for (_, texture) in images.hosts() {
+        // Only a stale id fails, and held ones are live.
         let _ = batcher.textures().host_changed(texture);
     }
 }
